@@ -1,0 +1,36 @@
+"""autograph: write Python + NumPy with real control flow, run it as an optimized graph.
+
+Pipeline of `@ag.function` on the first call with a new input signature:
+
+    source ─► parse (gast, with origin info) ─► analyse (activity, definitions, liveness)
+           ─► converters (ordered pipeline) ─► unparse + load   [autograph/]
+           ─► trace into a graph ─► optimize ─► generate Python/NumPy code   [runtime/]
+
+Later calls with a matching signature run the generated code directly.
+"""
+from runtime import (
+    GraphModeError, RetracingWarning, TensorSpec, Variable, functions_run_eagerly,
+    run_functions_eagerly,
+)
+from runtime import print_ as print  # noqa: A001  (ag.print runs every time the graph runs)
+from autograph.api import do_not_convert, function, set_loop_options, to_code, to_graph
+
+
+def __getattr__(name):
+    # Late imports keep `import autograph` cheap and tolerate a partial compiler.
+    if name == "ConversionError":
+        from autograph.errors import ConversionError
+
+        return ConversionError
+    if name == "GradientTape":
+        from runtime.autodiff import GradientTape
+
+        return GradientTape
+    raise AttributeError(f"module 'autograph' has no attribute {name!r}")
+
+
+__all__ = [
+    "function", "to_code", "to_graph", "do_not_convert", "set_loop_options",
+    "run_functions_eagerly", "functions_run_eagerly", "print", "TensorSpec", "Variable",
+    "GraphModeError", "RetracingWarning", "ConversionError", "GradientTape",
+]

@@ -1,0 +1,64 @@
+"""The public entry points that tie the compiler to the runtime.
+
+`ag.function` is `runtime.Function` with the AutoGraph converter plugged in: on the
+first trace the function's source is converted (control flow → `ag__.if_stmt`,
+`ag__.while_stmt`, ...), and the converted function is what gets traced.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from runtime import Function
+
+
+def _convert(fn: Callable) -> Callable:
+    from autograph.impl import api as impl
+
+    return impl.convert(fn, recursive=True)
+
+
+def function(func: Callable | None = None, *, input_signature=None, autograph: bool = True,
+             reduce_retracing: bool = False, optimize: bool = True):
+    """Decorate `func` so it is converted, traced per input signature and run as a graph.
+
+    Usable as `@ag.function` or `@ag.function(input_signature=[...], ...)`.
+    """
+    def wrap(f: Callable) -> Function:
+        return Function(f, input_signature=input_signature, autograph=autograph,
+                        reduce_retracing=reduce_retracing, optimize=optimize,
+                        converter=_convert)
+
+    return wrap(func) if func is not None else wrap
+
+
+def to_code(fn: Callable, recursive: bool = True) -> str:
+    """The converted source of `fn` (and of the user functions it calls, if recursive)."""
+    from autograph.impl import api as impl
+
+    return impl.to_code(_unwrap(fn), recursive=recursive)
+
+
+def to_graph(fn: Callable, recursive: bool = True) -> Callable:
+    """The converted Python function (no tracing): runs as Python on Python values."""
+    from autograph.impl import api as impl
+
+    return impl.convert(_unwrap(fn), recursive=recursive)
+
+
+def do_not_convert(fn: Callable) -> Callable:
+    """Leave `fn` (and what it calls) unconverted."""
+    from autograph.impl import api as impl
+
+    return impl.do_not_convert(fn)
+
+
+def set_loop_options(maximum_iterations=None, shape_invariants=None) -> None:
+    """Options for the enclosing loop; must be the loop body's first statement."""
+    from autograph.impl import api as impl
+
+    return impl.set_loop_options(maximum_iterations=maximum_iterations,
+                                 shape_invariants=shape_invariants)
+
+
+def _unwrap(fn):
+    return fn.python_function if isinstance(fn, Function) else fn

@@ -1,0 +1,207 @@
+"""Functional control flow: `cond` and `while_loop` traced into subgraphs.
+
+With a Python predicate / condition these run as plain Python. With a symbolic one,
+each function is traced into a child graph and a single `cond` or `while_loop` node
+is added; the code generator turns it back into a real `if` / `while` statement.
+
+Branch outputs and loop variables must agree in structure and dtype; a Python scalar
+takes the dtype of the other side. A branch dimension that differs becomes unknown
+(None); a loop variable whose shape changes needs a `shape_invariants` entry.
+"""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+from runtime import tracing
+from runtime.errors import user_origin, where
+from runtime.graph import Graph
+from runtime.ops.registry import OpDef, add_node
+from runtime.structure import flatten, path_names, unflatten
+from runtime.tensor import Tensor, _fmt_shape
+
+
+def _constant_kernel(*, value):
+    return value
+
+
+CONSTANT = OpDef("constant", _constant_kernel,
+                 lambda op, ins, attrs: [(np.shape(attrs["value"]), np.asarray(attrs["value"]).dtype)])
+COND = OpDef("cond", None, num_outputs=-1)
+WHILE_LOOP = OpDef("while_loop", None, num_outputs=-1)
+
+
+def constant(value, dtype=None):
+    """A graph value holding `value` (cast to `dtype` when given)."""
+    value = np.asarray(value, dtype=dtype)
+    return add_node(tracing.current_graph(), CONSTANT, [], {"value": value})
+
+
+def _is_python_scalar(x) -> bool:
+    return type(x) in (bool, int, float, complex)
+
+
+def _describe(x) -> str:
+    if isinstance(x, Tensor):
+        return f"{x.dtype}{_fmt_shape(x.shape)}"
+    if isinstance(x, np.ndarray) or isinstance(x, np.generic):
+        return f"{x.dtype}{_fmt_shape(x.shape)}"
+    return f"the Python value {x!r}"
+
+
+def _aval(x):
+    if isinstance(x, Tensor):
+        return x.shape, x.dtype
+    a = np.asarray(x)
+    return a.shape, a.dtype
+
+
+def _check_scalar_predicate(pred, what: str):
+    if pred.ndim != 0 and not all(d == 1 for d in pred.shape):
+        raise ValueError(
+            f"The {what} must be a scalar, but it is a Tensor of shape {_fmt_shape(pred.shape)}"
+            f"{where()}. Reduce it first, e.g. with np.all(...) or np.any(...)."
+        )
+
+
+def _trace_subgraph(name: str, fn: Callable, arg_avals: list, arg_names: list, parent: Graph):
+    """Trace fn on fresh placeholders; returns (graph, output leaves, output treedef)."""
+    sub = Graph(name, parent=parent)
+    args = [sub.add_input(shape, dtype, sub.fresh_name("a")) for shape, dtype in arg_avals]
+    with tracing.graph_context(sub):
+        out = fn(*args)
+    leaves, tree = flatten(out)
+    return sub, leaves, tree
+
+
+def _as_value(sub: Graph, x, dtype=None):
+    """Make leaf x a value of graph `sub` (capturing or materialising constants)."""
+    if isinstance(x, Tensor):
+        if dtype is not None and x.dtype != dtype:
+            with tracing.graph_context(sub):
+                return np.astype(x, dtype)
+        return sub.capture(x)
+    with tracing.graph_context(sub):
+        return constant(x, dtype)
+
+
+def _finish_captures(subs: Sequence[Graph], n_args: int) -> list[Tensor]:
+    """Give every subgraph the same capture inputs; returns the outer values to pass."""
+    union: dict[Tensor, None] = {}  # a dict: Tensor == is elementwise, so no list `in`
+    for sub in subs:
+        for outer in sub.captures:
+            union[outer] = None
+    for sub in subs:
+        args = sub.inputs[:n_args]
+        caps = []
+        for outer in union:
+            inner = sub.captures.get(outer)
+            if inner is None:
+                inner = Tensor(sub, None, 0, outer.shape, outer.dtype, sub.fresh_name("c"))
+                sub.captures[outer] = inner
+            caps.append(inner)
+        sub.inputs = args + caps
+    return list(union)
+
+
+# -- cond ------------------------------------------------------------------------------
+def cond(pred, true_fn: Callable, false_fn: Callable, operands=(), names=None):
+    """`true_fn(*operands) if pred else false_fn(*operands)`, as a graph node when symbolic."""
+    if not isinstance(pred, Tensor):
+        return true_fn(*operands) if pred else false_fn(*operands)
+    _check_scalar_predicate(pred, "condition of `if` / cond")
+    graph = tracing.current_graph()
+    op_leaves, op_tree = flatten(tuple(operands))
+    sym = [i for i, x in enumerate(op_leaves) if isinstance(x, Tensor)]
+
+    def call(fn):
+        def run(*phs):
+            leaves = list(op_leaves)
+            for i, ph in zip(sym, phs):
+                leaves[i] = ph
+            return fn(*unflatten(op_tree, leaves))
+        return run
+
+    avals = [_aval(op_leaves[i]) for i in sym]
+    g_true, t_leaves, t_tree = _trace_subgraph("then", call(true_fn), avals, [], graph)
+    g_false, f_leaves, f_tree = _trace_subgraph("else", call(false_fn), avals, [], graph)
+    labels = _output_labels(names, t_leaves, t_tree)
+    if t_tree != f_tree or len(t_leaves) != len(f_leaves):
+        raise ValueError(
+            f"The two branches of a conditional{_at()} return different structures: "
+            f"{_structure_text(t_tree, t_leaves)} in the true branch, "
+            f"{_structure_text(f_tree, f_leaves)} in the false branch. Make both branches "
+            "produce the same variables."
+        )
+    out_leaves, true_vals, false_vals, node_avals, slots = [], [], [], [], []
+    for label, a, b in zip(labels, t_leaves, f_leaves):
+        if not isinstance(a, Tensor) and not isinstance(b, Tensor) and _same_constant(a, b):
+            out_leaves.append(a)  # the same Python value either way: no graph value needed
+            continue
+        dtype = _merge_dtype(label, a, b)
+        shape = _merge_shape(label, a, b, "true branch", "false branch")
+        true_vals.append(_as_value(g_true, a, dtype))
+        false_vals.append(_as_value(g_false, b, dtype))
+        node_avals.append((shape, dtype))
+        slots.append(len(out_leaves))
+        out_leaves.append(None)
+    g_true.outputs, g_false.outputs = true_vals, false_vals
+    caps = _finish_captures([g_true, g_false], len(sym))
+    inputs = [pred] + [op_leaves[i] for i in sym] + caps
+    outs = add_node(graph, COND, inputs, {"then": g_true, "else_": g_false}, node_avals)
+    for slot, value in zip(slots, outs):
+        out_leaves[slot] = value
+    return unflatten(t_tree, out_leaves)
+
+
+def _at() -> str:
+    origin = user_origin()
+    return f" at {origin}" if origin else ""
+
+
+def _same_constant(a, b) -> bool:
+    if a is b:
+        return True
+    if isinstance(a, (np.ndarray, np.generic)) or isinstance(b, (np.ndarray, np.generic)):
+        return False
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except Exception:
+        return False
+
+
+def _output_labels(names, leaves, tree) -> list[str]:
+    if names is not None and len(names) == len(leaves):
+        return list(names)
+    return path_names(unflatten(tree, range(len(leaves))), "output") if leaves else []
+
+
+def _structure_text(tree, leaves) -> str:
+    return repr(unflatten(tree, [_describe(x) for x in leaves]))
+
+
+def _merge_dtype(label, a, b):
+    if _is_python_scalar(a) and not _is_python_scalar(b):
+        return _aval(b)[1]
+    if _is_python_scalar(b) and not _is_python_scalar(a):
+        return _aval(a)[1]
+    if a is None or b is None:
+        raise ValueError(f"{label} is None on one side of a conditional{_at()} but "
+                         f"{_describe(b if a is None else a)} on the other.")
+    da, db = _aval(a)[1], _aval(b)[1]
+    if da != db:
+        raise TypeError(
+            f"{label} has dtype {da} in the true branch but {db} in the false branch{_at()}. "
+            f"Both branches must give it the same dtype; cast one with .astype({db}) or "
+            f".astype({da})."
+        )
+    return da
+
+
+def _merge_shape(label, a, b, side_a: str, side_b: str):
+    sa, sb = _aval(a)[0], _aval(b)[0]
+    if len(sa) != len(sb):
+        raise ValueError(f"{label} has shape {_fmt_shape(sa)} in the {side_a} but "
+                         f"{_fmt_shape(sb)} in the {side_b}{_at()}; their ranks must agree.")
+    return tuple(x if x == y else None for x, y in zip(sa, sb))

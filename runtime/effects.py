@@ -1,0 +1,44 @@
+"""Graph side effects that run on every call: `print_` (ag.print) and `assert_`."""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from runtime.ops.registry import OpDef, bind
+from runtime.tensor import Tensor
+
+
+def _print_kernel(*values, sep=" ", end="\n"):
+    print(*values, sep=sep, end=end, file=sys.stdout)
+
+
+PRINT = OpDef("print", _print_kernel, lambda op, ins, attrs: [], num_outputs=0, stateful=True,
+              effect=True)
+
+
+def print_(*values, sep: str = " ", end: str = "\n") -> None:
+    """Print `values` every time the graph runs (Python's print runs only while tracing)."""
+    bind(PRINT, *values, sep=sep, end=end)
+
+
+def _assert_kernel(pred, *, message):
+    if not np.all(pred):
+        raise AssertionError(message)
+
+
+def _assert_abstract_eval(op, inputs, attrs):
+    return []
+
+
+ASSERT = OpDef("assert", _assert_kernel, _assert_abstract_eval, num_outputs=0, stateful=True,
+               effect=True)
+
+
+def assert_(pred, message: str = "") -> None:
+    """Fail with AssertionError(message) when `pred` is false (at graph run time if symbolic)."""
+    if not isinstance(pred, Tensor):
+        if not np.all(pred):
+            raise AssertionError(message)
+        return
+    bind(ASSERT, pred, message=str(message))

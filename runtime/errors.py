@@ -1,0 +1,52 @@
+"""Errors raised by the runtime, and where-in-user-code bookkeeping.
+
+`user_origin()` walks the call stack to the first frame that is user code (not in
+`runtime/`, `autograph/` or NumPy), so every graph node and error can name the user's
+file and line.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from typing import NamedTuple
+
+
+class GraphModeError(TypeError):
+    """A symbolic value was used where Python needs a concrete one (bool, int, iterator)."""
+
+
+class Origin(NamedTuple):
+    filename: str
+    lineno: int
+    function: str
+
+    def __str__(self) -> str:
+        return f"{self.filename}:{self.lineno}"
+
+
+_PACKAGE_DIRS = tuple(
+    os.path.dirname(os.path.abspath(p)) + os.sep
+    for p in (__file__, os.path.join(os.path.dirname(__file__), "..", "autograph", "x"))
+)
+_SKIP_PREFIXES = _PACKAGE_DIRS + (os.path.dirname(os.path.abspath(__import__("numpy").__file__)),)
+
+
+def _is_library_file(filename: str) -> bool:
+    return filename.startswith(_SKIP_PREFIXES) or filename.startswith("<autograph-graph")
+
+
+def user_origin() -> Origin | None:
+    """The innermost stack frame that belongs to user code, or None."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not _is_library_file(os.path.abspath(filename) if not filename.startswith("<") else filename):
+            return Origin(filename, frame.f_lineno, frame.f_code.co_name)
+        frame = frame.f_back
+    return None
+
+
+def where() -> str:
+    """' (at file:line)' for the current user frame, or '' when none is found."""
+    origin = user_origin()
+    return f" (at {origin})" if origin else ""

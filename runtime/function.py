@@ -1,0 +1,408 @@
+"""`Function`: a Python function traced into graphs, one per input signature.
+
+    call ─► bind args ─► cache key ─► hit: run the compiled graph
+                                    └► miss (under a lock): trace ─► compile ─► cache
+
+A `ConcreteFunction` is one trace: its graph, the generated Python executor and the
+key it serves. See `signature.py` for the key rules.
+"""
+from __future__ import annotations
+
+import collections
+import inspect
+import threading
+import warnings
+
+import numpy as np
+
+from runtime import tracing
+from runtime.codegen import compile_graph
+from runtime.errors import GraphModeError
+from runtime.graph import Graph
+from runtime.signature import (
+    IdentityKey, TensorSpec, describe_part, generalize, is_array_part, key_fits, key_of,
+)
+from runtime.structure import flatten
+from runtime.tensor import Tensor
+from runtime.variables import Variable
+
+
+class RetracingWarning(UserWarning):
+    """A Function keeps tracing new graphs; each trace costs far more than a call."""
+
+
+_run_eagerly = [False]
+
+
+def run_functions_eagerly(run_eagerly: bool) -> None:
+    """Run every decorated function as plain Python (for debugging)."""
+    _run_eagerly[0] = bool(run_eagerly)
+
+
+def functions_run_eagerly() -> bool:
+    return _run_eagerly[0]
+
+
+class ConcreteFunction:
+    """One trace of a Function: a graph plus the compiled Python code that runs it."""
+
+    def __init__(self, name, graph, key, params, out_tree, out_leaves, owner=None):
+        self.name = name
+        self.graph = graph
+        self.key = key
+        self.params = params
+        self._owner = owner
+        self.optimized_graph = graph
+        self._out_leaves = out_leaves
+        self._fn, self.python_code, self._gen, self._filename = compile_graph(
+            graph, out_tree, out_leaves, name)
+
+    def __call__(self, *args, **kwargs):
+        if self._owner is not None:
+            args = self._owner._bind(args, kwargs)
+        elif kwargs:
+            raise TypeError("keyword arguments need the Function's signature; call the Function")
+        leaves = []
+        key = tuple([key_of(a, leaves) for a in args])
+        if len(key) != len(self.key) or not all(key_fits(k, p) for k, p in zip(key, self.key)):
+            raise TypeError(f"{self.name}: arguments {self._describe(key)} do not match this "
+                            f"concrete function's signature {self._describe(self.key)}.")
+        return self._run(leaves)
+
+    def _run(self, leaves):
+        try:
+            return self._fn(*leaves)
+        except Exception as e:
+            self._annotate(e)
+            raise
+
+    def _annotate(self, error: BaseException) -> None:
+        tb, lineno = error.__traceback__, None
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == self._filename:
+                lineno = tb.tb_lineno
+            tb = tb.tb_next
+        node = self._gen.line_origins.get(lineno)
+        if node is None or node.origin is None:
+            return
+        line = self.python_code.splitlines()[lineno - 1].split("  #")[0].strip()
+        note = (f"raised while running graph `{self.name}`, by `{line}`, recorded from "
+                f"{node.origin.filename}:{node.origin.lineno} in {node.origin.function}")
+        if hasattr(error, "add_note"):
+            error.add_note(note)
+
+    def _describe(self, key) -> str:
+        return "(" + ", ".join(f"{p}: {describe_part(k)}" for p, k in zip(self.params, key)) + ")"
+
+    @property
+    def structured_input_signature(self):
+        return self.key
+
+    def pretty_printed_signature(self) -> str:
+        described = [f"{t.dtype}{_shape(t.shape)}" if isinstance(t, Tensor) else
+                     f"{np.asarray(t).dtype}{_shape(np.shape(t))}" for t in self._out_leaves]
+        outs = ", ".join(described)
+        args = []
+        for p, k in zip(self.params, self.key):
+            args.append(f"{p}: {describe_part(k)}" if is_array_part(k) else f"{p}={_py(k)}")
+        return f"{self.name}({', '.join(args)}) -> {outs if len(described) == 1 else '(' + outs + ')'}"
+
+    def __repr__(self) -> str:
+        return f"<ConcreteFunction {self.pretty_printed_signature()}>"
+
+
+def _shape(shape) -> str:
+    return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
+
+
+def _py(part) -> str:
+    t, v = part
+    if isinstance(v, IdentityKey):
+        return repr(v)
+    if type(v) is tuple and t in (tuple, list, dict):
+        return describe_part(part)
+    return repr(v)
+
+
+class Function:
+    """A polymorphic traced function (what `@ag.function` returns)."""
+
+    def __init__(self, python_function, input_signature=None, autograph: bool = True,
+                 reduce_retracing: bool = False, converter=None, optimize: bool = True):
+        self.python_function = python_function
+        self.__name__ = getattr(python_function, "__name__", "function")
+        self.__doc__ = getattr(python_function, "__doc__", None)
+        self.__wrapped__ = python_function
+        self._autograph = autograph
+        self._converter = converter
+        self._converted = None
+        self._reduce_retracing = reduce_retracing
+        self.optimize = optimize
+        self._sig = inspect.signature(python_function)
+        self._params = list(self._sig.parameters)
+        self._simple = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                           for p in self._sig.parameters.values())
+        self._nparams = len(self._params)
+        self._cache: dict = {}
+        self._relaxed: list[ConcreteFunction] = []
+        self._concrete: list[ConcreteFunction] = []
+        self._lock = threading.RLock()
+        self._calls = 0
+        self._trace_calls: collections.deque = collections.deque(maxlen=5)
+        self._warned = False
+        self.tracing_count = 0
+        self.input_signature = None
+        if input_signature is not None:
+            self.input_signature = list(input_signature)
+            if len(self.input_signature) > self._nparams:
+                raise TypeError(f"{self.__name__} takes {self._nparams} arguments but "
+                                f"input_signature has {len(self.input_signature)} entries")
+
+    # -- calling ----------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        if _run_eagerly[0] or tracing.in_graph_mode():
+            # eager mode runs the original; inside another trace, trace through (inline)
+            fn = self.python_function if _run_eagerly[0] else self._traceable()
+            return fn(*args, **kwargs)
+        if kwargs or len(args) != self._nparams or not self._simple:
+            args = self._bind(args, kwargs)
+        if self.input_signature is not None:
+            return self._call_with_signature(args)
+        self._calls += 1
+        leaves: list = []
+        key = tuple([key_of(a, leaves) for a in args])
+        cf = self._cache.get(key)
+        if cf is None:
+            cf = self._lookup_or_trace(key, args)
+        return cf._run(leaves)
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        return BoundFunction(self, instance)
+
+    def _bind(self, args, kwargs) -> tuple:
+        try:
+            bound = self._sig.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{self.__name__}(): {e}") from None
+        bound.apply_defaults()
+        out = []
+        for name, p in self._sig.parameters.items():
+            v = bound.arguments[name]
+            if p.kind is p.VAR_POSITIONAL:
+                out.extend(v)
+            elif p.kind is p.VAR_KEYWORD:
+                out.append(dict(v))
+            else:
+                out.append(v)
+        return tuple(out)
+
+    def _call_with_signature(self, args):
+        specs = self.input_signature
+        if len(args) != len(specs):
+            raise TypeError(f"{self.__name__}() takes {len(specs)} arguments under its "
+                            f"input_signature but got {len(args)}")
+        leaves = []
+        for name, spec, a in zip(self._params, specs, args):
+            leaves.append(_check_against_spec(self.__name__, name, spec, a))
+        if not self._concrete:
+            self.get_concrete_function()
+        return self._concrete[0]._run(leaves)
+
+    # -- tracing ----------------------------------------------------------------------
+    def _lookup_or_trace(self, key, args):
+        with self._lock:
+            cf = self._cache.get(key)
+            if cf is not None:
+                return cf
+            for relaxed in self._relaxed:
+                if all(key_fits(k, p) for k, p in zip(key, relaxed.key)):
+                    self._cache[key] = relaxed
+                    return relaxed
+            trace_key = key
+            if self._reduce_retracing and self._concrete:
+                for previous in reversed(self._concrete):
+                    general = tuple(generalize(k, p) for k, p in zip(key, previous.key))
+                    if all(g is not None for g in general):
+                        trace_key = general
+                        break
+            cf = self._trace(trace_key, args)
+            if trace_key != key:
+                self._relaxed.append(cf)
+            self._cache[key] = cf
+            self._note_trace(key)
+            return cf
+
+    def _traceable(self):
+        if not self._autograph or self._converter is None:
+            return self.python_function
+        if self._converted is None:
+            self._converted = self._converter(self.python_function)
+        return self._converted
+
+    def _trace(self, key, args) -> ConcreteFunction:
+        fn = self._traceable()
+        graph = Graph(self.__name__)
+        placeholders = iter(_placeholders(graph, self._params, key))
+        traced_args = [_substitute(a, k, placeholders) for a, k in zip(args, key)]
+        rng_state = np.random.get_state()
+        with tracing.graph_context(graph):
+            out = fn(*traced_args)
+            out_leaves, out_tree = flatten(out)
+            out_leaves = [x.read_value() if isinstance(x, Variable) else x for x in out_leaves]
+            out_leaves = [graph.capture(x) if isinstance(x, Tensor) else x for x in out_leaves]
+        _warn_if_random_used(rng_state, self.__name__)
+        graph.outputs = [x for x in out_leaves if isinstance(x, Tensor)]
+        graph.verify()
+        cf = ConcreteFunction(self.__name__, graph, key, self._params, out_tree, out_leaves)
+        self._concrete.append(cf)
+        self.tracing_count += 1
+        return cf
+
+    def _note_trace(self, key) -> None:
+        self._trace_calls.append(self._calls)
+        if (self._warned or len(self._trace_calls) < 5
+                or self._calls - self._trace_calls[0] >= 10):
+            return
+        self._warned = True
+        changed = self._changing_arguments()
+        warnings.warn(
+            f"{self.__name__} was traced {len(self._trace_calls)} times within the last 10 calls"
+            f"{'; argument ' + changed + ' changed each time' if changed else ''}. Tracing is "
+            "expensive: Python values (ints, floats, strings) are part of the cache key, so pass "
+            "changing numbers as NumPy arrays; for arrays whose shapes change, use "
+            "input_signature with None dimensions or reduce_retracing=True.",
+            RetracingWarning, stacklevel=3)
+
+    def _changing_arguments(self) -> str:
+        keys = [cf.key for cf in self._concrete[-5:]]
+        names = [p for i, p in enumerate(self._params)
+                 if len({repr(k[i]) for k in keys if i < len(k)}) > 1]
+        return ", ".join(repr(n) for n in names)
+
+    # -- inspection -------------------------------------------------------------------
+    def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
+        """The trace for these arguments (arrays, NumPy values or TensorSpecs)."""
+        if self.input_signature is not None:
+            with self._lock:
+                if not self._concrete:
+                    key = tuple(key_of(s, []) for s in self.input_signature)
+                    self._trace(key, tuple(self.input_signature))
+            return self._concrete[0]
+        if kwargs or len(args) != self._nparams or not self._simple:
+            args = self._bind(args, kwargs)
+        key = tuple([key_of(a, []) for a in args])
+        cf = self._cache.get(key)
+        return cf if cf is not None else self._lookup_or_trace(key, args)
+
+    def pretty_printed_concrete_signatures(self) -> str:
+        return "\n\n".join(cf.pretty_printed_signature() for cf in self._concrete)
+
+    @property
+    def concrete_functions(self) -> list[ConcreteFunction]:
+        return list(self._concrete)
+
+    def __repr__(self) -> str:
+        return f"<ag.Function {self.__name__}: {self.tracing_count} traces>"
+
+
+class BoundFunction:
+    """A Function accessed through an instance: `self` is the first argument."""
+
+    __slots__ = ("function", "instance")
+
+    def __init__(self, function: Function, instance):
+        self.function = function
+        self.instance = instance
+
+    def __call__(self, *args, **kwargs):
+        return self.function(self.instance, *args, **kwargs)
+
+    def get_concrete_function(self, *args, **kwargs):
+        return self.function.get_concrete_function(self.instance, *args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self.function, name)
+
+
+def _placeholders(graph: Graph, params, key):
+    """Graph inputs for every array part of `key`, named after the parameters."""
+    out = []
+
+    def walk(part, name):
+        if is_array_part(part):
+            out.append(graph.add_input(part[1], part[0], name))
+        elif part[0] in (tuple, list) and type(part[1]) is tuple:
+            for i, p in enumerate(part[1]):
+                walk(p, f"{name}_{i}")
+        elif part[0] is dict and type(part[1]) is tuple:
+            for k, p in part[1]:
+                walk(p, f"{name}_{k}")
+        elif isinstance(part[0], type) and hasattr(part[0], "_fields"):
+            for i, p in enumerate(part[1]):
+                walk(p, f"{name}_{i}")
+
+    for p, part in zip(params, key):
+        walk(part, p)
+    return out
+
+
+def _substitute(a, part, placeholders):
+    """Argument `a` with each array leaf replaced by the next placeholder."""
+    if is_array_part(part):
+        return next(placeholders)
+    t = type(a)
+    if t is tuple or t is list:
+        return t(_substitute(x, p, placeholders) for x, p in zip(a, part[1]))
+    if t is dict:
+        return {k: _substitute(a[k], p, placeholders) for k, p in part[1]}
+    if isinstance(a, tuple) and hasattr(a, "_fields"):
+        return t(*(_substitute(x, p, placeholders) for x, p in zip(a, part[1])))
+    return a
+
+
+def _check_against_spec(fname, name, spec, a):
+    if isinstance(spec, TensorSpec):
+        if not isinstance(a, (np.ndarray, np.generic)):
+            if isinstance(a, (Tensor, Variable)):
+                raise TypeError(f"{fname}(): argument {name!r} must be a NumPy array")
+            converted = np.asarray(a)
+            if converted.dtype != spec.dtype and np.can_cast(converted, spec.dtype, "same_kind"):
+                converted = converted.astype(spec.dtype)
+            a = converted
+        if a.dtype != spec.dtype:
+            raise TypeError(
+                f"{fname}(): argument {name!r} has dtype {a.dtype} but the input_signature "
+                f"expects {spec.dtype}. Cast it with .astype(np.{spec.dtype}) before the call.")
+        shape = np.shape(a)
+        if len(shape) != len(spec.shape) or any(
+                p is not None and p != s for s, p in zip(shape, spec.shape)):
+            raise ValueError(
+                f"{fname}(): argument {name!r} has shape {tuple(shape)} but the input_signature "
+                f"expects {_shape(spec.shape).replace('?', 'None')} (None matches any size).")
+        return a
+    raise TypeError(f"{fname}(): input_signature entries must be ag.TensorSpec, got {spec!r}")
+
+
+def _warn_if_random_used(state_before, name: str) -> None:
+    after = np.random.get_state()
+    if after[2] != state_before[2] or not np.array_equal(after[1], state_before[1]):
+        warnings.warn(
+            f"np.random was called while tracing {name}: the random numbers were drawn once and "
+            "frozen into the graph as constants, so every call reuses them. Draw random values "
+            "outside the function and pass them in as arguments.", UserWarning, stacklevel=4)
+
+
+def function(fn=None, *, input_signature=None, autograph: bool = True,
+             reduce_retracing: bool = False, optimize: bool = True, converter=None):
+    """Decorator: trace `fn` into graphs per input signature (without AST conversion)."""
+    def wrap(f):
+        return Function(f, input_signature=input_signature, autograph=autograph,
+                        reduce_retracing=reduce_retracing, optimize=optimize, converter=converter)
+
+    return wrap(fn) if fn is not None else wrap
+
+
+__all__ = ["Function", "ConcreteFunction", "BoundFunction", "TensorSpec", "RetracingWarning",
+           "function", "run_functions_eagerly", "functions_run_eagerly", "GraphModeError"]

@@ -1,0 +1,134 @@
+"""The graph IR: `Graph(inputs, nodes, outputs)` of `Node(op, inputs, attrs, outputs, origin)`.
+
+A value is a `runtime.Tensor` (static shape with `None` for unknown dims, NumPy dtype).
+A node input is either a Tensor of the same graph or an *immediate*: a Python scalar,
+`None`, a NumPy array or any other constant, used as is by the kernel. Control-flow
+nodes keep their subgraphs in `attrs` (`cond`: `then`/`else_`; `while_loop`:
+`cond`/`body`). A child graph reads values of enclosing graphs through *captures*:
+each captured outer value gets a placeholder input in the child, and the control-flow
+node passes the outer value in.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import numpy as np
+
+from runtime.errors import Origin
+from runtime.tensor import Tensor
+
+
+class Node:
+    __slots__ = ("op", "inputs", "attrs", "outputs", "origin")
+
+    def __init__(self, op, inputs: list, attrs: dict, origin: Origin | None = None):
+        self.op = op
+        self.inputs = inputs
+        self.attrs = attrs
+        self.outputs: list[Tensor] = []
+        self.origin = origin
+
+    def subgraphs(self) -> list["Graph"]:
+        return [v for v in self.attrs.values() if isinstance(v, Graph)]
+
+    @property
+    def has_effects(self) -> bool:
+        """True when the node must run even if no output is used (print, assign, assert)."""
+        return self.op.effect or any(g.has_effects for g in self.subgraphs())
+
+    def __repr__(self) -> str:
+        from runtime.printer import format_node
+
+        return format_node(self)
+
+
+class Graph:
+    """A traced function: placeholders in, nodes in program order, values out."""
+
+    def __init__(self, name: str = "graph", parent: "Graph | None" = None):
+        self.name = name
+        self.parent = parent
+        self.inputs: list[Tensor] = []
+        self.nodes: list[Node] = []
+        self.outputs: list[Any] = []
+        # outer Tensor -> placeholder in this graph, in capture order
+        self.captures: dict[Tensor, Tensor] = {}
+        self._counter = parent._counter if parent is not None else [0]
+
+    # -- building ---------------------------------------------------------------
+    def fresh_name(self, prefix: str = "v") -> str:
+        self._counter[0] += 1
+        return f"{prefix}{self._counter[0]}"
+
+    def add_input(self, shape, dtype, name: str | None = None) -> Tensor:
+        t = Tensor(self, None, 0, tuple(shape), np.dtype(dtype), name or self.fresh_name("a"))
+        self.inputs.append(t)
+        return t
+
+    def add_node(self, op, inputs: list, attrs: dict, avals, origin: Origin | None) -> Node:
+        node = Node(op, inputs, attrs, origin)
+        node.outputs = [
+            Tensor(self, node, i, tuple(shape), np.dtype(dtype), self.fresh_name())
+            for i, (shape, dtype) in enumerate(avals)
+        ]
+        self.nodes.append(node)
+        return node
+
+    def capture(self, t: Tensor) -> Tensor:
+        """The value of `t` (a Tensor of this graph or an enclosing one) inside this graph."""
+        if t.graph is self:
+            return t
+        inner = self.captures.get(t)
+        if inner is not None:
+            return inner
+        if self.parent is None:
+            raise ValueError(
+                f"Tensor {t.name} ({t.dtype}{list(t.shape)}) belongs to another trace that has "
+                "finished (it leaked out through a Python side effect such as a global list). "
+                "Return values from the function instead of storing symbolic Tensors outside it."
+            )
+        outer = self.parent.capture(t)
+        inner = Tensor(self, None, 0, t.shape, t.dtype, self.fresh_name("c"))
+        self.inputs.append(inner)
+        self.captures[outer] = inner
+        return inner
+
+    # -- reading ----------------------------------------------------------------
+    @property
+    def has_effects(self) -> bool:
+        return any(n.has_effects for n in self.nodes)
+
+    def walk(self) -> Iterator[Node]:
+        """Every node of this graph and of its subgraphs, depth first."""
+        for node in self.nodes:
+            yield node
+            for sub in node.subgraphs():
+                yield from sub.walk()
+
+    def __str__(self) -> str:
+        from runtime.printer import format_graph
+
+        return format_graph(self)
+
+    def __repr__(self) -> str:
+        return f"<Graph {self.name}: {len(self.inputs)} inputs, {len(self.nodes)} nodes>"
+
+    def as_graph_def(self) -> dict:
+        from runtime.printer import graph_def
+
+        return graph_def(self)
+
+    def to_dot(self) -> str:
+        from runtime.printer import to_dot
+
+        return to_dot(self)
+
+    def _repr_svg_(self):
+        from runtime.printer import to_svg
+
+        return to_svg(self)
+
+    def verify(self) -> None:
+        from runtime.verify import verify
+
+        verify(self)

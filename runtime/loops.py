@@ -1,0 +1,172 @@
+"""`while_loop`: a loop whose condition is symbolic, traced into cond and body subgraphs.
+
+When the condition is a Python bool the loop runs as Python; if it turns symbolic
+part-way (its loop variables became Tensors), the loop hands over to a graph
+`while_loop` from the current state. Loop variables keep their dtype and shape across
+an iteration; a Python scalar takes the dtype the body gives it (`i = 0` then
+`i = i + n` with an int32 `n` is an int32 loop variable), and a dimension may change
+only where `shape_invariants` says it is unknown (None).
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from runtime import tracing
+from runtime.control_flow import (
+    WHILE_LOOP, _as_value, _at, _aval, _check_scalar_predicate, _describe, _finish_captures,
+    _is_python_scalar, _same_constant, _trace_subgraph,
+)
+from runtime.errors import where
+from runtime.ops.registry import add_node
+from runtime.structure import flatten, path_names, unflatten
+from runtime.tensor import Tensor, _fmt_shape
+
+
+def while_loop(cond_fn: Callable, body_fn: Callable, loop_vars, maximum_iterations=None,
+               names=None, shape_invariants=None):
+    """Run `while cond_fn(*v): v = body_fn(*v)` and return the final loop variables."""
+    loop_vars = tuple(loop_vars)
+    iterations = 0
+    while True:
+        if maximum_iterations is not None and not isinstance(maximum_iterations, Tensor) \
+                and iterations >= maximum_iterations:
+            return loop_vars
+        keep_going = cond_fn(*loop_vars)
+        if isinstance(keep_going, Tensor):
+            remaining = maximum_iterations
+            if remaining is not None and not isinstance(remaining, Tensor):
+                remaining = remaining - iterations
+            return _graph_while(cond_fn, body_fn, loop_vars, remaining, names, shape_invariants)
+        if not keep_going:
+            return loop_vars
+        loop_vars = tuple(body_fn(*loop_vars))
+        iterations += 1
+
+
+def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_invariants):
+    graph = tracing.current_graph()
+    leaves, tree = flatten(loop_vars)
+    labels = list(names) if names is not None and len(names) == len(leaves) else \
+        path_names(loop_vars, "loop_vars")
+    invariants = _leaf_invariants(shape_invariants, loop_vars, len(leaves))
+    # Which leaves are carried by the loop: symbolic values, arrays and numbers.
+    carried = [i for i, x in enumerate(leaves) if isinstance(x, (Tensor, np.ndarray, np.generic))
+               or _is_python_scalar(x)]
+    avals = {}
+    for i in carried:
+        shape, dtype = _aval(leaves[i])
+        if invariants[i] is not None:
+            shape = _check_invariant(labels[i], shape, invariants[i])
+        avals[i] = (shape, dtype)
+
+    def call(fn):
+        def run(*phs):
+            vals = list(leaves)
+            for i, ph in zip(carried, phs):
+                vals[i] = ph
+            return fn(*unflatten(tree, vals))
+        return run
+
+    for _attempt in range(3):
+        body_avals = [avals[i] for i in carried]
+        g_body, out_leaves, out_tree = _trace_subgraph("body", call(body_fn), body_avals, [], graph)
+        if out_tree != tree:
+            raise ValueError(
+                f"The loop body{_at()} changes the structure of the loop variables: "
+                f"{_shape_text(tree, leaves)} before, {_shape_text(out_tree, out_leaves)} after."
+            )
+        retrace = False
+        for i in carried:
+            out = out_leaves[i]
+            if isinstance(out, Tensor) or isinstance(out, (np.ndarray, np.generic)) or _is_python_scalar(out):
+                shape, dtype = _aval(out)
+                if dtype != avals[i][1] and _is_python_scalar(leaves[i]) and not _is_python_scalar(out):
+                    avals[i] = (avals[i][0], dtype)  # a Python number takes the body's dtype
+                    retrace = True
+        if not retrace:
+            break
+    for i, (a, b) in enumerate(zip(leaves, out_leaves)):
+        if i not in avals:
+            if not _same_constant(a, b):
+                raise ValueError(f"{labels[i]} is {_describe(a)} before the loop{_at()} and "
+                                 f"{_describe(b)} after an iteration; a loop variable that is "
+                                 "not a number or array must not change inside a symbolic loop.")
+            continue
+        _check_loop_var(labels[i], avals[i], b, invariants[i] is not None)
+    g_body.outputs = [_as_value(g_body, out_leaves[i], avals[i][1]) for i in carried]
+
+    cond_avals = [avals[i] for i in carried]
+    g_cond, c_leaves, _ = _trace_subgraph("cond", call(cond_fn), cond_avals, [], graph)
+    if len(c_leaves) != 1:
+        raise ValueError(f"The loop condition{_at()} must be a single scalar value.")
+    pred = c_leaves[0]
+    if isinstance(pred, Tensor):
+        _check_scalar_predicate(pred, "loop condition")
+    g_cond.outputs = [_as_value(g_cond, pred)]
+    caps = _finish_captures([g_cond, g_body], len(carried))
+    init = [_initial(leaves[i], avals[i][1]) for i in carried]
+    attrs = {"cond": g_cond, "body": g_body, "has_max": maximum_iterations is not None}
+    inputs = init + caps + ([maximum_iterations] if maximum_iterations is not None else [])
+    outs = add_node(graph, WHILE_LOOP, inputs, attrs, [avals[i] for i in carried])
+    final = list(leaves)
+    for i, value in zip(carried, outs):
+        final[i] = value
+    return unflatten(tree, final)
+
+
+def _initial(x, dtype):
+    if isinstance(x, Tensor):
+        return x if x.dtype == dtype else np.astype(x, dtype)
+    return np.asarray(x, dtype=dtype)
+
+
+def _leaf_invariants(shape_invariants, loop_vars, n):
+    if shape_invariants is None:
+        return [None] * n
+    if len(shape_invariants) != len(loop_vars):
+        raise ValueError(f"shape_invariants has {len(shape_invariants)} entries but there are "
+                         f"{len(loop_vars)} loop variables{where()}.")
+    out = []
+    for inv, var in zip(shape_invariants, loop_vars):
+        k = len(flatten(var)[0])
+        out.extend([tuple(inv) if inv is not None else None] * k)
+    return out
+
+
+def _check_invariant(label, shape, invariant):
+    if len(shape) != len(invariant) or any(
+            i is not None and i != s for s, i in zip(shape, invariant)):
+        raise ValueError(f"The shape invariant {_fmt_shape(invariant)} given for {label} does "
+                         f"not fit its initial shape {_fmt_shape(shape)}{where()}.")
+    return tuple(invariant)
+
+
+def _check_loop_var(label, aval, out, relaxed: bool):
+    shape, dtype = aval
+    out_shape, out_dtype = _aval(out)
+    if out_dtype != dtype and not _is_python_scalar(out):
+        raise TypeError(
+            f"Loop variable {label} has dtype {dtype} before the loop but {out_dtype} after one "
+            f"iteration{_at()}. A loop variable must keep its dtype; cast it, e.g. "
+            f"`{label} = {label}.astype(np.{dtype})`, or give it the final dtype before the loop."
+        )
+    if _is_python_scalar(out):
+        return
+    if len(out_shape) != len(shape) or any(
+            d is not None and d != o for d, o in zip(shape, out_shape)):
+        hint = ("ag.set_loop_options(shape_invariants=[(" + label + ", " + _fmt_shape(
+            tuple(None if a != b else a for a, b in zip(shape, out_shape))).replace("?", "None")
+            .replace("[", "(").replace("]", ")") + ")]) as the loop's first statement "
+            "(or runtime.while_loop(..., shape_invariants=...))") if len(out_shape) == len(shape) \
+            else "keeping its rank fixed"
+        raise ValueError(
+            f"Loop variable {label} has shape {_fmt_shape(shape)} before the loop but "
+            f"{_fmt_shape(out_shape)} after one iteration{_at()}. Its shape must not change "
+            f"unless relaxed: mark the changing dimension unknown with {hint}."
+        )
+
+
+def _shape_text(tree, leaves) -> str:
+    return repr(unflatten(tree, [_describe(x) for x in leaves]))

@@ -1,0 +1,223 @@
+"""NumPy functions as ops: reductions, shape manipulation, linear algebra, selection.
+
+`__array_function__` of Tensor lands in `dispatch_function`, which looks the NumPy
+function up in `TABLE`. Most entries are "leading arrays + static keywords": the
+first `n` parameters are array inputs (Tensors or constants) and the rest are static
+attributes, so the kernel is the NumPy function itself and generated code reads
+`np.sum(x, axis=1)`. Functions taking a sequence of arrays get a small kernel.
+An unknown function raises a TypeError naming it; nothing is silently made constant.
+"""
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from runtime.errors import where
+from runtime.ops.registry import OpDef, OpTable, bind, eval_by_example, numpy_ref
+from runtime.ops.ufuncs import broadcast_shapes
+from runtime.tensor import Tensor
+
+TABLE = OpTable()
+OPS: dict[str, OpDef] = {}
+
+
+def resolve_variables(values):
+    """Replace Variables by their current value (a read node while tracing)."""
+    from runtime.variables import Variable
+
+    return [v.read_value() if isinstance(v, Variable) else v for v in values]
+
+
+def dispatch_function(func, args, kwargs):
+    handler = TABLE.handlers.get(func)
+    if handler is None:
+        name = getattr(func, "__module__", "numpy").replace("numpy", "np", 1) + "." + func.__name__
+        name = name.replace("np._core.", "np.").replace("np.core.", "np.")
+        if name.startswith("np.lib."):
+            name = "np." + func.__name__
+        raise TypeError(
+            f"{name} is not supported in graphs (called on a symbolic Tensor{where()}). "
+            "Use a supported NumPy function, or compute it outside the decorated function "
+            "and pass the result in as an argument."
+        )
+    return handler(*args, **kwargs)
+
+
+def _no_out(name, kwargs):
+    if kwargs.pop("out", None) is not None:
+        raise TypeError(f"np.{name}(..., out=...) is not supported in graphs{where()}: "
+                        "tensors are immutable; use the returned value.")
+
+
+def leading_arrays(fn, n_arrays: int = 1, *, name: str | None = None, abstract_eval=None,
+                   aliases: dict | None = None) -> OpDef:
+    """Register NumPy `fn` whose first `n_arrays` parameters are arrays, rest static."""
+    sig = inspect.signature(fn)
+    params = list(sig.parameters)
+    array_params = params[:n_arrays]
+    op = OpDef(name or fn.__name__, fn, abstract_eval, kernel_ref=numpy_ref(fn))
+    OPS[op.name] = op
+
+    def handler(*args, **kwargs):
+        _no_out(op.name, kwargs)
+        for alias, target in (aliases or {}).items():
+            if alias in kwargs:
+                kwargs[target] = kwargs.pop(alias)
+        bound = sig.bind_partial(*args, **kwargs).arguments
+        inputs = []
+        for p in array_params:
+            default = sig.parameters[p].default
+            inputs.append(bound.pop(p, None if default is inspect.Parameter.empty or
+                                   isinstance(default, type(np._NoValue)) else default))
+        return bind(op, *resolve_variables(inputs), **bound)
+
+    TABLE.handlers[fn] = handler
+    return op
+
+
+def sequence_op(fn, name: str | None = None) -> OpDef:
+    """Register NumPy `fn(arrays, **static)` taking a sequence of arrays first."""
+    def kernel(*arrays, **attrs):
+        return fn(arrays, **attrs)
+
+    kernel.__name__ = name or fn.__name__
+    op = OpDef(name or fn.__name__, kernel,
+               format=lambda gen, ins, attrs: f"np.{fn.__name__}([{', '.join(ins)}]{_kw(gen, attrs)})")
+    OPS[op.name] = op
+
+    def handler(arrays, *args, **kwargs):
+        _no_out(op.name, kwargs)
+        bound = inspect.signature(fn).bind_partial(arrays, *args, **kwargs).arguments
+        bound.pop(next(iter(bound)))
+        return bind(op, *resolve_variables(list(arrays)), **bound)
+
+    TABLE.handlers[fn] = handler
+    return op
+
+
+def _kw(gen, attrs) -> str:
+    return "".join(f", {k}={gen.lit(v)}" for k, v in attrs.items())
+
+
+# -- reductions -----------------------------------------------------------------------
+def _normalize_axes(axis, ndim):
+    if axis is None:
+        return tuple(range(ndim))
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    out = []
+    for a in axes:
+        a = int(a)
+        if not -ndim <= a < ndim:
+            raise np.exceptions.AxisError(a, ndim)
+        out.append(a % ndim)
+    return tuple(sorted(out))
+
+
+def _reduction_abstract_eval(op, inputs, attrs):
+    x = inputs[0]
+    if not isinstance(x, Tensor):
+        return eval_by_example(op, inputs, attrs)
+    axes = _normalize_axes(attrs.get("axis"), x.ndim)
+    keep = attrs.get("keepdims", False)
+    # dtype from a tiny example of the same rank: cheap whatever the real size is
+    tiny = np.zeros((1,) * x.ndim, x.dtype)
+    with np.errstate(all="ignore"):
+        dtype = np.asarray(op.kernel(tiny, *inputs[1:], **attrs)).dtype
+    shape = tuple((1 if keep else None) if i in axes else d for i, d in enumerate(x.shape))
+    shape = tuple(d for i, d in enumerate(shape) if keep or i not in axes)
+    return [(shape, dtype)]
+
+
+for _fn in (np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.any, np.all,
+            np.std, np.var, np.argmax, np.argmin, np.nansum, np.nanmean, np.nanmax, np.nanmin):
+    leading_arrays(_fn, abstract_eval=_reduction_abstract_eval)
+
+# -- elementwise-ish and selection ----------------------------------------------------
+def _where_abstract_eval(op, inputs, attrs):
+    if len([x for x in inputs if x is not None]) != 3:
+        raise TypeError(f"np.where(condition) with one argument has a data-dependent shape and "
+                        f"is not supported in graphs{where()}; use np.where(condition, x, y).")
+    return eval_by_example(op, inputs, attrs)
+
+
+leading_arrays(np.where, 3, abstract_eval=_where_abstract_eval)
+leading_arrays(np.clip, 3, aliases={"min": "a_min", "max": "a_max"})
+for _fn in (np.cumsum, np.cumprod, np.transpose, np.squeeze, np.expand_dims, np.reshape,
+            np.broadcast_to, np.zeros_like, np.ones_like, np.empty_like, np.copy, np.astype,
+            np.round, np.around, np.flip, np.sort, np.argsort, np.diff, np.tril, np.triu,
+            np.diagonal, np.trace, np.swapaxes, np.moveaxis, np.ravel, np.atleast_1d,
+            np.atleast_2d, np.repeat, np.tile, np.roll, np.pad, np.nan_to_num, np.isclose,
+            np.real, np.imag, np.count_nonzero, np.linalg.norm, np.linalg.inv, np.linalg.det):
+    leading_arrays(_fn)
+leading_arrays(np.full_like, 2)
+leading_arrays(np.take, 2)
+leading_arrays(np.dot, 2)
+leading_arrays(np.vdot, 2)
+leading_arrays(np.inner, 2)
+leading_arrays(np.outer, 2)
+leading_arrays(np.tensordot, 2)
+leading_arrays(np.allclose, 2)
+leading_arrays(np.array_equal, 2)
+leading_arrays(np.cross, 2)
+leading_arrays(np.linalg.solve, 2)
+for _fn in (np.concatenate, np.stack, np.vstack, np.hstack, np.column_stack):
+    sequence_op(_fn)
+
+
+# -- einsum: the subscripts string is static, operands are arrays -------------------------
+def _einsum_kernel(*operands, subscripts, **attrs):
+    return np.einsum(subscripts, *operands, **attrs)
+
+
+EINSUM = OpDef("einsum", _einsum_kernel,
+               format=lambda gen, ins, attrs: f"np.einsum({attrs['subscripts']!r}, {', '.join(ins)}"
+               + _kw(gen, {k: v for k, v in attrs.items() if k != 'subscripts'}) + ")")
+OPS["einsum"] = EINSUM
+
+
+@TABLE.register(np.einsum)
+def _einsum(subscripts, *operands, **kwargs):
+    if not isinstance(subscripts, str):
+        raise TypeError(f"np.einsum in graphs needs the subscripts string form{where()}")
+    _no_out("einsum", kwargs)
+    return bind(EINSUM, *resolve_variables(operands), subscripts=subscripts, **kwargs)
+
+
+# -- array construction from values: np.array / np.asarray of tensors ---------------------
+@TABLE.register(np.asarray, np.asanyarray, np.array, np.ascontiguousarray)
+def _asarray(a, dtype=None, *args, **kwargs):
+    if isinstance(a, Tensor):
+        return a if dtype is None or np.dtype(dtype) == a.dtype else np.astype(a, dtype)
+    if isinstance(a, (list, tuple)):
+        stacked = np.stack([_asarray(x) for x in a])
+        return stacked if dtype is None else np.astype(stacked, dtype)
+    return np.asarray(a, dtype=dtype)
+
+
+@TABLE.register(np.shape)
+def _shape(a):
+    if None in a.shape:
+        raise TypeError(f"np.shape of a Tensor with unknown dimensions {a.shape}{where()}; "
+                        "use runtime.shape_of(x) for the run-time shape.")
+    return a.shape
+
+
+@TABLE.register(np.ndim)
+def _ndim(a):
+    return a.ndim
+
+
+@TABLE.register(np.result_type)
+def _result_type(*arrays_and_dtypes):
+    return np.result_type(*(x.dtype if isinstance(x, Tensor) else x for x in arrays_and_dtypes))
+
+
+def _broadcast_arrays(*args):
+    shape = broadcast_shapes(*(a.shape if isinstance(a, Tensor) else np.shape(a) for a in args))
+    if None in shape:
+        raise TypeError(f"np.broadcast_arrays with unknown dimensions is not supported{where()}")
+    return [np.broadcast_to(a, shape) for a in args]
+
+
+TABLE.handlers[np.broadcast_arrays] = _broadcast_arrays

@@ -1,0 +1,139 @@
+"""Indexing: `x[i]`, `x[1:, None, ...]`, `x[idx_array]`, `x[mask]`, and functional updates.
+
+The index is kept as a static template whose symbolic parts (Tensors used as an index
+or as slice bounds) are replaced by `Slot(k)`, the k-th extra input of the node. The
+kernel fills the slots back in; the code generator prints the index as Python
+subscript syntax (`x[1:v3, None]`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from runtime.errors import where
+from runtime.ops.registry import OpDef, bind, eval_by_example
+from runtime.tensor import Tensor
+
+
+class Slot:
+    __slots__ = ("k",)
+
+    def __init__(self, k: int):
+        self.k = k
+
+    def __repr__(self) -> str:
+        return f"Slot({self.k})"
+
+    def __eq__(self, other):
+        return isinstance(other, Slot) and other.k == self.k
+
+    def __hash__(self):
+        return hash(("Slot", self.k))
+
+
+def _template(index, dynamic: list):
+    """Replace symbolic/array parts of an index by Slots, collecting them in `dynamic`."""
+    if isinstance(index, tuple):
+        return tuple(_template(i, dynamic) for i in index)
+    if isinstance(index, slice):
+        return slice(*(_template(p, dynamic) for p in (index.start, index.stop, index.step)))
+    if isinstance(index, (Tensor, np.ndarray, list)) or _is_variable(index):
+        dynamic.append(index)
+        return Slot(len(dynamic) - 1)
+    return index
+
+
+def _is_variable(x) -> bool:
+    from runtime.variables import Variable
+
+    return isinstance(x, Variable)
+
+
+def _fill(template, values):
+    if isinstance(template, tuple):
+        return tuple(_fill(i, values) for i in template)
+    if isinstance(template, slice):
+        return slice(*(_fill(p, values) for p in (template.start, template.stop, template.step)))
+    if isinstance(template, Slot):
+        return values[template.k]
+    return template
+
+
+def _getitem_kernel(x, *dynamic, index):
+    return x[_fill(index, dynamic)]
+
+
+def _format_index(gen, template, exprs) -> str:
+    def one(t):
+        if isinstance(t, Slot):
+            return exprs[t.k]
+        if isinstance(t, slice):
+            parts = ["" if p is None else one(p) for p in (t.start, t.stop, t.step)]
+            text = f"{parts[0]}:{parts[1]}"
+            return text + (f":{parts[2]}" if parts[2] else "")
+        if t is Ellipsis:
+            return "..."
+        return gen.lit(t)
+
+    if isinstance(template, tuple):
+        if not template:
+            return "()"
+        return ", ".join(one(t) for t in template) + ("," if len(template) == 1 else "")
+    return one(template)
+
+
+def _getitem_abstract_eval(op, inputs, attrs):
+    masks = [x for x in inputs[1:] if isinstance(x, Tensor) and x.dtype == bool]
+    avals = eval_by_example(op, inputs, attrs)
+    if masks:  # a boolean mask selects a data-dependent number of elements
+        shape, dtype = avals[0]
+        return [((None,) * len(shape), dtype)]
+    return avals
+
+
+GETITEM = OpDef(
+    "getitem", _getitem_kernel, _getitem_abstract_eval,
+    format=lambda gen, ins, attrs: f"{ins[0]}[{_format_index(gen, attrs['index'], ins[1:])}]",
+)
+
+
+def getitem(x, index):
+    dynamic: list = []
+    template = _template(index, dynamic)
+    from runtime.ops.functions import resolve_variables
+
+    return bind(GETITEM, x, *resolve_variables(dynamic), index=template)
+
+
+def _index_update_kernel(x, value, *dynamic, index, mode):
+    out = np.array(x, copy=True)
+    idx = _fill(index, dynamic)
+    if mode == "set":
+        out[idx] = value
+    elif mode == "add":
+        np.add.at(out, idx, value)
+    else:
+        raise ValueError(f"unknown index_update mode {mode!r}")
+    return out
+
+
+def _index_update_abstract_eval(op, inputs, attrs):
+    x = inputs[0]
+    shape = x.shape if isinstance(x, Tensor) else np.shape(x)
+    dtype = x.dtype if isinstance(x, Tensor) else np.asarray(x).dtype
+    eval_by_example(op, inputs, attrs)  # checks the index and value fit
+    return [(shape, dtype)]
+
+
+INDEX_UPDATE = OpDef("index_update", _index_update_kernel, _index_update_abstract_eval)
+
+
+def index_update(x, index, value, mode: str = "set"):
+    """A copy of `x` with `x[index] = value` (mode 'set') or `+= value` (mode 'add')."""
+    if mode not in ("set", "add"):
+        raise ValueError(f"index_update mode must be 'set' or 'add', not {mode!r}{where()}")
+    dynamic: list = []
+    template = _template(index, dynamic)
+    from runtime.ops.functions import resolve_variables
+
+    x, value, *dynamic = resolve_variables([x, value, *dynamic])
+    return bind(INDEX_UPDATE, x, value, *dynamic, index=template, mode=mode)

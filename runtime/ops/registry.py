@@ -1,0 +1,130 @@
+"""One record per op (`OpDef`) and the one dispatch point (`bind`).
+
+An `OpDef` says everything about an op: its NumPy kernel, how to infer output
+shapes/dtypes (`abstract_eval`), its gradient rule (filled in next to the op by the
+gradient module), whether it touches state (`stateful`: never folded or merged) and
+whether it must run for its side effect (`effect`: never removed), and how the code
+generator spells a call to it.
+
+`bind(op, *inputs, **attrs)`: any symbolic input (or any stateful op while tracing)
+adds a node to the current graph; otherwise the kernel runs eagerly on NumPy values.
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from runtime import tracing
+from runtime.errors import user_origin
+from runtime.tensor import Tensor
+
+# Abstract values: a list of (shape, dtype) pairs, one per output.
+AVals = list
+
+
+@dataclass(eq=False)
+class OpDef:
+    name: str
+    kernel: Callable
+    abstract_eval: Callable | None = None   # (inputs, attrs) -> [(shape, dtype), ...]
+    num_outputs: int = 1
+    stateful: bool = False                  # reads or writes state: no folding, no CSE
+    effect: bool = False                    # must run even when no output is used
+    grad: Callable | None = None            # (node-like, output cotangents) -> input cotangents
+    format: Callable | None = None          # (kernel_ref, input_exprs, attrs) -> expression
+    kernel_ref: str | None = None           # how generated code names the kernel
+
+    def __repr__(self) -> str:
+        return f"<op {self.name}>"
+
+
+def numpy_ref(fn) -> str | None:
+    """'np.<name>' when `fn` is reachable as such, so generated code reads like NumPy."""
+    name = getattr(fn, "__name__", None)
+    if name and getattr(np, name, None) is fn:
+        return f"np.{name}"
+    return None
+
+
+def bind(op: OpDef, *inputs, **attrs):
+    """Apply `op`: record a node when tracing symbolic values, else compute eagerly."""
+    graph = tracing.current_graph()
+    if graph is not None and (op.stateful or op.effect or _any_tensor(inputs)):
+        return add_node(graph, op, list(inputs), attrs)
+    return op.kernel(*inputs, **attrs)
+
+
+def _any_tensor(inputs) -> bool:
+    for x in inputs:
+        if isinstance(x, Tensor):
+            return True
+    return False
+
+
+def add_node(graph, op: OpDef, inputs: list, attrs: dict, avals: AVals | None = None):
+    inputs = [graph.capture(x) if isinstance(x, Tensor) else x for x in inputs]
+    if avals is None:
+        avals = (op.abstract_eval or eval_by_example)(op, inputs, attrs)
+    node = graph.add_node(op, inputs, attrs, avals, user_origin())
+    outs = node.outputs
+    if op.num_outputs == 1:
+        return outs[0] if outs else None
+    return tuple(outs)
+
+
+# -- shape and dtype inference by example -------------------------------------------
+_SIZES = (5, 7)  # two different stand-ins for unknown dims: dims that differ are unknown
+
+
+def _example(x, size: int):
+    if isinstance(x, Tensor):
+        return np.zeros(tuple(size if d is None else d for d in x.shape), x.dtype)
+    return x
+
+
+def run_example(op: OpDef, inputs: list, attrs: dict, size: int):
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        out = op.kernel(*[_example(x, size) for x in inputs], **attrs)
+    return list(out) if op.num_outputs != 1 else [out]
+
+
+def eval_by_example(op: OpDef, inputs: list, attrs: dict) -> AVals:
+    """Run the kernel on zero-filled stand-ins to learn output shapes and dtypes."""
+    first = run_example(op, inputs, attrs, _SIZES[0])
+    unknown = any(isinstance(x, Tensor) and None in x.shape for x in inputs)
+    if not unknown:
+        return [(np.shape(o), _dtype_of(o)) for o in first]
+    second = run_example(op, inputs, attrs, _SIZES[1])
+    avals = []
+    for a, b in zip(first, second):
+        sa, sb = np.shape(a), np.shape(b)
+        if len(sa) != len(sb):
+            raise ValueError(f"{op.name}: the result's rank depends on an unknown dimension")
+        avals.append((tuple(x if x == y else None for x, y in zip(sa, sb)), _dtype_of(a)))
+    return avals
+
+
+def _dtype_of(x) -> np.dtype:
+    dt = getattr(x, "dtype", None)
+    if dt is None:
+        return np.asarray(x).dtype
+    return dt
+
+
+@dataclass
+class OpTable:
+    """NumPy callable -> handler that binds the matching op (filled by op modules)."""
+
+    handlers: dict[Any, Callable] = field(default_factory=dict)
+
+    def register(self, *numpy_fns):
+        def deco(handler):
+            for fn in numpy_fns:
+                self.handlers[fn] = handler
+            return handler
+
+        return deco

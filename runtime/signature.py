@@ -1,0 +1,157 @@
+"""Input signatures: `TensorSpec`, cache keys, and matching arguments to traces.
+
+A cache key has one part per argument (after binding keywords and defaults):
+- an array or NumPy scalar: `(dtype, shape)`; it becomes a graph input
+- a Python scalar or other hashable value: `(type, value)`; a new value retraces
+- a list / tuple / dict: its type plus the parts of its items (structure + leaves)
+- a Variable or an unhashable object: its identity
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from runtime.tensor import _fmt_shape
+
+
+class TensorSpec:
+    """The dtype and (possibly partly unknown) shape of an array argument."""
+
+    __slots__ = ("shape", "dtype", "name")
+
+    def __init__(self, shape, dtype=np.float32, name: str | None = None):
+        self.shape = tuple(None if d is None else int(d) for d in shape)
+        self.dtype = np.dtype(dtype)
+        self.name = name
+
+    @classmethod
+    def from_value(cls, value) -> "TensorSpec":
+        value = np.asarray(value)
+        return cls(value.shape, value.dtype)
+
+    def is_compatible_with(self, value) -> bool:
+        shape = value.shape if isinstance(value, TensorSpec) else np.shape(value)
+        dtype = value.dtype if isinstance(value, TensorSpec) else np.asarray(value).dtype
+        return dtype == self.dtype and shape_fits(shape, self.shape)
+
+    def __eq__(self, other):
+        return isinstance(other, TensorSpec) and (self.shape, self.dtype) == (other.shape, other.dtype)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype))
+
+    def __repr__(self) -> str:
+        return f"TensorSpec(shape={self.shape}, dtype={self.dtype})"
+
+
+def shape_fits(shape, pattern) -> bool:
+    return len(shape) == len(pattern) and all(p is None or p == s for s, p in zip(shape, pattern))
+
+
+class IdentityKey:
+    """Keys an object by identity (keeps it alive while the cache holds the trace)."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj):
+        self.obj = obj
+
+    def __eq__(self, other):
+        return isinstance(other, IdentityKey) and other.obj is self.obj
+
+    def __hash__(self):
+        return id(self.obj)
+
+    def __repr__(self) -> str:
+        return f"<{type(self.obj).__name__} at {id(self.obj):#x}>"
+
+
+_SCALARS = (int, float, bool, str, complex, type(None), bytes)
+
+
+def key_of(a, leaves: list):
+    """The cache-key part for argument `a`; appends its array leaves to `leaves`."""
+    t = type(a)
+    if t is np.ndarray:
+        leaves.append(a)
+        return (a.dtype, a.shape)
+    if t in _SCALARS:
+        return (t, a)
+    if t is tuple or t is list:
+        return (t, tuple([key_of(x, leaves) for x in a]))
+    if t is dict:
+        return (dict, tuple([(k, key_of(v, leaves)) for k, v in a.items()]))
+    if isinstance(a, np.generic):
+        leaves.append(a)
+        return (a.dtype, ())
+    if t is TensorSpec:
+        leaves.append(a)
+        return (a.dtype, a.shape)
+    from runtime.variables import Variable
+
+    if isinstance(a, Variable):
+        return (Variable, IdentityKey(a))
+    if isinstance(a, tuple) and hasattr(a, "_fields"):
+        return (t, tuple([key_of(x, leaves) for x in a]))
+    try:
+        hash(a)
+    except TypeError:
+        return (t, IdentityKey(a))
+    return (t, a)
+
+
+def is_array_part(part) -> bool:
+    return isinstance(part[0], np.dtype)
+
+
+def generalize(new, old):
+    """A key where dims that differ between `new` and `old` are None; None if impossible."""
+    if is_array_part(new) and is_array_part(old):
+        if new[0] != old[0] or len(new[1]) != len(old[1]):
+            return None
+        return (new[0], tuple(a if a == b else None for a, b in zip(new[1], old[1])))
+    if type(new[1]) is tuple and new[0] in (tuple, list, dict) and new[0] is old[0]:
+        if len(new[1]) != len(old[1]):
+            return None
+        items = []
+        for x, y in zip(new[1], old[1]):
+            if new[0] is dict:
+                if x[0] != y[0]:
+                    return None
+                g = generalize(x[1], y[1])
+                items.append(None if g is None else (x[0], g))
+            else:
+                items.append(generalize(x, y))
+            if items[-1] is None:
+                return None
+        return (new[0], tuple(items))
+    return new if new == old else None
+
+
+def key_fits(key, pattern) -> bool:
+    """True when an argument with key `key` may run a trace made for `pattern`."""
+    if is_array_part(key) and is_array_part(pattern):
+        return key[0] == pattern[0] and shape_fits(key[1], pattern[1])
+    if key[0] is not pattern[0]:
+        return False
+    if key[0] in (tuple, list, dict) and type(key[1]) is tuple:
+        if len(key[1]) != len(pattern[1]):
+            return False
+        if key[0] is dict:
+            return all(a[0] == b[0] and key_fits(a[1], b[1]) for a, b in zip(key[1], pattern[1]))
+        return all(key_fits(a, b) for a, b in zip(key[1], pattern[1]))
+    return key == pattern
+
+
+def describe_part(part) -> str:
+    """`float32[2,?]`, `int = 3`, `list[float32[]]` ... for signatures and errors."""
+    if is_array_part(part):
+        return f"{part[0]}{_fmt_shape(part[1])}"
+    t, v = part
+    if t in (tuple, list) and type(v) is tuple:
+        inner = ", ".join(describe_part(p) for p in v)
+        return f"({inner}{',' if len(v) == 1 else ''})" if t is tuple else f"[{inner}]"
+    if t is dict and type(v) is tuple:
+        return "{" + ", ".join(f"{k!r}: {describe_part(p)}" for k, p in v) + "}"
+    if isinstance(v, IdentityKey):
+        return repr(v)
+    return f"{t.__name__} = {v!r}"

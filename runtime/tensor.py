@@ -1,0 +1,191 @@
+"""`Tensor`: a symbolic NumPy value inside a graph being traced.
+
+A Tensor has a static `shape` (entries may be `None`) and a NumPy `dtype`. NumPy
+calls on it are intercepted through `__array_ufunc__` and `__array_function__` and
+recorded as graph nodes; operators and methods delegate to the same NumPy functions,
+so `x + 1`, `np.add(x, 1)` and `x.sum()` all record the same node.
+
+`NumpyOperators` holds the operator and method surface and is shared with `Variable`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from runtime.errors import GraphModeError, where
+
+
+def _graph_mode_error(what: str, t) -> GraphModeError:
+    return GraphModeError(
+        f"Using a symbolic Tensor ({t.dtype}{_fmt_shape(t.shape)}) as {what} is not allowed: its "
+        f"value is only known when the graph runs{where()}. Let AutoGraph convert the Python "
+        "control flow (ag.function(..., autograph=True), the default), or write it with "
+        "runtime.cond / runtime.while_loop."
+    )
+
+
+def _fmt_shape(shape) -> str:
+    return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
+
+
+class NumpyOperators:
+    """Operators and array methods, all routed through NumPy's dispatch protocols."""
+
+    __array_priority__ = 1000
+
+    # arithmetic
+    def __add__(self, o): return np.add(self, o)
+    def __radd__(self, o): return np.add(o, self)
+    def __sub__(self, o): return np.subtract(self, o)
+    def __rsub__(self, o): return np.subtract(o, self)
+    def __mul__(self, o): return np.multiply(self, o)
+    def __rmul__(self, o): return np.multiply(o, self)
+    def __truediv__(self, o): return np.true_divide(self, o)
+    def __rtruediv__(self, o): return np.true_divide(o, self)
+    def __floordiv__(self, o): return np.floor_divide(self, o)
+    def __rfloordiv__(self, o): return np.floor_divide(o, self)
+    def __mod__(self, o): return np.remainder(self, o)
+    def __rmod__(self, o): return np.remainder(o, self)
+    def __divmod__(self, o): return np.divmod(self, o)
+    def __pow__(self, o): return np.power(self, o)
+    def __rpow__(self, o): return np.power(o, self)
+    def __matmul__(self, o): return np.matmul(self, o)
+    def __rmatmul__(self, o): return np.matmul(o, self)
+    def __neg__(self): return np.negative(self)
+    def __pos__(self): return np.positive(self)
+    def __abs__(self): return np.absolute(self)
+    def __invert__(self): return np.invert(self)
+    # bitwise / logical
+    def __and__(self, o): return np.bitwise_and(self, o)
+    def __rand__(self, o): return np.bitwise_and(o, self)
+    def __or__(self, o): return np.bitwise_or(self, o)
+    def __ror__(self, o): return np.bitwise_or(o, self)
+    def __xor__(self, o): return np.bitwise_xor(self, o)
+    def __rxor__(self, o): return np.bitwise_xor(o, self)
+    def __lshift__(self, o): return np.left_shift(self, o)
+    def __rlshift__(self, o): return np.left_shift(o, self)
+    def __rshift__(self, o): return np.right_shift(self, o)
+    def __rrshift__(self, o): return np.right_shift(o, self)
+    # comparison
+    def __lt__(self, o): return np.less(self, o)
+    def __le__(self, o): return np.less_equal(self, o)
+    def __gt__(self, o): return np.greater(self, o)
+    def __ge__(self, o): return np.greater_equal(self, o)
+    def __eq__(self, o): return np.equal(self, o)
+    def __ne__(self, o): return np.not_equal(self, o)
+
+    __hash__ = object.__hash__
+
+    # methods
+    def astype(self, dtype, copy=True): return np.astype(self, dtype)
+    def reshape(self, *shape, order="C"):
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = shape[0]
+        return np.reshape(self, tuple(shape), order=order)
+    def transpose(self, *axes):
+        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+            axes = axes[0]
+        return np.transpose(self, axes or None)
+    @property
+    def T(self): return np.transpose(self)
+    def sum(self, axis=None, dtype=None, keepdims=False): return np.sum(self, axis=axis, dtype=dtype, keepdims=keepdims)
+    def mean(self, axis=None, dtype=None, keepdims=False): return np.mean(self, axis=axis, dtype=dtype, keepdims=keepdims)
+    def prod(self, axis=None, dtype=None, keepdims=False): return np.prod(self, axis=axis, dtype=dtype, keepdims=keepdims)
+    def max(self, axis=None, keepdims=False): return np.max(self, axis=axis, keepdims=keepdims)
+    def min(self, axis=None, keepdims=False): return np.min(self, axis=axis, keepdims=keepdims)
+    def std(self, axis=None, dtype=None, ddof=0, keepdims=False): return np.std(self, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+    def var(self, axis=None, dtype=None, ddof=0, keepdims=False): return np.var(self, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+    def any(self, axis=None, keepdims=False): return np.any(self, axis=axis, keepdims=keepdims)
+    def all(self, axis=None, keepdims=False): return np.all(self, axis=axis, keepdims=keepdims)
+    def argmax(self, axis=None, keepdims=False): return np.argmax(self, axis=axis, keepdims=keepdims)
+    def argmin(self, axis=None, keepdims=False): return np.argmin(self, axis=axis, keepdims=keepdims)
+    def cumsum(self, axis=None, dtype=None): return np.cumsum(self, axis=axis, dtype=dtype)
+    def clip(self, min=None, max=None): return np.clip(self, min, max)
+    def dot(self, b): return np.dot(self, b)
+    def squeeze(self, axis=None): return np.squeeze(self, axis=axis)
+    def flatten(self): return np.reshape(self, (-1,))
+    def ravel(self): return np.reshape(self, (-1,))
+    def copy(self): return np.copy(self)
+    def take(self, indices, axis=None): return np.take(self, indices, axis=axis)
+    def round(self, decimals=0): return np.round(self, decimals)
+
+
+class Tensor(NumpyOperators):
+    """A symbolic value: output `index` of `node` in `graph` (node None for an input)."""
+
+    __slots__ = ("graph", "node", "index", "shape", "dtype", "name")
+
+    def __init__(self, graph, node, index, shape, dtype, name):
+        self.graph = graph
+        self.node = node
+        self.index = index
+        self.shape = shape
+        self.dtype = dtype
+        self.name = name
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self):
+        n = 1
+        for d in self.shape:
+            if d is None:
+                return None
+            n *= d
+        return n
+
+    def __repr__(self) -> str:
+        return f"Tensor({self.name}, {self.dtype}{_fmt_shape(self.shape)})"
+
+    __str__ = __repr__
+
+    # -- NumPy protocols --------------------------------------------------------
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        from runtime.ops.ufuncs import dispatch_ufunc
+
+        return dispatch_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        from runtime.ops.functions import dispatch_function
+
+        return dispatch_function(func, args, kwargs)
+
+    def __array__(self, dtype=None, copy=None):
+        raise _graph_mode_error("a concrete NumPy array (np.asarray / np.array)", self)
+
+    def __getitem__(self, index):
+        from runtime.ops.indexing import getitem
+
+        return getitem(self, index)
+
+    def __setitem__(self, index, value):
+        raise TypeError(
+            f"Tensors are immutable inside graphs{where()}: `x[...] = v` cannot update {self!r} "
+            "in place. Write `x = runtime.index_update(x, index, v)` (AutoGraph converts "
+            "`x[i] = v` to that for you)."
+        )
+
+    # -- Python conversions that need a concrete value ---------------------------
+    def __bool__(self):
+        raise _graph_mode_error("a Python bool (in `if`, `while`, `and`/`or` or `not`)", self)
+
+    def __index__(self):
+        raise _graph_mode_error("a Python int or index", self)
+
+    def __int__(self):
+        raise _graph_mode_error("a Python int", self)
+
+    def __float__(self):
+        raise _graph_mode_error("a Python float", self)
+
+    def __len__(self):
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d Tensor")
+        if self.shape[0] is None:
+            raise _graph_mode_error("len() (its first dimension is unknown)", self)
+        return self.shape[0]
+
+    def __iter__(self):
+        n = len(self)
+        return (self[i] for i in range(n))

@@ -1,0 +1,32 @@
+"""The tracing context: which graph (if any) is being built on this thread.
+
+Graphs nest: a `cond` branch or `while_loop` body is traced into a child graph whose
+parent is the graph being built around it.
+"""
+from __future__ import annotations
+
+import contextlib
+import threading
+from typing import Iterator
+
+_state = threading.local()
+
+
+def current_graph():
+    """The innermost graph being traced on this thread, or None (eager)."""
+    return getattr(_state, "graph", None)
+
+
+def in_graph_mode() -> bool:
+    """True while a function is being traced on this thread."""
+    return getattr(_state, "graph", None) is not None
+
+
+@contextlib.contextmanager
+def graph_context(graph) -> Iterator:
+    previous = getattr(_state, "graph", None)
+    _state.graph = graph
+    try:
+        yield graph
+    finally:
+        _state.graph = previous

@@ -1,0 +1,158 @@
+"""`Variable`: mutable state created outside functions, read and updated inside them.
+
+Reading a Variable while tracing records a `read_variable` node and updating it
+records an `assign_variable` node; both are stateful, so they run on every call in
+program order and are never folded or merged. An update rebinds the Variable's
+storage to a new array instead of writing into the old one, so a value read before
+an assign keeps the old contents.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from runtime import tracing
+from runtime.errors import where
+from runtime.ops.registry import OpDef, bind
+from runtime.tensor import NumpyOperators, Tensor, _fmt_shape
+
+
+def _read_kernel(*, var):
+    return var._value
+
+
+def _assign_kernel(value, *, var, mode):
+    if mode == "set":
+        var._value = np.array(value, dtype=var._value.dtype, copy=True)
+    elif mode == "add":
+        var._value = np.asarray(var._value + value, dtype=var._value.dtype)
+    else:
+        var._value = np.asarray(var._value - value, dtype=var._value.dtype)
+
+
+def _read_abstract_eval(op, inputs, attrs):
+    var = attrs["var"]
+    return [(var.shape, var.dtype)]
+
+
+def _assign_abstract_eval(op, inputs, attrs):
+    var, value = attrs["var"], inputs[0]
+    shape = value.shape if isinstance(value, Tensor) else np.shape(value)
+    if len(shape) > len(var.shape) or any(
+        d is not None and d != 1 and d != v for d, v in zip(reversed(shape), reversed(var.shape))
+    ):
+        raise ValueError(f"Cannot assign a value of shape {_fmt_shape(shape)} to Variable "
+                         f"{var.name!r} of shape {_fmt_shape(var.shape)}{where()}.")
+    return []
+
+
+READ_VARIABLE = OpDef("read_variable", _read_kernel, _read_abstract_eval, stateful=True,
+                      format=lambda gen, ins, attrs: f"{gen.const(attrs['var'], 'var')}._value")
+ASSIGN_VARIABLE = OpDef("assign_variable", _assign_kernel, _assign_abstract_eval, num_outputs=0,
+                        stateful=True, effect=True)
+
+
+class Variable(NumpyOperators):
+    """A mutable array shared by eager code and every graph that uses it."""
+
+    _count = 0
+
+    def __init__(self, initial_value, dtype=None, name: str | None = None):
+        if tracing.in_graph_mode():
+            raise ValueError(
+                f"ag.Variable(...) was called while tracing a function{where()}. Variables must "
+                "be created outside decorated functions (once, e.g. at module level or in "
+                "__init__) and only read or assigned inside them."
+            )
+        if isinstance(initial_value, Variable):
+            initial_value = initial_value.numpy()
+        self._value = np.array(initial_value, dtype=dtype, copy=True)
+        Variable._count += 1
+        self.name = name or f"Variable{Variable._count}"
+
+    # -- reading --------------------------------------------------------------------
+    @property
+    def shape(self) -> tuple:
+        return self._value.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._value.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self._value.ndim
+
+    def read_value(self):
+        """The current value: a NumPy array eagerly, a read node while tracing."""
+        from runtime.autodiff_hooks import on_variable_read
+
+        value = bind(READ_VARIABLE, var=self)
+        return on_variable_read(self, value)
+
+    @property
+    def value(self):
+        return self.read_value()
+
+    def numpy(self) -> np.ndarray:
+        if tracing.in_graph_mode():
+            raise TypeError(f"Variable.numpy() needs a concrete value and cannot run while "
+                            f"tracing{where()}; use the Variable (or .value) in the computation.")
+        return self._value.copy()
+
+    # -- updating -------------------------------------------------------------------
+    def assign(self, value):
+        bind(ASSIGN_VARIABLE, _unwrap(value), var=self, mode="set")
+        return self
+
+    def assign_add(self, delta):
+        bind(ASSIGN_VARIABLE, _unwrap(delta), var=self, mode="add")
+        return self
+
+    def assign_sub(self, delta):
+        bind(ASSIGN_VARIABLE, _unwrap(delta), var=self, mode="sub")
+        return self
+
+    # -- NumPy protocols ------------------------------------------------------------
+    def __array__(self, dtype=None, copy=None):
+        value = self.read_value()
+        if isinstance(value, Tensor):
+            return value.__array__(dtype)
+        return np.asarray(value, dtype=dtype)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        inputs = [_unwrap(x) for x in inputs]
+        return getattr(ufunc, method)(*inputs, **kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        from runtime.ops.functions import TABLE
+
+        args = [_unwrap(a) for a in args]
+        kwargs = {k: _unwrap(v) for k, v in kwargs.items()}
+        if tracing.in_graph_mode() or any(isinstance(a, Tensor) for a in args):
+            handler = TABLE.handlers.get(func)
+            if handler is not None:
+                return handler(*args, **kwargs)
+        return func(*args, **kwargs)
+
+    def __getitem__(self, index):
+        return self.read_value()[index]
+
+    def __bool__(self):
+        return bool(self.read_value())
+
+    def __len__(self):
+        return len(self._value)
+
+    def __repr__(self) -> str:
+        return f"<ag.Variable {self.name!r} {self.dtype}{_fmt_shape(self.shape)}>"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def _unwrap(x):
+    if isinstance(x, Variable):
+        return x.read_value()
+    if isinstance(x, (list, tuple)):
+        return type(x)(_unwrap(v) for v in x)
+    return x

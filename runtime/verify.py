@@ -1,0 +1,75 @@
+"""The graph verifier: structural invariants every pass must preserve.
+
+- every Tensor input of a node is defined earlier in the same graph (an input or an
+  output of an earlier node) — subgraphs see only their own inputs;
+- each node's outputs belong to it and to this graph, and names are unique;
+- control-flow subgraphs have the input/output counts their node implies.
+"""
+from __future__ import annotations
+
+from runtime.graph import Graph
+from runtime.tensor import Tensor
+
+
+class VerificationError(AssertionError):
+    pass
+
+
+def verify(graph: Graph) -> None:
+    names: set[str] = set()
+    _verify(graph, names)
+
+
+def _verify(graph: Graph, names: set) -> None:
+    defined: set[int] = set()
+    for t in graph.inputs:
+        _check(t.graph is graph, f"input {t.name} belongs to another graph", graph)
+        _define(t, defined, names, graph)
+    for node in graph.nodes:
+        for x in node.inputs:
+            if isinstance(x, Tensor):
+                _check(id(x) in defined, f"{node.op.name} uses {x.name} before it is defined "
+                       "(or from another graph)", graph)
+        for i, o in enumerate(node.outputs):
+            _check(o.node is node and o.index == i and o.graph is graph,
+                   f"output {o.name} of {node.op.name} is not linked to its node", graph)
+            _define(o, defined, names, graph)
+        _verify_control_flow(node)
+        for sub in node.subgraphs():
+            _check(sub.parent is graph, f"subgraph {sub.name} has the wrong parent", graph)
+            _verify(sub, names)
+    for x in graph.outputs:
+        if isinstance(x, Tensor):
+            _check(id(x) in defined, f"output {x.name} is not defined in the graph", graph)
+
+
+def _verify_control_flow(node) -> None:
+    name = node.op.name
+    n_in = len(node.inputs)
+    if name == "cond":
+        for sub in (node.attrs["then"], node.attrs["else_"]):
+            _check(len(sub.inputs) == n_in - 1, f"cond branch {sub.name} takes "
+                   f"{len(sub.inputs)} inputs, node passes {n_in - 1}", sub)
+            _check(len(sub.outputs) == len(node.outputs), "cond branch output count", sub)
+            for a, b in zip(sub.outputs, node.outputs):
+                _check(a.dtype == b.dtype, f"cond branch output {a.name} dtype differs", sub)
+    elif name == "while_loop":
+        n_vars = len(node.outputs)
+        n_pass = n_in - (1 if node.attrs["has_max"] else 0)
+        for sub in (node.attrs["cond"], node.attrs["body"]):
+            _check(len(sub.inputs) == n_pass, f"while {sub.name} takes {len(sub.inputs)} "
+                   f"inputs, node passes {n_pass}", sub)
+        body = node.attrs["body"]
+        _check(len(body.outputs) == n_vars, "while body output count", body)
+        _check(len(node.attrs["cond"].outputs) == 1, "while cond must have one output", body)
+
+
+def _define(t, defined, names, graph) -> None:
+    _check(t.name not in names, f"the name {t.name} is defined twice", graph)
+    names.add(t.name)
+    defined.add(id(t))
+
+
+def _check(ok: bool, message: str, graph: Graph) -> None:
+    if not ok:
+        raise VerificationError(f"graph {graph.name}: {message}")
