@@ -20,7 +20,8 @@ from runtime.codegen import compile_graph
 from runtime.errors import GraphModeError
 from runtime.graph import Graph
 from runtime.signature import (
-    IdentityKey, TensorSpec, describe_part, generalize, is_array_part, key_fits, key_of,
+    IdentityKey, TensorSpec, describe_part, generalize, has_unknown_dims, is_array_part, key_fits,
+    key_of,
 )
 from runtime.structure import flatten
 from runtime.tensor import Tensor
@@ -191,7 +192,7 @@ class Function:
         for name, p in self._sig.parameters.items():
             v = bound.arguments[name]
             if p.kind is p.VAR_POSITIONAL:
-                out.extend(v)
+                out.append(tuple(v))
             elif p.kind is p.VAR_KEYWORD:
                 out.append(dict(v))
             else:
@@ -228,11 +229,27 @@ class Function:
                         trace_key = general
                         break
             cf = self._trace(trace_key, args)
-            if trace_key != key:
-                self._relaxed.append(cf)
+            if any(has_unknown_dims(p) for p in trace_key):
+                self._relaxed.append(cf)  # serves every call whose shapes fit
             self._cache[key] = cf
             self._note_trace(key)
             return cf
+
+    def _call_canonical(self, fn, args):
+        """Call fn with one value per parameter (the form cache keys are made from)."""
+        if self._simple:
+            return fn(*args)
+        positional, keywords = [], {}
+        for (name, p), v in zip(self._sig.parameters.items(), args):
+            if p.kind is p.VAR_POSITIONAL:
+                positional.extend(v)
+            elif p.kind is p.VAR_KEYWORD:
+                keywords.update(v)
+            elif p.kind is p.KEYWORD_ONLY:
+                keywords[name] = v
+            else:
+                positional.append(v)
+        return fn(*positional, **keywords)
 
     def _traceable(self):
         if not self._autograph or self._converter is None:
@@ -248,7 +265,7 @@ class Function:
         traced_args = [_substitute(a, k, placeholders) for a, k in zip(args, key)]
         rng_state = np.random.get_state()
         with tracing.graph_context(graph):
-            out = fn(*traced_args)
+            out = self._call_canonical(fn, traced_args)
             out_leaves, out_tree = flatten(out)
             out_leaves = [x.read_value() if isinstance(x, Variable) else x for x in out_leaves]
             out_leaves = [graph.capture(x) if isinstance(x, Tensor) else x for x in out_leaves]
@@ -269,7 +286,7 @@ class Function:
         changed = self._changing_arguments()
         warnings.warn(
             f"{self.__name__} was traced {len(self._trace_calls)} times within the last 10 calls"
-            f"{'; argument ' + changed + ' changed each time' if changed else ''}. Tracing is "
+            f"{'; arguments that changed: ' + changed if changed else ''}. Tracing is "
             "expensive: Python values (ints, floats, strings) are part of the cache key, so pass "
             "changing numbers as NumPy arrays; for arrays whose shapes change, use "
             "input_signature with None dimensions or reduce_retracing=True.",

@@ -59,7 +59,7 @@ def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_i
         shape, dtype = _aval(leaves[i])
         if invariants[i] is not None:
             shape = _check_invariant(labels[i], shape, invariants[i])
-        avals[i] = (shape, dtype)
+        avals[i] = (shape, _PROBE.get(type(leaves[i]), dtype))
 
     def call(fn):
         def run(*phs):
@@ -69,24 +69,28 @@ def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_i
             return fn(*unflatten(tree, vals))
         return run
 
-    for _attempt in range(3):
-        body_avals = [avals[i] for i in carried]
-        g_body, out_leaves, out_tree = _trace_subgraph("body", call(body_fn), body_avals, [], graph)
+    def trace_body():
+        g, outs, out_tree = _trace_subgraph("body", call(body_fn), [avals[i] for i in carried],
+                                            [], graph)
         if out_tree != tree:
             raise ValueError(
                 f"The loop body{_at()} changes the structure of the loop variables: "
-                f"{_shape_text(tree, leaves)} before, {_shape_text(out_tree, out_leaves)} after."
+                f"{_shape_text(tree, leaves)} before, {_shape_text(out_tree, outs)} after."
             )
-        retrace = False
-        for i in carried:
-            out = out_leaves[i]
-            if isinstance(out, Tensor) or isinstance(out, (np.ndarray, np.generic)) or _is_python_scalar(out):
-                shape, dtype = _aval(out)
-                if dtype != avals[i][1] and _is_python_scalar(leaves[i]) and not _is_python_scalar(out):
-                    avals[i] = (avals[i][0], dtype)  # a Python number takes the body's dtype
-                    retrace = True
-        if not retrace:
-            break
+        return g, outs
+
+    g_body, out_leaves = trace_body()
+    weak = [i for i in carried if type(leaves[i]) in _PROBE]
+    if weak:
+        # A Python number is weakly typed (NEP 50): it was traced with a narrow probe dtype
+        # so that the body shows the dtype it really gives (float32 + a Python float is
+        # float32). If the body kept the probe dtype, the number stays at NumPy's default.
+        for i in weak:
+            out_dtype = _aval(out_leaves[i])[1] if _is_numeric(out_leaves[i]) else None
+            default = np.asarray(leaves[i]).dtype
+            chosen = default if out_dtype in (None, _PROBE[type(leaves[i])]) else out_dtype
+            avals[i] = (avals[i][0], chosen)
+        g_body, out_leaves = trace_body()
     for i, (a, b) in enumerate(zip(leaves, out_leaves)):
         if i not in avals:
             if not _same_constant(a, b):
@@ -116,10 +120,18 @@ def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_i
     return unflatten(tree, final)
 
 
+_PROBE = {float: np.dtype(np.float16), int: np.dtype(np.int8), complex: np.dtype(np.complex64)}
+
+
+def _is_numeric(x) -> bool:
+    return isinstance(x, (Tensor, np.ndarray, np.generic)) or _is_python_scalar(x)
+
+
 def _initial(x, dtype):
     if isinstance(x, Tensor):
         return x if x.dtype == dtype else np.astype(x, dtype)
-    return np.asarray(x, dtype=dtype)
+    value = np.asarray(x, dtype=dtype)
+    return value[()] if value.ndim == 0 else value  # a NumPy scalar, as NumPy ops return
 
 
 def _leaf_invariants(shape_invariants, loop_vars, n):

@@ -155,3 +155,14 @@ def describe_part(part) -> str:
     if isinstance(v, IdentityKey):
         return repr(v)
     return f"{t.__name__} = {v!r}"
+
+
+def has_unknown_dims(part) -> bool:
+    """True when an array part of the key has a None dimension."""
+    if is_array_part(part):
+        return None in part[1]
+    if part[0] in (tuple, list) and type(part[1]) is tuple:
+        return any(has_unknown_dims(p) for p in part[1])
+    if part[0] is dict and type(part[1]) is tuple:
+        return any(has_unknown_dims(p) for _, p in part[1])
+    return False

@@ -27,6 +27,15 @@ def _fmt_shape(shape) -> str:
     return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
 
 
+_DEFAULTS = {"axis": None, "dtype": None, "keepdims": False, "ddof": 0}
+
+
+def _given(**kwargs) -> dict:
+    """Only the keyword arguments that differ from NumPy's defaults (short graph listings)."""
+    return {k: v for k, v in kwargs.items() if v is not _DEFAULTS[k] and not (
+        k in ("keepdims", "ddof") and v == _DEFAULTS[k])}
+
+
 class NumpyOperators:
     """Operators and array methods, all routed through NumPy's dispatch protocols."""
 
@@ -87,18 +96,18 @@ class NumpyOperators:
         return np.transpose(self, axes or None)
     @property
     def T(self): return np.transpose(self)
-    def sum(self, axis=None, dtype=None, keepdims=False): return np.sum(self, axis=axis, dtype=dtype, keepdims=keepdims)
-    def mean(self, axis=None, dtype=None, keepdims=False): return np.mean(self, axis=axis, dtype=dtype, keepdims=keepdims)
-    def prod(self, axis=None, dtype=None, keepdims=False): return np.prod(self, axis=axis, dtype=dtype, keepdims=keepdims)
-    def max(self, axis=None, keepdims=False): return np.max(self, axis=axis, keepdims=keepdims)
-    def min(self, axis=None, keepdims=False): return np.min(self, axis=axis, keepdims=keepdims)
-    def std(self, axis=None, dtype=None, ddof=0, keepdims=False): return np.std(self, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
-    def var(self, axis=None, dtype=None, ddof=0, keepdims=False): return np.var(self, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
-    def any(self, axis=None, keepdims=False): return np.any(self, axis=axis, keepdims=keepdims)
-    def all(self, axis=None, keepdims=False): return np.all(self, axis=axis, keepdims=keepdims)
-    def argmax(self, axis=None, keepdims=False): return np.argmax(self, axis=axis, keepdims=keepdims)
-    def argmin(self, axis=None, keepdims=False): return np.argmin(self, axis=axis, keepdims=keepdims)
-    def cumsum(self, axis=None, dtype=None): return np.cumsum(self, axis=axis, dtype=dtype)
+    def sum(self, axis=None, dtype=None, keepdims=False): return np.sum(self, **_given(axis=axis, dtype=dtype, keepdims=keepdims))
+    def mean(self, axis=None, dtype=None, keepdims=False): return np.mean(self, **_given(axis=axis, dtype=dtype, keepdims=keepdims))
+    def prod(self, axis=None, dtype=None, keepdims=False): return np.prod(self, **_given(axis=axis, dtype=dtype, keepdims=keepdims))
+    def max(self, axis=None, keepdims=False): return np.max(self, **_given(axis=axis, keepdims=keepdims))
+    def min(self, axis=None, keepdims=False): return np.min(self, **_given(axis=axis, keepdims=keepdims))
+    def std(self, axis=None, dtype=None, ddof=0, keepdims=False): return np.std(self, **_given(axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims))
+    def var(self, axis=None, dtype=None, ddof=0, keepdims=False): return np.var(self, **_given(axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims))
+    def any(self, axis=None, keepdims=False): return np.any(self, **_given(axis=axis, keepdims=keepdims))
+    def all(self, axis=None, keepdims=False): return np.all(self, **_given(axis=axis, keepdims=keepdims))
+    def argmax(self, axis=None, keepdims=False): return np.argmax(self, **_given(axis=axis, keepdims=keepdims))
+    def argmin(self, axis=None, keepdims=False): return np.argmin(self, **_given(axis=axis, keepdims=keepdims))
+    def cumsum(self, axis=None, dtype=None): return np.cumsum(self, **_given(axis=axis, dtype=dtype))
     def clip(self, min=None, max=None): return np.clip(self, min, max)
     def dot(self, b): return np.dot(self, b)
     def squeeze(self, axis=None): return np.squeeze(self, axis=axis)

@@ -56,7 +56,16 @@ def leading_arrays(fn, n_arrays: int = 1, *, name: str | None = None, abstract_e
     sig = inspect.signature(fn)
     params = list(sig.parameters)
     array_params = params[:n_arrays]
-    op = OpDef(name or fn.__name__, fn, abstract_eval, kernel_ref=numpy_ref(fn))
+    positional_only = [p for p in params[n_arrays:]
+                       if sig.parameters[p].kind is inspect.Parameter.POSITIONAL_ONLY]
+    kernel, ref = fn, numpy_ref(fn)
+    if positional_only:  # e.g. np.astype(x, dtype, /): pass those attributes positionally
+        def kernel(*arrays, **attrs):
+            return fn(*arrays, *[attrs[p] for p in positional_only if p in attrs],
+                      **{k: v for k, v in attrs.items() if k not in positional_only})
+        kernel.__name__ = fn.__name__
+        ref = None
+    op = OpDef(name or fn.__name__, kernel, abstract_eval, kernel_ref=ref)
     OPS[op.name] = op
 
     def handler(*args, **kwargs):

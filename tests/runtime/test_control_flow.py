@@ -1,0 +1,178 @@
+"""runtime.cond / runtime.while_loop: graph vs eager, structure/dtype/shape checks."""
+import numpy as np
+import pytest
+
+import runtime
+from runtime import cond, while_loop
+from tests.helpers import assert_same, check_three_ways
+
+
+def relu_cond(x):
+    return cond(np.sum(x) > 0, lambda: x, lambda: np.zeros_like(x))
+
+
+def eager_cond(pred, t, f, ops=()):
+    return t(*ops) if pred else f(*ops)
+
+
+@pytest.mark.parametrize("x", [np.array([1.0, 2.0]), np.array([-3.0, 1.0])])
+def test_cond_matches_python(x):
+    f = runtime.function(relu_cond)
+    assert_same(f(x), x if x.sum() > 0 else np.zeros_like(x))
+    check_three_ways(relu_cond, x)
+
+
+def test_cond_python_scalar_takes_other_branch_dtype():
+    f = runtime.function(lambda x: cond(x > 0, lambda: x, lambda: 0))
+    assert_same(f(np.float32(-2)), np.float32(0))
+    assert_same(f(np.float32(2)), np.float32(2))
+    assert_same(f(np.int16(-2)), np.int16(0))
+
+
+def test_cond_operands_structure_and_captures():
+    def fn(x, y, k):
+        return cond(x[0] > y, lambda a, b: {"s": a + b, "t": (a * k, 1)},
+                    lambda a, b: {"s": a - b, "t": (a, 1)}, (x, y))
+    for x in (np.array([3.0, 1.0]), np.array([-3.0, 1.0])):
+        y = np.float64(0.5)
+        expected = {"s": x + y, "t": (x * 2.0, 1)} if x[0] > y else {"s": x - y, "t": (x, 1)}
+        assert_same(runtime.function(fn)(x, y, 2.0), expected)
+
+
+def test_cond_differing_dim_becomes_unknown():
+    f = runtime.function(lambda x: cond(x[0] > 0, lambda: x[:2], lambda: x[:1]))
+    cf = f.get_concrete_function(np.ones(4))
+    assert cf.graph.outputs[0].shape == (None,)
+    assert_same(f(np.ones(4)), np.ones(2))
+    assert_same(f(-np.ones(4)), -np.ones(1))
+
+
+def test_cond_dtype_mismatch_names_output():
+    f = runtime.function(lambda x: cond(x > 0, lambda: x, lambda: x.astype(np.int64), names=["y"]))
+    with pytest.raises(TypeError, match=r"y has dtype float64 in the true branch but int64"):
+        f(np.float64(1))
+
+
+def test_cond_structure_mismatch():
+    f = runtime.function(lambda x: cond(x > 0, lambda: (x, x), lambda: x))
+    with pytest.raises(ValueError, match="different structures"):
+        f(np.float64(1))
+
+
+def test_cond_non_scalar_predicate():
+    f = runtime.function(lambda x: cond(x > 0, lambda: x, lambda: -x))
+    with pytest.raises(ValueError, match="must be a scalar.*np.all"):
+        f(np.ones(3))
+
+
+def test_cond_with_python_predicate_runs_python():
+    calls = []
+    out = cond(True, lambda: calls.append("t") or 1, lambda: calls.append("f") or 2)
+    assert out == 1 and calls == ["t"]
+
+
+def collatz(n):
+    def body(n, steps):
+        return cond(n % 2 == 0, lambda: n // 2, lambda: 3 * n + 1), steps + 1
+    return while_loop(lambda n, steps: n > 1, body, (n, 0))
+
+
+def collatz_eager(n):
+    steps = 0
+    while n > 1:
+        n = n // 2 if n % 2 == 0 else 3 * n + 1
+        steps += 1
+    return n, steps
+
+
+@pytest.mark.parametrize("n", [1, 6, 27, 97])
+def test_while_collatz_matches_python(n):
+    f = runtime.function(collatz)
+    got = f(np.int64(n))
+    assert_same(got, (np.int64(1), np.int64(collatz_eager(n)[1])))
+    assert f.tracing_count == 1
+    check_three_ways(collatz, np.int64(n))
+
+
+def test_while_python_scalar_takes_body_dtype():
+    def fn(x):
+        return while_loop(lambda i, s: i < 5, lambda i, s: (i + 1, s + x), (0, 0.0))[1]
+    f = runtime.function(lambda x: while_loop(lambda s, i: i < x, lambda s, i: (s + x, i + 1),
+                                              (0.0, np.int32(0))))
+    s, i = f(np.float32(3))
+    assert_same(s, np.float32(9)) and assert_same(i, np.int32(3))
+    assert runtime.function(fn)(np.float32(1)) == np.float32(5)
+
+
+def test_while_maximum_iterations():
+    f = runtime.function(lambda n: while_loop(lambda i: i < n, lambda i: (i + 1,), (np.int64(0),),
+                                              maximum_iterations=4))
+    assert_same(f(np.int64(10)), (np.int64(4),))
+    assert_same(f(np.int64(2)), (np.int64(2),))
+    g = runtime.function(lambda n, m: while_loop(lambda i: i < n, lambda i: (i + 1,),
+                                                 (np.int64(0),), maximum_iterations=m))
+    assert_same(g(np.int64(10), np.int64(3)), (np.int64(3),))
+
+
+def test_while_shape_change_needs_invariant():
+    def grow(x):
+        return while_loop(lambda v: v.shape[0] < 4 if False else np.sum(v) < 10,
+                          lambda v: (np.concatenate([v, v]),), (x,))
+    with pytest.raises(ValueError, match=r"loop_vars\[0\].*shape \[1\].*\[2\].*shape_invariants"):
+        runtime.function(grow)(np.ones(1))
+
+    def grow_relaxed(x):
+        return while_loop(lambda v: np.sum(v) < 10, lambda v: (np.concatenate([v, v]),), (x,),
+                          shape_invariants=[(None,)])
+    assert_same(runtime.function(grow_relaxed)(np.ones(1)), (np.ones(16),))
+
+
+def test_while_dtype_change_names_variable():
+    f = runtime.function(lambda x: while_loop(lambda v: v < 10, lambda v: (v * 1.5,), (x,),
+                                              names=["total"]))
+    with pytest.raises(TypeError, match="total has dtype int64 before the loop but float64"):
+        f(np.int64(1))
+
+
+def test_nested_loops_and_conds_capture_outer_values():
+    def fn(n, scale):
+        def outer_body(i, acc):
+            def inner_body(j, a):
+                return j + 1, cond(j % 2 == 0, lambda: a + scale * j, lambda: a - 1.0)
+            _, acc = while_loop(lambda j, a: j < i, inner_body, (np.int64(0), acc))
+            return i + 1, acc
+        return while_loop(lambda i, acc: i < n, outer_body, (np.int64(0), np.float64(0.0)))
+
+    def eager(n, scale):
+        acc = 0.0
+        for i in range(n):
+            for j in range(i):
+                acc = acc + scale * j if j % 2 == 0 else acc - 1.0
+        return np.int64(n), np.float64(acc)
+
+    f = runtime.function(fn)
+    for n in (0, 1, 5, 8):
+        assert_same(f(np.int64(n), np.float64(0.5)), eager(n, 0.5))
+    assert f.tracing_count == 1
+    check_three_ways(fn, np.int64(6), np.float64(0.5))
+
+
+def test_while_hands_over_from_python_to_graph():
+    # v starts as a Python number, so the first condition is a Python bool; the body makes
+    # v symbolic, and the loop continues as a graph while_loop from that state.
+    def fn(x):
+        return while_loop(lambda i, v: v < 100, lambda i, v: (i + 1, v * x), (0, 1.0))
+
+    def eager(x):
+        i, v = 0, 1.0
+        while v < 100:
+            i, v = i + 1, v * x
+        return i, v
+
+    f = runtime.function(fn)
+    for x in (np.float64(3), np.float64(60), np.float64(200)):
+        i, v = f(x)
+        ei, ev = eager(x)
+        assert_same(v, ev)
+        assert int(i) == ei
+    assert f.tracing_count == 1
