@@ -85,27 +85,54 @@ class CodeGen:
             return f"np.{value.__name__}"
         return self.const(value, "c")
 
+    def kernel_ref(self, node: Node) -> str:
+        """The name generated code calls for `node`'s kernel, bound as a global.
+
+        NumPy kernels are bound as `np_<name>` (one global lookup instead of `np.<name>`);
+        a matmul of 2-D operands is lowered to `np.dot`, which gives bitwise the same
+        result with less dispatch overhead.
+        """
+        kernel, ref = node.op.kernel, node.op.kernel_ref
+        if kernel is np.matmul and all(
+                isinstance(x, (Tensor, np.ndarray)) and x.ndim == 2 and x.dtype.kind in "fiu"
+                for x in node.inputs):
+            kernel, ref = np.dot, "np.dot"
+        if ref is None:
+            return self.const(kernel, f"k_{node.op.name}")
+        name = ref.replace(".", "_")
+        if self.globals.setdefault(name, kernel) is not kernel:
+            return ref
+        return name
+
     def expr(self, x) -> str:
         return self.names[x] if isinstance(x, Tensor) else self.lit(x)
 
     def emit(self, indent: int, text: str, node: Node | None = None) -> None:
+        text = "    " * indent + text
         if node is not None and node.origin is not None:
-            text = f"{text:<48}  # {_short(node.origin.filename)}:{node.origin.lineno}"
-        self.lines.append("    " * indent + text)
+            text = f"{text:<52}  # {_short(node.origin.filename)}:{node.origin.lineno}"
+        self.lines.append(text)
         if node is not None:
             self.line_origins[len(self.lines)] = node
 
     # -- graphs -----------------------------------------------------------------------
-    def emit_graph_body(self, graph: Graph, indent: int) -> list[str]:
+    def emit_graph_body(self, graph: Graph, indent: int, outputs=None) -> list[str]:
         """Emit the live nodes of `graph`; returns the expressions of its outputs."""
-        for node in live_nodes(graph):
-            self.emit_node(node, indent)
-        return [self.expr(x) for x in graph.outputs]
+        outputs = graph.outputs if outputs is None else outputs
+        nodes = live_nodes(graph, outputs)
+        plan = BufferPlan(nodes, outputs)
+        for k, node in enumerate(nodes):
+            self.emit_node(node, indent, plan, k)
+        return [self.expr(x) for x in outputs]
 
-    def emit_node(self, node: Node, indent: int) -> None:
-        outs = [self.fresh(o.name) for o in node.outputs]
-        for o, name in zip(node.outputs, outs):
-            self.names[o] = name
+    def emit_node(self, node: Node, indent: int, plan: "BufferPlan | None" = None,
+                  k: int = 0) -> None:
+        reuse = plan.reusable_input(node, k) if plan is not None else None
+        outs = []
+        for o in node.outputs:
+            name = plan.take_name(o, k) if plan is not None else None
+            outs.append(name or self.fresh(o.name))
+            self.names[o] = outs[-1]
         if node.op is COND:
             return self._emit_cond(node, outs, indent)
         if node.op is WHILE_LOOP:
@@ -114,13 +141,16 @@ class CodeGen:
         if node.op.format is not None:
             call = node.op.format(self, ins, node.attrs)
         else:
-            ref = node.op.kernel_ref or self.const(node.op.kernel, f"k_{node.op.name}")
             args = ins + [f"{k}={self.lit(v)}" for k, v in node.attrs.items()]
-            call = f"{ref}({', '.join(args)})"
+            if reuse is not None:
+                args.append(self.names[reuse])  # positional `out`: write into a dead buffer
+            call = f"{self.kernel_ref(node)}({', '.join(args)})"
         if outs:
             self.emit(indent, f"{', '.join(outs)} = {call}", node)
         else:
             self.emit(indent, call, node)
+        if plan is not None:
+            plan.release(node, k, self.names)
 
     def _bind_inputs(self, sub: Graph, exprs: list[str]) -> None:
         for ph, e in zip(sub.inputs, exprs):
@@ -159,8 +189,7 @@ class CodeGen:
             self.emit(indent, f"while {self.expr(g_cond.outputs[0])}:", node)
         else:
             self.emit(indent, "while True:", node)
-            for sub_node in cond_nodes:
-                self.emit_node(sub_node, indent + 1)
+            self.emit_graph_body(g_cond, indent + 1)
             self.emit(indent + 1, f"if not {self.expr(g_cond.outputs[0])}:")
             self.emit(indent + 2, "break")
             if counter is not None:
@@ -214,12 +243,7 @@ def compile_graph(graph: Graph, out_tree, out_leaves, name: str):
         gen.names[t] = p
     fname = gen.fresh(name)
     gen.emit(0, f"def {fname}({', '.join(params)}):")
-    body_start = len(gen.lines)
-    outputs = [x for x in out_leaves if isinstance(x, Tensor)]
-    for node in live_nodes(graph, outputs):
-        gen.emit_node(node, 1)
-    if len(gen.lines) == body_start:
-        pass
+    gen.emit_graph_body(graph, 1, [x for x in out_leaves if isinstance(x, Tensor)])
     gen.emit(1, f"return {structure_expr(gen, out_tree, out_leaves)}")
     source = "\n".join(gen.lines) + "\n"
     _compile_count[0] += 1
@@ -228,3 +252,65 @@ def compile_graph(graph: Graph, out_tree, out_leaves, name: str):
     namespace = dict(gen.globals)
     exec(compile(source, filename, "exec"), namespace)
     return namespace[fname], source, gen, filename
+
+
+def _is_elementwise(node: Node) -> bool:
+    k = node.op.kernel
+    return isinstance(k, np.ufunc) and k.signature is None and k.nout == 1 and not node.attrs
+
+
+def _fresh_array(node: Node) -> bool:
+    """Outputs that are new arrays owned by nobody else (not views, not aliases)."""
+    k = node.op.kernel
+    return isinstance(k, np.ufunc) and k.nout == 1 and not node.attrs
+
+
+class BufferPlan:
+    """Last uses within one graph body: names to recycle and buffers to write into.
+
+    A value produced in this body dies at its last use here; its variable name is then
+    reused for a later output (so the array is freed as early as in eager NumPy), and
+    an elementwise op whose input dies at that op writes its result into that input's
+    buffer with `out=` when shape and dtype match and nothing else can see the buffer.
+    """
+
+    def __init__(self, nodes: list[Node], outputs: list):
+        self.last_use: dict[int, int] = {}
+        self.only_ufunc_users: dict[int, bool] = {}
+        self.produced: dict[int, Node] = {}
+        for k, node in enumerate(nodes):
+            for o in node.outputs:
+                self.produced[id(o)] = node
+            for x in node.inputs:
+                if isinstance(x, Tensor):
+                    self.last_use[id(x)] = k
+                    ok = self.only_ufunc_users.get(id(x), True)
+                    self.only_ufunc_users[id(x)] = ok and isinstance(node.op.kernel, np.ufunc)
+        for x in outputs:
+            if isinstance(x, Tensor):
+                self.last_use[id(x)] = len(nodes)
+        self.free: list[str] = []
+
+    def reusable_input(self, node: Node, k: int):
+        if not _is_elementwise(node) or len(node.outputs) != 1:
+            return None
+        out = node.outputs[0]
+        if out.ndim == 0 or None in out.shape:
+            return None
+        for x in node.inputs:
+            if (isinstance(x, Tensor) and self.last_use.get(id(x)) == k
+                    and id(x) in self.produced and _fresh_array(self.produced[id(x)])
+                    and self.only_ufunc_users.get(id(x)) and x.shape == out.shape
+                    and x.dtype == out.dtype):
+                return x
+        return None
+
+    def take_name(self, value: Tensor, k: int) -> str | None:
+        return self.free.pop() if self.free else None
+
+    def release(self, node: Node, k: int, names: dict) -> None:
+        for x in node.inputs:
+            if isinstance(x, Tensor) and id(x) in self.produced and self.last_use.get(id(x)) == k:
+                name = names[x]
+                if name not in self.free:
+                    self.free.append(name)
