@@ -12,6 +12,7 @@ from runtime.tracing import in_graph_mode
 from runtime.graph import Graph, Node
 from runtime.ops import functions as _functions  # noqa: F401  (fills the NumPy table)
 from runtime.ops.indexing import index_update
+from runtime.ops.shape import shape_of
 from runtime.ops.registry import OpDef, bind
 from runtime.control_flow import cond, constant
 from runtime.loops import while_loop
@@ -25,7 +26,7 @@ from runtime.function import (
 
 __all__ = [
     "GraphModeError", "Tensor", "in_graph_mode", "Graph", "Node", "OpDef", "bind",
-    "index_update", "cond", "constant", "while_loop", "assert_", "print_", "Variable",
+    "index_update", "shape_of", "cond", "constant", "while_loop", "assert_", "print_", "Variable",
     "TensorSpec", "ConcreteFunction", "Function", "RetracingWarning", "function",
     "functions_run_eagerly", "run_functions_eagerly",
 ]
