@@ -143,7 +143,7 @@ class CodeGen:
         else:
             args = ins + [f"{k}={self.lit(v)}" for k, v in node.attrs.items()]
             if reuse is not None:
-                args.append(self.names[reuse])  # positional `out`: write into a dead buffer
+                args.append(f"out={self.names[reuse]}")  # write into a dead buffer
             call = f"{self.kernel_ref(node)}({', '.join(args)})"
         if outs:
             self.emit(indent, f"{', '.join(outs)} = {call}", node)

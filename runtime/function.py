@@ -19,6 +19,7 @@ from runtime import tracing
 from runtime.codegen import compile_graph
 from runtime.errors import GraphModeError
 from runtime.graph import Graph
+from runtime.passes.pipeline import optimize as optimize_graph
 from runtime.signature import (
     IdentityKey, TensorSpec, describe_part, generalize, has_unknown_dims, is_array_part, key_fits,
     key_of,
@@ -47,16 +48,23 @@ def functions_run_eagerly() -> bool:
 class ConcreteFunction:
     """One trace of a Function: a graph plus the compiled Python code that runs it."""
 
-    def __init__(self, name, graph, key, params, out_tree, out_leaves, owner=None):
+    def __init__(self, name, graph, key, params, out_tree, out_leaves, owner=None,
+                 optimize: bool = True):
         self.name = name
         self.graph = graph
         self.key = key
         self.params = params
         self._owner = owner
-        self.optimized_graph = graph
         self._out_leaves = out_leaves
+        self.pass_summary = None
+        run_graph, run_leaves = graph, out_leaves
+        if optimize:
+            run_graph, _, self.pass_summary = optimize_graph(graph)
+            outputs = iter(run_graph.outputs)
+            run_leaves = [next(outputs) if isinstance(x, Tensor) else x for x in out_leaves]
+        self.optimized_graph = run_graph
         self._fn, self.python_code, self._gen, self._filename = compile_graph(
-            graph, out_tree, out_leaves, name)
+            run_graph, out_tree, run_leaves, name)
 
     def __call__(self, *args, **kwargs):
         if self._owner is not None:
@@ -272,7 +280,8 @@ class Function:
         _warn_if_random_used(rng_state, self.__name__)
         graph.outputs = [x for x in out_leaves if isinstance(x, Tensor)]
         graph.verify()
-        cf = ConcreteFunction(self.__name__, graph, key, self._params, out_tree, out_leaves)
+        cf = ConcreteFunction(self.__name__, graph, key, self._params, out_tree, out_leaves,
+                              optimize=self.optimize)
         self._concrete.append(cf)
         self.tracing_count += 1
         return cf

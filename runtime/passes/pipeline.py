@@ -1,0 +1,61 @@
+"""The optimization pipeline, run to a fixpoint on a copy of the traced graph.
+
+Order, and why:
+1. inline constant conds — exposes the taken branch to every later pass;
+2. fold constants        — turns all-constant ops into values (may make preds constant);
+3. simplify algebra      — removes identities (`x * 1`) that folding revealed;
+4. CSE                   — merges what simplification made identical;
+5. hoist loop invariants — moves pure, invariant work out of while bodies;
+6. DCE                   — drops everything the earlier passes orphaned.
+The loop repeats while any pass changes something (at most `MAX_ROUNDS` times).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from runtime.graph import Graph
+from runtime.passes.cse import eliminate_common_subexpressions
+from runtime.passes.dce import eliminate_dead_code
+from runtime.passes.fold import fold_constants
+from runtime.passes.hoist import hoist_loop_invariants
+from runtime.passes.inline_cond import inline_constant_conds
+from runtime.passes.rewrite import clone
+from runtime.passes.simplify import simplify_algebra
+
+PASSES = [inline_constant_conds, fold_constants, simplify_algebra,
+          eliminate_common_subexpressions, hoist_loop_invariants, eliminate_dead_code]
+MAX_ROUNDS = 8
+
+
+@dataclass
+class PassSummary:
+    """Node counts before/after each pass run, for debugging (`cf.pass_summary`)."""
+
+    rows: list = field(default_factory=list)
+
+    def __str__(self) -> str:
+        lines = [f"{'round':>5}  {'pass':<34} {'before':>6} {'after':>6}"]
+        lines += [f"{r:>5}  {name:<34} {b:>6} {a:>6}" for r, name, b, a in self.rows]
+        return "\n".join(lines)
+
+
+def count_nodes(graph: Graph) -> int:
+    return sum(1 for _ in graph.walk())
+
+
+def optimize(graph: Graph, verify: bool = False) -> tuple[Graph, dict, PassSummary]:
+    """Optimize a copy of `graph`; returns (copy, {id(old value): new value}, summary)."""
+    optimized, mapping = clone(graph)
+    summary = PassSummary()
+    for round_ in range(1, MAX_ROUNDS + 1):
+        any_change = False
+        for pass_ in PASSES:
+            before = count_nodes(optimized)
+            changed = pass_(optimized)
+            if verify:
+                optimized.verify()
+            summary.rows.append((round_, pass_.__name__, before, count_nodes(optimized)))
+            any_change |= changed
+        if not any_change:
+            break
+    return optimized, mapping, summary

@@ -1,0 +1,72 @@
+"""Graph surgery shared by the passes: cloning and replacing uses of a value."""
+from __future__ import annotations
+
+from runtime.graph import Graph, Node
+from runtime.tensor import Tensor
+
+
+def clone(graph: Graph, parent: Graph | None = None, mapping: dict | None = None) -> tuple[Graph, dict]:
+    """A deep copy of `graph` (subgraphs too); returns (copy, {id(old): new})."""
+    mapping = {} if mapping is None else mapping
+    new = Graph(graph.name, parent)
+    new._counter = graph._counter if parent is None else parent._counter
+
+    def copy_value(t: Tensor, node) -> Tensor:
+        c = Tensor(new, node, t.index, t.shape, t.dtype, t.name)
+        mapping[id(t)] = c
+        return c
+
+    new.inputs = [copy_value(t, None) for t in graph.inputs]
+    for outer, inner in graph.captures.items():
+        new.captures[outer] = mapping[id(inner)]
+    for node in graph.nodes:
+        attrs = {}
+        for k, v in node.attrs.items():
+            attrs[k] = clone(v, new, mapping)[0] if isinstance(v, Graph) else v
+        copy = Node(node.op, [mapping.get(id(x), x) if isinstance(x, Tensor) else x
+                              for x in node.inputs], attrs, node.origin)
+        copy.outputs = [copy_value(o, copy) for o in node.outputs]
+        new.nodes.append(copy)
+    new.outputs = [mapping.get(id(x), x) if isinstance(x, Tensor) else x for x in graph.outputs]
+    return new, mapping
+
+
+def replace_uses(graph: Graph, replacements: dict) -> None:
+    """Substitute values in node inputs and outputs of `graph`: {id(old): new}."""
+    if not replacements:
+        return
+
+    def sub(x):
+        while isinstance(x, Tensor) and id(x) in replacements:
+            x = replacements[id(x)]
+        return x
+
+    for node in graph.nodes:
+        node.inputs = [sub(x) for x in node.inputs]
+    graph.outputs = [sub(x) for x in graph.outputs]
+
+
+def is_pure(node: Node) -> bool:
+    """No state, no effect, no subgraph: safe to fold, merge, hoist or drop."""
+    return not node.op.stateful and not node.op.effect and not node.subgraphs() \
+        and node.op.kernel is not None
+
+
+def use_counts(graph: Graph) -> dict[int, int]:
+    counts: dict[int, int] = {}
+    for node in graph.nodes:
+        for x in node.inputs:
+            if isinstance(x, Tensor):
+                counts[id(x)] = counts.get(id(x), 0) + 1
+    for x in graph.outputs:
+        if isinstance(x, Tensor):
+            counts[id(x)] = counts.get(id(x), 0) + 1
+    return counts
+
+
+def each_graph(graph: Graph):
+    """`graph` and all its subgraphs, innermost first."""
+    for node in graph.nodes:
+        for sub in node.subgraphs():
+            yield from each_graph(sub)
+    yield graph

@@ -1,0 +1,91 @@
+"""Algebraic simplification, only where NumPy gives bitwise the same result.
+
+    x * 1 → x      x / 1 → x (floats)      x - 0 → x      x + 0 → x (integers, bools)
+    x - x → zeros (integers)              astype(x, x.dtype) → x
+    reshape(x, x.shape) → x               transpose(transpose(x, p), q) → transpose(x, p∘q)
+
+Never where dtype or shape would change (broadcasting, promotion), never `x + 0.0` on
+floats (-0.0 + 0.0 is +0.0), never `x - x` on floats (inf - inf is nan), and never for
+a value the function returns (the caller gets a fresh array, as eagerly).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from runtime.graph import Graph, Node
+from runtime.passes.rewrite import each_graph, replace_uses
+from runtime.tensor import Tensor
+
+
+def _is_scalar(v, value) -> bool:
+    if isinstance(v, Tensor) or isinstance(v, (list, tuple)):
+        return False
+    try:
+        arr = np.asarray(v)
+    except Exception:
+        return False
+    return arr.ndim == 0 and arr.dtype.kind in "biuf" and arr == value
+
+
+def _same_aval(a, out: Tensor) -> bool:
+    return isinstance(a, Tensor) and a.dtype == out.dtype and a.shape == out.shape \
+        and None not in a.shape
+
+
+def _rewrite(node: Node):
+    """The value that can stand for the node's output, or None."""
+    name, ins, out = node.op.name, node.inputs, node.outputs[0] if node.outputs else None
+    if out is None or node.attrs and name not in ("astype", "reshape", "transpose"):
+        return None
+    if name == "multiply" and len(ins) == 2:
+        for a, b in (ins, ins[::-1]):
+            if _same_aval(a, out) and _is_scalar(b, 1):
+                return a
+    if name in ("true_divide", "divide") and _same_aval(ins[0], out) and out.dtype.kind == "f" \
+            and _is_scalar(ins[1], 1):
+        return ins[0]
+    if name == "subtract" and _same_aval(ins[0], out) and _is_scalar(ins[1], 0):
+        return ins[0]
+    if name == "add" and out.dtype.kind in "iub":
+        for a, b in (ins, ins[::-1]):
+            if _same_aval(a, out) and _is_scalar(b, 0):
+                return a
+    if name == "subtract" and ins[0] is ins[1] and out.dtype.kind in "iu" and None not in out.shape:
+        zeros = np.zeros(out.shape, out.dtype)
+        return zeros[()] if zeros.ndim == 0 else zeros
+    if name == "astype" and _same_aval(ins[0], out):
+        return ins[0]
+    if name == "reshape" and _same_aval(ins[0], out):
+        return ins[0]
+    if name == "transpose" and _same_aval(ins[0], out) and ins[0].ndim <= 1:
+        return ins[0]
+    if name == "transpose" and isinstance(ins[0], Tensor) and ins[0].node is not None \
+            and ins[0].node.op.name == "transpose" and _same_aval(ins[0].node.inputs[0], out):
+        inner = ins[0].node
+        n = out.ndim
+        p = inner.attrs.get("axes") or tuple(reversed(range(n)))
+        q = node.attrs.get("axes") or tuple(reversed(range(n)))
+        if tuple(p[i] for i in q) == tuple(range(n)):
+            return inner.inputs[0]
+    return None
+
+
+def simplify_algebra(graph: Graph) -> bool:
+    changed = False
+    for g in each_graph(graph):
+        protected = {id(x) for x in g.outputs if isinstance(x, Tensor)} if g.parent is None else set()
+        replacements = {}
+        keep = []
+        for node in g.nodes:
+            node.inputs = [replacements.get(id(x), x) if isinstance(x, Tensor) else x
+                           for x in node.inputs]
+            value = None if node.op.stateful or node.subgraphs() or any(
+                id(o) in protected for o in node.outputs) else _rewrite(node)
+            if value is not None:
+                replacements[id(node.outputs[0])] = value
+                changed = True
+                continue
+            keep.append(node)
+        g.nodes = keep
+        replace_uses(g, replacements)
+    return changed
