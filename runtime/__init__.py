@@ -18,6 +18,7 @@ from runtime.control_flow import cond, constant
 from runtime.loops import while_loop
 from runtime.effects import assert_, print_
 from runtime.variables import Variable
+from runtime.lists import list_append, list_len, list_new, list_stack
 from runtime.signature import TensorSpec
 from runtime.function import (
     ConcreteFunction, Function, RetracingWarning, function, functions_run_eagerly,
@@ -26,7 +27,7 @@ from runtime.function import (
 
 __all__ = [
     "GraphModeError", "Tensor", "in_graph_mode", "Graph", "Node", "OpDef", "bind",
-    "index_update", "shape_of", "cond", "constant", "while_loop", "assert_", "print_", "Variable",
+    "index_update", "shape_of", "cond", "constant", "while_loop", "assert_", "print_", "Variable", "list_new", "list_append", "list_stack", "list_len",
     "TensorSpec", "ConcreteFunction", "Function", "RetracingWarning", "function",
     "functions_run_eagerly", "run_functions_eagerly",
 ]

@@ -1,0 +1,150 @@
+"""Graph lists: a Python list appended to inside a symbolic loop, then stacked.
+
+A list is a graph value of dtype `object` and shape `()` (at run time: a Python list).
+`list_append` appends in place and returns the same list — the converted code always
+rebinds the variable (`xs = list_append(xs, x)`), which is Python's own aliasing.
+`list_stack` gives an array of shape `(None,) + element shape`; the element's shape
+and dtype are found by following the list back to its appends.
+
+    xs = runtime.list_new()
+    i, xs = runtime.while_loop(lambda i, xs: i < n,
+                               lambda i, xs: (i + 1, runtime.list_append(xs, x * i)), (0, xs))
+    runtime.list_stack(xs)          # float64[?, 3]
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from runtime import tracing
+from runtime.errors import where
+from runtime.ops.registry import OpDef, bind
+from runtime.tensor import Tensor, _fmt_shape
+
+LIST_DTYPE = np.dtype(object)
+
+
+def _new_kernel():
+    return []
+
+
+def _append_kernel(xs, x):
+    xs.append(x)
+    return xs
+
+
+def _stack_kernel(xs):
+    if not xs:
+        raise ValueError("cannot stack an empty list (the loop appended nothing)")
+    return np.stack(xs)
+
+
+def _len_kernel(xs):
+    return np.int64(len(xs))
+
+
+def _append_eval(op, inputs, attrs):
+    xs, x = inputs
+    known = element_aval(xs)
+    new = (x.shape, x.dtype) if isinstance(x, Tensor) else (np.shape(x), np.asarray(x).dtype)
+    if known is not None and known != new:
+        raise ValueError(
+            f"A list gets elements of different shapes or dtypes{where()}: "
+            f"{known[1]}{_fmt_shape(known[0])} and {new[1]}{_fmt_shape(new[0])}. "
+            "Stacking needs every element to have the same shape and dtype.")
+    return [((), LIST_DTYPE)]
+
+
+def _stack_eval(op, inputs, attrs):
+    elem = element_aval(inputs[0])
+    if elem is None:
+        raise ValueError(f"Cannot stack a list to which nothing is appended{where()}.")
+    return [((None,) + tuple(elem[0]), elem[1])]
+
+
+LIST_NEW = OpDef("list_new", _new_kernel, lambda op, i, a: [((), LIST_DTYPE)], stateful=True)
+LIST_APPEND = OpDef("list_append", _append_kernel, _append_eval, stateful=True, effect=True)
+LIST_STACK = OpDef("list_stack", _stack_kernel, _stack_eval, stateful=True)
+LIST_LEN = OpDef("list_len", _len_kernel, lambda op, i, a: [((), np.dtype(np.int64))],
+                 stateful=True)
+
+
+def is_list(x) -> bool:
+    return isinstance(x, Tensor) and x.dtype == LIST_DTYPE
+
+
+def list_new(items=()):
+    """A new graph list (a Python list when not tracing), holding `items`."""
+    if not tracing.in_graph_mode():
+        return list(items)
+    xs = bind(LIST_NEW)
+    for item in items:
+        xs = list_append(xs, item)
+    return xs
+
+
+def list_append(xs, x):
+    """`xs.append(x)`; returns the list."""
+    if isinstance(xs, list):
+        xs.append(x)
+        return xs
+    return bind(LIST_APPEND, xs, x)
+
+
+def list_stack(xs):
+    """`np.stack(xs)`."""
+    if isinstance(xs, list):
+        return np.stack(xs)
+    return bind(LIST_STACK, xs)
+
+
+def list_len(xs):
+    if isinstance(xs, list):
+        return len(xs)
+    return bind(LIST_LEN, xs)
+
+
+def element_aval(xs):
+    """(shape, dtype) of the elements appended to list value `xs`, or None if none are."""
+    seen = set()
+    todo = [xs]
+    while todo:
+        t = todo.pop()
+        if not isinstance(t, Tensor) or id(t) in seen:
+            continue
+        seen.add(id(t))
+        node = t.node
+        if node is None:
+            todo.extend(_sources_of_placeholder(t))
+        elif node.op is LIST_APPEND:
+            x = node.inputs[1]
+            return (x.shape, x.dtype) if isinstance(x, Tensor) else (np.shape(x), np.asarray(x).dtype)
+        elif node.op.name == "while_loop":
+            todo.append(node.attrs["body"].outputs[t.index])
+            todo.append(node.inputs[t.index])
+        elif node.op.name == "cond":
+            todo.append(node.attrs["then"].outputs[t.index])
+            todo.append(node.attrs["else_"].outputs[t.index])
+    return None
+
+
+def _sources_of_placeholder(t: Tensor):
+    """Values that flow into placeholder `t` of a subgraph (loop state or captures)."""
+    graph = t.graph
+    parent = graph.parent
+    if parent is None:
+        return []
+    for outer, inner in graph.captures.items():
+        if inner is t:
+            return [outer]
+    position = next((i for i, p in enumerate(graph.inputs) if p is t), None)
+    for node in parent.nodes:
+        subs = node.subgraphs()
+        if any(s is graph for s in subs) and position is not None:
+            sources = []
+            if node.op.name == "while_loop" and position < len(node.outputs):
+                sources.append(node.inputs[position])
+                sources.append(node.attrs["body"].outputs[position])
+            elif node.op.name == "cond" and position + 1 < len(node.inputs):
+                sources.append(node.inputs[position + 1])
+            return sources
+    return []  # a subgraph still being traced: its node does not exist yet

@@ -1,0 +1,65 @@
+"""Graph lists: appended inside symbolic loops and conditionals, then stacked."""
+import numpy as np
+import pytest
+
+import autograph as ag
+import runtime
+from tests.helpers import assert_same
+
+
+def collect(x, n):
+    xs = runtime.list_new()
+    _, xs = runtime.while_loop(lambda i, xs: i < n,
+                               lambda i, xs: (i + 1, runtime.list_append(xs, x * i)),
+                               (np.int64(0), xs))
+    return runtime.list_stack(xs), runtime.list_len(xs)
+
+
+@pytest.mark.parametrize("n", [1, 3, 6])
+def test_list_appended_in_symbolic_loop_is_stacked(n):
+    f = ag.function(collect, autograph=False)
+    x = np.arange(3.0)
+    stacked, length = f(x, np.int64(n))
+    assert_same(stacked, np.stack([x * i for i in range(n)]))
+    assert int(length) == n
+    assert f.tracing_count == 1
+    cf = f.get_concrete_function(x, np.int64(n))
+    assert cf.graph.outputs[0].shape == (None, 3)
+
+
+def test_list_is_fresh_on_every_call():
+    f = ag.function(collect, autograph=False)
+    f(np.ones(2), np.int64(2))
+    stacked, length = f(np.ones(2), np.int64(2))
+    assert int(length) == 2 and stacked.shape == (2, 2)
+
+
+def test_list_in_conditional_branch():
+    def fn(x):
+        xs = runtime.list_new([x])
+        xs = runtime.cond(np.sum(x) > 0, lambda: runtime.list_append(xs, x * 2), lambda: xs)
+        return runtime.list_stack(xs)
+    f = ag.function(fn, autograph=False)
+    assert_same(f(np.ones(2)), np.stack([np.ones(2), np.full(2, 2.0)]))
+    assert_same(f(-np.ones(2)), np.stack([-np.ones(2)]))
+
+
+def test_appending_different_shapes_is_an_error():
+    def fn(x):
+        xs = runtime.list_new([x])
+        return runtime.list_stack(runtime.list_append(xs, x[:1]))
+    with pytest.raises(ValueError, match="different shapes"):
+        ag.function(fn, autograph=False)(np.ones(2))
+
+
+def test_empty_stack_fails_at_run_time_with_message():
+    f = ag.function(collect, autograph=False)
+    with pytest.raises(ValueError, match="empty list"):
+        f(np.ones(2), np.int64(0))
+
+
+def test_python_lists_stay_python():
+    xs = runtime.list_new([1])
+    runtime.list_append(xs, 2)
+    assert xs == [1, 2] and runtime.list_len(xs) == 2
+    assert_same(runtime.list_stack([np.ones(2), np.zeros(2)]), np.stack([np.ones(2), np.zeros(2)]))
