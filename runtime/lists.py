@@ -38,6 +38,17 @@ def _stack_kernel(xs):
     return np.stack(xs)
 
 
+def _get_kernel(xs, k):
+    return xs[int(k)]
+
+
+def _get_eval(op, inputs, attrs):
+    elem = element_aval(inputs[0])
+    if elem is None:
+        raise ValueError(f"Cannot read from a list to which nothing is appended{where()}.")
+    return [elem]
+
+
 def _len_kernel(xs):
     return np.int64(len(xs))
 
@@ -64,6 +75,7 @@ def _stack_eval(op, inputs, attrs):
 LIST_NEW = OpDef("list_new", _new_kernel, lambda op, i, a: [((), LIST_DTYPE)], stateful=True)
 LIST_APPEND = OpDef("list_append", _append_kernel, _append_eval, stateful=True, effect=True)
 LIST_STACK = OpDef("list_stack", _stack_kernel, _stack_eval, stateful=True)
+LIST_GET = OpDef("list_get", _get_kernel, _get_eval, stateful=True)
 LIST_LEN = OpDef("list_len", _len_kernel, lambda op, i, a: [((), np.dtype(np.int64))],
                  stateful=True)
 
@@ -95,6 +107,13 @@ def list_stack(xs):
     if isinstance(xs, list):
         return np.stack(xs)
     return bind(LIST_STACK, xs)
+
+
+def list_get(xs, k):
+    """`xs[k]`."""
+    if isinstance(xs, list):
+        return xs[int(k)]
+    return bind(LIST_GET, xs, k)
 
 
 def list_len(xs):

@@ -34,6 +34,7 @@ class OpDef:
     stateful: bool = False                  # reads or writes state: no folding, no CSE
     effect: bool = False                    # must run even when no output is used
     grad: Callable | None = None            # (node-like, output cotangents) -> input cotangents
+    vjp: Callable | None = None             # the same for control-flow nodes (needs the node)
     format: Callable | None = None          # (kernel_ref, input_exprs, attrs) -> expression
     kernel_ref: str | None = None           # how generated code names the kernel
 
@@ -49,11 +50,17 @@ def numpy_ref(fn) -> str | None:
     return None
 
 
+# Set by an active eager GradientTape: records ops on watched values (else None).
+RECORDER: list = [None]
+
+
 def bind(op: OpDef, *inputs, **attrs):
     """Apply `op`: record a node when tracing symbolic values, else compute eagerly."""
     graph = tracing.current_graph()
     if graph is not None and (op.stateful or op.effect or _any_tensor(inputs)):
         return add_node(graph, op, list(inputs), attrs)
+    if RECORDER[0] is not None:
+        return RECORDER[0](op, inputs, attrs)
     return op.kernel(*inputs, **attrs)
 
 
@@ -79,32 +86,37 @@ def add_node(graph, op: OpDef, inputs: list, attrs: dict, avals: AVals | None = 
 _SIZES = (5, 7)  # two different stand-ins for unknown dims: dims that differ are unknown
 
 
-def _example(x, size: int):
+def zeros_example(x, size: int):
     if isinstance(x, Tensor):
         return np.zeros(tuple(size if d is None else d for d in x.shape), x.dtype)
     return x
 
 
-def run_example(op: OpDef, inputs: list, attrs: dict, size: int):
+def run_example(op: OpDef, inputs: list, attrs: dict, size: int, example=zeros_example):
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        out = op.kernel(*[_example(x, size) for x in inputs], **attrs)
+        out = op.kernel(*[example(x, size) for x in inputs], **attrs)
     return list(out) if op.num_outputs != 1 else [out]
 
 
-def eval_by_example(op: OpDef, inputs: list, attrs: dict) -> AVals:
-    """Run the kernel on zero-filled stand-ins to learn output shapes and dtypes."""
-    first = run_example(op, inputs, attrs, _SIZES[0])
+def eval_by_example(op: OpDef, inputs: list, attrs: dict, example=zeros_example) -> AVals:
+    """Run the kernel on stand-ins to learn output shapes and dtypes.
+
+    `example(x, size)` makes the stand-in for input `x` (default: zeros, with `size`
+    for unknown dims); ops whose kernels reject zeros (e.g. a matrix inverse) pass
+    their own.
+    """
+    first = run_example(op, inputs, attrs, _SIZES[0], example)
     unknown = any(isinstance(x, Tensor) and None in x.shape for x in inputs)
     if not unknown:
         return [(np.shape(o), _dtype_of(o)) for o in first]
-    second = run_example(op, inputs, attrs, _SIZES[1])
+    second = run_example(op, inputs, attrs, _SIZES[1], example)
     avals = []
-    for a, b in zip(first, second):
+    for a, b in zip(first, second, strict=True):
         sa, sb = np.shape(a), np.shape(b)
         if len(sa) != len(sb):
             raise ValueError(f"{op.name}: the result's rank depends on an unknown dimension")
-        avals.append((tuple(x if x == y else None for x, y in zip(sa, sb)), _dtype_of(a)))
+        avals.append((tuple(x if x == y else None for x, y in zip(sa, sb, strict=True)), _dtype_of(a)))
     return avals
 
 

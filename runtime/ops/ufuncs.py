@@ -51,11 +51,12 @@ def _ufunc_abstract_eval(op: OpDef, inputs: list, attrs: dict):
     ufunc = op.kernel
     if attrs or ufunc.signature is not None:
         return eval_by_example(op, inputs, attrs)
-    shape = broadcast_shapes(*(np.shape(x) if not isinstance(x, Tensor) else x.shape for x in inputs))
     try:
         dtypes = ufunc.resolve_dtypes(tuple(_operand_dtype(x) for x in inputs) + (None,) * ufunc.nout)
     except (TypeError, np.exceptions.DTypePromotionError):
-        return eval_by_example(op, inputs, attrs)
+        return eval_by_example(op, inputs, attrs)  # raises NumPy's own error (no loop, ...)
+    # after the dtypes, like NumPy: a dtype error wins over a broadcasting error
+    shape = broadcast_shapes(*(np.shape(x) if not isinstance(x, Tensor) else x.shape for x in inputs))
     return [(shape, dt) for dt in dtypes[ufunc.nin:]]
 
 
@@ -96,4 +97,6 @@ def dispatch_ufunc(ufunc, method, inputs, kwargs):
         raise TypeError(f"np.{ufunc.__name__}(..., where=...) is not supported in graphs{where()}; "
                         "use np.where on the result.")
     kwargs = {k: v for k, v in kwargs.items() if k != "out"}
-    return bind(ufunc_op(ufunc), *inputs, **kwargs)
+    from runtime.ops.functions import resolve_variables
+
+    return bind(ufunc_op(ufunc), *resolve_variables(inputs), **kwargs)

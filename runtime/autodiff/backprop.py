@@ -1,0 +1,70 @@
+"""The reverse pass shared by eager and graph tapes.
+
+A record has `op`, `inputs`, `attrs`, `outputs` (values the rule computes with) and
+`in_keys` / `out_keys` (identities that cotangents are accumulated under). Graph nodes
+are records whose keys are their Tensors' ids; eager records keep the arrays and the
+ids of the tape values that produced them.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from runtime.autodiff.shapes import is_differentiable
+from runtime.errors import where
+
+
+def rule_for(op):
+    if op.grad is not None:
+        return op.grad
+    from runtime.autodiff.function_rules import RULES
+    from runtime.autodiff.rules import UFUNC_RULES
+
+    if isinstance(op.kernel, np.ufunc):
+        return UFUNC_RULES.get(op.kernel)
+    return RULES.get(op.name)
+
+
+def backprop(records, seeds: dict, wanted: set) -> dict:
+    """Accumulate cotangents from `seeds` ({key: cotangent}) back through `records`.
+
+    Only records on a path to a key in `wanted` are differentiated.
+    """
+    cts = dict(seeds)
+    relevant = _on_path(records, wanted)
+    for rec in reversed(records):
+        if not relevant.get(id(rec)):
+            continue
+        out_cts = [cts.get(k) for k in rec.out_keys]
+        if all(g is None for g in out_cts):
+            continue
+        rule = rec.op.vjp if getattr(rec.op, "vjp", None) else rule_for(rec.op)
+        if rule is None:
+            raise NotImplementedError(
+                f"No gradient rule for `{rec.op.name}`{_at(rec)}; it lies between the target "
+                "and a source. Compute it outside the tape, or use ops that have rules.")
+        out_cts = [g if g is not None else np.zeros_like(o) for g, o in zip(out_cts, rec.outputs)]
+        in_cts = rule(rec, out_cts)
+        for key, x, g in zip(rec.in_keys, rec.inputs, in_cts):
+            if key is None or g is None or not is_differentiable(x):
+                continue
+            if key in cts:
+                cts[key] = cts[key] + g
+            else:
+                cts[key] = g
+    return cts
+
+
+def _on_path(records, wanted: set) -> dict:
+    """Records that depend (forwards) on any key in `wanted`."""
+    live = set(wanted)
+    relevant = {}
+    for rec in records:
+        if any(k in live for k in rec.in_keys if k is not None):
+            relevant[id(rec)] = True
+            live.update(k for k in rec.out_keys if k is not None)
+    return relevant
+
+
+def _at(rec) -> str:
+    origin = getattr(rec, "origin", None)
+    return f" (at {origin})" if origin else where()

@@ -1,0 +1,164 @@
+"""Reverse-mode rules for `cond` and `while_loop` nodes.
+
+Both work by *replaying* a subgraph's forward nodes inside a new trace and running
+the ordinary reverse pass over the replayed nodes:
+
+- cond: `cond(pred, vjp(then), vjp(else))` — the same predicate picks the branch;
+- while_loop: the loop is run forward again, pushing each iteration's loop variables
+  on graph lists; a second loop runs the iterations backwards, reading the saved state
+  and applying the body's VJP, and sums the gradients of captured values.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from runtime import tracing
+from runtime.autodiff.backprop import backprop
+from runtime.autodiff.shapes import is_differentiable
+from runtime.control_flow import COND, WHILE_LOOP, cond
+from runtime.lists import list_append, list_get, list_len, list_new
+from runtime.loops import while_loop
+from runtime.ops.registry import add_node, bind
+from runtime.tensor import Tensor
+
+
+class NodeRecord:
+    """A graph node seen as a record for `backprop`."""
+
+    __slots__ = ("node", "op", "inputs", "attrs", "outputs", "in_keys", "out_keys", "origin")
+
+    def __init__(self, node):
+        self.node = node
+        self.op = node.op
+        self.inputs = node.inputs
+        self.attrs = node.attrs
+        self.outputs = node.outputs
+        self.in_keys = [id(x) if isinstance(x, Tensor) else None for x in node.inputs]
+        self.out_keys = [id(o) for o in node.outputs]
+        self.origin = node.origin
+
+
+def replay(graph, args):
+    """Re-emit `graph`'s nodes into the current trace on `args`; returns its outputs."""
+    from runtime.passes.rewrite import clone
+
+    env = {id(ph): a for ph, a in zip(graph.inputs, args)}
+
+    def val(x):
+        return env.get(id(x), x) if isinstance(x, Tensor) else x
+
+    current = tracing.current_graph()
+    for node in graph.nodes:
+        if node.op.effect and not node.outputs:
+            continue  # side effects belong to the forward pass only
+        ins = [val(x) for x in node.inputs]
+        if node.subgraphs():
+            attrs = {k: clone(v, current)[0] if hasattr(v, "nodes") else v
+                     for k, v in node.attrs.items()}
+            outs = add_node(current, node.op, ins, attrs, [(o.shape, o.dtype) for o in node.outputs])
+            outs = outs if isinstance(outs, tuple) else (outs,)
+        else:
+            out = bind(node.op, *ins, **node.attrs)
+            outs = out if node.op.num_outputs != 1 else (out,)
+        for o, v in zip(node.outputs, outs or ()):
+            env[id(o)] = v
+    return [val(x) for x in graph.outputs]
+
+
+def subgraph_vjp(graph, args, cts):
+    """Cotangents of `args` for `graph(*args)` given output cotangents `cts`."""
+    current = tracing.current_graph()
+    # values of enclosing graphs are seen through this graph's captures
+    args = [current.capture(a) if isinstance(a, Tensor) else a for a in args]
+    start = len(current.nodes)
+    outs = replay(graph, args)
+    records = [NodeRecord(n) for n in current.nodes[start:]]
+    seeds = {}
+    for o, g in zip(outs, cts):
+        if isinstance(o, Tensor) and g is not None and is_differentiable(o):
+            seeds[id(o)] = seeds[id(o)] + g if id(o) in seeds else g
+    wanted = {id(a) for a in args if isinstance(a, Tensor)}
+    got = backprop(records, seeds, wanted)
+    return [got.get(id(a)) if isinstance(a, Tensor) else None for a in args]
+
+
+def _like(g, x):
+    """`g` as a value with x's dtype (zeros when there is no gradient)."""
+    dtype = x.dtype if isinstance(x, Tensor) else np.asarray(x).dtype
+    if g is None:
+        return np.zeros_like(x)
+    gd = g.dtype if isinstance(g, Tensor) else np.asarray(g).dtype
+    return g if gd == dtype else np.astype(g, dtype)
+
+
+def cond_vjp(rec, cts):
+    node = rec.node
+    pred, *ins = node.inputs
+    diff = [i for i, x in enumerate(ins) if isinstance(x, Tensor) and is_differentiable(x)]
+
+    def branch(g):
+        def fn():
+            grads = subgraph_vjp(g, ins, cts)
+            return tuple(_like(grads[i], ins[i]) for i in diff)
+        return fn
+
+    grads = cond(pred, branch(node.attrs["then"]), branch(node.attrs["else_"]))
+    out = [None] * len(node.inputs)
+    for i, g in zip(diff, grads):
+        out[i + 1] = g
+    return out
+
+
+def while_vjp(rec, cts):
+    node = rec.node
+    n = len(node.outputs)
+    has_max = node.attrs["has_max"]
+    n_pass = len(node.inputs) - (1 if has_max else 0)
+    init, caps = list(node.inputs[:n]), list(node.inputs[n:n_pass])
+    limit = node.inputs[-1] if has_max else None
+    g_cond, g_body = node.attrs["cond"], node.attrs["body"]
+
+    # 1. forward again, saving every iteration's loop variables
+    def fwd_cond(*state):
+        return replay(g_cond, list(state[:n]) + caps)[0]
+
+    def fwd_body(*state):
+        saved = [list_append(xs, v) for xs, v in zip(state[n:], state[:n])]
+        return tuple(replay(g_body, list(state[:n]) + caps)) + tuple(saved)
+
+    stacks = tuple(list_new() for _ in range(n))
+    final = while_loop(fwd_cond, fwd_body, tuple(init) + stacks, maximum_iterations=limit)
+    saved = final[n:]
+
+    # 2. backwards through the saved iterations
+    var_diff = [i for i in range(n) if is_differentiable(node.outputs[i])]
+    cap_diff = [j for j, c in enumerate(caps) if isinstance(c, Tensor) and is_differentiable(c)]
+
+    def bwd_cond(k, *rest):
+        return k >= 0
+
+    def bwd_body(k, *rest):
+        g_vars = [None] * n
+        for i, g in zip(var_diff, rest[:len(var_diff)]):
+            g_vars[i] = g
+        g_caps = rest[len(var_diff):]
+        state = [list_get(xs, k) for xs in saved]
+        grads = subgraph_vjp(g_body, state + caps, g_vars)
+        new_vars = tuple(_like(grads[i], node.outputs[i]) for i in var_diff)
+        new_caps = tuple(acc + _like(grads[n + j], caps[j]) for acc, j in zip(g_caps, cap_diff))
+        return (k - 1,) + new_vars + new_caps
+
+    count = list_len(saved[0]) if n else np.int64(0)
+    start = tuple(_like(cts[i], node.outputs[i]) for i in var_diff) + \
+        tuple(np.zeros_like(caps[j]) for j in cap_diff)
+    result = while_loop(bwd_cond, bwd_body, (count - 1,) + start)
+    out = [None] * len(node.inputs)
+    for pos, i in enumerate(var_diff):
+        out[i] = result[1 + pos]
+    for pos, j in enumerate(cap_diff):
+        out[n + j] = result[1 + len(var_diff) + pos]
+    return out
+
+
+COND.vjp = cond_vjp
+WHILE_LOOP.vjp = while_vjp

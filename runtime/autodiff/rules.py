@@ -1,0 +1,154 @@
+"""Gradient rules for the ufunc ops, written with NumPy calls (so they run eagerly on
+arrays and record graph nodes on Tensors).
+
+A rule takes the forward record (`inputs`, `outputs`, `attrs`) and the output
+cotangents, and returns one cotangent per input (None: no gradient). Broadcasting
+is undone by `sum_to`. Rules for the other ops sit in `function_rules.py`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from runtime.autodiff.shapes import sum_to
+
+UFUNC_RULES = {}
+
+
+def ufunc_rule(*ufuncs):
+    def deco(fn):
+        for u in ufuncs:
+            UFUNC_RULES[u] = fn
+        return fn
+    return deco
+
+
+def _unary(fn):
+    """Rule for y = f(x) given dy/dx as a function of (x, y)."""
+    def rule(rec, cts):
+        x, y = rec.inputs[0], rec.outputs[0]
+        return [cts[0] * fn(x, y)]
+    return rule
+
+
+@ufunc_rule(np.add)
+def _add(rec, cts):
+    g = cts[0]
+    return [sum_to(g, rec.inputs[0]), sum_to(g, rec.inputs[1])]
+
+
+@ufunc_rule(np.subtract)
+def _subtract(rec, cts):
+    g = cts[0]
+    return [sum_to(g, rec.inputs[0]), sum_to(-g, rec.inputs[1])]
+
+
+@ufunc_rule(np.multiply)
+def _multiply(rec, cts):
+    g = cts[0]
+    a, b = rec.inputs
+    return [sum_to(g * b, a), sum_to(g * a, b)]
+
+
+@ufunc_rule(np.true_divide)
+def _divide(rec, cts):
+    g = cts[0]
+    a, b = rec.inputs
+    return [sum_to(g / b, a), sum_to(-g * rec.outputs[0] / b, b)]
+
+
+@ufunc_rule(np.negative)
+def _negative(rec, cts):
+    return [-cts[0]]
+
+
+@ufunc_rule(np.positive)
+def _positive(rec, cts):
+    return [cts[0]]
+
+
+@ufunc_rule(np.power)
+def _power(rec, cts):
+    g = cts[0]
+    a, b = rec.inputs
+    y = rec.outputs[0]
+    ga = sum_to(g * b * np.power(a, b - 1), a)
+    # d/db a**b = a**b log a, taken as 0 where a == 0 (the limit for b > 0)
+    safe = np.where(a == 0, 1, a)
+    gb = sum_to(g * y * np.where(a == 0, 0, np.log(np.abs(safe))), b)
+    return [ga, gb]
+
+
+@ufunc_rule(np.maximum, np.minimum)
+def _extremum(rec, cts):
+    # ties split the gradient evenly between the two inputs
+    g = cts[0]
+    a, b = rec.inputs
+    y = rec.outputs[0]
+    wa = np.where(a == y, np.where(b == y, 0.5, 1.0), 0.0)
+    return [sum_to(g * wa, a), sum_to(g * (1.0 - wa), b)]
+
+
+@ufunc_rule(np.matmul)
+def _matmul(rec, cts):
+    g = cts[0]
+    a, b = rec.inputs
+    a_nd, b_nd = np.ndim(a), np.ndim(b)
+    if a_nd == 1 and b_nd == 1:
+        return [g * b, g * a]
+    if a_nd == 1:
+        return [np.matmul(b, g[..., None])[..., 0] if b_nd > 2 else np.matmul(b, g),
+                sum_to(a[:, None] * g[..., None, :], b)]
+    if b_nd == 1:
+        return [sum_to(g[..., :, None] * b, a), sum_to(np.matmul(np.swapaxes(a, -1, -2), g[..., None])[..., 0], b)]
+    ga = np.matmul(g, np.swapaxes(b, -1, -2))
+    gb = np.matmul(np.swapaxes(a, -1, -2), g)
+    return [sum_to(ga, a), sum_to(gb, b)]
+
+
+for _u, _d in [
+    (np.exp, lambda x, y: y),
+    (np.expm1, lambda x, y: y + 1),
+    (np.log, lambda x, y: 1 / x),
+    (np.log1p, lambda x, y: 1 / (1 + x)),
+    (np.log2, lambda x, y: 1 / (x * np.log(2.0))),
+    (np.log10, lambda x, y: 1 / (x * np.log(10.0))),
+    (np.sqrt, lambda x, y: 0.5 / y),
+    (np.cbrt, lambda x, y: 1 / (3 * y * y)),
+    (np.square, lambda x, y: 2 * x),
+    (np.reciprocal, lambda x, y: -y * y),
+    (np.absolute, lambda x, y: np.sign(x)),
+    (np.sin, lambda x, y: np.cos(x)),
+    (np.cos, lambda x, y: -np.sin(x)),
+    (np.tan, lambda x, y: 1 + y * y),
+    (np.tanh, lambda x, y: 1 - y * y),
+    (np.sinh, lambda x, y: np.cosh(x)),
+    (np.cosh, lambda x, y: np.sinh(x)),
+    (np.arctan, lambda x, y: 1 / (1 + x * x)),
+    (np.arcsin, lambda x, y: 1 / np.sqrt(1 - x * x)),
+    (np.arccos, lambda x, y: -1 / np.sqrt(1 - x * x)),
+    (np.arctanh, lambda x, y: 1 / (1 - x * x)),
+    (np.arcsinh, lambda x, y: 1 / np.sqrt(x * x + 1)),
+    (np.exp2, lambda x, y: y * np.log(2.0)),
+]:
+    UFUNC_RULES[_u] = _unary(_d)
+
+
+@ufunc_rule(np.sign, np.floor, np.ceil, np.round, np.rint, np.trunc)
+def _zero(rec, cts):
+    return [np.zeros_like(rec.inputs[0]) if np.ndim(rec.inputs[0]) else cts[0] * 0]
+
+
+@ufunc_rule(np.arctan2)
+def _arctan2(rec, cts):
+    g = cts[0]
+    y, x = rec.inputs
+    d = x * x + y * y
+    return [sum_to(g * x / d, y), sum_to(-g * y / d, x)]
+
+
+@ufunc_rule(np.logaddexp)
+def _logaddexp(rec, cts):
+    g = cts[0]
+    a, b = rec.inputs
+    out = rec.outputs[0]
+    return [sum_to(g * np.exp(a - out), a), sum_to(g * np.exp(b - out), b)]

@@ -1,0 +1,61 @@
+"""Shape plumbing for gradients: sum a cotangent back to an input's shape, broadcast one out.
+
+Both take the reference value itself, so they work when static dims are unknown.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from runtime.ops.registry import OpDef, bind
+from runtime.tensor import Tensor
+
+
+def _aval_like(ref, dtype_from):
+    shape = ref.shape if isinstance(ref, Tensor) else np.shape(ref)
+    dtype = dtype_from.dtype if isinstance(dtype_from, Tensor) else np.asarray(dtype_from).dtype
+    return [(tuple(shape), dtype)]
+
+
+def _sum_to_kernel(g, like):
+    shape = np.shape(like)
+    g = np.asarray(g)
+    if g.shape == shape:
+        return g
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, d in enumerate(shape) if d == 1 and g.shape[lead + i] != 1)
+    out = np.sum(g, axis=axes, keepdims=True) if axes else g
+    return out.reshape(shape)
+
+
+def _broadcast_kernel(g, like):
+    return np.broadcast_to(g, np.shape(like))
+
+
+SUM_TO = OpDef("sum_to_shape_of", _sum_to_kernel, lambda op, ins, attrs: _aval_like(ins[1], ins[0]))
+BROADCAST_LIKE = OpDef("broadcast_like", _broadcast_kernel,
+                       lambda op, ins, attrs: _aval_like(ins[1], ins[0]))
+
+
+def shape_of_value(x):
+    return x.shape if isinstance(x, Tensor) else np.shape(x)
+
+
+def sum_to(g, like):
+    """Reduce cotangent `g` (broadcast result) back to the shape of input `like`."""
+    if shape_of_value(g) == shape_of_value(like) and None not in shape_of_value(like):
+        return g
+    return bind(SUM_TO, g, like)
+
+
+def broadcast_like(g, like):
+    if shape_of_value(g) == shape_of_value(like) and None not in shape_of_value(like):
+        return g
+    return bind(BROADCAST_LIKE, g, like)
+
+
+def is_differentiable(x) -> bool:
+    dtype = x.dtype if isinstance(x, Tensor) else getattr(x, "dtype", None)
+    if dtype is None:
+        return isinstance(x, (float, complex))
+    return np.dtype(dtype).kind in "fc"

@@ -1,0 +1,258 @@
+"""`GradientTape`: record operations on watched values, then run them backwards.
+
+Eagerly, `tape.watch(x)` returns a *tape value* wrapping the array; NumPy calls on it
+are computed with NumPy and recorded (untouched NumPy code stays plain NumPy). Variables
+read inside the block are watched automatically. Inside a traced function the tape
+remembers which graph nodes were added while it was active, and `gradient` adds the
+backward computation to the same graph.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from runtime import tracing
+from runtime.autodiff import backprop as bp
+from runtime.autodiff.control_flow_grads import NodeRecord
+from runtime.autodiff_hooks import _read_hooks
+from runtime.errors import where
+from runtime.ops import registry
+from runtime.structure import flatten, unflatten
+from runtime.tensor import NumpyOperators, Tensor
+from runtime.variables import Variable
+
+_eager_tapes: list = []
+
+
+class TapeValue(NumpyOperators):
+    """An array being watched by an eager tape (behaves like the array it wraps)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    shape = property(lambda self: np.shape(self.value))
+    dtype = property(lambda self: np.asarray(self.value).dtype)
+    ndim = property(lambda self: np.ndim(self.value))
+    size = property(lambda self: np.size(self.value))
+
+    # While a tape records, NumPy calls go through the op table (and are recorded);
+    # after the block a tape value is just its array.
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if registry.RECORDER[0] is None:
+            return getattr(ufunc, method)(*_unwrap(inputs), **kwargs)
+        from runtime.ops.ufuncs import dispatch_ufunc
+
+        return dispatch_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        if registry.RECORDER[0] is None:
+            return func(*_unwrap(args), **{k: _unwrap(v) for k, v in kwargs.items()})
+        from runtime.ops.functions import dispatch_function
+
+        return dispatch_function(func, args, kwargs)
+
+    def __getitem__(self, index):
+        if registry.RECORDER[0] is None:
+            return self.value[_unwrap(index)]
+        from runtime.ops.indexing import getitem
+
+        return getitem(self, index)
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self.value, dtype=dtype)
+
+    def __bool__(self):
+        return bool(self.value)
+
+    def __float__(self):
+        return float(self.value)
+
+    def __int__(self):
+        return int(self.value)
+
+    def __index__(self):
+        return int(self.value)
+
+    def __len__(self):
+        return len(self.value)
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def numpy(self):
+        return np.asarray(self.value)
+
+    def __repr__(self) -> str:
+        return f"TapeValue({self.value!r})"
+
+
+def _unwrap(x):
+    if type(x) is TapeValue:
+        return x.value
+    if type(x) in (tuple, list):
+        return type(x)(_unwrap(v) for v in x)
+    return x
+
+
+class _EagerRecord:
+    __slots__ = ("op", "inputs", "attrs", "outputs", "in_keys", "out_keys", "keep", "origin")
+
+
+def _record_eager(op, inputs, attrs):
+    """bind() while an eager tape is recording: compute, and record if watched."""
+    if not any(type(x) is TapeValue for x in inputs):
+        return op.kernel(*inputs, **attrs)
+    raw = [x.value if type(x) is TapeValue else x for x in inputs]
+    out = op.kernel(*raw, **attrs)
+    outs = [out] if op.num_outputs == 1 else list(out or ())
+    wrapped = [TapeValue(o) if np.asarray(o).dtype.kind in "fc" else o for o in outs]
+    rec = _EagerRecord()
+    rec.op, rec.inputs, rec.attrs, rec.outputs = op, raw, attrs, outs
+    rec.in_keys = [id(x) if type(x) is TapeValue else None for x in inputs]
+    rec.out_keys = [id(w) if type(w) is TapeValue else None for w in wrapped]
+    rec.keep = (inputs, wrapped)  # keep the ids alive while the record lives
+    rec.origin = None
+    for tape in _eager_tapes:
+        tape._records.append(rec)
+    if op.num_outputs == 1:
+        return wrapped[0]
+    return tuple(wrapped) if op.num_outputs else None
+
+
+class GradientTape:
+    """Records operations on watched values so `gradient` can differentiate them."""
+
+    def __init__(self, persistent: bool = False):
+        self.persistent = persistent
+        self._used = False
+        self._records: list = []
+        self._watched: set = set()
+        self._var_keys: dict = {}     # Variable -> ids of the values its reads produced
+        self._graph = None
+        self._start = self._stop = 0
+        self._active = False
+
+    # -- recording ---------------------------------------------------------------------
+    def __enter__(self):
+        self._graph = tracing.current_graph()
+        self._active = True
+        if self._graph is not None:
+            self._start = len(self._graph.nodes)
+        else:
+            _eager_tapes.append(self)
+            registry.RECORDER[0] = _record_eager
+        _read_hooks.append(self._on_read)
+        return self
+
+    def __exit__(self, *exc):
+        self._active = False
+        _read_hooks.remove(self._on_read)
+        if self._graph is not None:
+            self._stop = len(self._graph.nodes)
+        else:
+            _eager_tapes.remove(self)
+            if not _eager_tapes:
+                registry.RECORDER[0] = None
+        return False
+
+    def _on_read(self, var, value):
+        if not self._active or tracing.current_graph() is not self._graph:
+            return value
+        if self._graph is None and not isinstance(value, TapeValue):
+            value = TapeValue(value)
+        self._var_keys.setdefault(var, []).append(id(value))
+        self._keep_alive(value)
+        return value
+
+    def _keep_alive(self, value):
+        self._records.append(_Anchor(value))
+
+    def watch(self, x):
+        """Watch `x` (arrays, Variables, or nested structures of them); returns it.
+
+        Eagerly, a NumPy array cannot be watched in place: use the returned value
+        (`x = tape.watch(x)`) in the computation.
+        """
+        leaves, tree = flatten(x)
+        out = []
+        for leaf in leaves:
+            if isinstance(leaf, Variable):
+                self._var_keys.setdefault(leaf, [])
+                out.append(leaf)
+                continue
+            if self._graph is None and not isinstance(leaf, (TapeValue, Tensor)):
+                leaf = TapeValue(np.asarray(leaf))
+                self._keep_alive(leaf)
+            self._watched.add(id(leaf))
+            out.append(leaf)
+        return unflatten(tree, out)
+
+    # -- differentiating ---------------------------------------------------------------
+    def gradient(self, target, sources):
+        """d(sum of target)/d(source) for each source, in the structure of `sources`."""
+        if self._used and not self.persistent:
+            raise RuntimeError("A non-persistent GradientTape can only compute one gradient; "
+                               "use GradientTape(persistent=True) to call gradient() again.")
+        self._used = True
+        src_leaves, tree = flatten(sources)
+        keys = [self._keys_of(s) for s in src_leaves]
+        wanted = {k for ks in keys for k in ks}
+        target_leaves = [t for t in flatten(target)[0]]
+        seeds = {}
+        for t in target_leaves:
+            if isinstance(t, (TapeValue, Tensor)):
+                seeds[id(t)] = np.ones_like(t.value if isinstance(t, TapeValue) else t)
+        records = self._graph_records() if self._graph is not None else \
+            [r for r in self._records if not isinstance(r, _Anchor)]
+        cts = bp.backprop(records, seeds, wanted | set(seeds))
+        results = []
+        for s, ks in zip(src_leaves, keys):
+            total = None
+            for k in ks:
+                g = cts.get(k)
+                if g is not None:
+                    total = g if total is None else total + g
+            results.append(_as_source_dtype(total, s))
+        return unflatten(tree, results)
+
+    def _keys_of(self, source):
+        if isinstance(source, Variable):
+            return list(self._var_keys.get(source, []))
+        if self._graph is None and not isinstance(source, TapeValue) and id(source) not in self._watched:
+            raise ValueError(
+                f"tape.gradient: a source is a plain array that the tape never saw{where()}. "
+                "NumPy arrays cannot be watched in place: write `x = tape.watch(x)` and "
+                "compute with the returned value.")
+        return [id(source)]
+
+    def _graph_records(self):
+        graph = tracing.current_graph()
+        if graph is not self._graph:
+            raise RuntimeError("tape.gradient must be called in the same function (and the "
+                               "same branch or loop body) that the tape recorded in.")
+        stop = len(graph.nodes) if self._active else self._stop
+        return [NodeRecord(n) for n in graph.nodes[self._start:stop]]
+
+
+class _Anchor:
+    """Holds a watched value alive so its id stays unique while the tape lives."""
+
+    __slots__ = ("value", "out_keys", "in_keys")
+
+    def __init__(self, value):
+        self.value = value
+
+
+def _as_source_dtype(g, source):
+    if g is None:
+        return None
+    value = source.value if isinstance(source, TapeValue) else source
+    if isinstance(value, Variable):
+        dtype = value.dtype
+    else:
+        dtype = value.dtype if isinstance(value, Tensor) else np.asarray(value).dtype
+    if isinstance(g, TapeValue):
+        g = g.value
+    gd = g.dtype if isinstance(g, Tensor) else np.asarray(g).dtype
+    return g if gd == dtype else np.astype(g, dtype)
