@@ -36,6 +36,13 @@ def _given(**kwargs) -> dict:
         k in ("keepdims", "ddof") and v == _DEFAULTS[k])}
 
 
+def _no_out(out) -> dict:
+    if out is not None:
+        raise TypeError("out= is not supported in graphs: tensors are immutable; use the "
+                        "returned value.")
+    return {}
+
+
 class NumpyOperators:
     """Operators and array methods, all routed through NumPy's dispatch protocols."""
 
@@ -55,7 +62,10 @@ class NumpyOperators:
     def __mod__(self, o): return np.remainder(self, o)
     def __rmod__(self, o): return np.remainder(o, self)
     def __divmod__(self, o): return np.divmod(self, o)
-    def __pow__(self, o): return np.power(self, o)
+    def __rdivmod__(self, o): return np.divmod(o, self)
+    def __pow__(self, o):
+        # like ndarray.__pow__: a Python 2 exponent is computed as np.square
+        return np.square(self) if type(o) in (int, float) and o == 2 else np.power(self, o)
     def __rpow__(self, o): return np.power(o, self)
     def __matmul__(self, o): return np.matmul(self, o)
     def __rmatmul__(self, o): return np.matmul(o, self)
@@ -96,26 +106,61 @@ class NumpyOperators:
         return np.transpose(self, axes or None)
     @property
     def T(self): return np.transpose(self)
-    def sum(self, axis=None, dtype=None, keepdims=False): return np.sum(self, **_given(axis=axis, dtype=dtype, keepdims=keepdims))
-    def mean(self, axis=None, dtype=None, keepdims=False): return np.mean(self, **_given(axis=axis, dtype=dtype, keepdims=keepdims))
-    def prod(self, axis=None, dtype=None, keepdims=False): return np.prod(self, **_given(axis=axis, dtype=dtype, keepdims=keepdims))
-    def max(self, axis=None, keepdims=False): return np.max(self, **_given(axis=axis, keepdims=keepdims))
-    def min(self, axis=None, keepdims=False): return np.min(self, **_given(axis=axis, keepdims=keepdims))
-    def std(self, axis=None, dtype=None, ddof=0, keepdims=False): return np.std(self, **_given(axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims))
-    def var(self, axis=None, dtype=None, ddof=0, keepdims=False): return np.var(self, **_given(axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims))
-    def any(self, axis=None, keepdims=False): return np.any(self, **_given(axis=axis, keepdims=keepdims))
-    def all(self, axis=None, keepdims=False): return np.all(self, **_given(axis=axis, keepdims=keepdims))
-    def argmax(self, axis=None, keepdims=False): return np.argmax(self, **_given(axis=axis, keepdims=keepdims))
-    def argmin(self, axis=None, keepdims=False): return np.argmin(self, **_given(axis=axis, keepdims=keepdims))
-    def cumsum(self, axis=None, dtype=None): return np.cumsum(self, **_given(axis=axis, dtype=dtype))
-    def clip(self, min=None, max=None): return np.clip(self, min, max)
-    def dot(self, b): return np.dot(self, b)
-    def squeeze(self, axis=None): return np.squeeze(self, axis=axis)
-    def flatten(self): return np.reshape(self, (-1,))
-    def ravel(self): return np.reshape(self, (-1,))
-    def copy(self): return np.copy(self)
-    def take(self, indices, axis=None): return np.take(self, indices, axis=axis)
-    def round(self, decimals=0): return np.round(self, decimals)
+    # methods: same positional order as ndarray's (an `out` must be None)
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False):
+        return np.sum(self, **_given(axis=axis, dtype=dtype, keepdims=keepdims), **_no_out(out))
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False):
+        return np.mean(self, **_given(axis=axis, dtype=dtype, keepdims=keepdims), **_no_out(out))
+    def prod(self, axis=None, dtype=None, out=None, keepdims=False):
+        return np.prod(self, **_given(axis=axis, dtype=dtype, keepdims=keepdims), **_no_out(out))
+    def max(self, axis=None, out=None, keepdims=False):
+        return np.max(self, **_given(axis=axis, keepdims=keepdims), **_no_out(out))
+    def min(self, axis=None, out=None, keepdims=False):
+        return np.min(self, **_given(axis=axis, keepdims=keepdims), **_no_out(out))
+    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        return np.std(self, **_given(axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims), **_no_out(out))
+    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        return np.var(self, **_given(axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims), **_no_out(out))
+    def any(self, axis=None, out=None, keepdims=False):
+        return np.any(self, **_given(axis=axis, keepdims=keepdims), **_no_out(out))
+    def all(self, axis=None, out=None, keepdims=False):
+        return np.all(self, **_given(axis=axis, keepdims=keepdims), **_no_out(out))
+    def argmax(self, axis=None, out=None, keepdims=False):
+        return np.argmax(self, **_given(axis=axis, keepdims=keepdims), **_no_out(out))
+    def argmin(self, axis=None, out=None, keepdims=False):
+        return np.argmin(self, **_given(axis=axis, keepdims=keepdims), **_no_out(out))
+    def cumsum(self, axis=None, dtype=None, out=None):
+        return np.cumsum(self, **_given(axis=axis, dtype=dtype), **_no_out(out))
+    def cumprod(self, axis=None, dtype=None, out=None):
+        return np.cumprod(self, **_given(axis=axis, dtype=dtype), **_no_out(out))
+    def clip(self, min=None, max=None, out=None): return np.clip(self, min, max, **_no_out(out))
+    def dot(self, b, out=None): return np.dot(self, b, **_no_out(out))
+    def squeeze(self, axis=None): return np.squeeze(self, **_given(axis=axis))
+    def flatten(self, order="C"): return np.reshape(self, (-1,), order=order)
+    def ravel(self, order="C"): return np.reshape(self, (-1,), order=order)
+    def copy(self, order="C"): return np.copy(self)
+    def take(self, indices, axis=None, out=None, mode="raise"):
+        return np.take(self, indices, **_given(axis=axis), **_no_out(out))
+    def round(self, decimals=0, out=None): return np.round(self, decimals, **_no_out(out))
+    def argsort(self, axis=-1): return np.argsort(self, axis=axis)
+    def repeat(self, repeats, axis=None): return np.repeat(self, repeats, axis=axis)
+    def swapaxes(self, axis1, axis2): return np.swapaxes(self, axis1, axis2)
+    def conj(self): return np.conjugate(self)
+    conjugate = conj
+    @property
+    def real(self): return np.real(self)
+    @property
+    def imag(self): return np.imag(self)
+    def diagonal(self, offset=0, axis1=0, axis2=1): return np.diagonal(self, offset, axis1, axis2)
+    def trace(self, offset=0, axis1=0, axis2=1): return np.trace(self, offset, axis1, axis2)
+    @property
+    def mT(self): return np.swapaxes(self, -1, -2)
+    @property
+    def itemsize(self): return self.dtype.itemsize
+    @property
+    def nbytes(self):
+        size = self.size
+        return None if size is None else size * self.dtype.itemsize
 
 
 class Tensor(NumpyOperators):

@@ -10,11 +10,12 @@ An unknown function raises a TypeError naming it; nothing is silently made const
 from __future__ import annotations
 
 import inspect
+import warnings
 
 import numpy as np
 
 from runtime.errors import where
-from runtime.ops.registry import OpDef, OpTable, bind, eval_by_example, numpy_ref
+from runtime.ops.registry import OpDef, OpTable, bind, eval_by_example, numpy_ref, zeros_example
 from runtime.ops.ufuncs import broadcast_shapes
 from runtime.tensor import Tensor
 
@@ -56,6 +57,7 @@ def leading_arrays(fn, n_arrays: int = 1, *, name: str | None = None, abstract_e
     sig = inspect.signature(fn)
     params = list(sig.parameters)
     array_params = params[:n_arrays]
+    var_keyword = [p for p in params if sig.parameters[p].kind is inspect.Parameter.VAR_KEYWORD]
     positional_only = [p for p in params[n_arrays:]
                        if sig.parameters[p].kind is inspect.Parameter.POSITIONAL_ONLY]
     kernel, ref = fn, numpy_ref(fn)
@@ -79,10 +81,24 @@ def leading_arrays(fn, n_arrays: int = 1, *, name: str | None = None, abstract_e
             default = sig.parameters[p].default
             inputs.append(bound.pop(p, None if default is inspect.Parameter.empty or
                                    isinstance(default, type(np._NoValue)) else default))
+        for p in var_keyword:  # np.pad(x, 1, constant_values=2): keyword arguments as attrs
+            bound.update(bound.pop(p, {}))
+        _static_only(op.name, bound)
         return bind(op, *resolve_variables(inputs), **bound)
 
     TABLE.handlers[fn] = handler
     return op
+
+
+def _static_only(name, attrs) -> None:
+    """Keyword arguments become node attributes: they must be static, not symbolic."""
+    from runtime.variables import Variable
+
+    for k, v in attrs.items():
+        if isinstance(v, (Tensor, Variable)):
+            raise TypeError(f"np.{name}: argument {k!r} must be a static value (a Python or "
+                            f"NumPy constant) in graphs, not a symbolic {type(v).__name__}"
+                            f"{where()}.")
 
 
 def sequence_op(fn, name: str | None = None) -> OpDef:
@@ -99,6 +115,7 @@ def sequence_op(fn, name: str | None = None) -> OpDef:
         _no_out(op.name, kwargs)
         bound = inspect.signature(fn).bind_partial(arrays, *args, **kwargs).arguments
         bound.pop(next(iter(bound)))
+        _static_only(op.name, bound)
         return bind(op, *resolve_variables(list(arrays)), **bound)
 
     TABLE.handlers[fn] = handler
@@ -127,11 +144,14 @@ def _reduction_abstract_eval(op, inputs, attrs):
     x = inputs[0]
     if not isinstance(x, Tensor):
         return eval_by_example(op, inputs, attrs)
+    if attrs.get("where") is not None:  # a mask must broadcast against the real shape
+        return eval_by_example(op, inputs, attrs)
     axes = _normalize_axes(attrs.get("axis"), x.ndim)
     keep = attrs.get("keepdims", False)
     # dtype from a tiny example of the same rank: cheap whatever the real size is
     tiny = np.zeros((1,) * x.ndim, x.dtype)
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # e.g. "Degrees of freedom <= 0" for std(ddof=1)
         dtype = np.asarray(op.kernel(tiny, *inputs[1:], **attrs)).dtype
     shape = tuple((1 if keep else None) if i in axes else d for i, d in enumerate(x.shape))
     shape = tuple(d for i, d in enumerate(shape) if keep or i not in axes)
@@ -155,9 +175,9 @@ leading_arrays(np.clip, 3, aliases={"min": "a_min", "max": "a_max"})
 for _fn in (np.cumsum, np.cumprod, np.transpose, np.squeeze, np.expand_dims, np.reshape,
             np.broadcast_to, np.zeros_like, np.ones_like, np.empty_like, np.copy, np.astype,
             np.round, np.around, np.flip, np.sort, np.argsort, np.diff, np.tril, np.triu,
-            np.diagonal, np.trace, np.swapaxes, np.moveaxis, np.ravel, np.atleast_1d,
-            np.atleast_2d, np.repeat, np.tile, np.roll, np.pad, np.nan_to_num, np.isclose,
-            np.real, np.imag, np.count_nonzero, np.linalg.norm, np.linalg.inv, np.linalg.det):
+            np.diagonal, np.trace, np.swapaxes, np.moveaxis, np.ravel,
+            np.repeat, np.tile, np.roll, np.pad, np.nan_to_num,
+            np.real, np.imag, np.count_nonzero, np.linalg.norm):
     leading_arrays(_fn)
 leading_arrays(np.full_like, 2)
 leading_arrays(np.take, 2)
@@ -167,11 +187,43 @@ leading_arrays(np.inner, 2)
 leading_arrays(np.outer, 2)
 leading_arrays(np.tensordot, 2)
 leading_arrays(np.allclose, 2)
+leading_arrays(np.isclose, 2)
 leading_arrays(np.array_equal, 2)
 leading_arrays(np.cross, 2)
-leading_arrays(np.linalg.solve, 2)
+
+
+def _identity_example(x, size):
+    """Stand-in for linalg ops: identity matrices (zeros are singular)."""
+    x = zeros_example(x, size)
+    if isinstance(x, np.ndarray) and x.ndim >= 2 and x.shape[-1] == x.shape[-2]:
+        x = x + np.eye(x.shape[-1], dtype=x.dtype)
+    return x
+
+
+def _linalg_abstract_eval(op, inputs, attrs):
+    return eval_by_example(op, inputs, attrs, example=_identity_example)
+
+
+for _fn, _n in ((np.linalg.inv, 1), (np.linalg.det, 1), (np.linalg.solve, 2)):
+    leading_arrays(_fn, _n, abstract_eval=_linalg_abstract_eval)
 for _fn in (np.concatenate, np.stack, np.vstack, np.hstack, np.column_stack):
     sequence_op(_fn)
+
+
+def _atleast(fn):
+    """np.atleast_1d/2d/3d(*arrays): one node per array, a tuple for several (like NumPy)."""
+    op = OpDef(fn.__name__, fn, kernel_ref=numpy_ref(fn))
+    OPS[op.name] = op
+
+    def handler(*arys):
+        outs = [bind(op, a) for a in resolve_variables(arys)]
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    TABLE.handlers[fn] = handler
+
+
+for _fn in (np.atleast_1d, np.atleast_2d, np.atleast_3d):
+    _atleast(_fn)
 
 
 # -- einsum: the subscripts string is static, operands are arrays -------------------------

@@ -5,7 +5,7 @@ eager NumPy, the generated code of `runtime.function(fn)`, and the reference
 interpreter `run_graph` on the same graph. It also runs the verifier and re-executes
 the live nodes one by one, asserting that each node's static shape/dtype fits the value
 its kernel actually produced. When eager NumPy raises, the graph must raise the same
-exception type (at trace or at run time).
+exception type (at trace or at run time). Tracing must not emit warnings.
 
 `check_spec(fn, specs, *arg_sets)` traces once for `TensorSpec`s (dims may be None) and
 runs that one trace on several inputs with the same checks.
@@ -16,6 +16,7 @@ runs that one trace on several inputs with the same checks.
 """
 from __future__ import annotations
 
+import warnings
 import zlib
 
 import numpy as np
@@ -33,7 +34,7 @@ def make_array(shape=(), dtype=np.float64, kind="any", seed=0):
     shape = tuple(shape)
     dtype = np.dtype(dtype)
     rng = np.random.default_rng(zlib.crc32(repr((shape, dtype.str, kind, seed)).encode()))
-    if dtype == bool:
+    if dtype.kind == "b":
         values = rng.random(shape) < 0.5
     elif dtype.kind in "iu":
         lo, hi = {"any": (-4, 6), "pos": (1, 5), "unit": (0, 2)}[kind]
@@ -69,14 +70,15 @@ def assert_fits(t: Tensor, value, what: str) -> None:
     """The static shape/dtype of graph value `t` is compatible with the real `value`."""
     v = np.asarray(value)
     assert v.dtype == t.dtype, f"{what}: static dtype {t.dtype}, runs as {v.dtype}"
-    ok = len(v.shape) == len(t.shape) and all(s is None or s == d for s, d in zip(t.shape, v.shape))
+    ok = len(v.shape) == len(t.shape) and all(
+        s is None or s == d for s, d in zip(t.shape, v.shape, strict=True))
     assert ok, f"{what}: static shape {t.shape} does not fit the real shape {v.shape}"
 
 
 def check_static(graph, leaves) -> None:
     """Run the live nodes one by one and check each output against its static aval."""
     env = {}
-    for t, v in zip(graph.inputs, leaves):
+    for t, v in zip(graph.inputs, leaves, strict=True):
         assert_fits(t, v, f"input {t.name}")
         env[id(t)] = v
     for node in live_nodes(graph):
@@ -85,7 +87,7 @@ def check_static(graph, leaves) -> None:
         ins = [env[id(x)] if isinstance(x, Tensor) else x for x in node.inputs]
         result = node.op.kernel(*ins, **node.attrs)
         outs = [result] if node.op.num_outputs == 1 else list(result)
-        for t, v in zip(node.outputs, outs):
+        for t, v in zip(node.outputs, outs, strict=True):
             assert_fits(t, v, f"node {node!r}")
             env[id(t)] = v
 
@@ -100,10 +102,10 @@ def _compare_all(cf, args, expected, got, what, **tol) -> None:
     got_leaves, got_tree = flatten(got)
     assert got_tree == exp_tree, f"{what}: output structure {got_tree}, eager gives {exp_tree}"
     assert len(interp) == len(exp_leaves), "every output should depend on an input"
-    for i, (e, g, r) in enumerate(zip(exp_leaves, got_leaves, interp)):
+    for i, (e, g, r) in enumerate(zip(exp_leaves, got_leaves, interp, strict=True)):
         assert_same(g, e, f"{what} output {i} (generated code)", **tol)
         assert_same(r, e, f"{what} output {i} (interpreter)", **tol)
-    for t, e in zip(cf.graph.outputs, exp_leaves):
+    for t, e in zip(cf.graph.outputs, exp_leaves, strict=True):
         assert_fits(t, e, f"{what} graph output {t.name}")
 
 
@@ -112,17 +114,26 @@ def run_check(fn, *args, rtol=1e-6, atol=0.0, exact=True):
     tol = dict(rtol=rtol, atol=atol, exact=exact)
     with np.errstate(all="ignore"):
         try:
-            expected = fn(*args)
+            expected = fn(*[a.copy() for a in args])  # eager code may update in place
         except Exception as error:
             with pytest.raises(type(error)):
                 runtime.function(fn)(*args)
             return None
         f = runtime.function(fn)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # tracing itself must not warn
+            cf = f.get_concrete_function(*args)
+        saved = [np.copy(a) for a in args]
         got = f(*args)
-        cf = f.get_concrete_function(*args)
+        again = f(*args)  # buffers are not shared between calls, inputs are not clobbered
+        for a, b in zip(args, saved, strict=True):
+            np.testing.assert_array_equal(a, b, err_msg="the graph modified an input")
         cf.graph.verify()
         assert f.tracing_count == 1
-        _compare_all(cf, args, expected, got, getattr(fn, "__name__", "fn"), **tol)
+        name = getattr(fn, "__name__", "fn")
+        _compare_all(cf, args, expected, got, name, **tol)
+        for e, g in zip(flatten(expected)[0], flatten(again)[0], strict=True):
+            assert_same(g, e, f"{name} (second call)", **tol)
     return cf
 
 
@@ -131,7 +142,7 @@ def run_check_spec(fn, specs, *arg_sets, **tol):
     f = runtime.function(fn)
     cf = f.get_concrete_function(*specs)
     cf.graph.verify()
-    for t, spec in zip(cf.graph.inputs, specs):
+    for t, spec in zip(cf.graph.inputs, specs, strict=True):
         assert t.shape == spec.shape
     with np.errstate(all="ignore"):
         for args in arg_sets:

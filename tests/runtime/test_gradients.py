@@ -3,7 +3,6 @@ import numpy as np
 import pytest
 
 import autograph as ag
-import runtime
 from runtime import cond, while_loop
 
 
