@@ -53,6 +53,28 @@ def _compiler_ready() -> bool:
     return True
 
 
+def _training_steps():
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples"))
+    import train_mlp
+
+    x, y = train_mlp.make_data(n=64)
+    graph_step = ag.function(train_mlp.make_step(train_mlp.MLP(), lr=0.0), autograph=False)
+    eager_step = train_mlp.make_step(train_mlp.MLP(), lr=0.0)
+    return graph_step, eager_step, (x, y)
+
+
+def peak_memory(fn, args) -> int:
+    """Peak bytes allocated during one call (NumPy reports its buffers to tracemalloc)."""
+    import tracemalloc
+
+    fn(*args)
+    tracemalloc.start()
+    fn(*args)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak
+
+
 def workloads():
     rng = np.random.default_rng(0)
     model = w.DeepModel()
@@ -65,6 +87,13 @@ def workloads():
            (s, s.copy(), s.copy()), 20, False)
     yield ("24-layer dense model, batch 1", model,
            (rng.standard_normal((1, 64)).astype(np.float32),), 2000, False)
+    yield ("constants + repeated subexpressions, 64x64", w.normalise,
+           (rng.standard_normal((64, 64)).astype(np.float32),), 2000, False)
+    yield ("elementwise chain, 1M float64", w.elementwise_chain,
+           (rng.standard_normal(1_000_000),), 10, False)
+    step_graph, step_eager, batch = _training_steps()
+    yield ("MLP training step with the tape (64, 32-64-10)", (step_eager, step_graph), batch,
+           300, False)
     if _compiler_ready():
         yield ("Collatz while loop on an int64 (27)", w.collatz, (np.int64(27),), 500, True)
 
@@ -75,17 +104,25 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     repeat = 3 if args.quick else 15
     rows = []
+    memory = (0, 0)
     for name, fn, fargs, number, needs_conversion in workloads():
         number = max(1, number // 10) if args.quick else number
-        graph = ag.function(fn, autograph=needs_conversion)
+        if isinstance(fn, tuple):   # (eager, already-decorated) pair
+            fn, graph = fn
+        else:
+            graph = ag.function(fn, autograph=needs_conversion)
         expected, got = fn(*fargs), graph(*fargs)
         np.testing.assert_allclose(np.asarray(got), np.asarray(expected), rtol=1e-4)
         te, tg = interleaved(fn, graph, fargs, number, repeat)
         rows.append((name, te, tg))
+        if "1M" in name:
+            memory = (peak_memory(fn, fargs), peak_memory(graph, fargs))
     width = max(len(r[0]) for r in rows)
     print(f"{'workload':<{width}}  {'eager':>10}  {'graph':>10}  {'graph/eager':>11}")
     for name, te, tg in rows:
         print(f"{name:<{width}}  {_fmt(te):>10}  {_fmt(tg):>10}  {tg / te:>11.2f}")
+    print(f"\npeak memory of one call, 1M-element chain: eager {memory[0] / 2**20:.1f} MiB, "
+          f"graph {memory[1] / 2**20:.1f} MiB")
 
 
 def _fmt(seconds: float) -> str:

@@ -55,3 +55,20 @@ def collatz(n):
             n = 3 * n + 1
         steps = steps + 1
     return steps
+
+
+def normalise(x):
+    """Foldable constants and repeated subexpressions (CSE computes exp(x) once)."""
+    eye = np.eye(x.shape[1], dtype=x.dtype)
+    scale = np.sqrt(np.float32(x.shape[1]))
+    a = (np.exp(x) @ eye) / scale
+    b = (np.exp(x) @ eye) / scale
+    return (a + b) / np.sum(np.exp(x))
+
+
+def elementwise_chain(x):
+    """A chain of elementwise ops on a large array (buffer reuse keeps memory flat)."""
+    y = x * 2.0 + 1.0
+    y = np.tanh(y) * x
+    y = y - x / 3.0
+    return np.sqrt(np.abs(y)) + 0.5

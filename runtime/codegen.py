@@ -121,6 +121,7 @@ class CodeGen:
         outputs = graph.outputs if outputs is None else outputs
         nodes = live_nodes(graph, outputs)
         plan = BufferPlan(nodes, outputs)
+        plan.is_subgraph = graph.parent is not None
         for k, node in enumerate(nodes):
             self.emit_node(node, indent, plan, k)
         return [self.expr(x) for x in outputs]
@@ -142,11 +143,22 @@ class CodeGen:
             call = node.op.format(self, ins, node.attrs)
         else:
             args = ins + [f"{k}={self.lit(v)}" for k, v in node.attrs.items()]
-            if reuse is not None:
+            operator = _operator_form(node, ins) if reuse is None else None
+            if operator is not None:
+                call = operator
+            elif reuse is not None:
                 args.append(f"out={self.names[reuse]}")  # write into a dead buffer
-            call = f"{self.kernel_ref(node)}({', '.join(args)})"
+                call = f"{self.kernel_ref(node)}({', '.join(args)})"
+            else:
+                call = f"{self.kernel_ref(node)}({', '.join(args)})"
+        if plan is not None and plan.can_inline(node, k) and reuse is None:
+            # used once, by the very next statement: spell it inside that statement
+            self.names[node.outputs[0]] = f"({call})"
+            plan.free.append(outs[0])  # the name it would have used stays available
+            plan.release(node, k, self.names)
+            return
         if outs:
-            self.emit(indent, f"{', '.join(outs)} = {call}", node)
+            self.emit(indent, f"{', '.join(outs)} = {_bare(call)}", node)
         else:
             self.emit(indent, call, node)
         if plan is not None:
@@ -158,7 +170,7 @@ class CodeGen:
 
     def _emit_cond(self, node: Node, outs: list[str], indent: int) -> None:
         pred, *rest = [self.expr(x) for x in node.inputs]
-        self.emit(indent, f"if {pred}:", node)
+        self.emit(indent, f"if {_bare(pred)}:", node)
         for i, sub in enumerate((node.attrs["then"], node.attrs["else_"])):
             if i == 1:
                 self.emit(indent, "else:")
@@ -166,7 +178,7 @@ class CodeGen:
             start = len(self.lines)
             results = self.emit_graph_body(sub, indent + 1)
             if outs:
-                self.emit(indent + 1, f"{', '.join(outs)} = {', '.join(results)}")
+                self.emit(indent + 1, f"{', '.join(outs)} = {_joined(results)}")
             elif len(self.lines) == start:
                 self.emit(indent + 1, "pass")
 
@@ -184,13 +196,17 @@ class CodeGen:
         if node.attrs["has_max"]:
             counter = self.fresh("iteration")
             self.emit(indent, f"{counter} = 0")
-        cond_nodes = live_nodes(g_cond)
-        if not cond_nodes and counter is None:
-            self.emit(indent, f"while {self.expr(g_cond.outputs[0])}:", node)
+        self.emit(indent, "while True:", node)
+        header = len(self.lines)
+        self.emit_graph_body(g_cond, indent + 1)
+        test = self.expr(g_cond.outputs[0])
+        if len(self.lines) == header and counter is None:
+            # the condition is one expression: put it in the while statement itself
+            code, _, comment = self.lines[header - 1].partition("  # ")
+            code = code.rstrip().replace("while True:", f"while {_bare(test)}:", 1)
+            self.lines[header - 1] = f"{code:<52}  # {comment}" if comment else code
         else:
-            self.emit(indent, "while True:", node)
-            self.emit_graph_body(g_cond, indent + 1)
-            self.emit(indent + 1, f"if not {self.expr(g_cond.outputs[0])}:")
+            self.emit(indent + 1, f"if not {_paren(test)}:")
             self.emit(indent + 2, "break")
             if counter is not None:
                 self.emit(indent + 1, f"if {counter} >= {ins[-1]}:")
@@ -199,7 +215,7 @@ class CodeGen:
         start = len(self.lines)
         results = self.emit_graph_body(g_body, indent + 1)
         if carried:
-            self.emit(indent + 1, f"{', '.join(carried)} = {', '.join(results)}")
+            self.emit(indent + 1, f"{', '.join(carried)} = {_joined(results)}")
         elif len(self.lines) == start:
             self.emit(indent + 1, "pass")
         if outs:
@@ -254,6 +270,60 @@ def compile_graph(graph: Graph, out_tree, out_leaves, name: str):
     return namespace[fname], source, gen, filename
 
 
+_BINARY = {np.add: "+", np.subtract: "-", np.multiply: "*", np.true_divide: "/",
+           np.floor_divide: "//", np.remainder: "%", np.less: "<", np.less_equal: "<=",
+           np.greater: ">", np.greater_equal: ">=", np.equal: "==", np.not_equal: "!=",
+           np.bitwise_and: "&", np.bitwise_or: "|", np.bitwise_xor: "^",
+           np.left_shift: "<<", np.right_shift: ">>"}
+_UNARY = {np.negative: "-", np.invert: "~", np.positive: "+"}
+_SCALARS = (bool, int, float, complex, np.generic)
+
+
+def _operator_form(node: Node, ins: list[str]) -> str | None:
+    """`a + b` instead of `np.add(a, b)`: the same ufunc for arrays, and NumPy's much
+    faster scalar path when the values are NumPy scalars (loops over scalars)."""
+    k = node.op.kernel
+    if node.attrs or not isinstance(k, np.ufunc):
+        return None
+    if any(not isinstance(x, (Tensor,) + _SCALARS) for x in node.inputs):
+        return None
+    if k in _BINARY and len(ins) == 2:
+        return f"{_paren(ins[0])} {_BINARY[k]} {_paren(ins[1])}"
+    if k in _UNARY and len(ins) == 1:
+        return f"{_UNARY[k]}{_paren(ins[0])}"
+    return None
+
+
+def _joined(exprs: list[str]) -> str:
+    return ", ".join(_bare(e) if len(exprs) == 1 else e for e in exprs)
+
+
+def _paren(expr: str) -> str:
+    if expr.replace("_", "").isalnum() or _wrapped(expr):
+        return expr
+    return f"({expr})"
+
+
+def _wrapped(expr: str) -> bool:
+    """True when `expr` is one parenthesised group: (a + b), not (a) + (b)."""
+    if not (expr.startswith("(") and expr.endswith(")")):
+        return False
+    depth = 0
+    for i, ch in enumerate(expr):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0 and i < len(expr) - 1:
+            return False
+    return True
+
+
+def _bare(expr: str) -> str:
+    """Drop redundant outer parentheses (statement contexts: if, while, =)."""
+    while _wrapped(expr):
+        expr = expr[1:-1]
+    return expr
+
+
 def _is_elementwise(node: Node) -> bool:
     k = node.op.kernel
     return isinstance(k, np.ufunc) and k.signature is None and k.nout == 1 and not node.attrs
@@ -276,6 +346,7 @@ class BufferPlan:
 
     def __init__(self, nodes: list[Node], outputs: list):
         self.last_use: dict[int, int] = {}
+        self.uses: dict[int, int] = {}
         self.only_ufunc_users: dict[int, bool] = {}
         self.produced: dict[int, Node] = {}
         for k, node in enumerate(nodes):
@@ -284,12 +355,35 @@ class BufferPlan:
             for x in node.inputs:
                 if isinstance(x, Tensor):
                     self.last_use[id(x)] = k
+                    self.uses[id(x)] = self.uses.get(id(x), 0) + 1
                     ok = self.only_ufunc_users.get(id(x), True)
                     self.only_ufunc_users[id(x)] = ok and isinstance(node.op.kernel, np.ufunc)
         for x in outputs:
             if isinstance(x, Tensor):
                 self.last_use[id(x)] = len(nodes)
+                self.uses[id(x)] = self.uses.get(id(x), 0) + 1
         self.free: list[str] = []
+        self.nodes = nodes
+        self.is_subgraph = False
+
+    def can_inline(self, node: Node, k: int) -> bool:
+        """A pure, single-output node used exactly once, by the next node (or the
+        body's result when it is the last node)."""
+        if len(node.outputs) != 1 or node.op.stateful or node.op.effect or node.subgraphs():
+            return False
+        if not isinstance(node.op.kernel, np.ufunc):
+            return False  # ops that may raise keep a line of their own (error notes name it)
+        out = node.outputs[0]
+        if self.uses.get(id(out)) != 1 or self.last_use.get(id(out)) != k + 1:
+            return False
+        if k + 1 < len(self.nodes):
+            nxt = self.nodes[k + 1]
+            if nxt.op is COND:   # only as the predicate: a captured value would be
+                return nxt.inputs[0] is out  # re-evaluated at each use in the branch
+            if nxt.op is WHILE_LOOP:  # only as an initial value, bound once before the loop
+                return any(x is out for x in nxt.inputs[:len(nxt.outputs)])
+            return True
+        return len(self.nodes) > 0 and self.is_subgraph
 
     def reusable_input(self, node: Node, k: int):
         if not _is_elementwise(node) or len(node.outputs) != 1:
@@ -312,5 +406,5 @@ class BufferPlan:
         for x in node.inputs:
             if isinstance(x, Tensor) and id(x) in self.produced and self.last_use.get(id(x)) == k:
                 name = names[x]
-                if name not in self.free:
+                if name.isidentifier() and name not in self.free:
                     self.free.append(name)

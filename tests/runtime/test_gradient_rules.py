@@ -1,0 +1,200 @@
+"""Every gradient rule against central differences, eager tape and graph tape alike (float64).
+
+Each case says which rules it covers; running it checks that the eager tape or the
+graph really recorded those ops. `test_every_rule_has_a_case` enumerates `UFUNC_RULES`
+and `RULES`, so a new rule without a case here (ufuncs, reductions) or in
+`test_gradient_rules_arrays.py` (shapes, indexing, selection, linear algebra) fails.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import autograph as ag
+import runtime
+from runtime.autodiff.function_rules import RULES
+from runtime.autodiff.rules import UFUNC_RULES
+from tests.runtime.gradcheck import assert_grads, numeric_grads, three_way
+
+
+def A(*shape, lo=-2.0, hi=2.0, seed=0):
+    """Deterministic float64 sample of `shape`, uniform in [lo, hi)."""
+    rng = np.random.default_rng(seed + 7919 * len(shape) + sum(shape))
+    return rng.uniform(lo, hi, shape)
+
+
+def away_from_integers(*shape, seed=0):
+    return np.floor(A(*shape, lo=-3, hi=3, seed=seed)) + A(*shape, lo=0.2, hi=0.8, seed=seed + 1)
+
+
+CASES: list = []   # (id, covers, fn, args, options)
+
+
+def case(id_, covers, fn, *args, **options):
+    CASES.append((id_, tuple(covers), fn, args, options))
+
+
+def key_name(k):
+    return getattr(k, "__name__", k)
+
+
+# -- binary ufuncs: same shapes, broadcasting both ways, 0-d ------------------------------
+DOMAINS = {"any": (-2.0, 2.0), "pos": (0.3, 2.0), "unit": (-0.9, 0.9)}
+BINARY = {
+    np.add: ("any", "any"), np.subtract: ("any", "any"), np.multiply: ("any", "any"),
+    np.divide: ("any", "pos"), np.power: ("pos", "any"), np.maximum: ("any", "any"),
+    np.minimum: ("any", "any"), np.arctan2: ("any", "pos"), np.logaddexp: ("any", "any"),
+}
+SHAPE_PAIRS = [((2, 3), (2, 3)), ((2, 3), (3,)), ((3, 1), (1, 4)), ((), (2, 3)), ((4,), ())]
+for _u, (_da, _db) in BINARY.items():
+    for _n, (_sa, _sb) in enumerate(SHAPE_PAIRS):
+        case(f"{_u.__name__}-{_sa}-{_sb}", [_u], _u,
+             A(*_sa, lo=DOMAINS[_da][0], hi=DOMAINS[_da][1], seed=_n),
+             A(*_sb, lo=DOMAINS[_db][0], hi=DOMAINS[_db][1], seed=_n + 50))
+
+case("operators", [np.add, np.subtract, np.multiply, np.divide, np.power, np.negative,
+                   np.positive, np.matmul],
+     lambda a, b: (-a + 2.0) * (+b) - a / (b * b + 1.0) + np.sum((a ** 2) @ b.T) + 2.0 ** a - a ** 3.0,
+     A(2, 3), A(2, 3, seed=1))
+case("power-int-exponent", [np.power], lambda x: x ** 3 + np.power(x, 2), A(3, 2))
+case("power-zero-base", [np.power], lambda x, p: np.power(x, p),
+     np.array([0.0, 1.5, 2.0]), np.array([2.0, 2.5, 3.0]))
+
+# -- unary ufuncs on (), (3,), (2, 3) -----------------------------------------------------
+UNARY = {
+    np.exp: "any", np.expm1: "any", np.log: "pos", np.log1p: "pos", np.log2: "pos",
+    np.log10: "pos", np.sqrt: "pos", np.cbrt: "pos", np.square: "any", np.reciprocal: "pos",
+    np.absolute: "any", np.sin: "any", np.cos: "any", np.tan: "unit", np.tanh: "any",
+    np.sinh: "any", np.cosh: "any", np.arctan: "any", np.arcsin: "unit", np.arccos: "unit",
+    np.arctanh: "unit", np.arcsinh: "any", np.exp2: "any", np.negative: "any",
+    np.positive: "any",
+}
+for _u, _d in UNARY.items():
+    for _n, _s in enumerate([(), (3,), (2, 3)]):
+        case(f"{_u.__name__}-{_s}", [_u], _u, A(*_s, lo=DOMAINS[_d][0], hi=DOMAINS[_d][1], seed=_n))
+case("cbrt-negative", [np.cbrt], np.cbrt, np.array([-2.0, -0.5, 1.5]))
+case("absolute-negative", [np.absolute], lambda x: np.abs(x) * x, np.array([-2.0, -0.5, 1.5]))
+
+# piecewise constant ufuncs: zero gradient away from the jumps, and no NaN at them
+for _u in (np.sign, np.floor, np.ceil, np.rint, np.trunc):
+    case(f"{_u.__name__}", [_u, np.multiply], lambda x, u=_u: u(x) * x, away_from_integers(2, 3))
+    case(f"{_u.__name__}-0d", [_u], _u, np.float64(1.3))
+
+# -- ties of maximum / minimum: the gradient is split evenly ----------------------------
+_a = np.array([1.0, 2.0, 3.0, -1.0])
+_b = np.array([1.0, 0.0, 3.0, 2.0])
+case("maximum-ties", [np.maximum], np.maximum, _a, _b,
+     expected=[np.array([0.5, 1.0, 0.5, 0.0]), np.array([0.5, 0.0, 0.5, 1.0])])
+case("minimum-ties", [np.minimum], np.minimum, _a, _b,
+     expected=[np.array([0.5, 0.0, 0.5, 1.0]), np.array([0.5, 1.0, 0.5, 0.0])])
+case("maximum-same-input", [np.maximum], lambda x: np.maximum(x, x), A(3),
+     expected=[np.ones(3)])
+case("relu-at-zero", [np.maximum], lambda x: np.maximum(x, 0.0), np.array([-1.0, 0.0, 2.0]),
+     expected=[np.array([0.0, 0.5, 1.0])])
+case("max-three-way-tie", ["max"], np.max, np.array([3.0, 1.0, 3.0, 3.0]),
+     expected=[np.array([1 / 3, 0.0, 1 / 3, 1 / 3])])
+case("max-axis-ties", ["max"], lambda x: np.max(x, axis=1),
+     np.array([[2.0, 2.0, 1.0], [0.0, 5.0, 4.0]]),
+     expected=[np.array([[0.5, 0.5, 0.0], [0.0, 1.0, 0.0]])])
+case("min-keepdims-ties", ["min"], lambda x: np.min(x, axis=0, keepdims=True) * np.arange(1.0, 4.0),
+     np.array([[1.0, 0.0, 4.0], [1.0, 3.0, 4.0]]),
+     expected=[np.array([[0.5, 2.0, 1.5], [0.5, 0.0, 1.5]])])
+case("amax-amin-ties", ["amax", "amin"], lambda x: np.amax(x) - np.amin(x),
+     np.array([[4.0, 0.0], [4.0, 0.0]]), expected=[np.array([[0.5, -0.5], [0.5, -0.5]])])
+
+# -- reductions: axis, negative axis, tuple axes, keepdims, ddof --------------------------
+X3 = A(2, 3, 4, seed=3)
+for _name, _fn in (("sum", np.sum), ("nansum", np.nansum), ("mean", np.mean), ("max", np.max),
+                   ("min", np.min), ("amax", np.amax), ("amin", np.amin), ("std", np.std),
+                   ("var", np.var)):
+    for _kw in ({}, {"axis": 0}, {"axis": -1}, {"axis": (0, 2)}, {"axis": 1, "keepdims": True},
+                {"axis": None, "keepdims": True}):
+        case(f"{_name}-{_kw}", [_name], lambda x, f=_fn, kw=_kw: f(x, **kw) * 1.5, X3)
+for _name, _fn in (("std", np.std), ("var", np.var)):
+    case(f"{_name}-ddof", [_name], lambda x, f=_fn: f(x, axis=1, ddof=1), A(3, 4))
+    case(f"{_name}-ddof-keepdims", [_name], lambda x, f=_fn: f(x, ddof=1, keepdims=True), A(5))
+case("method-reductions", ["sum", "mean", "max", "min", "std", "var"],
+     lambda x: x.sum(axis=0) + x.mean(1).sum() + x.max() - x.min(0) + x.std() + x.var(axis=0),
+     A(3, 4))
+case("sum-of-0d", ["sum"], np.sum, np.float64(1.5))
+
+# -- integer and boolean inputs: no gradient, and not propagated --------------------------
+K = np.array([[1, -2, 3], [0, 4, 5]])
+case("int-multiplier", [np.multiply], lambda x, k: x * k, A(2, 3), K)
+case("int-exponent", [np.power], lambda x, k: x ** k, A(2, 3, lo=0.5), np.abs(K))
+case("int-to-float", ["astype", np.add],
+     lambda x, k: x + k.astype(np.float64) * 2.0, A(2, 3), K)
+case("float-to-int-cuts", ["astype", np.multiply],
+     lambda x: x.astype(np.int64) * x, away_from_integers(4))
+case("bool-mask", ["where"], lambda x, m: np.where(m, x * x, 1.0), A(2, 3), K > 0)
+case("int-index", ["getitem"], lambda x, i: x[i] * 2.0, A(5), np.array([0, 3, 3]))
+
+
+# -- ops that have no gradient of their own, next to ones that do --------------------------
+case("zero-gradient-ops",
+     ["zeros_like", "ones_like", "full_like", "argmax", "argmin", "argsort", "any", "all",
+      "count_nonzero"],
+     lambda x: (np.zeros_like(x) + np.ones_like(x) * x + np.full_like(x, 2.0) * x
+                + x[np.argmax(x)] - x[np.argmin(x)] + x[np.argsort(x)] * np.arange(4.0)
+                + np.any(x) * x + np.all(x) * x + np.count_nonzero(x) * x),
+     np.array([0.5, -1.0, 2.0, 1.5]))
+case("empty-like", ["empty_like", "where"],
+     lambda x: np.where(np.ones(x.shape, bool), x * 3.0, np.empty_like(x)), A(3))
+
+
+@pytest.mark.parametrize("id_, covers, fn, args, options", CASES, ids=[c[0] for c in CASES])
+def test_rule(id_, covers, fn, args, options):
+    ops = three_way(fn, *args, **options)
+    check_covers(ops, covers, fn, args)
+
+
+def check_covers(ops, covers, fn, args):
+    """The ops a case claims to cover were recorded (eager tape or graph)."""
+    missing = [c for c in covers if c not in ops]
+    if missing:
+        f = ag.function(fn, autograph=False)
+        graph = f.get_concrete_function(*[np.array(a) for a in args]).graph
+        ops = ops | {n.op.kernel if isinstance(n.op.kernel, np.ufunc) else n.op.name
+                     for n in graph.walk()}
+        missing = [c for c in covers if c not in ops]
+    assert not missing, f"the case does not use {[key_name(m) for m in missing]}"
+
+
+def test_every_rule_has_a_case():
+    from tests.runtime.test_gradient_rules_arrays import CASES as ARRAY_CASES
+
+    covered = {k for cases in (CASES, ARRAY_CASES) for c in cases for k in c[1]}
+    missing = [key_name(k) for k in list(UFUNC_RULES) + list(RULES) if k not in covered]
+    assert not missing, f"gradient rules without a finite-difference case: {missing}"
+
+
+# -- unknown dimensions: the same rules on a trace for TensorSpec(None, ...) ---------------
+RELAXED = [
+    ("mean-axis", lambda x: np.mean(x, axis=0) * np.mean(x)),
+    ("std-var", lambda x: np.std(x, axis=1) + np.var(x)),
+    ("broadcast", lambda x: x * np.arange(1.0, 4.0) + np.sum(x, axis=1, keepdims=True)),
+    ("reshape", lambda x: np.reshape(x, (-1,)) * np.cumsum(np.ravel(x))),
+    ("shape-of", lambda x: np.sum(x * x) / runtime.shape_of(x)[0]),
+    ("max-min", lambda x: np.max(x, axis=0) - np.min(x)),
+]
+
+
+@pytest.mark.parametrize("name", [r[0] for r in RELAXED])
+def test_rules_with_unknown_dimensions(name):
+    fn = dict(RELAXED)[name]
+
+    def step(x):
+        with ag.GradientTape() as tape:
+            tape.watch(x)
+            y = fn(x)
+        return tape.gradient(y, x)
+
+    f = ag.function(step, autograph=False,
+                    input_signature=[ag.TensorSpec((None, 3), np.float64)])
+    for rows in (2, 5):
+        x = A(rows, 3, seed=rows)
+        assert_grads([f(x)], numeric_grads(fn, [x]), f"{name} rows={rows}")
+    assert f.tracing_count == 1
+    if name == "shape-of":
+        graph = f.get_concrete_function(ag.TensorSpec((None, 3), np.float64)).graph
+        assert "shape_of" in {n.op.name for n in graph.walk()}
