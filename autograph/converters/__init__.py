@@ -1,0 +1,1 @@
+"""One module per construct; `autograph.impl.conversion` runs them in order."""

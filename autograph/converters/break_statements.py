@@ -1,0 +1,132 @@
+"""`break`, `continue` and loop `else`: flags and restructured bodies.
+
+Each loop body is first restructured (`jumps.py`) so every jump ends an `if`-tree.
+Then a `continue` there is simply dropped (the iteration ends anyway), and a `break`
+sets a flag that the loop tests before each iteration:
+
+    while n > 1:                     break_ = False
+        if n == 7:                   while not break_ and n > 1:
+            break            =>          if n == 7:
+        n -= 1                               break_ = True
+                                         else:
+                                             n -= 1
+
+For `for` loops the test is kept on the node (`ag_extra_test`) and becomes the
+`extra_test` of `ag__.for_stmt`. A loop whose breaks all come from `return` (see
+`return_statements.py`) uses `do_return` as its flag. A loop `else:` runs when the loop
+ends without a break: it moves after the loop, as `if not break_:` when there are
+breaks. Loops are processed innermost first.
+"""
+from __future__ import annotations
+
+import gast
+
+from autograph.converters import jumps
+from autograph.errors import ConversionError
+from autograph.pyct import templates
+from autograph.pyct.naming import Namer
+
+_LOOPS = (gast.For, gast.While)
+_JUMPS = (gast.Break, gast.Continue)
+
+
+def transform(node, namer: Namer, filename: str) -> None:
+    """Convert the loops in `node`'s body (a function or any statement with blocks)."""
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(node, field, None)
+        if isinstance(block, list):
+            setattr(node, field, _block(block, namer, filename))
+    for h in getattr(node, "handlers", ()):
+        h.body = _block(h.body, namer, filename)
+
+
+def _block(stmts: list, namer: Namer, filename: str) -> list:
+    out = []
+    for s in stmts:
+        if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)) or \
+                getattr(s, "ag_python", False):
+            out.append(s)  # nested scopes; loops in `try` blocks stay Python
+            continue
+        transform(s, namer, filename)  # inner loops first
+        if isinstance(s, _LOOPS):
+            out.extend(_loop(s, namer, filename))
+        else:
+            out.append(s)
+    return out
+
+
+def _loop(node, namer: Namer, filename: str) -> list:
+    before: list = []
+    node.body = jumps.restructure(node.body, _JUMPS, False, filename)
+    breaks = _breaks(node.body)
+    flag = None
+    if breaks:
+        kinds = {getattr(b, "ag_flag", None) for b in breaks}
+        if len(kinds) == 1 and None not in kinds:
+            flag = kinds.pop()
+        else:
+            flag = namer.new("break_")
+            before = templates.replace("flag = False", origin=node, flag=flag)
+        if isinstance(node, gast.While):
+            test = templates.replace_expr("not flag", origin=node, flag=flag)
+            node.test = gast.BoolOp(op=gast.And(), values=[test, node.test])
+            gast.copy_location(node.test, node)
+        else:  # not seen by the expression converters: written converted
+            node.ag_extra_test = templates.replace_expr("ag__.not_(flag)", origin=node,
+                                                        flag=flag)
+    node.body = jumps.pass_if_empty(_strip(node.body, flag, filename), node)
+    after = node.orelse
+    node.orelse = []
+    if after and flag is not None:
+        after = templates.replace("if not flag:\n    orelse", origin=node, flag=flag,
+                                  orelse=after)
+    return before + [node] + after
+
+
+def _breaks(block: list) -> list:
+    out = []
+    stack = list(block)
+    while stack:
+        s = stack.pop()
+        if isinstance(s, gast.Break):
+            out.append(s)
+        elif isinstance(s, (gast.If, gast.With, gast.Try)):
+            for field in ("body", "orelse", "finalbody"):
+                stack.extend(getattr(s, field, ()))
+            for h in getattr(s, "handlers", ()):
+                stack.extend(h.body)
+    return out
+
+
+def _strip(block: list, flag, filename: str) -> list:
+    """Drop the (tail) `continue`s; turn each `break` into `flag = True`."""
+    out = []
+    for s in block:
+        if isinstance(s, gast.Continue):
+            continue
+        if isinstance(s, gast.Break):
+            if getattr(s, "ag_flag", None) != flag:
+                out.extend(templates.replace("flag = True", origin=s, flag=flag))
+            continue
+        if isinstance(s, gast.If):
+            s.body = jumps.pass_if_empty(_strip(s.body, flag, filename), s)
+            s.orelse = _strip(s.orelse, flag, filename)
+            if getattr(s, "ag_generated", False) and _is_pass(s.body) and not s.orelse:
+                continue  # `if do_return: break` where the break is the flag itself
+        elif isinstance(s, gast.With) and jumps.contains(s, _JUMPS, False):
+            if s is not block[-1]:
+                raise ConversionError(
+                    "break/continue inside a `with` block in a loop must end the loop body: "
+                    "set a flag inside the `with` and break/continue after it",
+                    filename, s.lineno)
+            s.body = jumps.pass_if_empty(_strip(s.body, flag, filename), s)
+        elif isinstance(s, gast.Try) and jumps.contains(s, _JUMPS, False):
+            raise ConversionError(
+                "break/continue (or return) inside a `try` block in a loop is not supported: "
+                "set a flag inside the `try` and break/continue after it", filename, s.lineno)
+        out.append(s)
+    return out
+
+
+def _is_pass(block: list) -> bool:
+    return all(isinstance(s, gast.Pass) for s in block)

@@ -1,0 +1,100 @@
+"""Function calls -> `ag__.converted_call` for user code, `ag__.<builtin>_` for builtins.
+
+    y = helper(x, k=2)       =>   y = ag__.converted_call(helper, x, k=2)
+    n = len(xs)              =>   n = ag__.len_(xs)
+    z = np.sum(x)            =>   z = np.sum(x)            (NumPy: left alone)
+
+What a name refers to is looked up at conversion time in the function's globals,
+closure and builtins: NumPy, the standard library, the runtime, classes and
+`do_not_convert` functions are called directly, so the converted code stays close to
+the original. Calls whose target is only known at run time (locals, `self.method`,
+unresolved names) go through `converted_call`, which decides then. Method calls on
+local values with an array / list / dict method name (`x.reshape`, `xs.append`) are
+left alone. With `recursive=False` nothing goes through `converted_call`.
+"""
+from __future__ import annotations
+
+import builtins
+
+import gast
+import numpy as np
+
+from autograph.operators.py_builtins import BUILTIN_OVERRIDES
+from autograph.pyct import templates
+from autograph.pyct.activity import qualified_name
+from autograph.pyct.transformer import apply, is_ag_call
+
+_MISSING = object()
+KNOWN_METHODS = frozenset(
+    n for t in (np.ndarray, list, dict, str, set, bytes) for n in dir(t) if not n.startswith("_")
+) | {"assign", "assign_add", "assign_sub", "read_value", "numpy", "watch", "gradient"}
+
+
+def _resolve(node, ctx):
+    """The object a Name / attribute chain refers to now, or _MISSING."""
+    if isinstance(node, gast.Name):
+        if node.id in ctx.local:
+            return _MISSING
+        return ctx.lookup(node.id)
+    if isinstance(node, gast.Attribute):
+        base = _resolve(node.value, ctx)
+        if base is _MISSING or not _is_module_like(base):
+            return _MISSING
+        return getattr(base, node.attr, _MISSING)
+    return _MISSING
+
+
+def _call(node, walk):
+    if is_ag_call(node):
+        return node
+    ctx = walk.ctx
+    f = node.func
+    if isinstance(f, gast.Name) and f.id in BUILTIN_OVERRIDES and f.id not in ctx.local:
+        if ctx.lookup(f.id) is getattr(builtins, f.id):
+            node.func = templates.replace_expr(f"ag__.{BUILTIN_OVERRIDES[f.id]}", origin=f)
+            return node
+    if ctx.list_names and node.args and not isinstance(node.args[0], gast.Starred) and \
+            qualified_name(node.args[0]) in ctx.list_names:
+        target = _resolve(f, ctx)
+        if target is np.stack or target in (np.array, np.asarray):
+            # a list appended to in a loop may be a graph list: stack it either way
+            node.args[1:1] = [] if target is np.stack else [f]
+            node.func = templates.replace_expr("ag__.stack", origin=f)
+            return node
+    if not ctx.recursive or _leave(f, ctx):
+        return node
+    call = templates.replace_expr("ag__.converted_call(f)", origin=node, f=f)
+    call.args.extend(node.args)
+    call.keywords = node.keywords
+    if isinstance(f, gast.Name):
+        ctx.callees.append(f.id)
+    return call
+
+
+def _leave(f, ctx) -> bool:
+    if isinstance(f, gast.Name) and f.id in ctx.local_defs:
+        return True  # a nested def: converted along with this function
+    target = _resolve(f, ctx)
+    if target is not _MISSING:
+        from autograph.impl.api import is_convertible
+
+        return not is_convertible(target)
+    if isinstance(f, gast.Attribute) and f.attr in KNOWN_METHODS:
+        root = f.value
+        while isinstance(root, gast.Attribute):
+            root = root.value
+        return not (isinstance(root, gast.Name) and root.id in ctx.self_names)
+    return False
+
+
+HANDLERS = {gast.Call: _call}
+
+
+def _is_module_like(obj) -> bool:
+    import types
+
+    return isinstance(obj, (types.ModuleType, type))
+
+
+def transform(fn_node, ctx) -> None:
+    apply(fn_node, ctx, HANDLERS)

@@ -1,0 +1,87 @@
+"""`while` and `for` -> `ag__.while_stmt` / `ag__.for_stmt` with a loop-body function.
+
+    while n != 1:                 def loop_body(n, steps):
+        n = f(n)                      n = f(n)
+        steps += 1        =>          steps += 1
+                                      return n, steps
+                                  n, steps = ag__.while_stmt(lambda n, steps: n != 1,
+                                                  loop_body, (n, steps), ('n', 'steps'))
+
+    for x in xs:                  def loop_body(x, s):
+        s += x            =>          s += x
+                                      return s
+                                  s = ag__.for_stmt(xs, loop_body, (s,), ('s',))
+
+The loop variables are the variables the body modifies that are live at the loop's
+head (read by a later iteration, by the test, or after the loop). The `for` target is
+the body's first parameter (a tuple target is unpacked from `itr`). A break flag
+(`break_statements.py`) becomes `extra_test=lambda ...: not break_`, and
+`ag.set_loop_options(...)` keywords are passed on.
+"""
+from __future__ import annotations
+
+import gast
+
+from autograph.converters import control_flow as cf
+from autograph.pyct import templates
+from autograph.pyct.activity import target_names
+
+
+def _loop_vars(node, ctx, extra: set = frozenset()) -> list:
+    mod = cf.modified(node.body, ctx) | extra
+    head = node.ag_live_head | ctx.always_live
+    return cf.ordered([n for n in mod if n in head or cf.is_carried(n, ctx)], ctx)
+
+
+def _lambda(params: list, expr, node):
+    lam = templates.replace_expr("lambda params: expr", origin=node, params=params, expr=expr)
+    return lam
+
+
+def _finish(call, loop_vars, node, ctx, opts: dict):
+    for key, value in opts.items():
+        call.keywords.append(gast.keyword(arg=key, value=value))
+    if loop_vars:
+        targets = [templates.set_ctx(cf.state_target(n), gast.Store) for n in loop_vars]
+        return templates.replace("targets = value", origin=node, targets=targets, value=call)
+    return templates.replace("value", origin=node, value=call)
+
+
+def convert_while(node, ctx, taken: frozenset) -> list:
+    loop_vars = _loop_vars(node, ctx)
+    local = cf.local_names(loop_vars, ctx)
+    params = [local[n] for n in loop_vars]
+    fname = ctx.namer.scoped("loop_body", taken)
+    body = cf.rename_composites(node.body, local)
+    test = cf.rename_composites(node.test, local)
+    fn = cf.make_function(fname, params, body, params, node, ctx, taken)
+    call = templates.replace_expr("ag__.while_stmt()", origin=node)
+    call.args = cf.call_args(loop_vars, loop_vars, node, ctx,
+                             [_lambda(params, test, node), templates.name_node(fname)])
+    return fn + _finish(call, loop_vars, node, ctx, getattr(node, "ag_loop_options", {}))
+
+
+def convert_for(node, ctx, taken: frozenset) -> list:
+    targets = target_names(node.target)
+    carried_targets = {t for t in targets if t in node.ag_live_out}
+    loop_vars = _loop_vars(node, ctx, carried_targets)
+    local = cf.local_names(loop_vars, ctx)
+    params = [local[n] for n in loop_vars]
+    body = cf.rename_composites(node.body, local)
+    target = cf.rename_composites(node.target, local)
+    if isinstance(target, gast.Name) and target.id not in loop_vars:
+        item = target.id
+    else:
+        item = ctx.namer.new("itr")
+        body = templates.replace("target = itr", origin=node, target=target, itr=item) + body
+    fname = ctx.namer.scoped("loop_body", taken)
+    fn = cf.make_function(fname, [item] + params, body, params, node, ctx, taken)
+    call = templates.replace_expr("ag__.for_stmt()", origin=node)
+    call.args = cf.call_args(loop_vars, loop_vars, node, ctx,
+                             [node.iter, templates.name_node(fname)])
+    opts = dict(getattr(node, "ag_loop_options", {}))
+    extra = getattr(node, "ag_extra_test", None)
+    if extra is not None:
+        extra = cf.rename_composites(extra, local)
+        call.keywords.append(gast.keyword(arg="extra_test", value=_lambda(params, extra, node)))
+    return fn + _finish(call, loop_vars, node, ctx, opts)

@@ -1,0 +1,102 @@
+"""Return statements: early returns anywhere, without changing Python semantics.
+
+Outside loops, the jump restructuring (`jumps.py`) is enough: the code after an `if`
+whose branch returns moves into the other branch, so every `return` ends an `if`-tree
+and the conditional converter emits `return ag__.if_stmt(...)`:
+
+    if x > 0:                      def if_true():
+        return x                       return x
+    return 0               =>      def if_false():
+                                       return 0
+                                   return ag__.if_stmt(x > 0, if_true, if_false)
+
+A `return` inside a loop becomes a flag, a value and a `break` (the loop then stops on
+the flag), and after the loop the function returns if the flag is set:
+
+    for i in xs:                   do_return = False
+        if p(i):                   retval_ = ag__.UNSET
+            return i       =>      for i in xs:
+    return -1                          if p(i):
+                                           retval_ = i
+                                           do_return = True
+                                           break          # (then: the break converter)
+                                   if do_return:
+                                       return retval_
+                                   return -1
+
+After a nested loop the check is `if do_return: break` instead, so the enclosing loop
+stops too. `ag__.UNSET` marks "no value yet": symbolic branches and loops fill it in
+with the type of the value that is returned.
+"""
+from __future__ import annotations
+
+import gast
+
+from autograph.converters import jumps
+from autograph.pyct import templates
+from autograph.pyct.naming import Namer
+
+_LOOPS = (gast.For, gast.While)
+
+
+def transform(fn_node, namer: Namer) -> None:
+    """Returns inside loops -> flag, value and break (run before the break converter)."""
+    flags: dict = {}
+    fn_node.body = _block(fn_node.body, flags, namer, in_loop=False)
+
+
+def restructure(fn_node, filename: str) -> None:
+    """Make every return end an if-tree (run after the break converter)."""
+    fn_node.body = jumps.restructure(fn_node.body, (gast.Return,), True, filename)
+
+
+def _names(flags: dict, namer: Namer) -> tuple[str, str]:
+    if not flags:
+        flags["do_return"] = namer.new("do_return")
+        flags["retval"] = namer.new("retval_")
+    return flags["do_return"], flags["retval"]
+
+
+def _block(stmts: list, flags: dict, namer: Namer, in_loop: bool) -> list:
+    out: list = []
+    for s in stmts:
+        if isinstance(s, gast.Return) and in_loop:
+            out.extend(_return_in_loop(s, flags, namer))
+            continue
+        if isinstance(s, _LOOPS) and not getattr(s, "ag_python", False) and \
+                jumps.contains(s, (gast.Return,), True):
+            do_return, retval = _names(flags, namer)
+            if not in_loop:
+                out.extend(templates.replace(
+                    "do_return = False\nretval_ = ag__.UNSET", origin=s,
+                    do_return=do_return, retval_=retval))
+            s.body = _block(s.body, flags, namer, in_loop=True)
+            s.orelse = _block(s.orelse, flags, namer, in_loop)
+            out.append(s)
+            if in_loop:
+                after = templates.replace("if do_return:\n    break", origin=s,
+                                          do_return=do_return)
+                after[0].body[0].ag_flag = do_return
+                after[0].ag_generated = True
+            else:
+                after = templates.replace("if do_return:\n    return retval_", origin=s,
+                                          do_return=do_return, retval_=retval)
+            out.extend(after)
+            continue
+        if isinstance(s, (gast.If, gast.With, gast.Try)):
+            for field in ("body", "orelse", "finalbody"):
+                if getattr(s, field, None):
+                    setattr(s, field, _block(getattr(s, field), flags, namer, in_loop))
+            for h in getattr(s, "handlers", ()):
+                h.body = _block(h.body, flags, namer, in_loop)
+        out.append(s)
+    return out
+
+
+def _return_in_loop(node, flags: dict, namer: Namer) -> list:
+    do_return, retval = _names(flags, namer)
+    value = node.value if node.value is not None else gast.Constant(value=None, kind=None)
+    stmts = templates.replace("retval_ = value\ndo_return = True\nbreak", origin=node,
+                              retval_=retval, value=value, do_return=do_return)
+    stmts[-1].ag_flag = do_return
+    return stmts

@@ -1,0 +1,68 @@
+"""Subscript assignment -> a functional update the state-passing code can carry.
+
+    x[i] = v          =>   x = ag__.setitem(x, i, v)
+    x[i, 1:] += v     =>   x = ag__.setitem(x, (i, slice(1, None)), x[i, 1:] + v)
+
+`ag__.setitem` writes in place into Python containers and NumPy arrays (so aliasing is
+the original's) and is `runtime.index_update` on a Tensor, which cannot be mutated.
+Only targets rooted at a variable (or `self.attr`) are rewritten.
+"""
+from __future__ import annotations
+
+import gast
+
+from autograph.pyct import templates, transformer
+from autograph.pyct.activity import qualified_name
+
+
+def _index_expr(index):
+    """The subscript as a value: slices become slice(...) calls."""
+    if isinstance(index, gast.Slice):
+        parts = [p if p is not None else gast.Constant(value=None, kind=None)
+                 for p in (index.lower, index.upper, index.step)]
+        if index.step is None:
+            parts = parts[:2]
+        call = templates.replace_expr("slice()", origin=index if hasattr(index, "lineno")
+                                      else None)
+        call.args = parts
+        return call
+    if isinstance(index, gast.Tuple):
+        return gast.Tuple(elts=[_index_expr(e) for e in index.elts], ctx=gast.Load())
+    return index
+
+
+def _target(target, ctx):
+    """The subscript target if its base is a local variable or an attribute chain."""
+    if not isinstance(target, gast.Subscript):
+        return None
+    qn = qualified_name(target.value)
+    if qn is None or ("." not in qn and qn not in ctx.bound):
+        return None  # a global or closure container: mutate it in place, as Python does
+    return target
+
+
+def _assign(node, walk):
+    if len(node.targets) != 1 or _target(node.targets[0], walk.ctx) is None:
+        return node
+    t = node.targets[0]
+    return templates.replace("base = ag__.setitem(base, index, value)", origin=node,
+                             base=t.value, index=_index_expr(t.slice), value=node.value)
+
+
+def _aug_assign(node, walk):
+    t = _target(node.target, walk.ctx)
+    if t is None:
+        return node
+    read = templates.set_ctx(templates.clone(t), gast.Load)
+    value = gast.BinOp(left=read, op=node.op, right=node.value)
+    templates.copy_location(value, node)
+    return templates.replace("base = ag__.setitem(base, index, value)", origin=node,
+                             base=t.value, index=_index_expr(templates.clone(t.slice)),
+                             value=value)
+
+
+HANDLERS = {gast.Assign: _assign, gast.AugAssign: _aug_assign}
+
+
+def transform(fn_node, ctx) -> None:
+    transformer.apply(fn_node, ctx, HANDLERS)

@@ -1,0 +1,37 @@
+"""Errors raised by the compiler, and helpers that point messages at the user's line.
+
+`ConversionError` is raised when a function cannot be converted (no source, an
+unsupported construct). Errors found while tracing converted code (a variable defined
+in one branch only, a non-scalar condition, a loop variable that changes type, ...)
+keep the type the runtime or Python would use (ValueError / TypeError /
+UnboundLocalError) and carry the user's `file:line` in their message.
+"""
+from __future__ import annotations
+
+import sys
+
+
+class ConversionError(Exception):
+    """The source of a function cannot be converted by AutoGraph."""
+
+    def __init__(self, message: str, filename: str | None = None, lineno: int | None = None):
+        self.filename = filename
+        self.lineno = lineno
+        where = f"{filename}:{lineno}: " if filename and lineno else ""
+        super().__init__(where + message)
+
+
+class Diagnostic(ValueError):
+    """A problem in the user's code found while tracing converted code (a variable defined
+    in one branch only, a loop variable created inside a symbolic loop, ...). The
+    message starts with the user's `file:line`."""
+
+
+def caller_location(depth: int = 2) -> tuple[str, int]:
+    """(filename, line) of the converted code that called the operator `depth` frames up.
+
+    Converted code is compiled with the user's file name and line numbers, so the frame
+    that called an `ag__` operator is the user's own line.
+    """
+    frame = sys._getframe(depth)
+    return frame.f_code.co_filename, frame.f_lineno

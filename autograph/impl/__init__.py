@@ -1,0 +1,1 @@
+"""Conversion entry points (`api`) and the converter pipeline (`conversion`)."""

@@ -1,0 +1,270 @@
+"""Conversion entry points: `convert`, `to_code`, `do_not_convert`, `set_loop_options`,
+and `converted_call` (what generated code calls for user functions).
+
+Loading: the converted function node is wrapped in a factory
+
+    def ag__factory(ag__, <free variables of the original>):
+        def f(...): <converted body>
+        return f
+
+compiled with the user's file name (nodes keep the user's line numbers, so
+tracebacks show the user's own lines). The inner code object is then turned into a
+function with the original globals (the real module dict) and a closure made of the
+original cells plus a cell holding the `ag__` operators module - so closures,
+`global` and `nonlocal` behave exactly as in the original. Compiled code is cached per
+(code object, recursive); converted functions per function object.
+"""
+from __future__ import annotations
+
+import ast
+import functools
+import re
+import inspect
+import sysconfig
+import threading
+import types
+import warnings
+import weakref
+from typing import Callable
+
+import gast
+
+from autograph.errors import ConversionError
+from autograph.impl.conversion import Context, convert_function_node
+from autograph.pyct import gast_to_ast, parser, templates
+from autograph.pyct.naming import Namer
+
+_LOCK = threading.RLock()
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+_COMPILED: dict = {}                                # (code, recursive) -> inner code
+_CONVERTED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_CONVERTED_CODES: dict = {}     # id -> every code object we generated (code objects compare
+                                # by value, so a set could mistake an original for ours)
+_SKIP_MODULES = ("numpy", "runtime", "autograph", "gast", "builtins", "functools",
+                 "typing", "pytest", "_pytest")
+_SKIP_DIRS = tuple({sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib",
+                                                        "platlib")})
+_NOT_CONVERTIBLE_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | \
+    inspect.CO_ASYNC_GENERATOR | inspect.CO_ITERABLE_COROUTINE
+
+
+# -- what to convert ----------------------------------------------------------------------
+def _plain_function(f):
+    """The Python function behind f (method, partial), or None."""
+    while True:
+        if isinstance(f, types.MethodType):
+            f = f.__func__
+        elif isinstance(f, functools.partial):
+            f = f.func
+        else:
+            break
+    return f if isinstance(f, types.FunctionType) else None
+
+
+def is_convertible(f) -> bool:
+    """Whether converted code should convert `f` before calling it."""
+    fn = _plain_function(f)
+    if fn is None:
+        call = None if isinstance(f, type) else next(
+            (c.__dict__["__call__"] for c in type(f).__mro__ if "__call__" in c.__dict__), None)
+        if not isinstance(call, types.FunctionType):
+            return False
+        fn = call
+    if getattr(fn, "__ag_do_not_convert__", False) or getattr(f, "__ag_do_not_convert__", False):
+        return False
+    code = fn.__code__
+    if _CONVERTED_CODES.get(id(code)) is code or code.co_flags & _NOT_CONVERTIBLE_FLAGS:
+        return False
+    module = (getattr(fn, "__module__", None) or "").split(".")[0]
+    if module in _SKIP_MODULES:
+        return False
+    return not code.co_filename.startswith(_SKIP_DIRS)
+
+
+# -- converting ---------------------------------------------------------------------------
+def convert(fn: Callable, recursive: bool = True) -> Callable:
+    """The converted version of `fn` (cached per function)."""
+    if isinstance(fn, types.MethodType):
+        return types.MethodType(convert(fn.__func__, recursive), fn.__self__)
+    if isinstance(fn, functools.partial):
+        return functools.partial(convert(fn.func, recursive), *fn.args, **fn.keywords)
+    if not isinstance(fn, types.FunctionType):
+        if callable(fn) and not isinstance(fn, type) and is_convertible(fn):
+            return convert(fn.__call__, recursive)
+        raise ConversionError(f"cannot convert {fn!r}: AutoGraph converts Python functions "
+                              "and methods")
+    if getattr(fn, "__ag_do_not_convert__", False) or \
+            _CONVERTED_CODES.get(id(fn.__code__)) is fn.__code__:
+        return fn
+    per_fn = _CONVERTED.get(fn)
+    if per_fn is not None and recursive in per_fn:
+        return per_fn[recursive]
+    with _LOCK:
+        inner = _COMPILED.get((fn.__code__, recursive))
+        if inner is None:
+            inner = _compile(fn, recursive)
+            _COMPILED[(fn.__code__, recursive)] = inner
+        new = _instantiate(inner, fn)
+        _CONVERTED.setdefault(fn, {})[recursive] = new
+    return new
+
+
+def _convert_node(fn, recursive: bool):
+    node, src = parser.parse_function(fn)
+    names = set(_IDENTIFIER.findall(src.text)) | {"ag__"}
+    ctx = Context(fn, src.filename, Namer(names), recursive, src.text)
+    return convert_function_node(node, ctx), src, ctx
+
+
+def _compile(fn, recursive: bool) -> types.CodeType:
+    node, src, _ = _convert_node(fn, recursive)
+    freevars = list(fn.__code__.co_freevars)
+    if "__class__" in freevars:
+        _explicit_super(node)
+    name = node.name if isinstance(node, gast.FunctionDef) else None
+    if name is None:
+        body = templates.replace("return fn", origin=node, fn=node)
+    else:
+        # a name that is not a factory local, so a recursive call still reads the global
+        node.name = name = "ag__converted"
+        body = [node] + templates.replace("return fn", origin=node, fn=name)
+    factory = templates.replace("def ag__factory(params):\n    body", origin=node,
+                                params=["ag__"] + freevars, body=body)
+    module = ast.Module(body=[gast_to_ast.convert(factory[0])], type_ignores=[])
+    ast.fix_missing_locations(module)
+    code = compile(module, src.filename, "exec")
+    factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
+    inner = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType))
+    inner = inner.replace(co_name=fn.__code__.co_name)
+    if hasattr(inner, "co_qualname"):
+        inner = inner.replace(co_qualname=fn.__code__.co_qualname)
+    _register_codes(inner)
+    return inner
+
+
+def _register_codes(code) -> None:
+    _CONVERTED_CODES[id(code)] = code
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            _register_codes(c)
+
+
+def _explicit_super(node) -> None:
+    """`super()` -> `super(__class__, self)`: the zero-argument form needs a class body."""
+    if not node.args.args:
+        return
+    first = node.args.args[0].id
+    for n in gast.walk(node):
+        if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and \
+                n.func.id == "super" and not n.args:
+            n.args = [templates.name_node("__class__"), templates.name_node(first)]
+
+
+def _instantiate(inner: types.CodeType, fn: types.FunctionType) -> types.FunctionType:
+    from autograph import operators
+
+    original = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    cells = []
+    for name in inner.co_freevars:
+        if name == "ag__":
+            cells.append(types.CellType(operators))
+        else:
+            cells.append(original.get(name, types.CellType()))
+    new = types.FunctionType(inner, fn.__globals__, fn.__name__, fn.__defaults__, tuple(cells))
+    new.__kwdefaults__ = fn.__kwdefaults__
+    new.__dict__.update(fn.__dict__)
+    for attr in ("__qualname__", "__doc__", "__module__", "__annotations__"):
+        setattr(new, attr, getattr(fn, attr))
+    new.__wrapped__ = fn
+    return new
+
+
+# -- to_code ------------------------------------------------------------------------------
+def to_code(fn: Callable, recursive: bool = True) -> str:
+    """The converted source of `fn`; with `recursive`, also of the user functions it calls
+    by name (each once)."""
+    return "\n\n".join(_to_code(fn, recursive, set()))
+
+
+def _to_code(fn, recursive: bool, seen: set) -> list:
+    plain = _plain_function(fn)
+    if plain is None:
+        if is_convertible(fn):
+            plain = type(fn).__call__
+        else:
+            raise ConversionError(f"cannot convert {fn!r}: AutoGraph converts Python "
+                                  "functions and methods")
+    seen.add(plain.__code__)
+    node, _, ctx = _convert_node(plain, recursive)
+    out = [parser.unparse(node)]
+    if recursive:
+        for callee in _callees(node, ctx):
+            fn2 = _plain_function(callee)
+            if fn2 is not None and fn2.__code__ not in seen:
+                try:
+                    out.extend(_to_code(fn2, recursive, seen))
+                except ConversionError:
+                    pass
+    return out
+
+
+def _callees(node, ctx) -> list:
+    out = []
+    for name in dict.fromkeys(ctx.callees):
+        target = ctx.lookup(name)
+        if name not in ctx.local and is_convertible(target):
+            out.append(target)
+    return out
+
+
+# -- called from converted code ---------------------------------------------------------
+_WARNED: set = set()
+
+
+def converted_call(f, *args, **kwargs):
+    """Call `f`, converted first if it is user code."""
+    if not is_convertible(f):
+        return f(*args, **kwargs)
+    try:
+        g = convert(f, recursive=True)
+    except ConversionError as e:
+        if "source code is unavailable" not in str(e):
+            raise
+        key = getattr(_plain_function(f), "__code__", None)
+        if key not in _WARNED:
+            _WARNED.add(key)
+            warnings.warn(f"{e} Calling it unconverted.", stacklevel=2)
+        g = f
+    return g(*args, **kwargs)
+
+
+def do_not_convert(fn: Callable) -> Callable:
+    """Mark `fn` so AutoGraph calls it as is (and so does not convert what it calls)."""
+    target = fn.__func__ if isinstance(fn, types.MethodType) else fn
+    try:
+        target.__ag_do_not_convert__ = True
+        return fn
+    except (AttributeError, TypeError):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            return fn(*args, **kwargs)
+        wrapper.__ag_do_not_convert__ = True
+        return wrapper
+
+
+def set_loop_options(maximum_iterations=None, shape_invariants=None) -> None:
+    """Options for the enclosing loop, read by the loop converter when this call is the
+    first statement of a loop body. Called as a function it does nothing."""
+    return None
+
+
+def _reset_caches() -> None:
+    """For tests and benchmarks: forget sources, compiled and converted functions."""
+    with _LOCK:
+        _COMPILED.clear()
+        _CONVERTED.clear()
+        parser._SOURCE_CACHE.clear()
+
+
+__all__ = ["convert", "to_code", "do_not_convert", "set_loop_options", "converted_call",
+           "is_convertible"]

@@ -1,0 +1,232 @@
+"""The conversion pipeline: a parsed function node in, the converted node out.
+
+The order matters and is written out in `convert_def`:
+
+ 1. nested `def`s first (each converted as a function of its own);
+ 2. unsupported constructs are rejected, `try` blocks marked to stay Python;
+ 3. directives (`set_loop_options`) are lifted onto their loops;
+ 4. subscript targets and list mutation become assignments (`x = ag__.setitem(...)`,
+    `xs = ag__.list_append(...)`) so the analysis sees them as writes;
+ 5. returns inside loops become flags + `break` (`return_statements`),
+ 6. then `break` / `continue` / loop `else` become flags (`break_statements`),
+ 7. then every `return` is moved to the end of an if-tree (`return_statements`);
+ 8. analysis (reaching definitions, liveness) on the now jump-free code;
+ 9. possibly-undefined reads get `ag__.ld`;
+10. expression converters: asserts, conditional expressions, and/or/not, calls;
+11. control flow last: `if`, `while`, `for` -> functions + `ag__` calls, using the
+    analysis of step 8 (the expressions they move were already converted).
+"""
+from __future__ import annotations
+
+import builtins
+import re
+
+import gast
+
+from autograph.converters import (
+    asserts, break_statements, call_trees, conditional_expressions, control_flow, directives,
+    lists, logical_expressions, return_statements, slices, variables,
+)
+from autograph.errors import ConversionError
+from autograph.pyct import activity, dataflow, transformer
+from autograph.pyct.naming import Namer
+
+_MISSING = call_trees._MISSING
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+# cheap tests on the source text that let the pipeline skip whole passes
+_MAYBE_UNSUPPORTED = re.compile(r"\b(yield|await|async)\b")
+_MAYBE_TARGETS = re.compile(r"\.(append|pop)\s*\(|\]\s*(\*\*|//|>>|<<|[-+*/%@&|^])?=(?!=)")
+
+
+class Context:
+    """What converters need to know about the function being converted."""
+
+    def __init__(self, fn, filename: str, namer: Namer, recursive: bool, source: str = ""):
+        self.fn = fn
+        self.source = source
+        self._first_seen = None
+        self.filename = filename
+        self.namer = namer
+        self.recursive = recursive
+        self.composite: dict = {}
+        self.callees: list = []
+        self.list_names: set = set()
+        self.always_live: set = set()
+        code = getattr(fn, "__code__", None)
+        closure = getattr(fn, "__closure__", None) or ()
+        self.closure = {}
+        if code is not None:
+            for name, cell in zip(code.co_freevars, closure):
+                try:
+                    self.closure[name] = cell.cell_contents
+                except ValueError:
+                    pass
+        self.globals = getattr(fn, "__globals__", {})
+        self.enter(None)
+
+    def enter(self, fn_node) -> None:
+        """Set the per-scope facts for a (nested) function node."""
+        if fn_node is None:
+            self.local = self.local_defs = self.params = self.declared = frozenset()
+            self.global_names = self.nonlocal_names = frozenset()
+            self.self_names = frozenset({"self", "cls"})
+            return
+        params = {a.id for a in _params(fn_node.args)}
+        glob, nonloc = activity.declared(fn_node) if isinstance(fn_node, gast.FunctionDef) \
+            else (set(), set())
+        self.global_names, self.nonlocal_names = glob, nonloc
+        self.declared = glob | nonloc
+        body = fn_node.body if isinstance(fn_node.body, list) else [fn_node.body]
+        self.local = ({n for n in activity.writes(body) if "." not in n} | params) - self.declared
+        self.local_defs = {s.name for s in _nested_defs(fn_node)} \
+            if isinstance(fn_node, gast.FunctionDef) else set()
+        self.params = params
+        args = fn_node.args.args
+        self.self_names = frozenset({"self", "cls"} | ({args[0].id} if args else set()))
+
+    def first_seen(self, name: str) -> int:
+        """Where `name` first occurs in the source (orders generated parameter lists)."""
+        if self._first_seen is None:
+            seen: dict = {}
+            for m in _IDENTIFIER.finditer(self.source):
+                seen.setdefault(m.group(), m.start())
+            self._first_seen = seen
+        pos = self._first_seen.get(name)
+        if pos is None:
+            pos = self.source.find(name)
+        return pos if pos >= 0 else len(self.source)
+
+    def lookup(self, name: str):
+        if name in self.closure:
+            return self.closure[name]
+        if name in self.globals:
+            return self.globals[name]
+        return getattr(builtins, name, _MISSING)
+
+
+def _params(args) -> list:
+    out = list(args.posonlyargs) + list(args.args) + list(args.kwonlyargs)
+    out += [a for a in (args.vararg, args.kwarg) if a is not None]
+    return out
+
+
+def convert_function_node(node, ctx: Context):
+    """Convert a FunctionDef or Lambda node in place and return it."""
+    if isinstance(node, gast.Lambda):
+        ctx.enter(node)
+        holder = gast.Expr(value=node)
+        gast.copy_location(holder, node)
+        wrapper = gast.FunctionDef(name="<lambda>", args=node.args, body=[holder],
+                                   decorator_list=[], returns=None, type_comment=None)
+        transformer.apply(wrapper, ctx, _EXPRESSIONS)
+        return holder.value
+    if isinstance(node, gast.AsyncFunctionDef):
+        raise ConversionError("an `async def` cannot be converted: use a regular function",
+                              ctx.filename, node.lineno)
+    node.decorator_list = []
+    node.returns = None
+    convert_def(node, ctx)
+    return node
+
+
+# Converters that do not depend on each other share one walk over the tree.
+_TARGETS = transformer.merge(lists.HANDLERS, slices.HANDLERS)
+_EXPRESSIONS = transformer.merge(variables.HANDLERS, asserts.HANDLERS,
+                                 conditional_expressions.HANDLERS,
+                                 logical_expressions.HANDLERS, call_trees.HANDLERS)
+
+
+def convert_def(node, ctx: Context) -> None:
+    # 1. nested functions, innermost first
+    for inner in _nested_defs(node):
+        convert_def(inner, ctx)
+    filename = ctx.filename
+    # 2. unsupported constructs; `try` blocks stay Python
+    if _MAYBE_UNSUPPORTED.search(ctx.source):
+        _check_supported(node, filename)
+    if "try" in ctx.source:
+        _mark_try_blocks(node)
+    # 3. directives
+    if "set_loop_options" in ctx.source:
+        directives.transform(node, ctx)
+    # 4. writes through subscripts / list methods (lists first: `xs.pop()` assignments)
+    if _MAYBE_TARGETS.search(ctx.source):
+        ctx.bound = activity.bound_names(node)
+        transformer.apply(node, ctx, _TARGETS)
+    # 5-7. jumps
+    return_statements.transform(node, ctx.namer)
+    break_statements.transform(node, ctx.namer, filename)
+    return_statements.restructure(node, filename)
+    # 8. analysis
+    ctx.enter(node)
+    dataflow.analyze(node, ctx.params, ctx.local)
+    # 9-10. possibly-undefined reads (variables), then the expression converters
+    transformer.apply(node, ctx, _EXPRESSIONS)
+    # 11. control flow
+    node.body = control_flow.convert_block(node.body, ctx, frozenset())
+    node.ag_done = True
+
+
+def _nested_defs(node) -> list:
+    out, stack = [], list(node.body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, gast.FunctionDef):
+            out.append(n)
+            continue
+        if isinstance(n, gast.ClassDef):
+            continue
+        for field in ("body", "orelse", "handlers", "finalbody"):
+            v = getattr(n, field, None)
+            if isinstance(v, list):
+                stack.extend(v)
+    return out
+
+
+_UNSUPPORTED = {
+    gast.Yield: ("`yield` (a generator)", "return a list or an array instead of yielding "
+                 "values, or mark the generator with ag.do_not_convert"),
+    gast.YieldFrom: ("`yield from` (a generator)", "return a list or an array instead"),
+    gast.Await: ("`await`", "call asynchronous code outside the converted function"),
+    gast.AsyncFunctionDef: ("an `async def`", "use a regular function"),
+    gast.AsyncFor: ("`async for`", "use a regular `for` loop"),
+    gast.AsyncWith: ("`async with`", "use a regular `with` block"),
+}
+
+
+def _check_supported(node, filename: str) -> None:
+    stack = list(node.body)
+    while stack:
+        n = stack.pop()
+        bad = _UNSUPPORTED.get(type(n))
+        if bad is not None:
+            what, instead = bad
+            raise ConversionError(f"{what} cannot be converted: {instead}.", filename,
+                                  getattr(n, "lineno", None))
+        if isinstance(n, (gast.FunctionDef, gast.Lambda, gast.ClassDef)):
+            continue
+        for field in n._fields:
+            v = getattr(n, field, None)
+            if isinstance(v, list):
+                stack.extend(x for x in v if isinstance(x, gast.AST))
+            elif isinstance(v, gast.AST):
+                stack.append(v)
+
+
+def _mark_try_blocks(node) -> None:
+    """Control flow inside `try` stays Python (a graph cannot catch exceptions)."""
+    for t in gast.walk(node):
+        if isinstance(t, gast.Try):
+            for n in gast.walk(t):
+                if isinstance(n, (gast.If, gast.While, gast.For)) and \
+                        not getattr(n, "ag_python", False):
+                    n.ag_python = True
+                    field = "iter" if isinstance(n, gast.For) else "test"
+                    setattr(n, field, _python_only(n, field))
+
+
+def _python_only(n, field):
+    from autograph.pyct import templates
+
+    value = getattr(n, field)
+    return templates.replace_expr("ag__.python_only(value)", origin=value, value=value)

@@ -1,0 +1,77 @@
+"""Python lists in converted code, and their graph form inside symbolic loops.
+
+The list converter rewrites `xs.append(v)` to `xs = ag__.list_append(xs, v)` and
+`xs.pop()` to `xs, v = ag__.list_pop(xs)`, so a list is a variable a loop or branch
+carries. On Python lists these are the list methods (same object, same aliasing).
+
+A Python list that is a loop variable of a *symbolic* loop becomes a graph list
+(`runtime.list_new`, a Tensor of dtype object) for the loop (`to_loop_var`); appends
+inside the loop record `runtime.list_append`; the call converter turns
+`np.stack(xs)` / `np.array(xs)` of an appended-to list into `ag__.stack(xs)`, which is
+`runtime.list_stack` on a graph list. All list handling goes through this module.
+"""
+from __future__ import annotations
+
+from autograph.errors import Diagnostic
+
+
+def is_graph_list(x) -> bool:
+    from runtime.lists import is_list
+
+    return is_list(x)
+
+
+def list_append(target, value):
+    """`target.append(value)`, returning the list."""
+    if is_graph_list(target):
+        import runtime
+
+        return runtime.list_append(target, value)
+    target.append(value)
+    return target
+
+
+def list_pop(target, *index):
+    """`target.pop(*index)` as (list, item)."""
+    if is_graph_list(target):
+        raise Diagnostic("pop() is not supported on a list built inside a symbolic loop; "
+                         "keep a separate counter, or stack the list and slice it.")
+    item = target.pop(*index)
+    return target, item
+
+
+def list_length(x):
+    if is_graph_list(x):
+        import runtime
+
+        return runtime.list_len(x)
+    return len(x)
+
+
+def to_loop_var(value, name: str, where: str):
+    """A loop variable's value for a symbolic loop: Python lists become graph lists."""
+    if type(value) is not list:
+        return value
+    import runtime
+
+    try:
+        return runtime.list_new(value)
+    except (TypeError, ValueError) as e:
+        raise Diagnostic(
+            f"{where}: the list '{name}' is a loop variable of a symbolic loop, so it must "
+            f"hold arrays of one shape and dtype ({e}).") from None
+
+
+def from_loop_var(value):
+    return value
+
+
+def stack(values, fn=None, *args, **kwargs):
+    """`np.stack(values)` (or `fn(values)`, e.g. np.array) that also takes a graph list."""
+    import numpy as np
+
+    if is_graph_list(values) and not args and kwargs.get("axis", 0) == 0:
+        import runtime
+
+        return runtime.list_stack(values)
+    return (fn or np.stack)(values, *args, **kwargs)

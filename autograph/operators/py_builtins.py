@@ -1,0 +1,208 @@
+"""Builtins that work on symbolic values: `len_`, `range_`, `int_`, `float_`, `abs_`,
+`min_`, `max_`, `sum_`, `enumerate_`, `zip_`.
+
+The call converter rewrites `range(n)` to `ag__.range_(n)` (and so on) when the name
+is the builtin. On Python values each one *is* the builtin (same result, same errors);
+on Tensors it gives the NumPy equivalent, or a `SymbolicIterable` that `for_stmt` turns
+into a graph loop over an index.
+"""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from autograph.operators.conditionals import is_symbolic
+
+
+def _any_symbolic(values) -> bool:
+    return any(is_symbolic(v) for v in values)
+
+
+# -- iterables ----------------------------------------------------------------------------
+class SymbolicIterable:
+    """Something a symbolic `for` loop walks by index: `length()` items, `get(i)`."""
+
+    def length(self):
+        raise NotImplementedError
+
+    def get(self, i):
+        raise NotImplementedError
+
+    def __iter__(self):
+        from runtime import GraphModeError
+
+        raise GraphModeError(
+            f"{type(self).__name__} has a symbolic length; iterate over it in a `for` "
+            "loop inside a converted function (AutoGraph makes that a graph loop).")
+
+
+class _TensorItems(SymbolicIterable):
+    def __init__(self, tensor):
+        if tensor.ndim == 0:
+            raise TypeError("iteration over a 0-d Tensor")
+        self.tensor = tensor
+
+    def length(self):
+        return len_(self.tensor)
+
+    def get(self, i):
+        return self.tensor[i]
+
+
+class SymbolicRange(SymbolicIterable):
+    def __init__(self, start, stop, step):
+        if not is_symbolic(step) and step == 0:
+            raise ValueError("range() arg 3 must not be zero")
+        self.start, self.stop, self.step = start, stop, step
+
+    def length(self):
+        return np.maximum(-((self.start - self.stop) // self.step), 0)
+
+    def get(self, i):
+        return self.start + i * self.step
+
+
+class _Enumerate(SymbolicIterable):
+    def __init__(self, inner: SymbolicIterable, start):
+        self.inner, self.start = inner, start
+
+    def length(self):
+        return self.inner.length()
+
+    def get(self, i):
+        return (self.start + i, self.inner.get(i))
+
+
+class _Zip(SymbolicIterable):
+    def __init__(self, inners: list):
+        self.inners = inners
+
+    def length(self):
+        n = self.inners[0].length()
+        for other in self.inners[1:]:
+            n = np.minimum(n, other.length())
+        return n
+
+    def get(self, i):
+        return tuple(x.get(i) for x in self.inners)
+
+
+class _PythonItems(SymbolicIterable):
+    """A Python sequence zipped with a symbolic one (indexed with a symbolic index)."""
+
+    def __init__(self, seq):
+        self.seq = np.asarray(seq)
+
+    def length(self):
+        return len(self.seq)
+
+    def get(self, i):
+        return self.seq[i]
+
+
+def symbolic_iterable(x) -> SymbolicIterable:
+    if isinstance(x, SymbolicIterable):
+        return x
+    if is_symbolic(x):
+        return _TensorItems(x)
+    return _PythonItems(x)
+
+
+# -- the builtins ------------------------------------------------------------------------
+def len_(x):
+    if is_symbolic(x):
+        if x.ndim == 0:
+            raise TypeError(f"len() of a 0-d Tensor {x!r}")
+        if x.shape[0] is not None:
+            return x.shape[0]
+        return _dynamic_dim(x, 0)
+    if isinstance(x, SymbolicIterable):
+        return x.length()
+    from autograph.operators.lists import list_length
+
+    return list_length(x)
+
+
+def _dynamic_dim(x, axis: int):
+    import runtime
+
+    return runtime.shape_of(x)[axis]
+
+
+def range_(*args):
+    if not _any_symbolic(args):
+        return builtins.range(*args)
+    if len(args) == 1:
+        return SymbolicRange(0, args[0], 1)
+    if len(args) == 2:
+        return SymbolicRange(args[0], args[1], 1)
+    return SymbolicRange(*args)
+
+
+def enumerate_(x, start=0):
+    if is_symbolic(x) or isinstance(x, SymbolicIterable) or is_symbolic(start):
+        return _Enumerate(symbolic_iterable(x), start)
+    return builtins.enumerate(x, start)
+
+
+def zip_(*xs, **kwargs):
+    if not kwargs and any(is_symbolic(x) or isinstance(x, SymbolicIterable) for x in xs):
+        return _Zip([symbolic_iterable(x) for x in xs])
+    return builtins.zip(*xs, **kwargs)
+
+
+def int_(x=0, *args):
+    if is_symbolic(x) and not args:
+        if np.issubdtype(x.dtype, np.floating):
+            x = np.trunc(x)
+        return np.astype(x, np.int64)
+    return builtins.int(x, *args)
+
+
+def float_(x=0.0):
+    if is_symbolic(x):
+        return np.astype(x, np.float64)
+    return builtins.float(x)
+
+
+def abs_(x):
+    if is_symbolic(x):
+        return np.abs(x)
+    return builtins.abs(x)
+
+
+def _extremum(py, reduce, pairwise, args, kwargs):
+    if kwargs or not args:
+        return py(*args, **kwargs)
+    if len(args) == 1:
+        (x,) = args
+        if is_symbolic(x):
+            return reduce(x, axis=0)
+        return py(x)
+    if _any_symbolic(args):
+        out = args[0]
+        for a in args[1:]:
+            out = pairwise(out, a)
+        return out
+    return py(*args)
+
+
+def min_(*args, **kwargs):
+    return _extremum(builtins.min, np.min, np.minimum, args, kwargs)
+
+
+def max_(*args, **kwargs):
+    return _extremum(builtins.max, np.max, np.maximum, args, kwargs)
+
+
+def sum_(x, start=0):
+    if is_symbolic(x):
+        return np.sum(x, axis=0) + start
+    return builtins.sum(x, start)
+
+
+BUILTIN_OVERRIDES = {
+    "len": "len_", "range": "range_", "int": "int_", "float": "float_", "abs": "abs_",
+    "min": "min_", "max": "max_", "sum": "sum_", "enumerate": "enumerate_", "zip": "zip_",
+}

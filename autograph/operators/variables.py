@@ -1,0 +1,93 @@
+"""Undefined values, possibly-undefined reads and functional updates of targets.
+
+- `Undefined(name)`: the value of a variable that is not (yet) defined where generated
+  code must still pass it around (e.g. a variable first assigned inside a branch). A
+  symbolic `if` / loop that would produce it raises an error naming the variable.
+- `UNSET`: the value of `retval_` before a `return` inside a loop ran; symbolic control
+  flow fills it with a value of the right type (it is only read when `do_return` holds).
+- `ld(v)`: a read of a variable that may be undefined; raises UnboundLocalError like
+  Python would.
+- `setitem(x, i, v)`: `x[i] = v` as a value: in place for Python containers and NumPy
+  arrays (same aliasing as the original), a functional `index_update` for Tensors.
+"""
+from __future__ import annotations
+
+import sys
+
+
+class Undefined:
+    """A variable that has no value on some path."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"Undefined({self.name!r})"
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        raise _unbound(self.name)
+
+    def __bool__(self):
+        raise _unbound(self.name)
+
+
+class _Unset:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+    def __reduce__(self):
+        return "UNSET"
+
+
+UNSET = _Unset()
+
+
+def _unbound(name: str) -> UnboundLocalError:
+    if sys.version_info >= (3, 11):
+        return UnboundLocalError(
+            f"cannot access local variable '{name}' where it is not associated with a value")
+    return UnboundLocalError(f"local variable '{name}' referenced before assignment")
+
+
+def ld(value):
+    """A read of a possibly undefined variable."""
+    if type(value) is Undefined:
+        raise _unbound(value.name)
+    return value
+
+
+def is_undefined(value) -> bool:
+    return type(value) is Undefined
+
+
+def setitem(target, index, value):
+    """`target[index] = value`, returning the updated target."""
+    from runtime import Tensor, index_update
+
+    if isinstance(target, Tensor) or (isinstance(value, Tensor) and _is_array(target)) \
+            or (_is_array(target) and _has_tensor(index)):
+        return index_update(target, index, value)
+    target[index] = value
+    return target
+
+
+def _is_array(x) -> bool:
+    import numpy as np
+
+    return isinstance(x, np.ndarray)
+
+
+def _has_tensor(index) -> bool:
+    from runtime import Tensor
+
+    if isinstance(index, tuple):
+        return any(_has_tensor(i) for i in index)
+    if isinstance(index, slice):
+        return any(isinstance(p, Tensor) for p in (index.start, index.stop, index.step))
+    return isinstance(index, Tensor)

@@ -1,0 +1,170 @@
+"""Reaching definitions and liveness over structured code, stored on the AST nodes.
+
+Runs on a function body after jumps were converted (no `break` / `continue` left, and
+`return` only at the end of blocks), so control flow is structured and two simple
+passes suffice:
+
+- forward (`_Definitions`): which local names are *maybe* and which are *surely*
+  defined at each compound statement (`ag_maybe_in`, `ag_must_in`), and which reads
+  may see an undefined local (`ag_maybe_undefined` on the Name node);
+- backward (`_liveness`): which names are live after each compound statement
+  (`ag_live_out`), at the start of each branch (`ag_live_body`, `ag_live_orelse`), and
+  at a loop's head (`ag_live_head`, to a fixed point).
+
+The converters use these to choose exactly the variables that a branch or loop body
+takes and returns.
+"""
+from __future__ import annotations
+
+import gast
+
+from autograph.pyct.activity import _SCOPES, reads, target_names, writes
+
+_TERMINAL = None  # the state after a `return` / `raise`: nothing flows on
+
+
+def analyze(fn_node, params: set, local: set) -> None:
+    """Annotate the body of a FunctionDef node (nested functions are not entered)."""
+    _Definitions(local).block(fn_node.body, set(params), set(params))
+    _liveness(fn_node.body, set())
+
+
+def extra_test_reads(node) -> set:
+    test = getattr(node, "ag_extra_test", None)
+    return reads(test) if test is not None else set()
+
+
+# -- liveness ---------------------------------------------------------------------------
+def _simple(names: set) -> set:
+    return {n for n in names if "." not in n}
+
+
+def _kills(stmt) -> set:
+    if isinstance(stmt, gast.Assign):
+        out = set()
+        for t in stmt.targets:
+            if isinstance(t, (gast.Name, gast.Tuple, gast.List)):
+                out |= target_names(t)
+        return _simple(out)
+    if isinstance(stmt, gast.AnnAssign) and stmt.value is not None and \
+            isinstance(stmt.target, gast.Name):
+        return {stmt.target.id}
+    if isinstance(stmt, (gast.FunctionDef, gast.ClassDef)):
+        return {stmt.name}
+    return set()
+
+
+def _liveness(stmts: list, live: set) -> set:
+    for s in reversed(stmts):
+        if isinstance(s, gast.If):
+            s.ag_live_out = frozenset(live)
+            lb = _liveness(s.body, live)
+            lo = _liveness(s.orelse, live)
+            s.ag_live_body, s.ag_live_orelse = frozenset(lb), frozenset(lo)
+            live = lb | lo | reads(s.test)
+        elif isinstance(s, (gast.While, gast.For)):
+            s.ag_live_out = frozenset(live)
+            is_for = isinstance(s, gast.For)
+            extra = extra_test_reads(s) | (set() if is_for else reads(s.test))
+            targets = target_names(s.target) if is_for else set()
+            head = live | extra
+            for _ in range(20):
+                body_in = _liveness(s.body, head) - targets
+                new_head = head | body_in
+                if new_head == head:
+                    break
+                head = new_head
+            s.ag_live_head = frozenset(head)
+            live = head | (reads(s.iter) if is_for else set())
+            if s.orelse:
+                live |= _liveness(s.orelse, set(s.ag_live_out))
+        elif isinstance(s, (gast.Return, gast.Raise)):
+            live = reads(s)
+        elif isinstance(s, gast.With):
+            live = _liveness(s.body, live) | reads(s.items)
+        elif isinstance(s, gast.Try):
+            inner = set(live)
+            for h in s.handlers:
+                inner |= _liveness(h.body, live)
+            inner |= _liveness(s.finalbody, live) | _liveness(s.orelse, live)
+            live = inner | _liveness(s.body, inner)
+        else:
+            live = (live - _kills(s)) | reads(s)
+    return live
+
+
+# -- reaching definitions ----------------------------------------------------------------
+class _Definitions:
+    def __init__(self, local: set):
+        self.local = local
+
+    def mark(self, node, maybe: set, must: set) -> None:  # noqa: ARG002
+        """Flag reads of locals that may be undefined here (closures are not marked)."""
+        stack = list(node) if isinstance(node, list) else [node]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, gast.Name):
+                if isinstance(n.ctx, gast.Load) and n.id in self.local and n.id not in must:
+                    n.ag_maybe_undefined = True
+                continue
+            if isinstance(n, _SCOPES):
+                continue
+            for field in n._fields:
+                v = getattr(n, field, None)
+                if isinstance(v, list):
+                    stack.extend(x for x in v if isinstance(x, gast.AST))
+                elif isinstance(v, gast.AST):
+                    stack.append(v)
+
+    def block(self, stmts: list, maybe: set, must: set):
+        for s in stmts:
+            result = self.stmt(s, maybe, must)
+            if result is _TERMINAL:
+                return _TERMINAL
+            maybe, must = result
+        return maybe, must
+
+    def stmt(self, s, maybe: set, must: set):
+        if isinstance(s, gast.If):
+            s.ag_maybe_in, s.ag_must_in = frozenset(maybe), frozenset(must)
+            self.mark(s.test, maybe, must)
+            a = self.block(s.body, set(maybe), set(must))
+            b = self.block(s.orelse, set(maybe), set(must))
+            if a is _TERMINAL:
+                return b
+            if b is _TERMINAL:
+                return a
+            return a[0] | b[0], a[1] & b[1]
+        if isinstance(s, (gast.While, gast.For)):
+            s.ag_maybe_in, s.ag_must_in = frozenset(maybe), frozenset(must)
+            body_writes = _simple(writes(s.body))
+            head_maybe = maybe | body_writes
+            if isinstance(s, gast.For):
+                self.mark(s.iter, maybe, must)
+                targets = target_names(s.target)
+                self.block(s.body, head_maybe | targets, must | targets)
+                head_maybe |= targets
+            else:
+                self.mark(s.test, head_maybe, must)
+                self.block(s.body, set(head_maybe), set(must))
+            if getattr(s, "ag_extra_test", None) is not None:
+                self.mark(s.ag_extra_test, head_maybe, must)
+            result = (head_maybe, set(must))
+            if s.orelse:
+                out = self.block(s.orelse, set(head_maybe), set(must))
+                result = out if out is not _TERMINAL else result
+            return result
+        if isinstance(s, (gast.Return, gast.Raise)):
+            self.mark(s, maybe, must)
+            return _TERMINAL
+        if isinstance(s, gast.With):
+            self.mark(s.items, maybe, must)
+            w = _simple(writes(s.items))
+            return self.block(s.body, maybe | w, must | w)
+        if isinstance(s, gast.Try):
+            self.mark(s, maybe, must)
+            w = _simple(writes(s))
+            return maybe | w, set(must) | _simple(writes(s.finalbody))
+        self.mark(s, maybe, must)
+        w = _simple(writes(s))
+        return maybe | w, must | w

@@ -1,0 +1,62 @@
+"""A fast gast -> ast translation (gast's own is generic and dominates `to_code` time).
+
+Both trees have the same node classes by name; only the fields differ in a few places
+(gast parameters are `Name` nodes, an `except ... as e` name is a `Name`, and gast
+nodes carry extra fields the `ast` class does not have), which are handled here.
+"""
+from __future__ import annotations
+
+import ast
+
+import gast
+
+_ATTRS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+_CLASSES: dict = {}
+
+
+def _cls(t):
+    cls = _CLASSES.get(t)
+    if cls is None:
+        cls = _CLASSES[t] = getattr(ast, t.__name__)
+    return cls
+
+
+def _arg(name):
+    if name is None:
+        return None
+    new = ast.arg(arg=name.id, annotation=convert(name.annotation),
+                  type_comment=getattr(name, "type_comment", None))
+    d = name.__dict__
+    for a in _ATTRS:
+        if a in d:
+            setattr(new, a, d[a])
+    return new
+
+
+def convert(node):
+    """The `ast` tree of a gast tree (a node, a list, or a leaf value)."""
+    if isinstance(node, list):
+        return [convert(n) for n in node]
+    if not isinstance(node, gast.AST):
+        return node
+    t = type(node)
+    if t is gast.arguments:
+        return ast.arguments(
+            posonlyargs=[_arg(a) for a in node.posonlyargs], args=[_arg(a) for a in node.args],
+            vararg=_arg(node.vararg), kwonlyargs=[_arg(a) for a in node.kwonlyargs],
+            kw_defaults=convert(node.kw_defaults), kwarg=_arg(node.kwarg),
+            defaults=convert(node.defaults))
+    cls = _cls(t)
+    new = cls.__new__(cls)
+    d = node.__dict__
+    nd = new.__dict__
+    for f in cls._fields:
+        if f in d:
+            v = d[f]
+            nd[f] = convert(v) if isinstance(v, (list, gast.AST)) else v
+    if t is gast.ExceptHandler and isinstance(node.name, gast.Name):
+        nd["name"] = node.name.id
+    for a in _ATTRS:
+        if a in d:
+            nd[a] = d[a]
+    return new

@@ -1,0 +1,175 @@
+"""Parsing user functions into gast trees that keep their origin (file, line, column).
+
+The source of a function comes from `inspect` (cached per code object, since finding
+it is the slowest step of a conversion). Instead of dedenting, an indented source is
+parsed inside an `if 1:` header so every node keeps the column it has in the user's
+file; line numbers are shifted to the file's numbering. The result: every node of the
+parsed tree carries the user's real `lineno` / `col_offset`, and the converted code is
+compiled with the user's file name, so tracebacks and error messages show the user's
+own lines.
+
+Lambdas are found among the lambdas on their source line(s) by position (Python 3.11+
+code positions) or, failing that, by matching compiled code.
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+import linecache
+import re
+import types
+from typing import NamedTuple
+
+import gast
+
+from autograph.errors import ConversionError
+from autograph.pyct import gast_to_ast
+
+
+class Source(NamedTuple):
+    text: str          # the function's source lines (indentation kept)
+    filename: str
+    first_line: int    # line number of the first line of `text` in `filename`
+
+
+_SOURCE_CACHE: dict = {}
+
+
+def _no_source(fn, why: str) -> ConversionError:
+    name = getattr(fn, "__qualname__", repr(fn))
+    code = getattr(fn, "__code__", None)
+    filename = code.co_filename if code else None
+    lineno = code.co_firstlineno if code else None
+    return ConversionError(
+        f"cannot convert {name}: its source code is unavailable ({why}). AutoGraph needs "
+        "the source of a function to convert it: define it in a .py file (not in exec'd "
+        "code, a string or an interactive session), or run it unconverted with "
+        "ag.function(..., autograph=False) / ag.do_not_convert.", filename, lineno)
+
+
+def get_source(fn: types.FunctionType) -> Source:
+    """The source of `fn` with its file and first line, cached per code object."""
+    code = fn.__code__
+    cached = _SOURCE_CACHE.get(code)
+    if cached is not None:
+        return cached
+    filename = code.co_filename
+    if filename.startswith("<") and not linecache.getlines(filename):
+        raise _no_source(fn, f"it was defined in {filename}")
+    try:
+        lines, first = inspect.getsourcelines(fn)
+    except (OSError, TypeError) as e:
+        raise _no_source(fn, str(e)) from None
+    src = Source("".join(lines), filename, max(first, 1))
+    _SOURCE_CACHE[code] = src
+    return src
+
+
+def _parse_text(text: str, first_line: int) -> gast.Module:
+    # Leading newlines give the nodes the file's line numbers without a pass over the
+    # tree; an indented source is parsed inside `if 1:` so columns stay the file's.
+    indented = text[:1] in (" ", "\t")
+    if indented:
+        tree = ast.parse("\n" * max(first_line - 2, 0) + "if 1:\n" + text)
+        if first_line < 2:  # no room for the header line: shift back by one
+            ast.increment_lineno(tree, -1)
+        tree.body = tree.body[0].body
+    else:
+        tree = ast.parse("\n" * (first_line - 1) + text)
+    return gast.ast_to_gast(tree)
+
+
+def parse_function(fn: types.FunctionType) -> tuple[gast.AST, Source]:
+    """The gast FunctionDef (or Lambda) node of `fn`, with the user's lines and columns."""
+    src = get_source(fn)
+    try:
+        module = _parse_text(src.text, src.first_line)
+    except SyntaxError:
+        if fn.__name__ != "<lambda>":
+            raise _no_source(fn, "its source cannot be parsed on its own") from None
+        module = None
+    if fn.__name__ == "<lambda>":
+        return _find_lambda(fn, src, module), src
+    node = module.body[0]
+    if not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
+        raise _no_source(fn, "its source does not start with a def statement")
+    return node, src
+
+
+_FILE_TREES: dict = {}
+
+
+def _file_tree(filename: str):
+    """The whole file parsed with `ast` (cached), or None when it cannot be parsed."""
+    lines = linecache.getlines(filename)
+    key = (filename, len(lines), hash(lines[0]) if lines else 0)
+    if key not in _FILE_TREES:
+        try:
+            _FILE_TREES[key] = ast.parse("".join(lines)) if lines else None
+        except SyntaxError:
+            _FILE_TREES[key] = None
+    return _FILE_TREES[key]
+
+
+def _find_lambda(fn, src: Source, module) -> gast.Lambda:
+    code = fn.__code__
+    tree = _file_tree(src.filename)
+    if tree is None:
+        if module is None:
+            raise _no_source(fn, "the source line of the lambda cannot be parsed")
+        tree = gast.gast_to_ast(module)
+    args = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+    candidates = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)
+                  and n.lineno == code.co_firstlineno
+                  and [a.arg for a in n.args.args + n.args.kwonlyargs] == args]
+    if len(candidates) > 1:
+        candidates = _match_lambda_positions(code, candidates) or \
+            _match_lambda_code(code, candidates, src.filename)
+    if len(candidates) != 1:
+        raise ConversionError(
+            "cannot tell which of several lambdas on this line is being converted; put "
+            "the lambda on its own line or make it a def", src.filename, code.co_firstlineno)
+    return gast.ast_to_gast(candidates[0])
+
+
+def _match_lambda_positions(code, candidates):
+    positions = getattr(code, "co_positions", None)
+    if positions is None:
+        return []
+    cols = [p[2] for p in positions() if p[0] == code.co_firstlineno and p[2] is not None
+            and p[3] is not None and p[3] > p[2]]
+    if not cols:
+        return []
+    first = min(cols)
+    out = [n for n in candidates
+           if n.body.col_offset <= first < (n.body.end_col_offset or 1 << 30)]
+    out.sort(key=lambda n: n.body.col_offset, reverse=True)  # the innermost lambda
+    return out[:1]
+
+
+def _match_lambda_code(code, candidates, filename):
+    out = []
+    for n in candidates:
+        expr = ast.Expression(body=n)
+        ast.fix_missing_locations(expr)
+        compiled = compile(expr, filename, "eval")
+        inner = next((c for c in compiled.co_consts if isinstance(c, types.CodeType)), None)
+        if inner is not None and inner.co_code == code.co_code and \
+                inner.co_names == code.co_names:
+            out.append(n)
+    return out
+
+
+def unparse(node) -> str:
+    """Source text of a gast node (or list of nodes), without the blank lines that
+    `ast.unparse` puts before nested definitions."""
+    if isinstance(node, list):
+        return "\n".join(unparse(n) for n in node)
+    text = ast.unparse(gast_to_ast.convert(node))
+    lines = text.split("\n")
+    keep = [line for i, line in enumerate(lines)
+            if line or i + 1 >= len(lines) or not _DEF_START.match(lines[i + 1])]
+    return "\n".join(keep)
+
+
+_DEF_START = re.compile(r"\s*(def |class |async def |@)")

@@ -1,0 +1,177 @@
+"""Code templates: generate gast from Python source with placeholder names.
+
+    templates.replace('''
+        def name(params):
+            body
+            return outputs
+    ''', origin=node, name='if_true', params=['x'], body=stmts, outputs=['x'])
+
+A placeholder is any identifier that appears as a keyword of `replace`. What it is
+replaced by depends on the value and where the placeholder stands:
+
+- a `str`: the identifier is renamed (variables, function names, parameters);
+- a gast expression: the expression is inserted (with the placeholder's Load/Store ctx);
+- a list of `str` or of expressions: as a parameter, one parameter per entry; as a
+  statement (`body`), the statements are spliced in; as an expression, a tuple of them
+  (a single entry stays bare unless the placeholder is written `(outputs,)` - see
+  `as_tuple`) and an empty list gives `()`;
+- `None` (as an expression): the constant None.
+
+Parsed templates are cached and copied with a small field-wise clone (much cheaper than
+`copy.deepcopy`). Nodes that come from the template get the location of `origin`, so the
+generated code maps back to the user's line; inserted user nodes keep their own.
+"""
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+import gast
+
+_CACHE: dict[str, list] = {}
+
+
+def clone(node: Any) -> Any:
+    """A copy of a gast tree (lists and nodes copied, leaves shared)."""
+    if isinstance(node, list):
+        return [clone(n) for n in node]
+    if isinstance(node, gast.AST):
+        new = node.__class__.__new__(node.__class__)
+        d = new.__dict__
+        for k, v in node.__dict__.items():
+            d[k] = clone(v) if isinstance(v, (list, gast.AST)) else v
+        return new
+    return node
+
+
+def _parsed(template: str) -> list:
+    body = _CACHE.get(template)
+    if body is None:
+        body = gast.parse(textwrap.dedent(template)).body
+        _CACHE[template] = body
+    return body
+
+
+def set_ctx(node, ctx_type):
+    """Give a (copied, if needed) target expression the context `ctx_type`."""
+    if isinstance(node, (gast.Name, gast.Attribute, gast.Subscript, gast.Starred)):
+        if not isinstance(node.ctx, ctx_type):
+            node = clone(node) if isinstance(node, gast.Name) else node
+            node.ctx = ctx_type()
+        if isinstance(node, gast.Starred):
+            node.value = set_ctx(node.value, ctx_type)
+    elif isinstance(node, (gast.Tuple, gast.List)):
+        node.ctx = ctx_type()
+        node.elts = [set_ctx(e, ctx_type) for e in node.elts]
+    return node
+
+
+def name_node(name: str, ctx_type=gast.Load) -> gast.Name:
+    return gast.Name(id=name, ctx=ctx_type(), annotation=None, type_comment=None)
+
+
+def tuple_node(elts: list, ctx_type=gast.Load) -> gast.Tuple:
+    return gast.Tuple(elts=elts, ctx=ctx_type())
+
+
+def _as_expr(value, ctx_type):
+    if isinstance(value, str):
+        return name_node(value, ctx_type)
+    if value is None:
+        return gast.Constant(value=None, kind=None)
+    if isinstance(value, list):
+        elts = [_as_expr(v, ctx_type) for v in value]
+        return elts[0] if len(elts) == 1 else tuple_node(elts, ctx_type)
+    return set_ctx(value, ctx_type)
+
+
+class _Replacer:
+    def __init__(self, subs: dict, origin):
+        self.subs = subs
+        self.used: set = set()
+        self.loc = None
+        if origin is not None:
+            self.loc = _start_of(origin)
+
+    def fresh(self, value):
+        """A value to insert; nodes inserted twice are copied the second time."""
+        if isinstance(value, (gast.AST, list)):
+            key = id(value)
+            if key in self.used:
+                return clone(value)
+            self.used.add(key)
+        return value
+
+    def visit(self, node):
+        if isinstance(node, gast.Name) and node.id in self.subs:
+            value = self.fresh(self.subs[node.id])
+            if isinstance(node.ctx, gast.Param):
+                return [name_node(v, gast.Param) if isinstance(v, str) else v
+                        for v in (value if isinstance(value, list) else [value])]
+            return _as_expr(value, type(node.ctx))
+        if self.loc is not None and "lineno" in node._attributes:
+            node.__dict__.update(self.loc)
+        if isinstance(node, gast.FunctionDef) and node.name in self.subs:
+            node.name = self.subs[node.name]
+        if isinstance(node, gast.Expr) and isinstance(node.value, gast.Name) \
+                and node.value.id in self.subs:
+            value = self.fresh(self.subs[node.value.id])
+            if isinstance(value, list) and (not value or isinstance(value[0], gast.stmt)):
+                return list(value)
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, list):
+                out = []
+                for item in value:
+                    if isinstance(item, gast.AST):
+                        new = self.visit(item)
+                        if isinstance(new, list):
+                            out.extend(new)
+                        else:
+                            out.append(new)
+                    else:
+                        out.append(item)
+                setattr(node, field, out)
+            elif isinstance(value, gast.AST):
+                new = self.visit(value)
+                if isinstance(new, list):  # a parameter list standing alone
+                    new = tuple_node(new)
+                setattr(node, field, new)
+        return node
+
+
+def replace(template: str, origin=None, **subs) -> list:
+    """Statements of `template` with placeholders replaced (see the module docstring)."""
+    body = clone(_parsed(template))
+    replacer = _Replacer(subs, origin)
+    out = []
+    for stmt in body:
+        new = replacer.visit(stmt)
+        if isinstance(new, list):
+            out.extend(new)
+        else:
+            out.append(new)
+    return out
+
+
+def replace_expr(template: str, origin=None, **subs):
+    """The expression of a one-expression `template`, placeholders replaced."""
+    (stmt,) = replace(template, origin, **subs)
+    return stmt.value
+
+
+def _start_of(origin) -> dict:
+    # Generated code sits at the start of the statement it replaces (an empty column
+    # range): CPython reports a method call at its *end* line otherwise, which for
+    # `ag__.if_stmt(...)` standing for a whole `if` block would be the block's last line.
+    line, col = getattr(origin, "lineno", None), getattr(origin, "col_offset", None)
+    return {"lineno": line, "col_offset": col, "end_lineno": line, "end_col_offset": col}
+
+
+def copy_location(new, origin):
+    """Give `new` (and its location-less descendants) the location of `origin`."""
+    loc = _start_of(origin)
+    for n in gast.walk(new):
+        if "lineno" in n._attributes and getattr(n, "lineno", None) is None:
+            n.__dict__.update(loc)
+    return new
