@@ -19,6 +19,7 @@ from runtime.control_flow import (
     _is_python_scalar, _same_constant, _trace_subgraph,
 )
 from runtime.errors import where
+from runtime.graph import Graph
 from runtime.ops.registry import add_node
 from runtime.structure import flatten, path_names, unflatten
 from runtime.tensor import Tensor, _fmt_shape
@@ -59,7 +60,10 @@ def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_i
         shape, dtype = _aval(leaves[i])
         if invariants[i] is not None:
             shape = _check_invariant(labels[i], shape, invariants[i])
-        avals[i] = (shape, _PROBE.get(type(leaves[i]), dtype))
+        avals[i] = (shape, dtype)
+    weak = [i for i in carried if _is_python_scalar(leaves[i])]
+    if weak:
+        _discover_dtypes(body_fn, leaves, tree, carried, weak, avals, graph)
 
     def call(fn):
         def run(*phs):
@@ -80,17 +84,6 @@ def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_i
         return g, outs
 
     g_body, out_leaves = trace_body()
-    weak = [i for i in carried if type(leaves[i]) in _PROBE]
-    if weak:
-        # A Python number is weakly typed (NEP 50): it was traced with a narrow probe dtype
-        # so that the body shows the dtype it really gives (float32 + a Python float is
-        # float32). If the body kept the probe dtype, the number stays at NumPy's default.
-        for i in weak:
-            out_dtype = _aval(out_leaves[i])[1] if _is_numeric(out_leaves[i]) else None
-            default = np.asarray(leaves[i]).dtype
-            chosen = default if out_dtype in (None, _PROBE[type(leaves[i])]) else out_dtype
-            avals[i] = (avals[i][0], chosen)
-        g_body, out_leaves = trace_body()
     for i, (a, b) in enumerate(zip(leaves, out_leaves)):
         if i not in avals:
             if not _same_constant(a, b):
@@ -120,7 +113,26 @@ def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_i
     return unflatten(tree, final)
 
 
-_PROBE = {float: np.dtype(np.float16), int: np.dtype(np.int8), complex: np.dtype(np.complex64)}
+def _discover_dtypes(body_fn, leaves, tree, carried, weak, avals, graph):
+    """Find the dtype a loop gives each Python-number loop variable (NEP 50: they are
+    weak, so `0.0 + float32` is float32) by tracing the body once into a throwaway
+    graph with those numbers left as Python values. Python side effects in the body
+    therefore run once more while tracing."""
+    scratch = Graph("dtype_discovery", parent=graph)
+    vals = list(leaves)
+    for i in carried:
+        if i not in weak:
+            vals[i] = scratch.add_input(*avals[i], scratch.fresh_name("a"))
+    try:
+        with tracing.graph_context(scratch):
+            outs, out_tree = flatten(body_fn(*unflatten(tree, vals)))
+    except Exception:
+        outs, out_tree = None, None  # the real trace below reports what is wrong
+    for i in weak:
+        default = np.asarray(leaves[i]).dtype
+        out = outs[i] if out_tree == tree else None
+        found = _aval(out)[1] if isinstance(out, (Tensor, np.ndarray, np.generic)) else default
+        avals[i] = (avals[i][0], found)
 
 
 def _is_numeric(x) -> bool:
@@ -168,11 +180,10 @@ def _check_loop_var(label, aval, out, relaxed: bool):
         return
     if len(out_shape) != len(shape) or any(
             d is not None and d != o for d, o in zip(shape, out_shape)):
-        hint = ("ag.set_loop_options(shape_invariants=[(" + label + ", " + _fmt_shape(
-            tuple(None if a != b else a for a, b in zip(shape, out_shape))).replace("?", "None")
-            .replace("[", "(").replace("]", ")") + ")]) as the loop's first statement "
-            "(or runtime.while_loop(..., shape_invariants=...))") if len(out_shape) == len(shape) \
-            else "keeping its rank fixed"
+        relaxed = tuple(None if a != b else a for a, b in zip(shape, out_shape))
+        hint = (f"ag.set_loop_options(shape_invariants=[({label}, {relaxed!r})]) as the loop's "
+                "first statement (or runtime.while_loop(..., shape_invariants=...))") \
+            if len(out_shape) == len(shape) else "keeping its rank fixed"
         raise ValueError(
             f"Loop variable {label} has shape {_fmt_shape(shape)} before the loop but "
             f"{_fmt_shape(out_shape)} after one iteration{_at()}. Its shape must not change "

@@ -234,6 +234,11 @@ class Tensor(NumpyOperators):
         raise _graph_mode_error("a Python float", self)
 
     def __len__(self):
+        if self.dtype == object:
+            raise GraphModeError(
+                f"{self!r} is a list built inside a symbolic loop: NumPy cannot look inside "
+                f"it{where()}. Stack it with runtime.list_stack(xs) (AutoGraph rewrites "
+                "np.stack(xs) on such lists to that) and index the stacked array.")
         if self.ndim == 0:
             raise TypeError("len() of a 0-d Tensor")
         if self.shape[0] is None:

@@ -1,12 +1,15 @@
-"""Gradient rules for the non-ufunc ops (reductions, shapes, indexing, selection, linalg).
+"""Gradient rules for the non-ufunc ops: reductions, reshapes, joining, selection, indexing.
 
-Keyed by op name; `install()` puts each rule in its OpDef's `grad` slot.
+Keyed by op name in `RULES` (`backprop.rule_for` looks them up). More rules register
+into `RULES` from `array_rules.py` (more shape ops, sorting, NaN-aware reductions)
+and `linalg_rules.py` (einsum, dot, inv, ...). An op with no entry has no gradient:
+backprop raises NotImplementedError when one lies between target and source.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from runtime.autodiff.shapes import broadcast_like, sum_to
+from runtime.autodiff.shapes import broadcast_like, reshape_like, sum_to
 from runtime.ops.shape import shape_of
 
 RULES = {}
@@ -48,10 +51,17 @@ def _count(rec, x):
     return np.prod(sizes[list(axes)]).astype(np.float64)
 
 
-@rule("sum", "nansum")
+@rule("sum")
 def _sum(rec, cts):
     x = rec.inputs[0]
     return [broadcast_like(_expand(cts[0], rec, x), x)]
+
+
+@rule("nansum")
+def _nansum(rec, cts):
+    x = rec.inputs[0]
+    g = broadcast_like(_expand(cts[0], rec, x), x)
+    return [np.where(np.isnan(x), np.zeros_like(g), g)]
 
 
 @rule("mean")
@@ -61,7 +71,7 @@ def _mean(rec, cts):
     return [broadcast_like(g.astype(cts[0].dtype) if hasattr(g, "astype") else g, x)]
 
 
-@rule("max", "min", "amax", "amin")
+@rule("max", "min", "amax", "amin", "nanmax", "nanmin")
 def _extremum(rec, cts):
     x = rec.inputs[0]
     y = _expand(rec.outputs[0], rec, x)
@@ -69,7 +79,7 @@ def _extremum(rec, cts):
     mask = (x == y)
     # ties share the gradient equally
     count = np.sum(mask, axis=_axes(rec, np.ndim(x)), keepdims=True)
-    return [g * mask / count]
+    return [g * mask / count.astype(g.dtype)]
 
 
 @rule("var")
@@ -92,11 +102,7 @@ def _std(rec, cts):
 
 @rule("reshape", "squeeze", "expand_dims", "ravel")
 def _reshape(rec, cts):
-    x = rec.inputs[0]
-    shape = x.shape if hasattr(x, "shape") else np.shape(x)
-    if None in shape:
-        return [np.reshape(cts[0], shape_of(x))]
-    return [np.reshape(cts[0], shape)]
+    return [reshape_like(cts[0], rec.inputs[0])]
 
 
 @rule("transpose")
@@ -104,7 +110,9 @@ def _transpose(rec, cts):
     axes = rec.attrs.get("axes")
     if axes is None:
         return [np.transpose(cts[0])]
-    return [np.transpose(cts[0], np.argsort(axes))]
+    ndim = np.ndim(cts[0])
+    inverse = np.argsort([a % ndim for a in axes])
+    return [np.transpose(cts[0], tuple(int(a) for a in inverse))]
 
 
 @rule("swapaxes")
@@ -117,7 +125,7 @@ def _broadcast_to(rec, cts):
     return [sum_to(cts[0], rec.inputs[0])]
 
 
-@rule("astype", "copy", "asarray")
+@rule("astype", "copy")
 def _cast(rec, cts):
     x = rec.inputs[0]
     dtype = x.dtype if hasattr(x, "dtype") else np.asarray(x).dtype
@@ -161,40 +169,29 @@ def _where(rec, cts):
 
 @rule("clip")
 def _clip(rec, cts):
+    # clip(x, lo, hi) is minimum(maximum(x, lo), hi): the value it returns gets the
+    # gradient; at x == lo or x == hi it is x's
     x, lo, hi = rec.inputs
     g = cts[0]
-    inside = np.ones_like(g, dtype=bool)
-    if lo is not None:
-        inside = inside & (x >= lo)
+    zero = np.zeros_like(g)
+    below = (x < lo) if lo is not None else None
+    above = None
     if hi is not None:
-        inside = inside & (x <= hi)
-    return [sum_to(np.where(inside, g, 0), x), None, None]
+        above = (np.maximum(x, lo) if lo is not None else x) > hi
+        if below is not None:
+            below = below & ~above
+    g_x = g
+    for mask in (below, above):
+        if mask is not None:
+            g_x = np.where(mask, zero, g_x)
+    g_lo = sum_to(np.where(below, g, zero), lo) if _array(lo) else None
+    g_hi = sum_to(np.where(above, g, zero), hi) if _array(hi) else None
+    return [sum_to(g_x, x), g_lo, g_hi]
 
 
-@rule("dot")
-def _dot(rec, cts):
-    a, b = rec.inputs
-    if np.ndim(a) <= 2 and np.ndim(b) <= 2:
-        from runtime.autodiff.rules import UFUNC_RULES
-        return UFUNC_RULES[np.matmul](rec, cts)
-    raise NotImplementedError("gradient of np.dot for arrays of more than 2 dimensions")
-
-
-@rule("einsum")
-def _einsum(rec, cts):
-    spec = rec.attrs["subscripts"].replace(" ", "")
-    if "->" not in spec or "." in spec:
-        raise NotImplementedError("gradient of np.einsum needs explicit '->' output "
-                                  "subscripts and no ellipsis")
-    ins, out = spec.split("->")
-    terms = ins.split(",")
-    grads = []
-    for i, term in enumerate(terms):
-        others = [t for j, t in enumerate(terms) if j != i]
-        ops = [x for j, x in enumerate(rec.inputs) if j != i]
-        g = np.einsum(",".join([out] + others) + "->" + term, cts[0], *ops)
-        grads.append(g)
-    return grads
+def _array(v) -> bool:
+    """Not None and not a Python number (those have no gradient to receive)."""
+    return v is not None and not isinstance(v, (bool, int, float))
 
 
 @rule("cumsum")
@@ -202,8 +199,7 @@ def _cumsum(rec, cts):
     axis = rec.attrs.get("axis")
     g = cts[0]
     if axis is None:
-        x = rec.inputs[0]
-        return [np.reshape(np.flip(np.cumsum(np.flip(g))), np.shape(x) if not hasattr(x, "shape") else x.shape)]
+        return [reshape_like(np.flip(np.cumsum(np.flip(g))), rec.inputs[0])]
     return [np.flip(np.cumsum(np.flip(g, axis), axis=axis), axis)]
 
 
@@ -252,3 +248,7 @@ def _no_gradient(rec, cts):
 @rule("flip")
 def _flip(rec, cts):
     return [np.flip(cts[0], **rec.attrs)]
+
+
+# the other rule modules add to RULES when imported
+from runtime.autodiff import array_rules, linalg_rules  # noqa: E402,F401

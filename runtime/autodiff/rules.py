@@ -7,11 +7,14 @@ is undone by `sum_to`. Rules for the other ops sit in `function_rules.py`.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from runtime.autodiff.shapes import sum_to
 
 UFUNC_RULES = {}
+_LN2, _LN10 = math.log(2.0), math.log(10.0)  # Python floats: they keep float32 float32
 
 
 def ufunc_rule(*ufuncs):
@@ -96,8 +99,8 @@ def _matmul(rec, cts):
     if a_nd == 1 and b_nd == 1:
         return [g * b, g * a]
     if a_nd == 1:
-        return [np.matmul(b, g[..., None])[..., 0] if b_nd > 2 else np.matmul(b, g),
-                sum_to(a[:, None] * g[..., None, :], b)]
+        ga = np.matmul(b, g[..., None])[..., 0] if b_nd > 2 else np.matmul(b, g)
+        return [sum_to(ga, a), sum_to(a[:, None] * g[..., None, :], b)]
     if b_nd == 1:
         return [sum_to(g[..., :, None] * b, a), sum_to(np.matmul(np.swapaxes(a, -1, -2), g[..., None])[..., 0], b)]
     ga = np.matmul(g, np.swapaxes(b, -1, -2))
@@ -110,8 +113,8 @@ for _u, _d in [
     (np.expm1, lambda x, y: y + 1),
     (np.log, lambda x, y: 1 / x),
     (np.log1p, lambda x, y: 1 / (1 + x)),
-    (np.log2, lambda x, y: 1 / (x * np.log(2.0))),
-    (np.log10, lambda x, y: 1 / (x * np.log(10.0))),
+    (np.log2, lambda x, y: 1 / (x * _LN2)),
+    (np.log10, lambda x, y: 1 / (x * _LN10)),
     (np.sqrt, lambda x, y: 0.5 / y),
     (np.cbrt, lambda x, y: 1 / (3 * y * y)),
     (np.square, lambda x, y: 2 * x),
@@ -128,12 +131,12 @@ for _u, _d in [
     (np.arccos, lambda x, y: -1 / np.sqrt(1 - x * x)),
     (np.arctanh, lambda x, y: 1 / (1 - x * x)),
     (np.arcsinh, lambda x, y: 1 / np.sqrt(x * x + 1)),
-    (np.exp2, lambda x, y: y * np.log(2.0)),
+    (np.exp2, lambda x, y: y * _LN2),
 ]:
     UFUNC_RULES[_u] = _unary(_d)
 
 
-@ufunc_rule(np.sign, np.floor, np.ceil, np.round, np.rint, np.trunc)
+@ufunc_rule(np.sign, np.floor, np.ceil, np.rint, np.trunc)
 def _zero(rec, cts):
     return [np.zeros_like(rec.inputs[0]) if np.ndim(rec.inputs[0]) else cts[0] * 0]
 

@@ -1,6 +1,7 @@
-"""Shape plumbing for gradients: sum a cotangent back to an input's shape, broadcast one out.
+"""Shape plumbing for gradients: sum a cotangent back to an input's shape, broadcast one
+out, or reshape one to an input's shape.
 
-Both take the reference value itself, so they work when static dims are unknown.
+All take the reference value itself, so they work when static dims are unknown.
 """
 from __future__ import annotations
 
@@ -32,9 +33,17 @@ def _broadcast_kernel(g, like):
     return np.broadcast_to(g, np.shape(like))
 
 
+def _reshape_kernel(g, like):
+    return np.reshape(g, np.shape(like))
+
+
 SUM_TO = OpDef("sum_to_shape_of", _sum_to_kernel, lambda op, ins, attrs: _aval_like(ins[1], ins[0]))
 BROADCAST_LIKE = OpDef("broadcast_like", _broadcast_kernel,
                        lambda op, ins, attrs: _aval_like(ins[1], ins[0]))
+
+
+RESHAPE_LIKE = OpDef("reshape_like", _reshape_kernel,
+                     lambda op, ins, attrs: _aval_like(ins[1], ins[0]))
 
 
 def shape_of_value(x):
@@ -52,6 +61,14 @@ def broadcast_like(g, like):
     if shape_of_value(g) == shape_of_value(like) and None not in shape_of_value(like):
         return g
     return bind(BROADCAST_LIKE, g, like)
+
+
+def reshape_like(g, like):
+    """`g` reshaped to the shape of `like` (known statically or only at run time)."""
+    shape = shape_of_value(like)
+    if None not in shape:
+        return g if shape_of_value(g) == tuple(shape) else np.reshape(g, shape)
+    return bind(RESHAPE_LIKE, g, like)
 
 
 def is_differentiable(x) -> bool:

@@ -63,3 +63,26 @@ def test_python_lists_stay_python():
     runtime.list_append(xs, 2)
     assert xs == [1, 2] and runtime.list_len(xs) == 2
     assert_same(runtime.list_stack([np.ones(2), np.zeros(2)]), np.stack([np.ones(2), np.zeros(2)]))
+
+
+def test_np_stack_of_a_graph_list_explains_list_stack():
+    def fn(x, n):
+        xs = runtime.list_new()
+        _, xs = runtime.while_loop(lambda i, xs: i < n,
+                                   lambda i, xs: (i + 1, runtime.list_append(xs, x * i)),
+                                   (np.int64(0), xs))
+        return np.stack(xs)
+    with pytest.raises(ag.GraphModeError, match="list_stack"):
+        ag.function(fn, autograph=False)(np.arange(2.0), np.int64(3))
+
+
+def test_python_number_loop_variable_with_nested_loop_takes_inner_dtype():
+    def fn(n, step):
+        def outer(i, total):
+            _, total = runtime.while_loop(lambda j, t: j < i, lambda j, t: (j + 1, t + step),
+                                          (np.int64(0), total))
+            return i + 1, total
+        return runtime.while_loop(lambda i, t: i < n, outer, (np.int64(0), 0))[1]
+    f = ag.function(fn, autograph=False)
+    out = f(np.int64(4), np.int32(2))
+    assert_same(out, np.int32(12))   # 0 + int32 is int32 (NEP 50), as in eager Python
