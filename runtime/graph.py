@@ -78,16 +78,16 @@ class Graph:
         """The value of `t` (a Tensor of this graph or an enclosing one) inside this graph."""
         if t.graph is self:
             return t
-        inner = self.captures.get(t)
-        if inner is not None:
-            return inner
         if self.parent is None:
             raise ValueError(
                 f"Tensor {t.name} ({t.dtype}{list(t.shape)}) belongs to another trace that has "
                 "finished (it leaked out through a Python side effect such as a global list). "
                 "Return values from the function instead of storing symbolic Tensors outside it."
             )
-        outer = self.parent.capture(t)
+        outer = self.parent.capture(t)  # the value as the parent sees it
+        inner = self.captures.get(outer)
+        if inner is not None:
+            return inner
         inner = Tensor(self, None, 0, t.shape, t.dtype, self.fresh_name("c"))
         self.inputs.append(inner)
         self.captures[outer] = inner

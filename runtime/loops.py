@@ -29,16 +29,17 @@ def while_loop(cond_fn: Callable, body_fn: Callable, loop_vars, maximum_iteratio
                names=None, shape_invariants=None):
     """Run `while cond_fn(*v): v = body_fn(*v)` and return the final loop variables."""
     loop_vars = tuple(loop_vars)
+    if isinstance(maximum_iterations, Tensor):
+        # a symbolic limit cannot be counted in Python: the whole loop is a graph loop
+        return _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names,
+                            shape_invariants)
     iterations = 0
     while True:
-        if maximum_iterations is not None and not isinstance(maximum_iterations, Tensor) \
-                and iterations >= maximum_iterations:
+        if maximum_iterations is not None and iterations >= maximum_iterations:
             return loop_vars
         keep_going = cond_fn(*loop_vars)
         if isinstance(keep_going, Tensor):
-            remaining = maximum_iterations
-            if remaining is not None and not isinstance(remaining, Tensor):
-                remaining = remaining - iterations
+            remaining = None if maximum_iterations is None else maximum_iterations - iterations
             return _graph_while(cond_fn, body_fn, loop_vars, remaining, names, shape_invariants)
         if not keep_going:
             return loop_vars

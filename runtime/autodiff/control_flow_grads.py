@@ -38,10 +38,20 @@ class NodeRecord:
         self.origin = node.origin
 
 
+def _clone_fresh(graph, parent):
+    """A copy of subgraph `graph` for a node of `parent`, its values renamed so that no
+    name is defined twice in the function's graph."""
+    from runtime.passes.rewrite import clone, each_graph
+
+    new, _ = clone(graph, parent)
+    for g in each_graph(new):
+        for t in list(g.inputs) + [o for n in g.nodes for o in n.outputs]:
+            t.name = parent.fresh_name(t.name.rstrip("0123456789") or "v")
+    return new
+
+
 def replay(graph, args):
     """Re-emit `graph`'s nodes into the current trace on `args`; returns its outputs."""
-    from runtime.passes.rewrite import clone
-
     env = {id(ph): a for ph, a in zip(graph.inputs, args)}
 
     def val(x):
@@ -53,7 +63,7 @@ def replay(graph, args):
             continue  # side effects belong to the forward pass only
         ins = [val(x) for x in node.inputs]
         if node.subgraphs():
-            attrs = {k: clone(v, current)[0] if hasattr(v, "nodes") else v
+            attrs = {k: _clone_fresh(v, current) if hasattr(v, "nodes") else v
                      for k, v in node.attrs.items()}
             outs = add_node(current, node.op, ins, attrs, [(o.shape, o.dtype) for o in node.outputs])
             outs = outs if isinstance(outs, tuple) else (outs,)
@@ -65,11 +75,21 @@ def replay(graph, args):
     return [val(x) for x in graph.outputs]
 
 
+def local(x, graph=None):
+    """Tensor `x` of this graph or an enclosing one, as a value of `graph` (default: the
+    current one), captured one level at a time."""
+    graph = graph or tracing.current_graph()
+    if not isinstance(x, Tensor) or x.graph is graph:
+        return x
+    return graph.capture(local(x, graph.parent))
+
+
 def subgraph_vjp(graph, args, cts):
     """Cotangents of `args` for `graph(*args)` given output cotangents `cts`."""
     current = tracing.current_graph()
     # values of enclosing graphs are seen through this graph's captures
-    args = [current.capture(a) if isinstance(a, Tensor) else a for a in args]
+    args = [local(a, current) for a in args]
+    cts = [local(g, current) for g in cts]
     start = len(current.nodes)
     outs = replay(graph, args)
     records = [NodeRecord(n) for n in current.nodes[start:]]

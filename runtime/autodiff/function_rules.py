@@ -203,18 +203,21 @@ def _cumsum(rec, cts):
     return [np.flip(np.cumsum(np.flip(g, axis), axis=axis), axis)]
 
 
+def take_grad(x, idx, axis, g):
+    """Cotangent of x for `np.take(x, idx, axis)`: scatter-add (repeated indices add up)."""
+    from runtime.ops.indexing import index_update
+
+    zeros = np.zeros_like(x)
+    if axis is None:
+        return reshape_like(index_update(np.reshape(zeros, (-1,)), idx, g, mode="add"), x)
+    index = (slice(None),) * (axis % np.ndim(x)) + (idx,)
+    return index_update(zeros, index, g, mode="add")
+
+
 @rule("take")
 def _take(rec, cts):
     x, idx = rec.inputs
-    axis = rec.attrs.get("axis")
-    zeros = np.zeros_like(x)
-    if axis is None:
-        flat = np.reshape(zeros, (-1,))
-        from runtime.ops.indexing import index_update
-        return [np.reshape(index_update(flat, idx, cts[0], mode="add"), np.shape(x) if not hasattr(x, "shape") else x.shape), None]
-    index = (slice(None),) * (axis % np.ndim(x)) + (idx,)
-    from runtime.ops.indexing import index_update
-    return [index_update(zeros, index, cts[0], mode="add"), None]
+    return [take_grad(x, idx, rec.attrs.get("axis"), cts[0]), None]
 
 
 @rule("getitem")
@@ -239,7 +242,13 @@ def _index_update(rec, cts):
         [None] * len(dynamic)
 
 
-@rule("zeros_like", "ones_like", "empty_like", "full_like", "argmax", "argmin", "shape_of",
+@rule("full_like")
+def _full_like(rec, cts):
+    # the values come from fill_value (broadcast), none from the template array
+    return [None, sum_to(cts[0], rec.inputs[1]) if _array(rec.inputs[1]) else None]
+
+
+@rule("zeros_like", "ones_like", "empty_like", "argmax", "argmin", "shape_of",
       "count_nonzero", "any", "all", "argsort")
 def _no_gradient(rec, cts):
     return [None] * len(rec.inputs)

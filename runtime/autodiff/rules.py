@@ -69,7 +69,7 @@ def _positive(rec, cts):
     return [cts[0]]
 
 
-@ufunc_rule(np.power)
+@ufunc_rule(np.power, np.float_power)
 def _power(rec, cts):
     g = cts[0]
     a, b = rec.inputs
@@ -81,7 +81,7 @@ def _power(rec, cts):
     return [ga, gb]
 
 
-@ufunc_rule(np.maximum, np.minimum)
+@ufunc_rule(np.maximum, np.minimum, np.fmax, np.fmin)
 def _extremum(rec, cts):
     # ties split the gradient evenly between the two inputs
     g = cts[0]
@@ -120,6 +120,7 @@ for _u, _d in [
     (np.square, lambda x, y: 2 * x),
     (np.reciprocal, lambda x, y: -y * y),
     (np.absolute, lambda x, y: np.sign(x)),
+    (np.fabs, lambda x, y: np.sign(x)),
     (np.sin, lambda x, y: np.cos(x)),
     (np.cos, lambda x, y: -np.sin(x)),
     (np.tan, lambda x, y: 1 + y * y),
@@ -131,6 +132,12 @@ for _u, _d in [
     (np.arccos, lambda x, y: -1 / np.sqrt(1 - x * x)),
     (np.arctanh, lambda x, y: 1 / (1 - x * x)),
     (np.arcsinh, lambda x, y: 1 / np.sqrt(x * x + 1)),
+    (np.arccosh, lambda x, y: 1 / np.sqrt(x * x - 1)),
+    (np.deg2rad, lambda x, y: math.pi / 180),
+    (np.radians, lambda x, y: math.pi / 180),
+    (np.rad2deg, lambda x, y: 180 / math.pi),
+    (np.degrees, lambda x, y: 180 / math.pi),
+    (np.conjugate, lambda x, y: 1.0),
     (np.exp2, lambda x, y: y * _LN2),
 ]:
     UFUNC_RULES[_u] = _unary(_d)
@@ -155,3 +162,68 @@ def _logaddexp(rec, cts):
     a, b = rec.inputs
     out = rec.outputs[0]
     return [sum_to(g * np.exp(a - out), a), sum_to(g * np.exp(b - out), b)]
+
+
+@ufunc_rule(np.logaddexp2)
+def _logaddexp2(rec, cts):
+    g = cts[0]
+    a, b = rec.inputs
+    out = rec.outputs[0]
+    return [sum_to(g * np.exp2(a - out), a), sum_to(g * np.exp2(b - out), b)]
+
+
+@ufunc_rule(np.hypot)
+def _hypot(rec, cts):
+    g = cts[0]
+    a, b = rec.inputs
+    safe = np.where(rec.outputs[0] == 0, 1.0, rec.outputs[0])
+    return [sum_to(g * a / safe, a), sum_to(g * b / safe, b)]
+
+
+@ufunc_rule(np.remainder, np.fmod)
+def _remainder(rec, cts):
+    # a - q * b with q = floor(a / b) (remainder) or trunc(a / b) (fmod), q piecewise constant
+    g = cts[0]
+    a, b = rec.inputs
+    q = np.floor_divide(a, b) if rec.op.kernel is np.remainder else np.trunc(np.divide(a, b))
+    return [sum_to(g * np.ones_like(q), a), sum_to(-g * q, b)]
+
+
+@ufunc_rule(np.floor_divide, np.heaviside)
+def _piecewise_constant(rec, cts):
+    a, b = rec.inputs
+    zero = np.zeros_like(cts[0])
+    if rec.op.kernel is np.heaviside:  # the second argument is the value at a == 0
+        return [sum_to(zero, a), sum_to(np.where(a == 0, cts[0], zero), b)]
+    return [sum_to(zero, a), sum_to(zero, b)]
+
+
+@ufunc_rule(np.copysign)
+def _copysign(rec, cts):
+    g = cts[0]
+    a, b = rec.inputs
+    flip = np.copysign(1.0, a) * np.copysign(1.0, b)
+    return [sum_to(g * flip, a), sum_to(np.zeros_like(g), b)]
+
+
+@ufunc_rule(np.ldexp)
+def _ldexp(rec, cts):
+    x, e = rec.inputs
+    return [sum_to(np.ldexp(cts[0], e), x), None]
+
+
+# NumPy 2 gufuncs: vecdot(a, b) = sum(a * b, -1), matvec(A, v) = A @ v, vecmat(v, A) = v @ A
+@ufunc_rule(*[u for u in (getattr(np, n, None) for n in ("vecdot", "matvec", "vecmat")) if u])
+def _vector_products(rec, cts):
+    if rec.attrs:
+        raise NotImplementedError(f"gradient of np.{rec.op.name} with {sorted(rec.attrs)}")
+    g = cts[0]
+    a, b = rec.inputs
+    name = rec.op.kernel.__name__
+    if name == "vecdot":
+        return [sum_to(g[..., None] * b, a), sum_to(g[..., None] * a, b)]
+    if name == "matvec":
+        return [sum_to(g[..., :, None] * b[..., None, :], a),
+                sum_to(np.matmul(np.swapaxes(a, -1, -2), g[..., None])[..., 0], b)]
+    return [sum_to(np.matmul(b, g[..., None])[..., 0], a),
+            sum_to(a[..., :, None] * g[..., None, :], b)]

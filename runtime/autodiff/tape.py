@@ -4,7 +4,10 @@ Eagerly, `tape.watch(x)` returns a *tape value* wrapping the array; NumPy calls 
 are computed with NumPy and recorded (untouched NumPy code stays plain NumPy). Variables
 read inside the block are watched automatically. Inside a traced function the tape
 remembers which graph nodes were added while it was active, and `gradient` adds the
-backward computation to the same graph.
+backward computation to the same graph. A Variable read inside a cond branch or loop
+body is read in the tape's graph instead, just before the control-flow node, which
+captures the value: its gradient then flows out of the node like any captured value's
+(a Variable that is also assigned inside the branch or body is refused).
 """
 from __future__ import annotations
 
@@ -12,13 +15,14 @@ import numpy as np
 
 from runtime import tracing
 from runtime.autodiff import backprop as bp
-from runtime.autodiff.control_flow_grads import NodeRecord
+from runtime.autodiff.control_flow_grads import NodeRecord, local
 from runtime.autodiff_hooks import _read_hooks
 from runtime.errors import where
 from runtime.ops import registry
+from runtime.ops.registry import add_node
 from runtime.structure import flatten, unflatten
 from runtime.tensor import NumpyOperators, Tensor
-from runtime.variables import Variable
+from runtime.variables import ASSIGN_VARIABLE, READ_VARIABLE, Variable
 
 _eager_tapes: list = []
 
@@ -132,6 +136,7 @@ class GradientTape:
         self._graph = None
         self._start = self._stop = 0
         self._active = False
+        self._hoisted_vars: set = set()
 
     # -- recording ---------------------------------------------------------------------
     def __enter__(self):
@@ -148,6 +153,8 @@ class GradientTape:
     def __exit__(self, *exc):
         self._active = False
         _read_hooks.remove(self._on_read)
+        if not _read_hooks:
+            _hoisted.clear()
         if self._graph is not None:
             self._stop = len(self._graph.nodes)
         else:
@@ -157,12 +164,33 @@ class GradientTape:
         return False
 
     def _on_read(self, var, value):
-        if not self._active or tracing.current_graph() is not self._graph:
+        if not self._active:
+            return value
+        current = tracing.current_graph()
+        if current is not self._graph:
+            if self._graph is not None and _encloses(self._graph, current):
+                return self._hoist(var, value, current)
             return value
         if self._graph is None and not isinstance(value, TapeValue):
             value = TapeValue(value)
         self._var_keys.setdefault(var, []).append(id(value))
         self._keep_alive(value)
+        return value
+
+    def _hoist(self, var, value, current):
+        """A read inside a cond branch or loop body of the tape's graph: read the Variable
+        in the tape's graph instead and let the branch or body capture that value, so the
+        gradient reaches it through the control-flow node like any captured value."""
+        entry = _hoisted.get(id(value))
+        if entry is not None and _encloses(entry[1].graph, self._graph):
+            outer = local(entry[1], self._graph)  # an enclosing tape hoisted it further out
+        else:
+            outer = add_node(self._graph, READ_VARIABLE, [], {"var": var})
+            value = local(outer, current)
+            _hoisted[id(value)] = (value, outer)
+        self._hoisted_vars.add(var)
+        self._var_keys.setdefault(var, []).append(id(outer))
+        self._keep_alive(outer)
         return value
 
     def _keep_alive(self, value):
@@ -232,7 +260,38 @@ class GradientTape:
             raise RuntimeError("tape.gradient must be called in the same function (and the "
                                "same branch or loop body) that the tape recorded in.")
         stop = len(graph.nodes) if self._active else self._stop
-        return [NodeRecord(n) for n in graph.nodes[self._start:stop]]
+        nodes = graph.nodes[self._start:stop]
+        if self._hoisted_vars:
+            _check_no_assign_inside(nodes, self._hoisted_vars)
+        return [NodeRecord(n) for n in nodes]
+
+
+_hoisted: dict = {}  # id(value a branch/body got for a hoisted read) -> (value, outer read)
+
+
+def _encloses(outer, graph) -> bool:
+    """`graph` is `outer` or nested inside it (a branch or body, at any depth)."""
+    while graph is not None:
+        if graph is outer:
+            return True
+        graph = graph.parent
+    return False
+
+
+def _check_no_assign_inside(nodes, variables):
+    """Reads inside branches and bodies were moved before them; that is only right when
+    the Variable is not assigned inside a branch or body."""
+    for node in nodes:
+        for sub in node.subgraphs():
+            for inner in sub.walk():
+                var = inner.attrs.get("var") if inner.op is ASSIGN_VARIABLE else None
+                if var is not None and var in variables:
+                    raise NotImplementedError(
+                        f"GradientTape: Variable {var.name!r} is read and assigned inside a "
+                        f"conditional or loop body ({inner.origin or 'in the traced function'}) "
+                        "while the tape records; its gradient through the branch or loop "
+                        "is not supported. Read it into a local value before the loop and "
+                        "assign after it.")
 
 
 class _Anchor:

@@ -71,8 +71,18 @@ def _any_tensor(inputs) -> bool:
     return False
 
 
+def _frozen(v):
+    """Static arguments are kept by value: a list the caller mutates later must not
+    change a node already traced."""
+    if type(v) is list or type(v) is tuple:
+        return tuple(_frozen(x) for x in v)
+    return v
+
+
 def add_node(graph, op: OpDef, inputs: list, attrs: dict, avals: AVals | None = None):
-    inputs = [graph.capture(x) if isinstance(x, Tensor) else x for x in inputs]
+    inputs = [graph.capture(x) if isinstance(x, Tensor) else
+              (np.array(x) if type(x) is list and not op.effect else x) for x in inputs]
+    attrs = {k: _frozen(v) for k, v in attrs.items()}
     if avals is None:
         avals = (op.abstract_eval or eval_by_example)(op, inputs, attrs)
     node = graph.add_node(op, inputs, attrs, avals, user_origin())
