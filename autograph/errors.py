@@ -14,9 +14,12 @@ import sys
 class ConversionError(Exception):
     """The source of a function cannot be converted by AutoGraph."""
 
-    def __init__(self, message: str, filename: str | None = None, lineno: int | None = None):
+    def __init__(self, message: str, filename: str | None = None, lineno: int | None = None,
+                 col: int | None = None):
+        self.message = message      # without the `file:line: ` prefix
         self.filename = filename
         self.lineno = lineno
+        self.col = col              # 0-based column, when known
         where = f"{filename}:{lineno}: " if filename and lineno else ""
         super().__init__(where + message)
 

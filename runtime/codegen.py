@@ -299,7 +299,7 @@ def _joined(exprs: list[str]) -> str:
 
 
 def _paren(expr: str) -> str:
-    if expr.replace("_", "").isalnum() or _wrapped(expr):
+    if re.fullmatch(r"[\w.]+", expr) or _wrapped(expr):  # names, numbers, attributes
         return expr
     return f"({expr})"
 
@@ -378,6 +378,8 @@ class BufferPlan:
             return False
         if k + 1 < len(self.nodes):
             nxt = self.nodes[k + 1]
+            if self.reusable_input(nxt, k + 1) is out:
+                return False  # the next op writes its result into this buffer
             if nxt.op is COND:   # only as the predicate: a captured value would be
                 return nxt.inputs[0] is out  # re-evaluated at each use in the branch
             if nxt.op is WHILE_LOOP:  # only as an initial value, bound once before the loop

@@ -153,10 +153,14 @@ def to_dot(graph) -> str:
                     for t in sub.inputs:
                         lines.append(f"{indent}{node_id(node)} -> {node_id(t)} [style=dashed];")
         for o in g.outputs:
+            counter[0] += 1
+            ret = f"out{counter[0]}_{id(g)}"
             if isinstance(o, Tensor):
-                counter[0] += 1
-                lines.append(f'{indent}out{counter[0]}_{id(g)} [label="return", shape=plaintext];')
-                lines.append(f"{indent}{node_id(o)} -> out{counter[0]}_{id(g)};")
+                lines.append(f'{indent}{ret} [label="return", shape=plaintext];')
+                lines.append(f"{indent}{node_id(o)} -> {ret};")
+            else:  # a constant result (e.g. folded): show its value
+                label = html.escape(f"return {_ref(o)}", quote=True)
+                lines.append(f'{indent}{ret} [label="{label}", shape=plaintext];')
 
     emit(graph, "  ")
     lines.append("}")

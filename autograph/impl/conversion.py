@@ -202,7 +202,7 @@ def _check_supported(node, filename: str) -> None:
         if bad is not None:
             what, instead = bad
             raise ConversionError(f"{what} cannot be converted: {instead}.", filename,
-                                  getattr(n, "lineno", None))
+                                  getattr(n, "lineno", None), getattr(n, "col_offset", None))
         if isinstance(n, (gast.FunctionDef, gast.Lambda, gast.ClassDef)):
             continue
         for field in n._fields:

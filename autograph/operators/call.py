@@ -1,4 +1,5 @@
-"""`converted_call`: how converted code calls functions it could not resolve statically.
+"""`converted_call`: how converted code calls functions it could not resolve statically;
+`autograph_artifact`: how a module written by `autograph convert` marks its functions.
 
     ag__.converted_call(f, x, k=2)
 
@@ -13,3 +14,15 @@ def converted_call(f, *args, **kwargs):
     from autograph.impl.api import converted_call as impl
 
     return impl(f, *args, **kwargs)
+
+
+def autograph_artifact(fn):
+    """Mark `fn` as already converted (a decorator `autograph convert` puts on every def it
+    writes), so `converted_call` and `ag.function` run it as is instead of converting
+    the converted code again."""
+    from autograph.impl.api import _register_codes
+
+    code = getattr(fn, "__code__", None)
+    if code is not None:
+        _register_codes(code)
+    return fn

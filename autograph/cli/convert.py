@@ -1,0 +1,122 @@
+"""`autograph convert` and `autograph show`: static conversion, the input is never run.
+
+Both read the source text and hand it to `autograph.impl.static`, which parses it and
+runs every function through the converter pipeline. `convert` writes the whole converted
+module (stdout, a file, or a mirrored tree for a directory); nothing is written unless
+every file converts. `show` prints one function or method.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+from autograph.cli import diagnostics
+from autograph.cli.diagnostics import UsageError, UserError
+from autograph.cli.files import atomic_write, python_files, read_source
+
+
+def _convert_text(path: str) -> tuple[str, str]:
+    """(converted text, encoding) of one file, or UserError."""
+    from autograph.errors import ConversionError
+    from autograph.impl.static import convert_module_source, source_lines
+
+    text, encoding = read_source(path)
+    lines = source_lines(text)
+    try:
+        return convert_module_source(text, path), encoding
+    except SyntaxError as e:
+        raise diagnostics.from_syntax_error(e, lines) from None
+    except ConversionError as e:
+        raise diagnostics.from_conversion_error(e, lines) from None
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def run_convert(args) -> int:
+    src, out = args.src, args.output
+    if os.path.isdir(src):
+        return _convert_tree(src, out)
+    if not os.path.exists(src):
+        raise UserError(f"{src}: no such file or directory")
+    if out is not None and os.path.isdir(out):
+        out = os.path.join(out, os.path.basename(src))
+    if out is not None and _same_file(src, out):
+        raise UsageError(f"refusing to overwrite the input {src}: choose another -o")
+    text, encoding = _convert_text(src)
+    if out is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        atomic_write(out, text, encoding)
+    return 0
+
+
+def _convert_tree(src: str, out: str | None) -> int:
+    if out is None:
+        raise UsageError(f"{src} is a directory: give an output directory with -o DIR")
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise UsageError(f"{src} is a directory but -o {out} is not a directory")
+    if _same_file(src, out):
+        raise UsageError(f"refusing to overwrite the input directory {src}: choose another -o")
+    results, errors = [], []
+    for rel in python_files(src, exclude=out):
+        try:
+            results.append((rel, *_convert_text(os.path.join(src, rel))))
+        except UserError as e:
+            errors.append(e)
+    if errors:  # nothing is written unless every file converts
+        for e in errors[:-1]:
+            print(e.format(), file=sys.stderr)
+        raise errors[-1]
+    for rel, text, encoding in results:
+        target = os.path.join(out, rel)
+        os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
+        atomic_write(target, text, encoding)
+    print(f"converted {len(results)} file(s) from {src} into {out}", file=sys.stderr)
+    return 0
+
+
+def split_target(target: str) -> tuple[str, str]:
+    """'path.py::Name.attr' -> ('path.py', 'Name.attr'); UsageError when malformed."""
+    path, sep, name = target.rpartition("::")
+    if not sep or not path or not name:
+        raise UsageError(f"expected SRC.py::NAME (e.g. demo.py::my_function or "
+                         f"demo.py::Model.step), got {target!r}")
+    if not all(part.isidentifier() for part in name.split(".")):
+        raise UsageError(f"{name!r} is not a function name: expected NAME or Class.method")
+    return path, name
+
+
+def no_such_name(path: str, name: str, available: list[str]) -> UserError:
+    shown = ", ".join(available[:12]) + (", ..." if len(available) > 12 else "")
+    where = f" (it defines: {shown})" if available else " (it defines no functions)"
+    return UserError(f"{path}: no function or method named {name!r}{where}")
+
+
+def run_show(args) -> int:
+    from autograph.errors import ConversionError
+    from autograph.impl.static import Module, source_lines
+
+    path, name = split_target(args.target)
+    text, _ = read_source(path)
+    lines = source_lines(text)
+    try:
+        module = Module(text, path)
+        d = module.find(name)
+        if d is None:
+            raise no_such_name(path, name, [x.qualname for x in module.definitions])
+        if d.skip:
+            print(f"# {name} is {d.skip}: AutoGraph leaves it as it is", file=sys.stderr)
+        code = module.function_code(name)
+    except SyntaxError as e:
+        raise diagnostics.from_syntax_error(e, lines) from None
+    except ConversionError as e:
+        raise diagnostics.from_conversion_error(e, lines) from None
+    sys.stdout.write(code + "\n")
+    sys.stdout.flush()
+    return 0

@@ -1,0 +1,146 @@
+"""Argument parsing, dispatch and exit codes of the `autograph` command.
+
+Exit codes: 0 success; 1 the input is wrong (a syntax error, an unsupported construct, a
+missing file or name, an error raised by the traced code); 2 bad usage (unknown option,
+malformed argument). Errors print on one line (or `file:line:col: message` with the
+source line and a caret), never as a Python traceback; set AUTOGRAPH_TRACEBACK=1 to see
+the traceback of an internal error.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import textwrap
+
+from autograph.cli.diagnostics import UsageError, UserError
+
+EXAMPLES_CONVERT = """\
+examples:
+  autograph convert model.py                 print the converted module
+  autograph convert model.py -o model_ag.py  write it (atomically)
+  autograph convert src/ -o build/src_ag/    convert every .py file under src/
+"""
+EXAMPLES_SHOW = """\
+examples:
+  autograph show model.py::train_step
+  autograph show model.py::Model.__call__
+"""
+EXAMPLES_GRAPH = """\
+argument specs (one --arg per positional parameter, in order):
+  float32[None,3]   an array of dtype float32 and shape (any, 3)
+  int64[]           an int64 scalar
+  100               a Python value (any Python literal), traced by value
+
+examples:
+  autograph graph model.py::simple_relu --arg float32[]
+  autograph graph model.py::power --arg int32[10,10] --arg 100 --format dot
+  autograph graph model.py::simple_relu --arg float32[] --format svg -o relu.svg
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors on one line, exit code 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from autograph.cli.convert import run_convert, run_show
+    from autograph.cli.graph import parse_arg, run_graph
+
+    parser = _Parser(
+        prog="autograph",
+        description="Convert Python + NumPy functions with real control flow into code that "
+                    "builds graphs, and look at the graphs.",
+        epilog="exit status: 0 success, 1 the input is wrong (syntax error, unsupported "
+               "construct, missing file or name), 2 bad usage. Run `autograph COMMAND "
+               "--help` for a command's options.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser(
+        "convert", help="convert every function and method of a file (statically)",
+        description=_wrap("Convert every function and method of SRC statically: the file is parsed, "
+                    "never imported or run. The output is a module that imports what it needs "
+                    "(autograph.operators as ag__) and, called with Python values, behaves "
+                    "exactly like SRC; module-level code is kept as it is. A directory SRC "
+                    "needs -o DIR and its .py files are converted into the same tree under "
+                    "DIR. Outputs are written atomically: on any error nothing is written."),
+        epilog=EXAMPLES_CONVERT, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("src", metavar="SRC", help="a Python file, or a directory of them")
+    p.add_argument("-o", "--output", metavar="OUT",
+                   help="output file (default: stdout), or directory when SRC is one")
+    p.set_defaults(run=run_convert)
+
+    p = sub.add_parser(
+        "show", help="print the converted code of one function or method (statically)",
+        description=_wrap("Print the converted code of one function or method of SRC, like "
+                          "ag.to_code. SRC is parsed, never imported or run."),
+        epilog=EXAMPLES_SHOW, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("target", metavar="SRC.py::NAME",
+                   help="a file and a function (NAME) or method (Class.method) in it")
+    p.set_defaults(run=run_show)
+
+    p = sub.add_parser(
+        "graph", help="import a file, trace a function and print its optimized graph",
+        description=_wrap("Import SRC (this RUNS the module's top-level code, as `import` would; "
+                    "an `if __name__ == '__main__':` block does not run), trace NAME for the "
+                    "given argument specs with ag.function, and print the optimized graph as "
+                    "a text listing, Graphviz DOT, or SVG (rendered by the Graphviz `dot` "
+                    "program, which must be installed). Output of the module itself goes to "
+                    "stderr."),
+        epilog=EXAMPLES_GRAPH, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("target", metavar="SRC.py::NAME",
+                   help="a file and a function (NAME, or an attribute path such as model.step)")
+    p.add_argument("--arg", action="append", type=parse_arg, metavar="SPEC",
+                   help="the spec of the next positional argument (repeat per argument)")
+    p.add_argument("--format", choices=("text", "dot", "svg"), default="text",
+                   help="output format (default: text)")
+    p.add_argument("-o", "--output", metavar="FILE", help="output file (default: stdout)")
+    p.set_defaults(run=run_graph)
+    return parser
+
+
+def _wrap(text: str) -> str:
+    return textwrap.fill(text, 79)
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("autograph-numpy")
+    except Exception:  # noqa: BLE001 - not installed: a source checkout
+        return "(source checkout)"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    prog = f"autograph {args.command}"
+    try:
+        return args.run(args)
+    except UsageError as e:
+        print(f"{prog}: error: {e} (see {prog} --help)", file=sys.stderr)
+        return 2
+    except UserError as e:
+        text = e.format()
+        print(text if e.filename and e.lineno else f"{prog}: error: {text}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # e.g. `autograph convert x.py | head`
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    except Exception as e:  # noqa: BLE001 - a bug of autograph, not of the input
+        if os.environ.get("AUTOGRAPH_TRACEBACK"):
+            raise
+        print(f"{prog}: internal error: {type(e).__name__}: {e} (a bug in autograph; "
+              "set AUTOGRAPH_TRACEBACK=1 to see the traceback)", file=sys.stderr)
+        return 1

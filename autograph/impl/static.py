@@ -1,0 +1,362 @@
+"""Static conversion of a whole module's source: what `autograph convert` and `show` use.
+
+The file is parsed, never imported or run. Every function and method (at the top level,
+in classes, under top-level `if` / `try` / `with`) goes through the same pipeline as a
+conversion at run time (`conversion.convert_function_node`). The one thing a run-time
+conversion looks up in live objects - what a called name refers to (`call_trees`) - is
+decided here from the module's own bindings instead:
+
+- `import numpy as np`, `from math import sqrt`: the module / attribute when that module is
+  already loaded in this process (nothing new is imported), so `np.sum(x)` stays a direct
+  call exactly as in `ag.to_code`;
+- a class defined in the file: a class, so `Model(...)` is called directly;
+- a function the runtime never converts (see below): called directly too;
+- anything else bound at module level (functions, variables, modules not loaded, `import *`):
+  unknown, so the call goes through `ag__.converted_call`, which decides at run time;
+- names the module never binds: builtins (`len(xs)` -> `ag__.len_(xs)`).
+
+The converted definitions are spliced into the original text in place of the original ones,
+so module-level code, comments and formatting outside functions are kept as they are. Each
+converted `def` gets `@ag__.autograph_artifact` as its innermost decorator (so the runtime
+runs it as is instead of converting it again) and `import autograph.operators as ag__` is
+inserted after the module docstring and `__future__` imports. Functions the runtime would
+not convert either are left untouched: generators, `async def`, `@ag.do_not_convert` and
+`@ag.function(..., autograph=False)`.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import io
+import re
+import sys
+import tokenize
+from typing import NamedTuple
+
+import gast
+
+from autograph.converters import call_trees
+from autograph.errors import ConversionError
+from autograph.impl.api import _explicit_super
+from autograph.impl.conversion import Context, convert_function_node
+from autograph.pyct import parser
+from autograph.pyct.naming import Namer
+
+_MISSING = call_trees._MISSING   # "not known statically": the call is decided at run time
+_LEAVE = object()                # resolved, and not convertible: the call stays direct
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+IMPORT_LINE = "import autograph.operators as ag__"
+ARTIFACT = "ag__.autograph_artifact"
+
+
+class Definition(NamedTuple):
+    qualname: str            # "f", "Model.step", "Outer.Inner.method"
+    node: gast.AST           # the gast FunctionDef / AsyncFunctionDef
+    is_method: bool
+    skip: str | None         # why it is left as is (None: it is converted)
+
+
+# -- finding definitions -------------------------------------------------------------------
+_BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _blocks(stmt) -> list:
+    """Statement lists directly inside a module-level compound statement (not a def)."""
+    out = []
+    for field in ("body", "orelse", "finalbody"):
+        v = getattr(stmt, field, None)
+        if isinstance(v, list):
+            out.append(v)
+    for h in getattr(stmt, "handlers", None) or ():
+        out.append(h.body)
+    for case in getattr(stmt, "cases", None) or ():
+        out.append(case.body)
+    return out
+
+
+def definitions(tree) -> list[Definition]:
+    """Every function and method of a (gast) module, in source order."""
+    out: list[Definition] = []
+
+    def visit(stmts, prefix: str, in_class: bool) -> None:
+        for s in stmts:
+            if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef)):
+                out.append(Definition(prefix + s.name, s, in_class, _skip_reason(s)))
+            elif isinstance(s, gast.ClassDef):
+                visit(s.body, f"{prefix}{s.name}.", True)
+            else:
+                for block in _blocks(s):
+                    visit(block, prefix, in_class)
+
+    visit(tree.body, "", False)
+    return out
+
+
+def _final_name(expr) -> str | None:
+    if isinstance(expr, gast.Call):
+        expr = expr.func
+    if isinstance(expr, gast.Attribute):
+        return expr.attr
+    return expr.id if isinstance(expr, gast.Name) else None
+
+
+def _skip_reason(node) -> str | None:
+    """Why the runtime would never convert this function, or None."""
+    if isinstance(node, gast.AsyncFunctionDef):
+        return "an async def"
+    for d in node.decorator_list:
+        name = _final_name(d)
+        if name == "do_not_convert":
+            return "marked do_not_convert"
+        if name == "function" and isinstance(d, gast.Call) and any(
+                k.arg == "autograph" and isinstance(k.value, gast.Constant) and
+                k.value.value is False for k in d.keywords):
+            return "decorated with autograph=False"
+    stack = list(node.body)
+    while stack:  # a generator: `yield` in its own body (not in nested scopes)
+        n = stack.pop()
+        if isinstance(n, (gast.Yield, gast.YieldFrom)):
+            return "a generator"
+        if isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
+            continue
+        stack.extend(gast.iter_child_nodes(n))
+    return None
+
+
+# -- what module-level names refer to --------------------------------------------------------
+class _Bindings:
+    """The module's top-level bindings, resolved without importing anything new."""
+
+    def __init__(self, tree: ast.Module, unconverted: set = frozenset()):
+        self.unconverted = unconverted  # module-level defs the runtime leaves as they are
+        self.kinds: dict[str, list] = {}
+        self.star = False
+        self._scan(tree.body)
+        for n in ast.walk(tree):  # `global x` in a function: x is (re)bound at run time
+            if isinstance(n, ast.Global):
+                for name in n.names:
+                    self.kinds.setdefault(name, []).append(None)
+
+    def _bind(self, name: str, kind) -> None:
+        self.kinds.setdefault(name, []).append(kind)
+
+    def _scan(self, stmts) -> None:
+        for s in stmts:
+            if isinstance(s, ast.Import):
+                for a in s.names:
+                    if a.asname:
+                        self._bind(a.asname, ("module", a.name))
+                    else:
+                        top = a.name.split(".")[0]
+                        self._bind(top, ("module", top))
+            elif isinstance(s, ast.ImportFrom):
+                for a in s.names:
+                    if a.name == "*":
+                        self.star = True
+                    else:
+                        kind = ("from", s.module, a.name) if not s.level else None
+                        self._bind(a.asname or a.name, kind)
+            elif isinstance(s, ast.ClassDef):
+                self._bind(s.name, ("class", s.name))
+            elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self._bind(s.name, ("leave",) if s.name in self.unconverted else None)
+            else:
+                # the statement's own targets and expressions; its blocks recursively
+                for field, value in ast.iter_fields(s):
+                    if field not in _BLOCK_FIELDS:
+                        for part in value if isinstance(value, list) else [value]:
+                            if isinstance(part, ast.AST):
+                                self._scan_expression(part)
+                for h in getattr(s, "handlers", None) or ():
+                    if h.name:
+                        self._bind(h.name, None)
+                for case in getattr(s, "cases", None) or ():
+                    self._scan_expression(case.pattern)
+                for block in _blocks(s):
+                    self._scan(block)
+
+    def _scan_expression(self, node) -> None:
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+                self._bind(n.id, None)
+            elif isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name:
+                self._bind(n.name, None)
+            elif isinstance(n, ast.MatchMapping) and n.rest:
+                self._bind(n.rest, None)
+
+    def lookup(self, name: str):
+        kinds = self.kinds.get(name)
+        if kinds is None:
+            return _MISSING if self.star else getattr(builtins, name, _MISSING)
+        if len(kinds) != 1 or kinds[0] is None:
+            return _MISSING
+        kind = kinds[0]
+        if kind[0] == "leave":
+            return _LEAVE
+        if kind[0] == "class":
+            return type(kind[1], (), {"__module__": "__static__"})
+        module = sys.modules.get(kind[1])
+        if module is None:
+            return _MISSING
+        if kind[0] == "module":
+            return module
+        try:
+            return getattr(module, kind[2])
+        except Exception:  # noqa: BLE001 - a lazy attribute that fails: unknown
+            return _MISSING
+
+
+class StaticContext(Context):
+    """A conversion context whose name lookups come from the module's text."""
+
+    def __init__(self, bindings: _Bindings, filename: str, source: str):
+        names = set(_IDENTIFIER.findall(source)) | {"ag__"}
+        super().__init__(None, filename, Namer(names), True, source)
+        self.bindings = bindings
+
+    def lookup(self, name: str):
+        return self.bindings.lookup(name)
+
+
+# -- converting -----------------------------------------------------------------------------
+class Module:
+    """A module's source, parsed once; converts all or one of its functions."""
+
+    def __init__(self, text: str, filename: str):
+        self.text = text
+        self.filename = filename
+        # compile (never run) first: it reports every syntax error, including the ones
+        # the parser lets through ('return' outside function, misplaced nonlocal, ...)
+        compile(text, filename, "exec", dont_inherit=True)
+        self.tree = ast.parse(text, filename)
+        self.gast_tree = gast.ast_to_gast(self.tree)
+        self.lines = source_lines(text)
+        self.definitions = definitions(self.gast_tree)
+        self.bindings = _Bindings(self.tree, {d.qualname for d in self.definitions
+                                              if d.skip and "." not in d.qualname})
+
+    def find(self, qualname: str) -> Definition | None:
+        """The definition named `qualname` (the last one, as Python would bind it)."""
+        found = [d for d in self.definitions if d.qualname == qualname]
+        return found[-1] if found else None
+
+    def _convert(self, d: Definition):
+        """(converted node, its original return annotation)."""
+        node = d.node
+        first = min([node.lineno] + [x.lineno for x in node.decorator_list])
+        source = "".join(self.lines[first - 1:node.end_lineno])
+        ctx = StaticContext(self.bindings, self.filename, source)
+        returns = node.returns
+        try:
+            convert_function_node(node, ctx)
+        except (ConversionError, SyntaxError):
+            raise
+        except Exception as e:  # a converter bug: say which function triggered it
+            raise RuntimeError(f"{self.filename}:{node.lineno}: converting {d.qualname} "
+                               f"failed: {type(e).__name__}: {e}") from e
+        if d.is_method:
+            _explicit_super(node)  # super() may move into generated nested functions
+        return node, returns
+
+    def function_code(self, qualname: str) -> str:
+        """The converted code of one function or method (like `ag.to_code`)."""
+        d = self.find(qualname)
+        if d is None:
+            raise KeyError(qualname)
+        if d.skip:
+            return parser.unparse(d.node)
+        node, _ = self._convert(d)
+        return parser.unparse(node)
+
+    def converted(self) -> str:
+        """The whole module with every convertible function converted."""
+        edits = []  # (first line, last line, new text), 1-based inclusive
+        for d in self.definitions:
+            if d.skip:
+                continue
+            first, last = d.node.lineno, d.node.end_lineno
+            node, returns = self._convert(d)
+            node.returns = returns
+            line = self.lines[first - 1]
+            indent = line[:len(line) - len(line.lstrip())]
+            text = f"@{ARTIFACT}\n" + parser.unparse(node) + "\n"
+            edits.append((first, last, _indent(text, indent)))
+        if not edits:
+            return self.text
+        out = list(self.lines)
+        for first, last, text in sorted(edits, reverse=True):
+            out[first - 1:last] = [text]
+        at = self._import_line()
+        header = ("# Converted by `autograph convert`: control flow calls the `ag__` "
+                  "operators.\n" + IMPORT_LINE + "\n")
+        if at > 0 and not out[at - 1].endswith(("\n", "\r")):
+            header = "\n" + header
+        if at < len(out) and out[at].strip():
+            header += "\n"
+        out.insert(at, header)
+        return "".join(out)
+
+    def _import_line(self) -> int:
+        """Index in `lines` where the ag__ import goes: after the docstring and the
+        `__future__` imports, else before the first statement (after leading comments)."""
+        body = self.tree.body
+        after = None
+        for i, s in enumerate(body):
+            docstring = i == 0 and isinstance(s, ast.Expr) and \
+                isinstance(s.value, ast.Constant) and isinstance(s.value.value, str)
+            if docstring or (isinstance(s, ast.ImportFrom) and s.module == "__future__"):
+                after = s.end_lineno
+            else:
+                break
+        if after is not None:
+            return after
+        if not body:
+            return len(self.lines)
+        first = body[0]
+        decorators = getattr(first, "decorator_list", [])
+        return min([first.lineno] + [d.lineno for d in decorators]) - 1
+
+
+def source_lines(text: str) -> list[str]:
+    """The lines of a source as Python numbers them, line ends kept: only LF, CRLF and CR
+    end a line (`str.splitlines` also splits at form feeds and other separators)."""
+    return io.StringIO(text, newline="").readlines()
+
+
+def _indent(text: str, indent: str) -> str:
+    """Indent every line of `text` except lines inside multi-line string literals."""
+    if not indent:
+        return text
+    inside: set = set()
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.start[0] != tok.end[0]:
+                inside.update(range(tok.start[0] + 1, tok.end[0] + 1))
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    lines = source_lines(text)
+    return "".join(line if i + 1 in inside or not line.strip() else indent + line
+                   for i, line in enumerate(lines))
+
+
+def convert_module_source(text: str, filename: str) -> str:
+    """Convert every function and method of a module's source statically.
+
+    Raises SyntaxError (the input does not compile) or ConversionError (a function
+    cannot be converted)."""
+    out = Module(text, filename).converted()
+    try:
+        compile(out, filename, "exec", dont_inherit=True)
+    except SyntaxError as e:  # a bug of the converter, not of the input
+        raise RuntimeError(f"the converted code of {filename} does not compile: {e}") from e
+    return out
+
+
+def convert_function_source(text: str, filename: str, qualname: str) -> str:
+    """The converted code of one function or method (`Class.method`) of a module's source.
+    Raises KeyError when there is no such definition."""
+    return Module(text, filename).function_code(qualname)
+
+
+__all__ = ["Module", "Definition", "definitions", "convert_module_source",
+           "convert_function_source", "source_lines", "IMPORT_LINE"]
