@@ -99,7 +99,16 @@ def subgraph_vjp(graph, args, cts):
             seeds[id(o)] = seeds[id(o)] + g if id(o) in seeds else g
     wanted = {id(a) for a in args if isinstance(a, Tensor)}
     got = backprop(records, seeds, wanted)
-    return [got.get(id(a)) if isinstance(a, Tensor) else None for a in args]
+    # A value passed twice (say as an operand and as a capture) has one placeholder here,
+    # whose cotangent already sums every use: give it to the first position only.
+    out, seen = [], set()
+    for a in args:
+        if isinstance(a, Tensor) and id(a) not in seen:
+            seen.add(id(a))
+            out.append(got.get(id(a)))
+        else:
+            out.append(None)
+    return out
 
 
 def _like(g, x):
