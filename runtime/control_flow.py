@@ -136,6 +136,7 @@ def cond(pred, true_fn: Callable, false_fn: Callable, operands=(), names=None):
         )
     out_leaves, true_vals, false_vals, node_avals, slots = [], [], [], [], []
     for label, a, b in zip(labels, t_leaves, f_leaves):
+        a, b = _fill_placeholder(a, b), _fill_placeholder(b, a)
         if not isinstance(a, Tensor) and not isinstance(b, Tensor) and _same_constant(a, b):
             out_leaves.append(a)  # the same Python value either way: no graph value needed
             continue
@@ -158,6 +159,25 @@ def cond(pred, true_fn: Callable, false_fn: Callable, operands=(), names=None):
 def _at() -> str:
     origin = user_origin()
     return f" at {origin}" if origin else ""
+
+
+def _is_placeholder(x) -> bool:
+    return getattr(type(x), "graph_placeholder", False)
+
+
+def _fill_placeholder(x, other):
+    """A "no value yet" marker (such as a return value not set on this path) on one side
+    becomes zeros of the other side's dtype and shape: the value is never used there."""
+    if not _is_placeholder(x) or _is_placeholder(other) or other is None:
+        return x
+    if not isinstance(other, (Tensor, np.ndarray, np.generic)) and not _is_python_scalar(other):
+        return x
+    shape, dtype = _aval(other)
+    if None in shape:
+        raise ValueError(f"A value set on only one side of a conditional{_at()} has an unknown "
+                         f"shape {_fmt_shape(shape)}; give it a value before the `if`.")
+    zeros = np.zeros(shape, dtype)
+    return zeros[()] if zeros.ndim == 0 else zeros
 
 
 def _same_constant(a, b) -> bool:

@@ -7,6 +7,8 @@
 """
 from __future__ import annotations
 
+import numpy as np
+
 from runtime.graph import Graph
 from runtime.tensor import Tensor
 
@@ -52,7 +54,10 @@ def _verify_control_flow(node) -> None:
                    f"{len(sub.inputs)} inputs, node passes {n_in - 1}", sub)
             _check(len(sub.outputs) == len(node.outputs), "cond branch output count", sub)
             for a, b in zip(sub.outputs, node.outputs):
-                _check(a.dtype == b.dtype, f"cond branch output {a.name} dtype differs", sub)
+                a_dtype = a.dtype if isinstance(a, Tensor) else np.asarray(a).dtype
+                if a_dtype != b.dtype:
+                    _check(False, f"cond branch output {getattr(a, 'name', repr(a))} has dtype "
+                           f"{a_dtype}, the node says {b.dtype}", sub)
     elif name == "while_loop":
         n_vars = len(node.outputs)
         n_pass = n_in - (1 if node.attrs["has_max"] else 0)

@@ -7,6 +7,10 @@
   flow fills it with a value of the right type (it is only read when `do_return` holds).
 - `ld(v)`: a read of a variable that may be undefined; raises UnboundLocalError like
   Python would.
+- `ld_attr(obj, 'a.b')` / `set_attr(obj, 'a.b', v)`: an attribute that generated code
+  carries through a branch or loop although it may not exist yet (it is first assigned
+  inside): read as `Undefined` when missing, and not assigned back while `Undefined`, so
+  an attribute the original would not have created is not created.
 - `setitem(x, i, v)`: `x[i] = v` as a value: in place for Python containers and NumPy
   arrays (same aliasing as the original), a functional `index_update` for Tensors.
 """
@@ -16,26 +20,48 @@ import sys
 
 
 class Undefined:
-    """A variable that has no value on some path."""
+    """A variable that has no value on some path (or an attribute that does not exist yet:
+    then using it raises the AttributeError that reading it raised)."""
 
-    __slots__ = ("name",)
+    __slots__ = ("name", "error")
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, error: Exception | None = None):
         self.name = name
+        self.error = error
 
     def __repr__(self) -> str:
         return f"Undefined({self.name!r})"
 
+    def _raise(self, *args):
+        if self.error is not None:
+            raise self.error.with_traceback(None)
+        raise _unbound(self.name)
+
     def __getattr__(self, attr):
         if attr.startswith("__"):
             raise AttributeError(attr)
-        raise _unbound(self.name)
+        self._raise()
 
     def __bool__(self):
-        raise _unbound(self.name)
+        self._raise()
+
+
+# Using an undefined value in an operation raises what using the variable would have.
+for _op in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow", "lshift",
+            "rshift", "and", "xor", "or"):
+    setattr(Undefined, f"__{_op}__", Undefined._raise)
+    setattr(Undefined, f"__r{_op}__", Undefined._raise)
+    setattr(Undefined, f"__i{_op}__", Undefined._raise)
+for _op in ("lt", "le", "gt", "ge", "neg", "pos", "abs", "invert", "getitem", "setitem",
+            "call", "iter", "len", "int", "float", "index", "array"):
+    setattr(Undefined, f"__{_op}__", Undefined._raise)
+del _op
 
 
 class _Unset:
+    # runtime.cond fills a branch's placeholder with zeros of the other branch's type
+    graph_placeholder = True
+
     __slots__ = ()
 
     def __repr__(self) -> str:
@@ -64,6 +90,27 @@ def ld(value):
 
 def is_undefined(value) -> bool:
     return type(value) is Undefined
+
+
+def ld_attr(obj, path: str):
+    """`obj.<path>`, or `Undefined` when an attribute on the way is missing."""
+    value = obj
+    for attr in path.split("."):
+        try:
+            value = getattr(value, attr)
+        except AttributeError as e:
+            return Undefined(path, e)
+    return value
+
+
+def set_attr(obj, path: str, value) -> None:
+    """`obj.<path> = value`, unless `value` is `Undefined` (the attribute stays missing)."""
+    if type(value) is Undefined:
+        return
+    *parents, last = path.split(".")
+    for attr in parents:
+        obj = getattr(obj, attr)
+    setattr(obj, last, value)
 
 
 def setitem(target, index, value):
