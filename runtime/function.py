@@ -29,6 +29,9 @@ from runtime.tensor import Tensor
 from runtime.variables import Variable
 
 
+_ndarray, _generic = np.ndarray, np.generic
+
+
 class RetracingWarning(UserWarning):
     """A Function keeps tracing new graphs; each trace costs far more than a call."""
 
@@ -161,6 +164,7 @@ class Function:
         self._warned = False
         self.tracing_count = 0
         self.input_signature = None
+        self._fast = self._simple and input_signature is None
         if input_signature is not None:
             self.input_signature = list(input_signature)
             if len(self.input_signature) > self._nparams:
@@ -169,6 +173,27 @@ class Function:
 
     # -- calling ----------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        # Fast path: positional NumPy arrays/scalars only, not tracing, not eager.
+        if not kwargs and self._fast and len(args) == self._nparams \
+                and getattr(tracing._state, "graph", None) is None and not _run_eagerly[0]:
+            key = []
+            for a in args:
+                if type(a) is _ndarray or isinstance(a, _generic):
+                    key.append((a.dtype, a.shape))
+                else:
+                    break
+            else:
+                self._calls += 1
+                cf = self._cache.get(tuple(key))
+                if cf is not None:
+                    try:
+                        return cf._fn(*args)
+                    except Exception as e:
+                        cf._annotate(e)
+                        raise
+        return self._call(args, kwargs)
+
+    def _call(self, args, kwargs):
         if _run_eagerly[0] or tracing.in_graph_mode():
             # eager mode runs the original; inside another trace, trace through (inline)
             fn = self.python_function if _run_eagerly[0] else self._traceable()
