@@ -124,9 +124,14 @@ class Graph:
         return to_dot(self)
 
     def _repr_svg_(self):
+        """Notebooks draw the graph as SVG when Graphviz is installed (None otherwise)."""
         from runtime.printer import to_svg
 
         return to_svg(self)
+
+    def _repr_pretty_(self, printer, cycle) -> None:
+        """Without Graphviz, notebooks show the listing."""
+        printer.text(str(self))
 
     def verify(self) -> None:
         from runtime.verify import verify

@@ -151,3 +151,24 @@ def test_setitem_on_tensor_explains_index_update():
         ag.function(fn, autograph=False)(np.zeros(3))
     g = ag.function(lambda x: runtime.index_update(x, 0, 1.0), autograph=False)
     assert_same(g(np.zeros(3)), np.array([1.0, 0, 0]))
+
+
+def test_notebook_representations():
+    import shutil
+
+    cf = ag.function(simple_relu, autograph=False).get_concrete_function(np.float32(1))
+
+    class Printer:
+        def __init__(self):
+            self.out = ""
+
+        def text(self, s):
+            self.out += s
+    p = Printer()
+    cf.graph._repr_pretty_(p, False)
+    assert p.out == str(cf.graph)
+    svg = cf.graph._repr_svg_()
+    if shutil.which("dot") is None:
+        assert svg is None
+    else:
+        assert "<svg" in svg and "cluster" in svg
