@@ -12,8 +12,22 @@
 - state (parameters of both branches): the outputs that a branch may leave unchanged,
   plus variables a branch modifies after reading them;
 - a branch with nothing to do is `None` (it returns the state unchanged);
-- an `if` whose branches end in `return` (after the jump restructuring) becomes
-  `return ag__.if_stmt(...)`, and its branch functions keep their `return`s.
+- an `if` whose branches end in `return` (after the jump restructuring) ends the
+  function: it becomes `return ag__.if_stmt(...)`, and its branch functions keep their
+  `return`s. Nothing local is live after it, but state that outlives the function is:
+  attributes, `global` and `nonlocal` names a branch modifies are its outputs, which
+  every `return` of a branch returns after the value (the name 'return' stands for the
+  value in `names`):
+
+      if amount > self.balance:          def if_true(self_balance):
+          return False                       return False, self_balance
+      self.balance -= amount      =>     def if_false(self_balance):
+      return True                            self_balance -= amount
+                                             return True, self_balance
+                                         retval_, self.balance = ag__.if_stmt(
+                                             amount > self.balance, if_true, if_false,
+                                             (self.balance,), ('return', 'self.balance'))
+                                         return retval_
 `elif` is an `if` nested in the `else` branch and converts the same way.
 """
 from __future__ import annotations
@@ -29,12 +43,10 @@ from autograph.pyct import templates
 def convert(node, ctx, taken: frozenset) -> list:
     returns = jumps.contains(node, (gast.Return,), True)
     mod_b, mod_o = cf.modified(node.body, ctx), cf.modified(node.orelse, ctx)
-    live_out = node.ag_live_out | ctx.always_live
     mod = mod_b | mod_o
-    if returns:
-        outputs = []
-    else:
-        outputs = [n for n in mod if n in live_out or cf.is_carried(n, ctx)]
+    # after an `if` that returns only state outliving the function is live
+    live_out = set() if returns else node.ag_live_out | ctx.always_live
+    outputs = [n for n in mod if n in live_out or cf.is_carried(n, ctx)]
     extras = {n for n in mod_b if n in node.ag_live_body or cf.is_carried(n, ctx)} | \
         {n for n in mod_o if n in node.ag_live_orelse or cf.is_carried(n, ctx)}
     in_state = {n for n in outputs if not (n in mod_b and n in mod_o)} | extras
@@ -45,7 +57,7 @@ def convert(node, ctx, taken: frozenset) -> list:
 
     local = cf.local_names(state + outputs, ctx)
     params = [local[n] for n in state]
-    rets = None if returns else [local[n] for n in outputs]
+    rets = [local[n] for n in outputs]
     taken_here = taken
     functions: list = []
     branch_names = []
@@ -56,21 +68,23 @@ def convert(node, ctx, taken: frozenset) -> list:
         fname = ctx.namer.scoped(label, taken_here)
         taken_here = taken_here | {fname}
         block = cf.rename_composites(block, local)
-        functions.extend(cf.make_function(fname, params, block, rets, node, ctx, taken))
+        functions.extend(cf.make_function(fname, params, block, rets, node, ctx, taken,
+                                          returning=returns))
         branch_names.append(fname)
 
     first = [node.test] + [templates.name_node(b) if b else gast.Constant(value=None, kind=None)
                            for b in branch_names]
     call = templates.replace_expr("ag__.if_stmt()", origin=node)
-    call.args = cf.call_args(state, [] if returns else outputs, node, ctx, first)
+    if returns and not outputs:
+        call.args = cf.call_args(state, [], node, ctx, first)
+        return functions + templates.replace("return value", origin=node, value=call)
     if returns:
-        stmt = templates.replace("return value", origin=node, value=call)
-    elif outputs:
-        targets = [templates.set_ctx(cf.state_target(n), gast.Store) for n in outputs]
-        stmt = templates.replace("targets = value", origin=node, targets=targets, value=call)
-    else:
-        stmt = templates.replace("value", origin=node, value=call)
-    return functions + stmt
+        call.args = cf.call_args(state, ["return"] + outputs, node, ctx, first)
+        retval = ctx.namer.new("retval_")
+        return functions + cf.assign([retval] + outputs, call, node, ctx) + \
+            templates.replace("return retval_", origin=node, retval_=retval)
+    call.args = cf.call_args(state, outputs, node, ctx, first)
+    return functions + cf.assign(outputs, call, node, ctx)
 
 
 def _check_jumps(node, ctx) -> None:

@@ -7,15 +7,20 @@ to build branch and loop-body functions in the functional state-passing style:
         return x             # returns the outputs
 
 Attribute state (`self.count += 1` in a branch) is carried as a local inside the
-generated function (`self_count`), assigned back to `self.count` by the caller. Names
-declared `global` / `nonlocal` are state like locals (the caller's assignment goes to
-the global / the enclosing cell), so a symbolic branch that updates a global counter
-updates it with the branch's result.
+generated function (`self_count`), assigned back to `self.count` by the caller; where
+the attribute may not exist yet (`ag_attrs_in` of the analysis), it is read with
+`ag__.ld_attr` and assigned back with `ag__.set_attr`, so that it is only created when
+the original would create it. Names declared `global` / `nonlocal` are state like
+locals (the caller's assignment goes to the global / the enclosing cell), so a symbolic
+branch that updates a global counter updates it with the branch's result. All of this
+state outlives the function, so it is carried even through an `if` whose branches
+return (`conditionals.py`).
 """
 from __future__ import annotations
 
 import gast
 
+from autograph.converters import jumps
 from autograph.pyct import templates
 from autograph.pyct.activity import qualified_name, writes
 
@@ -95,21 +100,62 @@ def rename_composites(block, mapping: dict):
     return r.visit(block)
 
 
+def may_be_missing(name: str, node) -> bool:
+    """Whether attribute chain `name` may not exist yet where the call generated for
+    `node` passes it in (it is first assigned inside: `if c: obj.v = x`)."""
+    return "." in name and name not in getattr(node, "ag_attrs_in", frozenset())
+
+
+def _chain(name: str, origin, ctx_type=gast.Load):
+    """`a.b.c` as an expression, located at `origin` (so tracebacks show the user's line)."""
+    root, *attrs = name.split(".")
+    expr = templates.name_node(root)
+    for attr in attrs:
+        expr = gast.Attribute(value=expr, attr=attr, ctx=gast.Load())
+    expr.ctx = ctx_type()
+    return templates.copy_location(expr, origin)
+
+
+def _attr_call(template: str, name: str, origin, **subs):
+    root, path = name.split(".", 1)
+    return templates.replace(template, origin=origin, root=root,
+                             path=gast.Constant(value=path, kind=None), **subs)
+
+
 def state_value(name: str, node, ctx):
     """The expression that passes variable `name` into generated code at `node`."""
     if "." in name:
-        return gast.parse(name).body[0].value
+        if may_be_missing(name, node):
+            return _attr_call("ag__.ld_attr(root, path)", name, node)[0].value
+        return _chain(name, node)
     if name in node.ag_maybe_in or name in ctx.always_live or name in ctx.params or \
             name in ctx.declared:
         return templates.name_node(name)
     return templates.replace_expr(f"ag__.Undefined('{name}')", origin=node)
 
 
-def state_target(name: str):
-    """The expression a generated call's result is assigned to for `name`."""
-    if "." in name:
-        return gast.parse(name).body[0].value
-    return templates.name_node(name, gast.Store)
+def assign(names: list, value, node, ctx) -> list:
+    """`names = value`: a generated call's results assigned to the variables they stand
+    for (just `value` when there are none). An attribute that may not exist yet goes
+    through its local name and `ag__.set_attr`, which does not create it while undefined:
+
+        self_v = ag__.if_stmt(c, if_true, None, (ag__.ld_attr(self, 'v'),), ('self.v',))
+        ag__.set_attr(self, 'v', self_v)
+    """
+    if not names:
+        return templates.replace("value", origin=node, value=value)
+    targets, after = [], []
+    for n in names:
+        if may_be_missing(n, node):
+            local = local_names([n], ctx)[n]
+            targets.append(templates.name_node(local, gast.Store))
+            after += _attr_call("ag__.set_attr(root, path, local)", n, node, local=local)
+        elif "." in n:
+            targets.append(_chain(n, node, gast.Store))
+        else:
+            targets.append(templates.name_node(n, gast.Store))
+    return templates.replace("targets = value", origin=node, targets=targets,
+                             value=value) + after
 
 
 def is_empty(block: list) -> bool:
@@ -117,14 +163,39 @@ def is_empty(block: list) -> bool:
 
 
 def make_function(name: str, params: list, body: list, outputs: list | None, origin, ctx,
-                  taken: frozenset) -> list:
-    """`def name(params): body; return outputs` with body converted recursively."""
+                  taken: frozenset, returning: bool = False) -> list:
+    """`def name(params): body; return outputs` with body converted recursively.
+
+    With `returning` (a branch of an `if` that ends the function), the body keeps its
+    `return`s and each returns the outputs too: `return value, outputs`; a path that
+    falls off the end returns `None, outputs`."""
     body = convert_block(body, ctx, taken | {name})
-    if outputs:
+    if returning and outputs:
+        _return_also(body, outputs)
+        if not jumps.always_jumps(body, lambda s: isinstance(s, (gast.Return, gast.Raise))):
+            body = body + templates.replace("return None, outputs", origin=origin,
+                                            outputs=outputs)
+    elif outputs:
         body = body + templates.replace("return outputs", origin=origin, outputs=outputs)
     body = body or [gast.copy_location(gast.Pass(), origin)]
     return templates.replace("def name(params):\n    body", origin=origin, name=name,
                              params=params, body=body)
+
+
+def _return_also(block: list, outputs: list) -> None:
+    """`return value` -> `return value, outputs` for the returns of this function."""
+    stack = list(block)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, gast.Return):
+            value = n.value if n.value is not None else gast.Constant(value=None, kind=None)
+            n.value = templates.tuple_node([value] + [templates.name_node(o) for o in outputs])
+            templates.copy_location(n.value, n)
+        elif not isinstance(n, (gast.FunctionDef, gast.ClassDef)):
+            for field in ("body", "orelse", "handlers", "finalbody"):
+                v = getattr(n, field, None)
+                if isinstance(v, list):
+                    stack.extend(v)
 
 
 def call_args(state: list, names: list, node, ctx, first: list) -> list:

@@ -41,10 +41,7 @@ def _lambda(params: list, expr, node):
 def _finish(call, loop_vars, node, ctx, opts: dict):
     for key, value in opts.items():
         call.keywords.append(gast.keyword(arg=key, value=value))
-    if loop_vars:
-        targets = [templates.set_ctx(cf.state_target(n), gast.Store) for n in loop_vars]
-        return templates.replace("targets = value", origin=node, targets=targets, value=call)
-    return templates.replace("value", origin=node, value=call)
+    return cf.assign(loop_vars, call, node, ctx)
 
 
 def convert_while(node, ctx, taken: frozenset) -> list:

@@ -25,7 +25,8 @@ the flag), and after the loop the function returns if the flag is set:
                                    return -1
 
 After a nested loop the check is `if do_return: break` instead, so the enclosing loop
-stops too. `ag__.UNSET` marks "no value yet": symbolic branches and loops fill it in
+stops too. A `with` block that returns on some paths only gets the same flag and value
+(the code after it cannot move into the block) and `if do_return: return retval_` after. `ag__.UNSET` marks "no value yet": symbolic branches and loops fill it in
 with the type of the value that is returned.
 """
 from __future__ import annotations
@@ -83,6 +84,9 @@ def _block(stmts: list, flags: dict, namer: Namer, in_loop: bool) -> list:
                                           do_return=do_return, retval_=retval)
             out.extend(after)
             continue
+        if isinstance(s, gast.With) and not in_loop and _sometimes_returns(s):
+            out.extend(_return_in_with(s, flags, namer))
+            continue
         if isinstance(s, (gast.If, gast.With, gast.Try)):
             for field in ("body", "orelse", "finalbody"):
                 if getattr(s, field, None):
@@ -91,6 +95,43 @@ def _block(stmts: list, flags: dict, namer: Namer, in_loop: bool) -> list:
                 h.body = _block(h.body, flags, namer, in_loop)
         out.append(s)
     return out
+
+
+def _sometimes_returns(node) -> bool:
+    return jumps.contains(node, (gast.Return,), True) and \
+        not jumps.always_jumps(node.body, lambda s: isinstance(s, gast.Return))
+
+
+def _return_in_with(node, flags: dict, namer: Namer) -> list:
+    """A `with` block that returns on some paths only: the code after it cannot move into
+    it (it would run inside the context), so its returns set the flag and value, and the
+    function returns after the block if the flag is set."""
+    do_return, retval = _names(flags, namer)
+    init = templates.replace("do_return = False\nretval_ = ag__.UNSET", origin=node,
+                             do_return=do_return, retval_=retval)
+    node.body = _block(node.body, flags, namer, in_loop=False)
+    node.body = jumps.restructure(node.body, (gast.Return,), True, None)
+    _returns_to_flag(node.body, do_return, retval)
+    after = templates.replace("if do_return:\n    return retval_", origin=node,
+                              do_return=do_return, retval_=retval)
+    return init + [node] + after
+
+
+def _returns_to_flag(block: list, do_return: str, retval: str) -> None:
+    for s in block:
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(s, field, None)
+            if isinstance(inner, list) and not isinstance(s, (gast.FunctionDef, gast.ClassDef)):
+                _returns_to_flag(inner, do_return, retval)
+        for h in getattr(s, "handlers", ()):
+            _returns_to_flag(h.body, do_return, retval)
+    for k, s in enumerate(block):
+        if isinstance(s, gast.Return):
+            value = s.value if s.value is not None else gast.Constant(value=None, kind=None)
+            block[k:k + 1] = templates.replace("retval_ = value\ndo_return = True", origin=s,
+                                               retval_=retval, value=value,
+                                               do_return=do_return)
+            return
 
 
 def _return_in_loop(node, flags: dict, namer: Namer) -> list:

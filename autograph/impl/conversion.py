@@ -7,10 +7,12 @@ The order matters and is written out in `convert_def`:
  3. directives (`set_loop_options`) are lifted onto their loops;
  4. subscript targets and list mutation become assignments (`x = ag__.setitem(...)`,
     `xs = ag__.list_append(...)`) so the analysis sees them as writes;
- 5. returns inside loops become flags + `break` (`return_statements`),
+ 5. returns inside loops become flags + `break` (`return_statements`; so do returns in
+    a `with` block that returns on some paths only, without the `break`),
  6. then `break` / `continue` / loop `else` become flags (`break_statements`),
  7. then every `return` is moved to the end of an if-tree (`return_statements`);
- 8. analysis (reaching definitions, liveness) on the now jump-free code;
+ 8. analysis (reaching definitions, which attributes surely exist, liveness) on the now
+    jump-free code;
  9. possibly-undefined reads get `ag__.ld`;
 10. expression converters: asserts, conditional expressions, and/or/not, calls;
 11. control flow last: `if`, `while`, `for` -> functions + `ag__` calls, using the

@@ -12,11 +12,11 @@ from autograph.operators.loops import for_stmt, while_stmt
 from autograph.operators.py_builtins import (
     abs_, enumerate_, float_, int_, len_, max_, min_, range_, sum_, zip_,
 )
-from autograph.operators.variables import UNSET, Undefined, ld, setitem
+from autograph.operators.variables import UNSET, Undefined, ld, ld_attr, set_attr, setitem
 
 __all__ = [
     "autograph_artifact", "converted_call", "if_exp", "if_stmt", "assert_stmt", "python_only", "list_append",
     "list_pop", "stack", "and_", "not_", "or_", "for_stmt", "while_stmt", "abs_",
     "enumerate_", "float_", "int_", "len_", "max_", "min_", "range_", "sum_", "zip_",
-    "UNSET", "Undefined", "ld", "setitem",
+    "UNSET", "Undefined", "ld", "ld_attr", "set_attr", "setitem",
 ]

@@ -8,7 +8,9 @@ Generated code calls
 Branch functions take the state (the variables a branch may leave unchanged or reads
 before writing) and return the outputs (`names`: one value bare, several as a tuple).
 A missing branch (None) returns its state unchanged. Without `names` the `if` ends the
-function and its value is what the branch returns.
+function and its value is what the branch returns; an `if` that ends the function and
+also updates state outliving it (`self.balance`, a global) has 'return' first in `names`:
+its branches return `(value, outputs...)`.
 
 On a symbolic condition both branches are traced into a `cond` node. Diagnostics name
 the variable and the user's line: a variable defined in only one branch, or a branch
@@ -48,10 +50,29 @@ def unpack(out, names) -> tuple:
     return tuple(out)
 
 
+RETURN = "return"   # in `names`: the value the function returns (never a variable name)
+
+
+def _returns(names) -> bool:
+    return bool(names) and names[0] == RETURN
+
+
 def _identity(state: tuple, names):
+    """What a missing branch gives: the state unchanged (and no return value)."""
     if names is None:
         return None
+    if _returns(names):
+        return pack((None,) + state[:len(names) - 1], names)
     return pack(state[:len(names)], names)
+
+
+def _labels(names) -> list:
+    if names is None:
+        return [_RETURN_LABEL]
+    return [_RETURN_LABEL if n == RETURN and k == 0 else n for k, n in enumerate(names)]
+
+
+_RETURN_LABEL = "the return value"
 
 
 def if_stmt(cond, body: Callable | None, orelse: Callable | None, state: Sequence = (),
@@ -79,14 +100,14 @@ def _symbolic_if(cond, body, orelse, state, names, loc, what="`if`"):
     where = f"{loc[0]}:{loc[1]}"
     record: dict = {}
     hints: dict = {}
-    labels = list(names) if names is not None else ["the return value"]
+    labels = _labels(names)
     for attempt in range(2):
         record.clear()
         true_fn = _branch(body, "true", state, names, labels, record, hints, where, what)
         false_fn = _branch(orelse, "false", state, names, labels, record, hints, where, what)
         try:
             out = runtime.cond(cond, true_fn, false_fn, state,
-                               names=list(names) if names else None)
+                               names=labels if names else None)
         except (ValueError, TypeError) as e:
             if isinstance(e, Diagnostic) or attempt or not _learn(record, hints):
                 raise
@@ -103,7 +124,7 @@ def _branch(fn, side, state, names, labels, record, hints, where, what):
         outs = list(unpack(out, names))
         record[side] = tuple(outs)
         if side == "false":
-            _check(record["true"], outs, labels, names, where, what)
+            _check(record["true"], outs, labels, where, what)
             for k, v in enumerate(outs):
                 other = record["true"][k]
                 if v is UNSET and other is not UNSET:
@@ -117,7 +138,7 @@ def _branch(fn, side, state, names, labels, record, hints, where, what):
     return run
 
 
-def _check(a: tuple, b: list, labels, names, where, what):
+def _check(a: tuple, b: list, labels, where, what):
     for label, x, y in zip(labels, a, b):
         if is_undefined(x) != is_undefined(y):
             side, other = ("true", "false") if is_undefined(y) else ("false", "true")
@@ -126,7 +147,7 @@ def _check(a: tuple, b: list, labels, names, where, what):
                 f"in the {other} branch, and is used after it. The condition is symbolic, "
                 f"so both branches must define it: give '{label}' a value before the "
                 f"{what} or in the {other} branch too.")
-        if names is None and (x is None) != (y is None):
+        if label == _RETURN_LABEL and (x is None) != (y is None):
             side = "true" if x is not None else "false"
             other = "false" if side == "true" else "true"
             raise Diagnostic(

@@ -12,7 +12,8 @@
   inside): read as `Undefined` when missing, and not assigned back while `Undefined`, so
   an attribute the original would not have created is not created.
 - `setitem(x, i, v)`: `x[i] = v` as a value: in place for Python containers and NumPy
-  arrays (same aliasing as the original), a functional `index_update` for Tensors.
+  arrays (same aliasing as the original), a functional `index_update` for Tensors (and
+  a copy of a NumPy array inside traced control flow, where every branch runs).
 """
 from __future__ import annotations
 
@@ -120,8 +121,19 @@ def setitem(target, index, value):
     if isinstance(target, Tensor) or (isinstance(value, Tensor) and _is_array(target)) \
             or (_is_array(target) and _has_tensor(index)):
         return index_update(target, index, value)
+    if _is_array(target) and _in_symbolic_branch():
+        # both branches of a symbolic `if` are traced: writing into the array in place
+        # would apply the update of each branch; update a copy, as for a Tensor
+        target = target.copy()
     target[index] = value
     return target
+
+
+def _in_symbolic_branch() -> bool:
+    from runtime import tracing
+
+    graph = tracing.current_graph()
+    return graph is not None and graph.parent is not None
 
 
 def _is_array(x) -> bool:

@@ -5,8 +5,10 @@ Runs on a function body after jumps were converted (no `break` / `continue` left
 passes suffice:
 
 - forward (`_Definitions`): which local names are *maybe* and which are *surely*
-  defined at each compound statement (`ag_maybe_in`, `ag_must_in`), and which reads
-  may see an undefined local (`ag_maybe_undefined` on the Name node);
+  defined at each compound statement (`ag_maybe_in`, `ag_must_in`), which reads
+  may see an undefined local (`ag_maybe_undefined` on the Name node), and which
+  attribute chains surely exist where a generated call passes them in (`ag_attrs_in`:
+  assigned, or read where the read always runs, on every path - see `attrs_seen`);
 - backward (`_liveness`): which names are live after each compound statement
   (`ag_live_out`), at the start of each branch (`ag_live_body`, `ag_live_orelse`), and
   at a loop's head (`ag_live_head`, to a fixed point).
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph.pyct.activity import _SCOPES, reads, target_names, writes
+from autograph.pyct.activity import _SCOPES, qualified_name, reads, target_names, writes
 
 _TERMINAL = None  # the state after a `return` / `raise`: nothing flows on
 
@@ -93,6 +95,72 @@ def _liveness(stmts: list, live: set) -> set:
     return live
 
 
+# -- attribute chains that surely exist ------------------------------------------------------
+def attrs_seen(node) -> set:
+    """Attribute chains (`self.count`, and `a.b` of `a.b.c`) that exist once `node` ran
+    without an error: the ones it assigns, and the ones it reads where the read always
+    runs (not in a later operand of `and` / `or`, a branch of a ternary or a nested scope)."""
+    out: set = set()
+    stack = list(node) if isinstance(node, list) else [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, gast.Attribute) and not isinstance(n.ctx, gast.Del):
+            qn = qualified_name(n)
+            if qn is not None:
+                parts = qn.split(".")
+                out.update(".".join(parts[:k]) for k in range(2, len(parts) + 1))
+                continue
+        if isinstance(n, _SCOPES) or not isinstance(n, gast.AST):
+            continue
+        if isinstance(n, gast.BoolOp):
+            stack.append(n.values[0])
+        elif isinstance(n, gast.IfExp):
+            stack.append(n.test)
+        else:
+            for field in n._fields:
+                v = getattr(n, field, None)
+                if isinstance(v, list):
+                    stack.extend(v)
+                elif isinstance(v, gast.AST):
+                    stack.append(v)
+    return out
+
+
+def _forget(must: set, node, rebound: set = frozenset()) -> set:
+    """`must` without the attribute chains `node` may invalidate: those of a rebound name
+    (`b = ...` forgets `b.v`), below a reassigned chain, or deleted."""
+    if not any("." in n for n in must):
+        return must
+    written = writes(node) | set(rebound)
+    roots = {n for n in written if "." not in n}
+    chains = {n for n in written if "." in n}
+    deleted = {qualified_name(t) for d in _walk_stmts(node) if isinstance(d, gast.Delete)
+               for t in d.targets}
+    deleted.discard(None)
+
+    def gone(n: str) -> bool:
+        return n.split(".", 1)[0] in roots or any(n.startswith(c + ".") for c in chains) \
+            or any(n == c or n.startswith(c + ".") for c in deleted)
+    return {n for n in must if "." not in n or not gone(n)}
+
+
+def _walk_stmts(node):
+    stack = list(node) if isinstance(node, list) else [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        if isinstance(n, _SCOPES):
+            continue
+        for field in ("body", "orelse", "handlers", "finalbody"):
+            v = getattr(n, field, None)
+            if isinstance(v, list):
+                stack.extend(v)
+
+
+def _attrs(must: set) -> frozenset:
+    return frozenset(n for n in must if "." in n)
+
+
 # -- reaching definitions ----------------------------------------------------------------
 class _Definitions:
     def __init__(self, local: set):
@@ -128,6 +196,8 @@ class _Definitions:
         if isinstance(s, gast.If):
             s.ag_maybe_in, s.ag_must_in = frozenset(maybe), frozenset(must)
             self.mark(s.test, maybe, must)
+            must = must | attrs_seen(s.test)
+            s.ag_attrs_in = _attrs(must)
             a = self.block(s.body, set(maybe), set(must))
             b = self.block(s.orelse, set(maybe), set(must))
             if a is _TERMINAL:
@@ -141,17 +211,22 @@ class _Definitions:
             head_maybe = maybe | body_writes
             if isinstance(s, gast.For):
                 self.mark(s.iter, maybe, must)
+                must = must | attrs_seen(s.iter)
+                s.ag_attrs_in = _attrs(must)
                 targets = target_names(s.target)
-                self.block(s.body, head_maybe | targets, must | targets)
+                head_must = _forget(must, s.body, targets)
+                self.block(s.body, head_maybe | targets, head_must | targets)
                 head_maybe |= targets
             else:
+                s.ag_attrs_in = _attrs(must)
                 self.mark(s.test, head_maybe, must)
-                self.block(s.body, set(head_maybe), set(must))
+                head_must = _forget(must, s.body) | attrs_seen(s.test)
+                self.block(s.body, set(head_maybe), set(head_must))
             if getattr(s, "ag_extra_test", None) is not None:
                 self.mark(s.ag_extra_test, head_maybe, must)
-            result = (head_maybe, set(must))
+            result = (head_maybe, head_must)
             if s.orelse:
-                out = self.block(s.orelse, set(head_maybe), set(must))
+                out = self.block(s.orelse, set(head_maybe), set(head_must))
                 result = out if out is not _TERMINAL else result
             return result
         if isinstance(s, (gast.Return, gast.Raise)):
@@ -160,11 +235,12 @@ class _Definitions:
         if isinstance(s, gast.With):
             self.mark(s.items, maybe, must)
             w = _simple(writes(s.items))
-            return self.block(s.body, maybe | w, must | w)
+            must = _forget(must | attrs_seen(s.items), s.items) | w
+            return self.block(s.body, maybe | w, must)
         if isinstance(s, gast.Try):
             self.mark(s, maybe, must)
             w = _simple(writes(s))
-            return maybe | w, set(must) | _simple(writes(s.finalbody))
+            return maybe | w, _forget(must, s) | _simple(writes(s.finalbody))
         self.mark(s, maybe, must)
         w = _simple(writes(s))
-        return maybe | w, must | w
+        return maybe | w, _forget(must | attrs_seen(s), s) | w

@@ -9,6 +9,8 @@ sets of a case share dtypes and shapes, so (3) must trace exactly once.
 """
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 import autograph as ag
@@ -1044,3 +1046,208 @@ def walrus_in_condition(xs):
     if (s := np.sum(xs)) > 5:
         return s
     return -s
+
+
+# -- state that outlives the function, updated in branches that return ----------------------
+class _Account:
+    def __init__(self, balance):
+        self.balance = balance
+        self.rejected = 0
+
+    def withdraw(self, amount):
+        if amount > self.balance:
+            return False
+        self.balance -= amount
+        return True
+
+    def deposit_capped(self, amount):
+        if amount < 0:
+            self.rejected += 1
+            return -1
+        elif self.balance + amount > 100:
+            self.balance = 100.0
+            return 1
+        self.balance += amount
+        return 0
+
+
+@case(f32(4.0), f32(12.0), f32(10.0))
+def attribute_update_in_returning_branch(amount):
+    acc = _Account(10.0)
+    ok = acc.withdraw(amount)
+    return ok, acc.balance
+
+
+@case(f32(5.0), f32(-5.0), f32(95.0))
+def attribute_updates_in_nested_returning_branches(amount):
+    acc = _Account(10.0)
+    code = acc.deposit_capped(amount)
+    return code, acc.balance, acc.rejected
+
+
+class _Scanner:
+    def __init__(self):
+        self.seen = 0
+
+    def first_over(self, xs, t):
+        for i in range(len(xs)):
+            self.seen += 1
+            if xs[i] > t:
+                return i
+        return -1
+
+
+@case(V, W)
+def attribute_update_with_return_in_loop(xs):
+    s = _Scanner()
+    return s.first_over(xs, 4.5), s.seen
+
+
+_CALLS = 0
+
+
+def _count_positive(v):
+    global _CALLS
+    if v > 0:
+        _CALLS += 1
+        return 1
+    return 0
+
+
+@case(i64(3), i64(-3), i64(1))
+def global_counter_in_returning_branch(n):
+    global _CALLS
+    _CALLS = 0
+    hits = _count_positive(n) + _count_positive(n - 2)
+    return hits, _CALLS
+
+
+@case(i64(3), i64(-3), i64(1))
+def nonlocal_counter_in_returning_branch(n):
+    count = 0
+
+    def hit(v):
+        nonlocal count
+        if v > 0:
+            count += 1
+            return v * 2
+        count -= 1
+        return 0
+    total = hit(n) + hit(n - 2)
+    return total, count
+
+
+class _Box:
+    pass
+
+
+def _set_if_positive(b, x):
+    if x > 0:
+        b.v = x
+        return 1
+    return 0
+
+
+# one branch creates the attribute, so a symbolic condition is an error: Python values only
+@case(f32(2.0), f32(-2.0), graph=False)
+def attribute_created_in_returning_branch(x):
+    b = _Box()
+    r = _set_if_positive(b, x)
+    return r, hasattr(b, "v"), getattr(b, "v", 0.0)
+
+
+@case(f32(2.0), f32(-2.0), graph=False)
+def attribute_created_in_branch(x):
+    b = _Box()
+    if x > 0:
+        b.v = x * 2
+    return hasattr(b, "v")
+
+
+@case(i64(3), i64(0), graph=False)
+def attribute_created_in_loop(n):
+    b = _Box()
+    for i in range(n):
+        b.last = i
+    return hasattr(b, "last"), getattr(b, "last", -1)
+
+
+@case(f32(2.0), f32(-2.0))
+def attribute_created_in_both_returning_branches(x):
+    b = _Box()
+    if x > 0:
+        b.v = x
+        return b.v * 2, b.v
+    b.v = -x
+    return b.v, b.v
+
+
+@case(f32(2.0), f32(-2.0))
+def attribute_created_in_both_branches(x):
+    b = _Box()
+    if x > 0:
+        b.v = x
+    else:
+        b.v = -x
+    return b.v * 2
+
+
+@case((f32(2.0), True), (f32(-2.0), True), static=(1,))
+def attribute_created_under_python_condition(x, make):
+    b = _Box()
+    if make:
+        b.v = x
+    if x > 0:
+        b.v = b.v * 3
+    return b.v
+
+
+@case(V, W)
+def subscript_update_in_returning_branch(x):
+    y = np.zeros(5, np.float32)
+    if x[0] > 0:
+        y[0] = x[0]
+        y[1] += 1.0
+        return y
+    y[2] = x[2]
+    return y * 2
+
+
+class _Hist:
+    def __init__(self):
+        self.bins = np.zeros(3, np.float32)
+
+    def record(self, v):
+        if v < 0:
+            self.bins[0] += 1.0
+            return 0
+        self.bins[2] += v
+        return 2
+
+
+@case(f32(2.0), f32(-2.0), f32(5.0))
+def attribute_subscript_update_in_returning_branch(x):
+    h = _Hist()
+    k = h.record(x) + h.record(x - 3)
+    return k, h.bins
+
+
+@case(f32(2.0), f32(-2.0))
+def early_return_inside_with(x):
+    y = x
+    with contextlib.nullcontext():
+        if x > 0:
+            return x * 2
+        y = x - 1
+    return y * 3
+
+
+@case(f32(2.0), f32(-2.0), f32(7.0))
+def attribute_update_in_returning_branch_inside_with(amount):
+    acc = _Account(np.float32(5.0))
+    with contextlib.nullcontext():
+        if amount > 6:
+            return -1.0, acc.balance
+        acc.balance += amount
+    acc.balance *= 2
+    return 1.0, acc.balance

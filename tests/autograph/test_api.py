@@ -232,3 +232,69 @@ def test_first_call_of_decorated_function_is_fast():
     t0 = time.perf_counter()
     f(np.float32(1.0))
     assert time.perf_counter() - t0 < 0.5  # generous: the benchmark reports the real figure
+
+
+# -- attributes carried through control flow: read directly when they surely exist --------
+def _read_in_test(self, x):
+    if self.n > x:
+        self.n = x
+    return self.n
+
+
+def _assigned_before(self, x):
+    self.n = 0
+    for i in range(x):
+        self.n += i
+    return self.n
+
+
+def _created_in_branch(self, x):
+    if x > 0:
+        self.n = x
+    return self
+
+
+def _rebound_before(self, x):
+    _ = self.n
+    self = self.other
+    if x > 0:
+        self.n = x
+    return self
+
+
+def _read_only_maybe(self, x):
+    if x > 0 and self.n > 0:
+        self.n = x
+    return self
+
+
+def _deleted_before(self, x):
+    self.n = 1
+    del self.n
+    if x > 0:
+        self.n = x
+    return self
+
+
+@pytest.mark.parametrize("fn, guarded", [
+    (_read_in_test, False), (_assigned_before, False), (_created_in_branch, True),
+    (_rebound_before, True), (_read_only_maybe, True), (_deleted_before, True),
+], ids=lambda v: getattr(v, "__name__", str(v)))
+def test_attribute_state_is_guarded_only_where_it_may_be_missing(fn, guarded):
+    code = ag.to_code(fn, recursive=False)
+    assert ("ag__.ld_attr(self, 'n')" in code) == guarded, code
+    assert ("ag__.set_attr(self, 'n', self_n)" in code) == guarded, code
+
+
+class _Plain:
+    pass
+
+
+def test_attribute_not_created_when_the_branch_does_not_run():
+    f = ag.to_graph(_created_in_branch)
+    assert not hasattr(f(_Plain(), -1), "n")
+    assert f(_Plain(), 3).n == 3
+    obj = _Plain()
+    obj.n = 1
+    f = ag.to_graph(_deleted_before)
+    assert not hasattr(f(obj, -1), "n") and f(obj, 2).n == 2

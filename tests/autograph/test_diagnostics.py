@@ -47,6 +47,21 @@ def test_variable_defined_in_one_branch_is_fine_with_python_values():
         ag.to_graph(defined_in_one_branch)(-1.0)
 
 
+def attribute_created_in_one_branch(box, x):
+    if x > 0:  # the if
+        box.v = x
+        return 1.0
+    return 0.0
+
+
+def test_attribute_created_in_one_branch_of_a_symbolic_if():
+    with pytest.raises(ValueError) as info:
+        ag.function(attribute_created_in_one_branch)(_Obj(), np.float32(1.0))
+    msg = str(info.value)
+    assert "'box.v'" in msg and "true branch" in msg
+    assert where(attribute_created_in_one_branch, "# the if") in msg
+
+
 def returns_in_one_branch(x):
     if x > 0:  # the if
         return x
@@ -249,3 +264,75 @@ def test_traceback_shows_user_line():
     assert any(f.filename == __file__ and f.lineno == line_of(fails_inside_branch,
                                                               "# the failing line")
                and "[5]" in f.line for f in frames)
+
+
+class _Obj:
+    pass
+
+
+def missing_attribute_in_branch(obj, x):
+    if x > 0:
+        obj.count += 1  # reads a missing attribute
+        return 1
+    return 0
+
+
+def test_missing_attribute_is_pythons_error_on_the_users_line():
+    with pytest.raises(AttributeError) as expected:
+        missing_attribute_in_branch(_Obj(), 1)
+    converted = ag.to_graph(missing_attribute_in_branch)
+    with pytest.raises(AttributeError) as info:
+        converted(_Obj(), 1)
+    assert str(info.value) == str(expected.value)
+    mine = [f for f in traceback.extract_tb(info.value.__traceback__) if f.filename == __file__]
+    assert mine[-1].lineno == line_of(missing_attribute_in_branch, "# reads a missing")
+    assert converted(_Obj(), -1) == 0  # the other branch does not need it, as in Python
+
+
+class _ReadOnly:
+    @property
+    def p(self):
+        return 0
+
+
+def writes_read_only_attribute(obj, x):
+    if x > 0:  # the if
+        obj.p = x
+        return 1
+    return 0
+
+
+def test_error_writing_state_back_points_at_the_if():
+    with pytest.raises(AttributeError) as expected:
+        writes_read_only_attribute(_ReadOnly(), 1)
+    with pytest.raises(AttributeError) as info:
+        ag.to_graph(writes_read_only_attribute)(_ReadOnly(), 1)
+    assert str(info.value) == str(expected.value)
+    mine = [f for f in traceback.extract_tb(info.value.__traceback__) if f.filename == __file__]
+    assert mine[-1].lineno == line_of(writes_read_only_attribute, "# the if")
+
+
+def _function_lines(fn):
+    lines, first = inspect.getsourcelines(fn)
+    return range(first, first + len(lines))
+
+
+def test_generated_code_has_only_user_lines():
+    """Every node of converted code (so every traceback line) is on a line of the user's
+    function: generated nodes take the line of the statement they stand for."""
+    import ast
+
+    from autograph.impl import api
+    from autograph.pyct import gast_to_ast
+    from tests.autograph import test_golden
+    from tests.autograph.corpus import CASES
+
+    fns = [c.fn for c in CASES] + list(test_golden.CASES) + \
+        [missing_attribute_in_branch, writes_read_only_attribute]
+    for fn in fns:
+        fn = api._plain_function(fn)
+        node, _, _ = api._convert_node(fn, True)
+        lines = _function_lines(fn)
+        for n in ast.walk(gast_to_ast.convert(node)):
+            line = getattr(n, "lineno", None)
+            assert line is None or line in lines, (fn.__name__, ast.unparse(n), line)

@@ -173,6 +173,31 @@ class Counter:
         return self.count
 
 
+class Account:
+    def __init__(self, balance):
+        self.balance = balance
+
+    def withdraw(self, amount):
+        if amount > self.balance:
+            return False
+        self.balance -= amount
+        return True
+
+
+def global_in_returning_branch(x):
+    global COUNT
+    if x > 0:
+        COUNT += 1
+        return 1
+    return 0
+
+
+def attribute_created_in_branch(box, x):
+    if x > 0:
+        box.v = x
+    return box
+
+
 def loop_options(n):
     i = 0
     while i < n:
@@ -199,7 +224,8 @@ CASES = [
     boolean_operators, chained_comparison, while_loop, while_break, while_else, for_range,
     for_continue, for_enumerate_tuple_target, nested_loops_early_return, assert_statement,
     list_append, subscript_assignment, calls, possibly_undefined, global_statement,
-    Counter.step, loop_options, nested_function, lambda_with_ternary,
+    Counter.step, Account.withdraw, global_in_returning_branch, attribute_created_in_branch,
+    loop_options, nested_function, lambda_with_ternary,
 ]
 
 

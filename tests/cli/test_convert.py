@@ -319,9 +319,6 @@ def test_the_differential_corpus_converts_statically(tmp_path):
             assert f.tracing_count == 1, orig.name
 
 
-@pytest.mark.xfail(strict=True, reason="compiler bug (not the CLI's): an attribute or global "
-                   "written in an `if` whose branches return is not written back; "
-                   "ag.to_graph has the same bug")
 def test_attribute_write_before_an_early_return(write):
     src = write("acc.py", textwrap.dedent('''\
         class Account:
@@ -338,6 +335,8 @@ def test_attribute_write_before_an_early_return(write):
     assert run_cli("convert", src, "-o", out).returncode == 0
     account = import_path(out).Account(10)
     assert account.withdraw(4) is True
+    assert account.balance == 6
+    assert account.withdraw(100) is False
     assert account.balance == 6
 
 
