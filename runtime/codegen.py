@@ -31,6 +31,7 @@ from runtime.tensor import Tensor
 
 _LITERAL_TYPES = (bool, int, str, type(None), bytes)
 _compile_count = [0]
+_MAX_INLINE_DEPTH = 6  # keeps generated expressions readable (and far from parser limits)
 
 
 class CodeGen:
@@ -38,6 +39,7 @@ class CodeGen:
         self.lines: list[str] = []
         self.globals: dict[str, Any] = {"np": np}
         self.names: dict[Tensor, str] = {}
+        self.depth: dict[Tensor, int] = {}  # nesting of inlined expressions
         self.line_origins: dict[int, Node] = {}
         self._const_ids: dict[int, str] = {}
         self._used: set[str] = set()
@@ -93,9 +95,7 @@ class CodeGen:
         result with less dispatch overhead.
         """
         kernel, ref = node.op.kernel, node.op.kernel_ref
-        if kernel is np.matmul and all(
-                isinstance(x, (Tensor, np.ndarray)) and x.ndim == 2 and x.dtype.kind in "fiu"
-                for x in node.inputs):
+        if kernel is np.matmul and _float_2d(node):
             kernel, ref = np.dot, "np.dot"
         if ref is None:
             return self.const(kernel, f"k_{node.op.name}")
@@ -151,7 +151,11 @@ class CodeGen:
                 call = f"{self.kernel_ref(node)}({', '.join(args)})"
             else:
                 call = f"{self.kernel_ref(node)}({', '.join(args)})"
-        if plan is not None and plan.can_inline(node, k) and reuse is None:
+        depth = 1 + max((self.depth.get(x, 0) for x in node.inputs if isinstance(x, Tensor)),
+                        default=0)
+        if plan is not None and plan.can_inline(node, k) and reuse is None \
+                and depth <= _MAX_INLINE_DEPTH:
+            self.depth[node.outputs[0]] = depth
             # used once, by the very next statement: spell it inside that statement
             self.names[node.outputs[0]] = f"({call})"
             plan.free.append(outs[0])  # the name it would have used stays available
@@ -285,8 +289,10 @@ def _operator_form(node: Node, ins: list[str]) -> str | None:
     k = node.op.kernel
     if node.attrs or not isinstance(k, np.ufunc):
         return None
-    if any(not isinstance(x, (Tensor,) + _SCALARS) for x in node.inputs):
+    if any(not isinstance(x, (Tensor, np.ndarray) + _SCALARS) for x in node.inputs):
         return None
+    if k is np.matmul and len(ins) == 2 and not _float_2d(node):
+        return f"{_paren(ins[0])} @ {_paren(ins[1])}"  # ndarray.__matmul__: least overhead
     if k in _BINARY and len(ins) == 2:
         return f"{_paren(ins[0])} {_BINARY[k]} {_paren(ins[1])}"
     if k in _UNARY and len(ins) == 1:
@@ -296,6 +302,11 @@ def _operator_form(node: Node, ins: list[str]) -> str | None:
 
 def _joined(exprs: list[str]) -> str:
     return ", ".join(_bare(e) if len(exprs) == 1 else e for e in exprs)
+
+
+def _float_2d(node: Node) -> bool:
+    return all(isinstance(x, (Tensor, np.ndarray)) and x.ndim == 2 and x.dtype.kind == "f"
+               for x in node.inputs)
 
 
 def _paren(expr: str) -> str:
