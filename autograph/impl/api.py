@@ -204,7 +204,7 @@ def _to_code(fn, recursive: bool, seen: set) -> list:
                 try:
                     out.extend(_to_code(fn2, recursive, seen))
                 except ConversionError:
-                    pass
+                    pass  # a callee that cannot be converted runs as is: nothing to list
     return out
 
 

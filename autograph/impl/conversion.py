@@ -62,7 +62,7 @@ class Context:
                 try:
                     self.closure[name] = cell.cell_contents
                 except ValueError:
-                    pass
+                    pass  # an empty cell (not assigned yet): nothing to resolve
         self.globals = getattr(fn, "__globals__", {})
         self.enter(None)
 
