@@ -38,6 +38,10 @@ def _stack_kernel(xs):
     return np.stack(xs)
 
 
+def _copy_kernel(xs):
+    return list(xs)
+
+
 def _get_kernel(xs, k):
     return xs[int(k)]
 
@@ -75,6 +79,7 @@ def _stack_eval(op, inputs, attrs):
 LIST_NEW = OpDef("list_new", _new_kernel, lambda op, i, a: [((), LIST_DTYPE)], stateful=True)
 LIST_APPEND = OpDef("list_append", _append_kernel, _append_eval, stateful=True, effect=True)
 LIST_STACK = OpDef("list_stack", _stack_kernel, _stack_eval, stateful=True)
+LIST_COPY = OpDef("list_copy", _copy_kernel, lambda op, i, a: [((), LIST_DTYPE)], stateful=True)
 LIST_GET = OpDef("list_get", _get_kernel, _get_eval, stateful=True)
 LIST_LEN = OpDef("list_len", _len_kernel, lambda op, i, a: [((), np.dtype(np.int64))],
                  stateful=True)
@@ -109,6 +114,13 @@ def list_stack(xs):
     return bind(LIST_STACK, xs)
 
 
+def list_copy(xs):
+    """A shallow copy of the list (appends to it leave `xs` alone)."""
+    if isinstance(xs, list):
+        return list(xs)
+    return bind(LIST_COPY, xs)
+
+
 def list_get(xs, k):
     """`xs[k]`."""
     if isinstance(xs, list):
@@ -137,6 +149,8 @@ def element_aval(xs):
         elif node.op is LIST_APPEND:
             x = node.inputs[1]
             return (x.shape, x.dtype) if isinstance(x, Tensor) else (np.shape(x), np.asarray(x).dtype)
+        elif node.op is LIST_COPY:
+            todo.append(node.inputs[0])
         elif node.op.name == "while_loop":
             todo.append(node.attrs["body"].outputs[t.index])
             todo.append(node.inputs[t.index])

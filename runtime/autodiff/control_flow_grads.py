@@ -16,7 +16,7 @@ from runtime import tracing
 from runtime.autodiff.backprop import backprop
 from runtime.autodiff.shapes import is_differentiable
 from runtime.control_flow import COND, WHILE_LOOP, cond
-from runtime.lists import list_append, list_get, list_len, list_new
+from runtime.lists import LIST_APPEND, list_append, list_copy, list_get, list_len, list_new
 from runtime.loops import while_loop
 from runtime.ops.registry import add_node, bind
 from runtime.tensor import Tensor
@@ -62,6 +62,10 @@ def replay(graph, args):
         if node.op.effect and not node.outputs:
             continue  # side effects belong to the forward pass only
         ins = [val(x) for x in node.inputs]
+        if node.op is LIST_APPEND:
+            # lists are appended in place: the replay appends to a copy, so the forward
+            # pass's lists keep exactly what the forward pass put in them
+            ins[0] = list_copy(ins[0])
         if node.subgraphs():
             attrs = {k: _clone_fresh(v, current) if hasattr(v, "nodes") else v
                      for k, v in node.attrs.items()}

@@ -86,3 +86,21 @@ def test_python_number_loop_variable_with_nested_loop_takes_inner_dtype():
     f = ag.function(fn, autograph=False)
     out = f(np.int64(4), np.int32(2))
     assert_same(out, np.int32(12))   # 0 + int32 is int32 (NEP 50), as in eager Python
+
+
+def test_gradient_of_a_loop_that_appends_leaves_the_list_intact():
+    from runtime import while_loop
+
+    def step(x, n):
+        with ag.GradientTape() as tape:
+            tape.watch(x)
+            xs = runtime.list_new()
+            _, y, xs = while_loop(lambda i, y, xs: i < n,
+                                  lambda i, y, xs: (i + 1, y * x, runtime.list_append(xs, y)),
+                                  (np.int64(0), x, xs))
+        grad = tape.gradient(y, x)
+        return grad, runtime.list_stack(xs)
+
+    grad, stacked = ag.function(step, autograph=False)(np.array([2.0]), np.int64(3))
+    assert_same(grad, np.array([32.0]))          # d(x**4)/dx
+    assert_same(stacked, np.array([[2.0], [4.0], [8.0]]))
