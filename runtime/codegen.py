@@ -168,6 +168,15 @@ class CodeGen:
         if plan is not None:
             plan.release(node, k, self.names)
 
+    def _copy_lists(self, inputs, indent: int) -> None:
+        """Graph lists entering a branch are copied: appends in the branch must not change
+        the list the conditional was given (its gradient replays from that list)."""
+        for ph in inputs:
+            if ph.dtype == object and ph.ndim == 0:
+                name = self.fresh(ph.name)
+                self.emit(indent, f"{name} = list({self.names[ph]})")
+                self.names[ph] = name
+
     def _bind_inputs(self, sub: Graph, exprs: list[str]) -> None:
         for ph, e in zip(sub.inputs, exprs):
             self.names[ph] = e
@@ -180,6 +189,7 @@ class CodeGen:
                 self.emit(indent, "else:")
             self._bind_inputs(sub, rest)
             start = len(self.lines)
+            self._copy_lists(sub.inputs, indent + 1)
             results = self.emit_graph_body(sub, indent + 1)
             if outs:
                 self.emit(indent + 1, f"{', '.join(outs)} = {_joined(results)}")
@@ -193,6 +203,7 @@ class CodeGen:
         init, caps = ins[:n], ins[n:len(ins) - (1 if node.attrs["has_max"] else 0)]
         carried = [self.fresh(o.name + "_loop") for o in node.outputs]
         if carried:
+            init = [f"list({e})" if o.dtype == object else e for e, o in zip(init, node.outputs)]
             self.emit(indent, f"{', '.join(carried)} = {', '.join(init)}", node)
         for sub in (g_cond, g_body):
             self._bind_inputs(sub, carried + caps)

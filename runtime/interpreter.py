@@ -21,7 +21,7 @@ def run_graph(graph: Graph, args: list) -> list:
         ins = [val(x) for x in node.inputs]
         if node.op is COND:
             branch = node.attrs["then"] if ins[0] else node.attrs["else_"]
-            outs = run_graph(branch, ins[1:])
+            outs = run_graph(branch, [_copied(v) for v in ins[1:]])
         elif node.op is WHILE_LOOP:
             outs = _run_while(node, ins)
         else:
@@ -36,10 +36,15 @@ def _run_while(node, ins) -> list:
     n = len(node.outputs)
     limit = ins[-1] if node.attrs["has_max"] else None
     caps = ins[n:len(ins) - (1 if limit is not None else 0)]
-    carried, count = list(ins[:n]), 0
+    carried, count = [_copied(v) for v in ins[:n]], 0
     while run_graph(node.attrs["cond"], carried + caps)[0]:
         if limit is not None and count >= limit:
             break
         carried = run_graph(node.attrs["body"], carried + caps)
         count += 1
     return carried
+
+
+def _copied(value):
+    """Graph lists entering a branch or loop are copied (see codegen._copy_lists)."""
+    return list(value) if type(value) is list else value

@@ -29,7 +29,7 @@ def _new_kernel():
 
 def _append_kernel(xs, x):
     xs.append(x)
-    return xs
+    return xs, np.int64(len(xs) - 1)  # the list, and where x went (for its gradient)
 
 
 def _stack_kernel(xs):
@@ -53,6 +53,14 @@ def _get_eval(op, inputs, attrs):
     return [elem]
 
 
+def _zeros_kernel(xs, *, shape, dtype):
+    return np.zeros((len(xs),) + shape, dtype)
+
+
+def _zeros_eval(op, inputs, attrs):
+    return [((None,) + attrs["shape"], np.dtype(attrs["dtype"]))]
+
+
 def _len_kernel(xs):
     return np.int64(len(xs))
 
@@ -66,7 +74,7 @@ def _append_eval(op, inputs, attrs):
             f"A list gets elements of different shapes or dtypes{where()}: "
             f"{known[1]}{_fmt_shape(known[0])} and {new[1]}{_fmt_shape(new[0])}. "
             "Stacking needs every element to have the same shape and dtype.")
-    return [((), LIST_DTYPE)]
+    return [((), LIST_DTYPE), ((), np.dtype(np.int64))]
 
 
 def _stack_eval(op, inputs, attrs):
@@ -77,10 +85,12 @@ def _stack_eval(op, inputs, attrs):
 
 
 LIST_NEW = OpDef("list_new", _new_kernel, lambda op, i, a: [((), LIST_DTYPE)], stateful=True)
-LIST_APPEND = OpDef("list_append", _append_kernel, _append_eval, stateful=True, effect=True)
+LIST_APPEND = OpDef("list_append", _append_kernel, _append_eval, num_outputs=2, stateful=True,
+                    effect=True)
 LIST_STACK = OpDef("list_stack", _stack_kernel, _stack_eval, stateful=True)
 LIST_COPY = OpDef("list_copy", _copy_kernel, lambda op, i, a: [((), LIST_DTYPE)], stateful=True)
 LIST_GET = OpDef("list_get", _get_kernel, _get_eval, stateful=True)
+LIST_ZEROS = OpDef("list_zeros", _zeros_kernel, _zeros_eval)
 LIST_LEN = OpDef("list_len", _len_kernel, lambda op, i, a: [((), np.dtype(np.int64))],
                  stateful=True)
 
@@ -104,7 +114,7 @@ def list_append(xs, x):
     if isinstance(xs, list):
         xs.append(x)
         return xs
-    return bind(LIST_APPEND, xs, x)
+    return bind(LIST_APPEND, xs, x)[0]
 
 
 def list_stack(xs):
@@ -126,6 +136,47 @@ def list_get(xs, k):
     if isinstance(xs, list):
         return xs[int(k)]
     return bind(LIST_GET, xs, k)
+
+
+def list_zeros(xs):
+    """Zeros shaped like `list_stack(xs)` (also for an empty list): a list's cotangent."""
+    elem = element_aval(xs)
+    if elem is None:
+        raise ValueError(f"Cannot take the gradient through a list to which nothing is "
+                         f"appended{where()}.")
+    if None in elem[0]:
+        raise NotImplementedError("gradient through a list whose elements have unknown dims")
+    return bind(LIST_ZEROS, xs, shape=tuple(elem[0]), dtype=str(elem[1]))
+
+
+# Gradient rules: a list's cotangent is the cotangent of its stacked array (one row per
+# element); an append hands its row to the appended value.
+def _stack_grad(rec, cts):
+    return [cts[0]]
+
+
+def _append_grad(rec, cts):
+    rows = cts[0]
+    if rows is None:
+        return [None, None]
+    return [rows, rows[rec.outputs[1]]]
+
+
+def _copy_grad(rec, cts):
+    return [cts[0]]
+
+
+def _get_grad(rec, cts):
+    from runtime.ops.indexing import index_update
+
+    xs, k = rec.inputs
+    return [index_update(list_zeros(xs), k, cts[0], mode="add"), None]
+
+
+LIST_STACK.grad = _stack_grad
+LIST_APPEND.grad = _append_grad
+LIST_COPY.grad = _copy_grad
+LIST_GET.grad = _get_grad
 
 
 def list_len(xs):

@@ -42,7 +42,9 @@ def backprop(records, seeds: dict, wanted: set) -> dict:
             raise NotImplementedError(
                 f"No gradient rule for `{rec.op.name}`{_at(rec)}; it lies between the target "
                 "and a source. Compute it outside the tape, or use ops that have rules.")
-        out_cts = [g if g is not None else np.zeros_like(o) for g, o in zip(out_cts, rec.outputs)]
+        # a missing cotangent is zeros (for a graph list: None, its rules take care)
+        out_cts = [g if g is not None or _is_list(o) else np.zeros_like(o)
+                   for g, o in zip(out_cts, rec.outputs)]
         in_cts = rule(rec, out_cts)
         for key, x, g in zip(rec.in_keys, rec.inputs, in_cts):
             if key is None or g is None or not is_differentiable(x):
@@ -52,6 +54,10 @@ def backprop(records, seeds: dict, wanted: set) -> dict:
             else:
                 cts[key] = g
     return cts
+
+
+def _is_list(x) -> bool:
+    return getattr(x, "dtype", None) == object and getattr(x, "ndim", None) == 0
 
 
 def _on_path(records, wanted: set) -> dict:

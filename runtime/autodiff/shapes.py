@@ -72,6 +72,8 @@ def reshape_like(g, like):
 
 
 def is_differentiable(x) -> bool:
+    if isinstance(x, Tensor) and x.dtype == object and x.ndim == 0:
+        return True  # a graph list: its cotangent is its stacked array's
     dtype = x.dtype if isinstance(x, Tensor) else getattr(x, "dtype", None)
     if dtype is None:
         return isinstance(x, (float, complex))

@@ -185,6 +185,26 @@ def p_matrix(x, n):
     return h
 
 
+def p_rnn_list(x, n):
+    h = np.zeros(2)
+    outputs = []
+    for i in range(n):
+        h = np.tanh(h * 0.5 + x * i)
+        outputs.append(h)
+    return np.stack(outputs) ** 2
+
+
+def p_list_in_while(x, n):
+    ys = []
+    y = x
+    i = 0
+    while i < n:
+        y = np.sin(y) * x
+        ys.append(y * (i + 1.0))
+        i = i + 1
+    return np.sum(np.stack(ys), axis=0)
+
+
 PROGRAMS = [
     (p_if, [-2.0, 1.5], 0), (p_if, [1.0, 2.0], 0), (p_elif, [0.3, 0.4], 0),
     (p_elif, [1.5, 1.2], 0), (p_elif, [-1.0, 0.2], 0), (p_while, [0.7, 1.1], 0),
@@ -197,6 +217,7 @@ PROGRAMS = [
     (p_while_break, [0.5, 0.7], 10), (p_calls, [0.6, 0.9], 3), (p_if_in_while_in_if, [0.4, 0.8], 5),
     (p_loop_options, [0.4, 0.8], 7), (p_accumulate_mean, [0.4, 0.8], 4),
     (p_reassign_in_branches, [0.4, 0.8], 5), (p_matrix, [[0.4, 0.8]], 3),
+    (p_rnn_list, [0.3, -0.7], 4), (p_list_in_while, [0.9, 0.4], 3),
 ]
 
 

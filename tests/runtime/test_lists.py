@@ -104,3 +104,61 @@ def test_gradient_of_a_loop_that_appends_leaves_the_list_intact():
     grad, stacked = ag.function(step, autograph=False)(np.array([2.0]), np.int64(3))
     assert_same(grad, np.array([32.0]))          # d(x**4)/dx
     assert_same(stacked, np.array([[2.0], [4.0], [8.0]]))
+
+
+def _rnn(x, w, n):
+    from runtime import while_loop
+
+    xs = runtime.list_new()
+
+    def body(i, h, xs):
+        h = np.tanh(h * w + x[i])
+        return i + 1, h, runtime.list_append(xs, h)
+    _, _, xs = while_loop(lambda i, h, xs: i < n, body, (np.int64(0), np.zeros(2), xs))
+    return np.sum(runtime.list_stack(xs) ** 2)
+
+
+def _rnn_eager(x, w, n):
+    h, out = np.zeros(2), []
+    for i in range(n):
+        h = np.tanh(h * w + x[i])
+        out.append(h)
+    return np.sum(np.stack(out) ** 2)
+
+
+def _central(fn, a, eps=1e-6):
+    g = np.zeros_like(a)
+    for i in np.ndindex(a.shape):
+        up, down = a.copy(), a.copy()
+        up[i] += eps
+        down[i] -= eps
+        g[i] = (fn(up) - fn(down)) / (2 * eps)
+    return g
+
+
+def test_gradient_through_a_list_stacked_after_a_symbolic_loop():
+    def step(x, w, n):
+        with ag.GradientTape() as tape:
+            tape.watch([x, w])
+            y = _rnn(x, w, n)
+        return y, tape.gradient(y, [x, w])
+
+    f = ag.function(step, autograph=False)
+    x = np.array([[0.1, 0.2], [0.3, -0.1], [0.5, 0.4], [-0.2, 0.1]])
+    w = np.array([0.7, -0.3])
+    for n in (4, 2):
+        y, (gx, gw) = f(x, w, np.int64(n))
+        np.testing.assert_allclose(y, _rnn_eager(x, w, n))
+        np.testing.assert_allclose(gx, _central(lambda a: _rnn_eager(a, w, n), x), rtol=1e-6, atol=1e-9)
+        np.testing.assert_allclose(gw, _central(lambda a: _rnn_eager(x, a, n), w), rtol=1e-6)
+    assert f.tracing_count == 1
+
+
+def test_appends_in_a_branch_leave_the_given_list_alone():
+    def fn(x):
+        xs = runtime.list_new([x])
+        ys = runtime.cond(np.sum(x) > 0, lambda: runtime.list_append(xs, x * 2), lambda: xs)
+        return runtime.list_stack(ys), runtime.list_stack(xs)
+    f = ag.function(fn, autograph=False)
+    ys, xs = f(np.ones(2))
+    assert ys.shape == (2, 2) and xs.shape == (1, 2)
