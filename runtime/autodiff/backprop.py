@@ -57,7 +57,10 @@ def backprop(records, seeds: dict, wanted: set) -> dict:
 
 
 def _is_list(x) -> bool:
-    return getattr(x, "dtype", None) == object and getattr(x, "ndim", None) == 0
+    """A graph list (see runtime/lists.py): a 0-d value of dtype object."""
+    from runtime.lists import is_list
+
+    return is_list(x)
 
 
 def _on_path(records, wanted: set) -> dict:
