@@ -27,6 +27,7 @@ import numpy as np
 from runtime.control_flow import COND, WHILE_LOOP
 from runtime.graph import Graph, Node
 from runtime.liveness import live_nodes
+from runtime.lists import is_list
 from runtime.tensor import Tensor
 
 _LITERAL_TYPES = (bool, int, str, type(None), bytes)
@@ -172,7 +173,7 @@ class CodeGen:
         """Graph lists entering a branch are copied: appends in the branch must not change
         the list the conditional was given (its gradient replays from that list)."""
         for ph in inputs:
-            if ph.dtype == object and ph.ndim == 0:
+            if is_list(ph):
                 name = self.fresh(ph.name)
                 self.emit(indent, f"{name} = list({self.names[ph]})")
                 self.names[ph] = name
@@ -203,7 +204,7 @@ class CodeGen:
         init, caps = ins[:n], ins[n:len(ins) - (1 if node.attrs["has_max"] else 0)]
         carried = [self.fresh(o.name + "_loop") for o in node.outputs]
         if carried:
-            init = [f"list({e})" if o.dtype == object else e for e, o in zip(init, node.outputs)]
+            init = [f"list({e})" if is_list(o) else e for e, o in zip(init, node.outputs)]
             self.emit(indent, f"{', '.join(carried)} = {', '.join(init)}", node)
         for sub in (g_cond, g_body):
             self._bind_inputs(sub, carried + caps)

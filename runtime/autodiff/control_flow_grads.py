@@ -17,7 +17,7 @@ from runtime.autodiff.backprop import backprop
 from runtime.autodiff.shapes import is_differentiable
 from runtime.control_flow import COND, WHILE_LOOP, cond
 from runtime.lists import (
-    LIST_APPEND, list_append, list_copy, list_get, list_len, list_new, list_zeros,
+    LIST_APPEND, is_list, list_append, list_copy, list_get, list_len, list_new, list_zeros,
 )
 from runtime.loops import while_loop
 from runtime.ops.registry import add_node, bind
@@ -119,7 +119,7 @@ def subgraph_vjp(graph, args, cts):
 
 def _like(g, x):
     """`g` as a value with x's dtype (zeros when there is no gradient)."""
-    if isinstance(x, Tensor) and x.dtype == object:  # a graph list: rows of cotangents
+    if is_list(x):  # a graph list: its cotangent is rows of cotangents
         return g if g is not None else list_zeros(x)
     dtype = x.dtype if isinstance(x, Tensor) else np.asarray(x).dtype
     if g is None:
