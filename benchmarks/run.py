@@ -4,7 +4,8 @@
 
 Each workload is the same source run undecorated (eager NumPy) and through
 `ag.function`, timed side by side in one process (medians of repeated batches; this
-is a noisy 2-core machine, so read the ratios, not the absolute times).
+is a noisy 2-core machine, so read the ratios, not the absolute times). If JAX is
+installed, a jax.jit column is added (see peers.py).
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import autograph as ag  # noqa: E402
+import peers  # noqa: E402
 import workloads as w  # noqa: E402
 
 
@@ -34,15 +36,16 @@ def median_time(fn, args, number: int, repeat: int) -> float:
     return statistics.median(times)
 
 
-def interleaved(eager, graph, args, number, repeat):
-    """Alternate eager and graph batches so drifts in machine load hit both alike."""
-    eager(*args)
-    graph(*args)
-    te, tg = [], []
+def interleaved(runs, number, repeat):
+    """Median seconds per call of each (fn, args) in `runs`, alternating their batches
+    so drifts in machine load hit all alike."""
+    for fn, args in runs:
+        fn(*args)
+    times = [[] for _ in runs]
     for _ in range(repeat):
-        te.append(median_time(eager, args, number, 1))
-        tg.append(median_time(graph, args, number, 1))
-    return statistics.median(te), statistics.median(tg)
+        for t, (fn, args) in zip(times, runs):
+            t.append(median_time(fn, args, number, 1))
+    return [statistics.median(t) for t in times]
 
 
 def _compiler_ready() -> bool:
@@ -85,6 +88,9 @@ def workloads():
     s = rng.standard_normal((256, 256)).astype(np.float32) * 0.01
     yield ("matmul loop x10, 256x256 float32 (seed)", w.matmul_loop,
            (s, s.copy(), s.copy()), 20, False)
+    big = rng.standard_normal((1000, 1000)).astype(np.float32) * 0.001
+    yield ("matmul loop x10, 1000x1000 float32 (seed)", w.matmul_loop,
+           (big, big.copy(), big.copy()), 2, False)
     yield ("24-layer dense model, batch 1", model,
            (rng.standard_normal((1, 64)).astype(np.float32),), 2000, False)
     yield ("constants + repeated subexpressions, 64x64", w.normalise,
@@ -113,14 +119,20 @@ def main(argv=None) -> None:
             graph = ag.function(fn, autograph=needs_conversion)
         expected, got = fn(*fargs), graph(*fargs)
         np.testing.assert_allclose(np.asarray(got), np.asarray(expected), rtol=1e-4)
-        te, tg = interleaved(fn, graph, fargs, number, repeat)
-        rows.append((name, te, tg))
+        extra = peers.peers(fn, fargs, expected)
+        runs = [(fn, fargs), (graph, fargs)] + [r for r in extra if r is not None]
+        times = iter(interleaved(runs, number, repeat))
+        te, tg = next(times), next(times)
+        rows.append((name, te, tg, [None if r is None else next(times) for r in extra]))
         if "1M" in name:
             memory = (peak_memory(fn, fargs), peak_memory(graph, fargs))
     width = max(len(r[0]) for r in rows)
-    print(f"{'workload':<{width}}  {'eager':>10}  {'graph':>10}  {'graph/eager':>11}")
-    for name, te, tg in rows:
-        print(f"{name:<{width}}  {_fmt(te):>10}  {_fmt(tg):>10}  {tg / te:>11.2f}")
+    print(f"{'workload':<{width}}  {'eager':>10}  {'graph':>10}  {'graph/eager':>11}"
+          + "".join(f"  {c:>10}  {c + '/eager':>13}" for c in peers.COLUMNS))
+    for name, te, tg, extra in rows:
+        print(f"{name:<{width}}  {_fmt(te):>10}  {_fmt(tg):>10}  {tg / te:>11.2f}"
+              + "".join(f"  {'-':>10}  {'-':>13}" if t is None else
+                        f"  {_fmt(t):>10}  {t / te:>13.2f}" for t in extra))
     overhead = rows[0][2] - rows[0][1]
     print(f"\nper-call overhead of a cached Function (graph call minus the op itself): "
           f"{_fmt(overhead)}")
