@@ -108,6 +108,13 @@ class CodeGen:
     def expr(self, x) -> str:
         return self.names[x] if isinstance(x, Tensor) else self.lit(x)
 
+    def result_expr(self, x) -> str:
+        """A value that becomes a branch or loop result: constant arrays are copied, since
+        what a call returns must not be shared with the next call."""
+        if isinstance(x, np.ndarray) and x.ndim > 0:
+            return f"{self.lit(x)}.copy()"
+        return self.expr(x)
+
     def emit(self, indent: int, text: str, node: Node | None = None) -> None:
         text = "    " * indent + text
         if node is not None and node.origin is not None:
@@ -125,7 +132,7 @@ class CodeGen:
         plan.is_subgraph = graph.parent is not None
         for k, node in enumerate(nodes):
             self.emit_node(node, indent, plan, k)
-        return [self.expr(x) for x in outputs]
+        return [self.result_expr(x) for x in outputs]
 
     def emit_node(self, node: Node, indent: int, plan: "BufferPlan | None" = None,
                   k: int = 0) -> None:
@@ -202,6 +209,7 @@ class CodeGen:
         n = len(node.outputs)
         ins = [self.expr(x) for x in node.inputs]
         init, caps = ins[:n], ins[n:len(ins) - (1 if node.attrs["has_max"] else 0)]
+        init = [self.result_expr(x) for x in node.inputs[:n]]
         carried = [self.fresh(o.name + "_loop") for o in node.outputs]
         if carried:
             init = [f"list({e})" if is_list(o) else e for e, o in zip(init, node.outputs)]

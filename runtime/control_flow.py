@@ -23,7 +23,7 @@ from runtime.tensor import Tensor, _fmt_shape
 
 
 def _constant_kernel(*, value):
-    return value
+    return value.copy() if isinstance(value, np.ndarray) else value  # callers may write to it
 
 
 CONSTANT = OpDef("constant", _constant_kernel,

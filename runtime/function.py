@@ -306,7 +306,7 @@ class Function:
         graph.outputs = [x for x in out_leaves if isinstance(x, Tensor)]
         graph.verify()
         cf = ConcreteFunction(self.__name__, graph, key, self._params, out_tree, out_leaves,
-                              optimize=self.optimize)
+                              owner=self, optimize=self.optimize)
         self._concrete.append(cf)
         self.tracing_count += 1
         return cf

@@ -22,11 +22,18 @@ def _read_kernel(*, var):
 
 def _assign_kernel(value, *, var, mode):
     if mode == "set":
-        var._value = np.array(value, dtype=var._value.dtype, copy=True)
+        new = np.array(value, dtype=var._value.dtype, copy=True)
     elif mode == "add":
-        var._value = np.asarray(var._value + value, dtype=var._value.dtype)
+        new = np.asarray(var._value + value, dtype=var._value.dtype)  # a fresh array
     else:
-        var._value = np.asarray(var._value - value, dtype=var._value.dtype)
+        new = np.asarray(var._value - value, dtype=var._value.dtype)
+    var._value = _frozen(new)
+
+
+def _frozen(array: np.ndarray) -> np.ndarray:
+    """Storage is replaced, never written: reads hand it out, so nobody may write into it."""
+    array.flags.writeable = False
+    return array
 
 
 def _read_abstract_eval(op, inputs, attrs):
@@ -65,7 +72,7 @@ class Variable(NumpyOperators):
             )
         if isinstance(initial_value, Variable):
             initial_value = initial_value.numpy()
-        self._value = np.array(initial_value, dtype=dtype, copy=True)
+        self._value = _frozen(np.array(initial_value, dtype=dtype, copy=True))
         Variable._count += 1
         self.name = name or f"Variable{Variable._count}"
 

@@ -4,8 +4,9 @@
                  v2 = exp(w)                  while i < n:
                  s = s + v2 * i                   s = s + v9 * i
 
-Only elementwise ufuncs and matmul move: they cannot raise on the values they get,
-so running one once before a loop that does zero iterations changes nothing but time.
+Only elementwise ufuncs and matmul on fully known shapes move: they cannot raise on the
+values they get, so running one before a loop that does zero iterations changes nothing
+but time.
 """
 from __future__ import annotations
 
@@ -21,7 +22,10 @@ def _movable(node: Node) -> bool:
     if not (is_pure(node) and isinstance(node.op.kernel, np.ufunc)):
         return False
     # integer ** negative integer raises in NumPy: keep it where it was
-    return not (node.op.kernel is np.power and node.outputs[0].dtype.kind in "iu")
+    if node.op.kernel is np.power and node.outputs[0].dtype.kind in "iu":
+        return False
+    # with unknown dims a broadcast could fail at run time, in a loop that may not run
+    return all(None not in x.shape for x in node.inputs if isinstance(x, Tensor))
 
 
 def hoist_loop_invariants(graph: Graph) -> bool:

@@ -6,7 +6,7 @@
 
 Never where dtype or shape would change (broadcasting, promotion), never `x + 0.0` on
 floats (-0.0 + 0.0 is +0.0), never `x - x` on floats (inf - inf is nan), and never for
-a value the function returns (the caller gets a fresh array, as eagerly).
+a value a graph or subgraph returns (the caller gets a fresh array, as eagerly).
 """
 from __future__ import annotations
 
@@ -73,7 +73,8 @@ def _rewrite(node: Node):
 def simplify_algebra(graph: Graph) -> bool:
     changed = False
     for g in each_graph(graph):
-        protected = {id(x) for x in g.outputs if isinstance(x, Tensor)} if g.parent is None else set()
+        # outputs stay fresh arrays: a branch or loop result may be what the caller gets
+        protected = {id(x) for x in g.outputs if isinstance(x, Tensor)}
         replacements = {}
         keep = []
         for node in g.nodes:
