@@ -177,8 +177,9 @@ class CodeGen:
             plan.release(node, k, self.names)
 
     def _copy_lists(self, inputs, indent: int) -> None:
-        """Graph lists entering a branch are copied: appends in the branch must not change
-        the list the conditional was given (its gradient replays from that list)."""
+        """Graph lists entering a branch recorded by a gradient tape are copied: appends in
+        the branch must not change the list the conditional was given, because the
+        gradient replays the branch from that list. (Otherwise appends stay in place.)"""
         for ph in inputs:
             if is_list(ph):
                 name = self.fresh(ph.name)
@@ -197,7 +198,8 @@ class CodeGen:
                 self.emit(indent, "else:")
             self._bind_inputs(sub, rest)
             start = len(self.lines)
-            self._copy_lists(sub.inputs, indent + 1)
+            if node.attrs.get("copy_lists"):
+                self._copy_lists(sub.inputs, indent + 1)
             results = self.emit_graph_body(sub, indent + 1)
             if outs:
                 self.emit(indent + 1, f"{', '.join(outs)} = {_joined(results)}")

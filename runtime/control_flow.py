@@ -150,7 +150,10 @@ def cond(pred, true_fn: Callable, false_fn: Callable, operands=(), names=None):
     g_true.outputs, g_false.outputs = true_vals, false_vals
     caps = _finish_captures([g_true, g_false], len(sym))
     inputs = [pred] + [op_leaves[i] for i in sym] + caps
-    outs = add_node(graph, COND, inputs, {"then": g_true, "else_": g_false}, node_avals)
+    attrs = {"then": g_true, "else_": g_false}
+    if tracing.tapes_recording():
+        attrs["copy_lists"] = True  # a gradient replays branches from their input lists
+    outs = add_node(graph, COND, inputs, attrs, node_avals)
     for slot, value in zip(slots, outs):
         out_leaves[slot] = value
     return unflatten(t_tree, out_leaves)

@@ -21,7 +21,8 @@ def run_graph(graph: Graph, args: list) -> list:
         ins = [val(x) for x in node.inputs]
         if node.op is COND:
             branch = node.attrs["then"] if ins[0] else node.attrs["else_"]
-            outs = run_graph(branch, [_copied(v) for v in ins[1:]])
+            args = [_copied(v) for v in ins[1:]] if node.attrs.get("copy_lists") else ins[1:]
+            outs = run_graph(branch, args)
         elif node.op is WHILE_LOOP:
             outs = _run_while(node, ins)
         else:

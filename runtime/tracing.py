@@ -30,3 +30,17 @@ def graph_context(graph) -> Iterator:
         yield graph
     finally:
         _state.graph = previous
+
+
+def tapes_recording() -> int:
+    """How many gradient tapes record the graph being traced (on this thread)."""
+    return getattr(_state, "tapes", 0)
+
+
+@contextlib.contextmanager
+def tape_recording() -> Iterator[None]:
+    _state.tapes = tapes_recording() + 1
+    try:
+        yield
+    finally:
+        _state.tapes -= 1

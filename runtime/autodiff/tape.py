@@ -11,12 +11,14 @@ captures the value: its gradient then flows out of the node like any captured va
 """
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from runtime import tracing
 from runtime.autodiff import backprop as bp
 from runtime.autodiff.control_flow_grads import NodeRecord, local
-from runtime.autodiff_hooks import _read_hooks
+from runtime.autodiff_hooks import read_hooks
 from runtime.errors import where
 from runtime.ops import registry
 from runtime.ops.registry import add_node
@@ -24,7 +26,22 @@ from runtime.structure import flatten, unflatten
 from runtime.tensor import NumpyOperators, Tensor
 from runtime.variables import ASSIGN_VARIABLE, READ_VARIABLE, Variable
 
-_eager_tapes: list = []
+_local = threading.local()  # per thread: the open eager tapes, and hoisted reads
+
+
+def _eager_tapes() -> list:
+    tapes = getattr(_local, "tapes", None)
+    if tapes is None:
+        tapes = _local.tapes = []
+    return tapes
+
+
+def _hoisted() -> dict:
+    """id(value a branch/body got for a hoisted Variable read) -> (value, outer read)."""
+    hoisted = getattr(_local, "hoisted", None)
+    if hoisted is None:
+        hoisted = _local.hoisted = {}
+    return hoisted
 
 
 class TapeValue(NumpyOperators):
@@ -43,21 +60,21 @@ class TapeValue(NumpyOperators):
     # While a tape records, NumPy calls go through the op table (and are recorded);
     # after the block a tape value is just its array.
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        if registry.RECORDER[0] is None:
+        if registry.recorder() is None:
             return getattr(ufunc, method)(*_unwrap(inputs), **kwargs)
         from runtime.ops.ufuncs import dispatch_ufunc
 
         return dispatch_ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
-        if registry.RECORDER[0] is None:
+        if registry.recorder() is None:
             return func(*_unwrap(args), **{k: _unwrap(v) for k, v in kwargs.items()})
         from runtime.ops.functions import dispatch_function
 
         return dispatch_function(func, args, kwargs)
 
     def __getitem__(self, index):
-        if registry.RECORDER[0] is None:
+        if registry.recorder() is None:
             return self.value[_unwrap(index)]
         from runtime.ops.indexing import getitem
 
@@ -117,7 +134,7 @@ def _record_eager(op, inputs, attrs):
     rec.out_keys = [id(w) if type(w) is TapeValue else None for w in wrapped]
     rec.keep = (inputs, wrapped)  # keep the ids alive while the record lives
     rec.origin = None
-    for tape in _eager_tapes:
+    for tape in _eager_tapes():
         tape._records.append(rec)
     if op.num_outputs == 1:
         return wrapped[0]
@@ -144,23 +161,26 @@ class GradientTape:
         self._active = True
         if self._graph is not None:
             self._start = len(self._graph.nodes)
+            self._recording = tracing.tape_recording()
+            self._recording.__enter__()
         else:
-            _eager_tapes.append(self)
-            registry.RECORDER[0] = _record_eager
-        _read_hooks.append(self._on_read)
+            _eager_tapes().append(self)
+            registry.set_recorder(_record_eager)
+        read_hooks().append(self._on_read)
         return self
 
     def __exit__(self, *exc):
         self._active = False
-        _read_hooks.remove(self._on_read)
-        if not _read_hooks:
-            _hoisted.clear()
+        read_hooks().remove(self._on_read)
+        if not read_hooks():
+            _hoisted().clear()
         if self._graph is not None:
             self._stop = len(self._graph.nodes)
+            self._recording.__exit__(None, None, None)
         else:
-            _eager_tapes.remove(self)
-            if not _eager_tapes:
-                registry.RECORDER[0] = None
+            _eager_tapes().remove(self)
+            if not _eager_tapes():
+                registry.set_recorder(None)
         return False
 
     def _on_read(self, var, value):
@@ -181,13 +201,13 @@ class GradientTape:
         """A read inside a cond branch or loop body of the tape's graph: read the Variable
         in the tape's graph instead and let the branch or body capture that value, so the
         gradient reaches it through the control-flow node like any captured value."""
-        entry = _hoisted.get(id(value))
+        entry = _hoisted().get(id(value))
         if entry is not None and _encloses(entry[1].graph, self._graph):
             outer = local(entry[1], self._graph)  # an enclosing tape hoisted it further out
         else:
             outer = add_node(self._graph, READ_VARIABLE, [], {"var": var})
             value = local(outer, current)
-            _hoisted[id(value)] = (value, outer)
+            _hoisted()[id(value)] = (value, outer)
         self._hoisted_vars.add(var)
         self._var_keys.setdefault(var, []).append(id(outer))
         self._keep_alive(outer)
@@ -266,7 +286,6 @@ class GradientTape:
         return [NodeRecord(n) for n in nodes]
 
 
-_hoisted: dict = {}  # id(value a branch/body got for a hoisted read) -> (value, outer read)
 
 
 def _encloses(outer, graph) -> bool:

@@ -11,6 +11,7 @@ adds a node to the current graph; otherwise the kernel runs eagerly on NumPy val
 """
 from __future__ import annotations
 
+import threading
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -50,8 +51,17 @@ def numpy_ref(fn) -> str | None:
     return None
 
 
-# Set by an active eager GradientTape: records ops on watched values (else None).
-RECORDER: list = [None]
+# Per thread: set by an active eager GradientTape to record ops on watched values.
+_recording = threading.local()
+
+
+def recorder():
+    """The eager tape's recording function on this thread, or None."""
+    return getattr(_recording, "fn", None)
+
+
+def set_recorder(fn) -> None:
+    _recording.fn = fn
 
 
 def bind(op: OpDef, *inputs, **attrs):
@@ -59,8 +69,9 @@ def bind(op: OpDef, *inputs, **attrs):
     graph = tracing.current_graph()
     if graph is not None and (op.stateful or op.effect or _any_tensor(inputs)):
         return add_node(graph, op, list(inputs), attrs)
-    if RECORDER[0] is not None:
-        return RECORDER[0](op, inputs, attrs)
+    record = getattr(_recording, "fn", None)
+    if record is not None:
+        return record(op, inputs, attrs)
     return op.kernel(*inputs, **attrs)
 
 

@@ -114,3 +114,27 @@ def test_integer_inputs_have_no_gradient():
             y = np.sum(x * k)
         return tape.gradient(y, x)
     np.testing.assert_array_equal(f(np.ones(2), np.arange(2)), [0.0, 1.0])
+
+
+def test_an_open_tape_does_not_see_other_threads():
+    import threading
+
+    v = ag.Variable(np.ones(2))
+    seen = {}
+    opened, done = threading.Event(), threading.Event()
+
+    def other():
+        opened.wait()
+        seen["read"] = type(v.value)
+        seen["sin"] = type(np.sin(v))
+        done.set()
+
+    t = threading.Thread(target=other)
+    t.start()
+    with ag.GradientTape() as tape:
+        y = np.sum(v * 2)
+        opened.set()
+        done.wait()
+    t.join()
+    assert seen == {"read": np.ndarray, "sin": np.ndarray}
+    np.testing.assert_array_equal(tape.gradient(y, v), np.full(2, 2.0))

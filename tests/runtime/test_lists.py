@@ -154,11 +154,29 @@ def test_gradient_through_a_list_stacked_after_a_symbolic_loop():
     assert f.tracing_count == 1
 
 
-def test_appends_in_a_branch_leave_the_given_list_alone():
+def test_appends_in_a_branch_follow_python_aliasing():
     def fn(x):
         xs = runtime.list_new([x])
         ys = runtime.cond(np.sum(x) > 0, lambda: runtime.list_append(xs, x * 2), lambda: xs)
         return runtime.list_stack(ys), runtime.list_stack(xs)
     f = ag.function(fn, autograph=False)
     ys, xs = f(np.ones(2))
-    assert ys.shape == (2, 2) and xs.shape == (1, 2)
+    assert ys.shape == (2, 2) and xs.shape == (2, 2)   # one list, as in Python
+
+
+def test_gradient_through_appends_in_a_branch():
+    def step(x):
+        with ag.GradientTape() as tape:
+            tape.watch(x)
+            xs = runtime.list_new([x])
+            xs = runtime.cond(np.sum(x) > 0, lambda: runtime.list_append(xs, x * x),
+                              lambda: runtime.list_append(xs, -x))
+            y = np.sum(runtime.list_stack(xs) * np.array([[1.0], [3.0]]))
+        return y, tape.gradient(y, x), runtime.list_stack(xs)
+    f = ag.function(step, autograph=False)
+    x = np.array([0.5, 2.0])
+    y, g, stacked = f(x)
+    np.testing.assert_allclose(g, 1 + 6 * x)
+    assert stacked.shape == (2, 2)
+    y, g, stacked = f(-x)
+    np.testing.assert_allclose(g, np.full(2, 1 - 3.0))
