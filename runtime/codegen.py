@@ -16,6 +16,7 @@ the node and the user's line that created it.
 """
 from __future__ import annotations
 
+import itertools
 import keyword
 import linecache
 import math
@@ -31,7 +32,7 @@ from runtime.lists import is_list
 from runtime.tensor import Tensor
 
 _LITERAL_TYPES = (bool, int, str, type(None), bytes)
-_compile_count = [0]
+_compile_count = itertools.count(1)  # thread-safe in CPython: names stay unique
 _MAX_INLINE_DEPTH = 6  # keeps generated expressions readable (and far from parser limits)
 
 
@@ -288,8 +289,7 @@ def compile_graph(graph: Graph, out_tree, out_leaves, name: str):
     gen.emit_graph_body(graph, 1, [x for x in out_leaves if isinstance(x, Tensor)])
     gen.emit(1, f"return {structure_expr(gen, out_tree, out_leaves)}")
     source = "\n".join(gen.lines) + "\n"
-    _compile_count[0] += 1
-    filename = f"<autograph-graph {name}#{_compile_count[0]}>"
+    filename = f"<autograph-graph {name}#{next(_compile_count)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace = dict(gen.globals)
     exec(compile(source, filename, "exec"), namespace)

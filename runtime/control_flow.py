@@ -206,9 +206,9 @@ def _structure_text(tree, leaves) -> str:
 
 def _merge_dtype(label, a, b):
     if _is_python_scalar(a) and not _is_python_scalar(b):
-        return _aval(b)[1]
+        return check_number_fits(label, a, _aval(b)[1])
     if _is_python_scalar(b) and not _is_python_scalar(a):
-        return _aval(a)[1]
+        return check_number_fits(label, b, _aval(a)[1])
     if a is None or b is None:
         raise ValueError(f"{label} is None on one side of a conditional{_at()} but "
                          f"{_describe(b if a is None else a)} on the other.")
@@ -220,6 +220,19 @@ def _merge_dtype(label, a, b):
             f".astype({da})."
         )
     return da
+
+
+def check_number_fits(label, number, dtype):
+    """A Python number takes the other side's dtype only if it survives the cast
+    (`0` fits int64 and float32; `0.5` does not fit int64: that would change the result)."""
+    with np.errstate(all="ignore"):
+        cast = np.asarray(number).astype(dtype)
+    if not (cast == number or (number != number and cast != cast)):
+        raise TypeError(
+            f"{label} is the Python number {number!r} on one path but has dtype {dtype} on the "
+            f"other{_at()}; {number!r} does not fit {dtype}. Give both paths the same type "
+            f"(e.g. write {float(number.real)!r} and cast the other value with .astype(float)).")
+    return dtype
 
 
 def _merge_shape(label, a, b, side_a: str, side_b: str):

@@ -16,7 +16,7 @@ import numpy as np
 from runtime import tracing
 from runtime.control_flow import (
     WHILE_LOOP, _as_value, _at, _aval, _check_scalar_predicate, _describe, _finish_captures,
-    _is_python_scalar, _same_constant, _trace_subgraph,
+    _is_python_scalar, _same_constant, _trace_subgraph, check_number_fits,
 )
 from runtime.errors import where
 from runtime.graph import Graph
@@ -178,6 +178,7 @@ def _check_loop_var(label, aval, out, relaxed: bool):
             f"`{label} = {label}.astype(np.{dtype})`, or give it the final dtype before the loop."
         )
     if _is_python_scalar(out):
+        check_number_fits(label, out, dtype)
         return
     if len(out_shape) != len(shape) or any(
             d is not None and d != o for d, o in zip(shape, out_shape)):

@@ -68,14 +68,38 @@ class IdentityKey:
 _SCALARS = (int, float, bool, str, complex, type(None), bytes)
 
 
+class FloatKey:
+    """A float or complex compared by its bits: -0.0 is not 0.0, and NaN equals NaN
+    (so each traces once, and `x / -0.0` keeps its sign)."""
+
+    __slots__ = ("value", "bits")
+
+    def __init__(self, value):
+        self.value = value
+        self.bits = repr(complex(value)) if type(value) is complex else value.hex()
+
+    def __eq__(self, other):
+        return isinstance(other, FloatKey) and other.bits == self.bits
+
+    def __hash__(self):
+        return hash(self.bits)
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
 def key_of(a, leaves: list):
     """The cache-key part for argument `a`; appends its array leaves to `leaves`."""
     t = type(a)
     if t is np.ndarray:
         leaves.append(a)
         return (a.dtype, a.shape)
+    if t is float or t is complex:
+        return (t, FloatKey(a))
     if t in _SCALARS:
         return (t, a)
+    if isinstance(a, np.ndarray):
+        return _subclass_key(a, leaves)
     if t is tuple or t is list:
         return (t, tuple([key_of(x, leaves) for x in a]))
     if t is dict:
@@ -97,6 +121,18 @@ def key_of(a, leaves: list):
     except TypeError:
         return (t, IdentityKey(a))
     return (t, a)
+
+
+def _subclass_key(a, leaves: list):
+    """ndarray subclasses are traced as plain arrays, except those whose operators mean
+    something else (np.matrix, masked arrays), which are refused."""
+    if isinstance(a, (np.matrix, np.ma.MaskedArray)):
+        raise TypeError(
+            f"{type(a).__name__} arguments are not supported: graphs follow plain ndarray "
+            "semantics. Pass np.asarray(x) (and the mask separately for a masked array).")
+    plain = np.asarray(a)
+    leaves.append(plain)
+    return (plain.dtype, plain.shape)
 
 
 def is_array_part(part) -> bool:

@@ -26,6 +26,8 @@ def _key(x):
         return ("s", _key(x.start), _key(x.stop), _key(x.step))
     if isinstance(x, dict):
         return ("d",) + tuple((k, _key(v)) for k, v in x.items())
+    if isinstance(x, (float, complex, np.floating, np.complexfloating)):
+        return (type(x).__name__, repr(x))  # by representation: -0.0 is not 0.0
     try:
         hash(x)
     except TypeError:

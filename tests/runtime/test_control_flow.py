@@ -176,3 +176,39 @@ def test_while_hands_over_from_python_to_graph():
         assert_same(v, ev)
         assert int(i) == ei
     assert f.tracing_count == 1
+
+
+def test_python_number_that_does_not_fit_the_other_branch_is_an_error():
+    f = runtime.function(lambda x: cond(x > 0, lambda: x, lambda: 0.5, names=["y"]))
+    with pytest.raises(TypeError, match="y is the Python number 0.5.*int64"):
+        f(np.int64(3))
+    g = runtime.function(lambda x: cond(x > 0, lambda: x, lambda: 0))
+    assert_same(g(np.float32(-1)), np.float32(0))
+
+
+def test_float_arguments_are_keyed_by_their_bits():
+    f = runtime.function(lambda x, s: x / s)
+    with np.errstate(divide="ignore"):
+        assert f(np.ones(1), 0.0)[0] == np.inf
+        assert f(np.ones(1), -0.0)[0] == -np.inf
+        for _ in range(3):
+            f(np.ones(1), float("nan"))
+    assert f.tracing_count == 3
+
+
+def test_cse_keeps_signed_zero_constants_apart():
+    f = runtime.function(lambda x: np.copysign(x, 0.0) + np.copysign(x, -0.0) * 10)
+    x = np.array([1.0, 2.0])
+    assert_same(f(x), np.copysign(x, 0.0) + np.copysign(x, -0.0) * 10)
+
+
+def test_ndarray_subclasses_are_traced_as_arrays_not_constants():
+    class Tagged(np.ndarray):
+        pass
+    f = runtime.function(lambda x: x.sum())
+    a = np.ones(3).view(Tagged)
+    assert f(a) == 3.0
+    a[:] = 5
+    assert f(a) == 15.0 and f.tracing_count == 1
+    with pytest.raises(TypeError, match="matrix"):
+        f(np.matrix([[1.0]]))
