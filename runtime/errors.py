@@ -50,3 +50,15 @@ def where() -> str:
     """' (at file:line)' for the current user frame, or '' when none is found."""
     origin = user_origin()
     return f" (at {origin})" if origin else ""
+
+
+def user_stacklevel() -> int:
+    """`stacklevel` for warnings.warn that points at the innermost user frame."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        path = filename if filename.startswith("<") else os.path.abspath(filename)
+        if not _is_library_file(path):
+            return level
+        frame, level = frame.f_back, level + 1
+    return 1

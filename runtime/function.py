@@ -17,7 +17,7 @@ import numpy as np
 
 from runtime import tracing
 from runtime.codegen import compile_graph
-from runtime.errors import GraphModeError
+from runtime.errors import GraphModeError, user_stacklevel
 from runtime.graph import Graph
 from runtime.passes.pipeline import optimize as optimize_graph
 from runtime.signature import (
@@ -170,6 +170,13 @@ class Function:
             if len(self.input_signature) > self._nparams:
                 raise TypeError(f"{self.__name__} takes {self._nparams} arguments but "
                                 f"input_signature has {len(self.input_signature)} entries")
+            rest = list(self._sig.parameters.values())[len(self.input_signature):]
+            missing = [p.name for p in rest if p.default is p.empty
+                       and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+            if missing:
+                raise TypeError(f"{self.__name__}: input_signature has no entry for "
+                                f"{', '.join(map(repr, missing))}; give one TensorSpec per "
+                                "argument (arguments after the signature must have defaults).")
 
     # -- calling ----------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
@@ -234,9 +241,13 @@ class Function:
 
     def _call_with_signature(self, args):
         specs = self.input_signature
-        if len(args) != len(specs):
-            raise TypeError(f"{self.__name__}() takes {len(specs)} arguments under its "
-                            f"input_signature but got {len(args)}")
+        for name, value, default in zip(self._params[len(specs):], args[len(specs):],
+                                        self._signature_defaults()):
+            if value is not default and not _same_python_value(value, default):
+                raise TypeError(
+                    f"{self.__name__}(): argument {name!r} is not in the input_signature, so it "
+                    f"keeps its default {default!r} (got {value!r}). Add a TensorSpec for it, "
+                    "or drop input_signature to trace per value.")
         leaves = []
         for name, spec, a in zip(self._params, specs, args):
             leaves.append(_check_against_spec(self.__name__, name, spec, a))
@@ -324,7 +335,7 @@ class Function:
             "expensive: Python values (ints, floats, strings) are part of the cache key, so pass "
             "changing numbers as NumPy arrays; for arrays whose shapes change, use "
             "input_signature with None dimensions or reduce_retracing=True.",
-            RetracingWarning, stacklevel=3)
+            RetracingWarning, stacklevel=user_stacklevel())
 
     def _changing_arguments(self) -> str:
         keys = [cf.key for cf in self._concrete[-5:]]
@@ -333,13 +344,19 @@ class Function:
         return ", ".join(repr(n) for n in names)
 
     # -- inspection -------------------------------------------------------------------
+    def _signature_defaults(self) -> list:
+        rest = list(self._sig.parameters.values())[len(self.input_signature):]
+        return [() if p.kind is p.VAR_POSITIONAL else {} if p.kind is p.VAR_KEYWORD
+                else p.default for p in rest]
+
     def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
         """The trace for these arguments (arrays, NumPy values or TensorSpecs)."""
         if self.input_signature is not None:
             with self._lock:
                 if not self._concrete:
-                    key = tuple(key_of(s, []) for s in self.input_signature)
-                    self._trace(key, tuple(self.input_signature))
+                    traced = tuple(self.input_signature) + tuple(self._signature_defaults())
+                    key = tuple(key_of(s, []) for s in traced)
+                    self._trace(key, traced)
             return self._concrete[0]
         if kwargs or len(args) != self._nparams or not self._simple:
             args = self._bind(args, kwargs)
@@ -413,6 +430,13 @@ def _substitute(a, part, placeholders):
     return a
 
 
+def _same_python_value(a, b) -> bool:
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except Exception:
+        return False
+
+
 def _check_against_spec(fname, name, spec, a):
     if isinstance(spec, TensorSpec):
         if not isinstance(a, (np.ndarray, np.generic)):
@@ -442,7 +466,8 @@ def _warn_if_random_used(state_before, name: str) -> None:
         warnings.warn(
             f"np.random was called while tracing {name}: the random numbers were drawn once and "
             "frozen into the graph as constants, so every call reuses them. Draw random values "
-            "outside the function and pass them in as arguments.", UserWarning, stacklevel=4)
+            "outside the function and pass them in as arguments.", UserWarning,
+            stacklevel=user_stacklevel())
 
 
 def function(fn=None, *, input_signature=None, autograph: bool = True,

@@ -215,3 +215,27 @@ def test_random_while_tracing_warns():
     f = ag.function(lambda x: x + np.random.rand(), autograph=False)
     with pytest.warns(UserWarning, match="np.random"):
         f(np.ones(2))
+
+
+def test_input_signature_may_leave_defaulted_arguments_out():
+    def s(x, scale=2.0):
+        return x * scale
+    f = ag.function(s, input_signature=[ag.TensorSpec((None,), np.float32)], autograph=False)
+    assert_same(f(np.ones(3, np.float32)), np.full(3, 2, np.float32))
+    assert_same(f(np.ones(2, np.float32), 2.0), np.full(2, 2, np.float32))
+    with pytest.raises(TypeError, match="'scale' is not in the input_signature"):
+        f(np.ones(2, np.float32), 3.0)
+    with pytest.raises(TypeError, match="no entry for 'y'"):
+        ag.function(lambda x, y: x, input_signature=[ag.TensorSpec((), np.float32)])
+
+
+def test_warnings_point_at_the_callers_line():
+    f = ag.function(lambda x, n: x + n, autograph=False)
+    with pytest.warns(ag.RetracingWarning) as record:
+        for n in range(6):
+            f(np.ones(2), n)
+    assert record[0].filename == __file__
+    g = ag.function(lambda x: x + np.random.rand(), autograph=False)
+    with pytest.warns(UserWarning, match="np.random") as record:
+        g(np.ones(2))
+    assert record[0].filename == __file__
