@@ -29,6 +29,7 @@ from runtime.control_flow import COND, WHILE_LOOP
 from runtime.graph import Graph, Node
 from runtime.liveness import live_nodes
 from runtime.lists import is_list
+from runtime.ops.indexing import INDEX_UPDATE
 from runtime.tensor import Tensor
 
 _LITERAL_TYPES = (bool, int, str, type(None), bytes)
@@ -125,11 +126,13 @@ class CodeGen:
             self.line_origins[len(self.lines)] = node
 
     # -- graphs -----------------------------------------------------------------------
-    def emit_graph_body(self, graph: Graph, indent: int, outputs=None) -> list[str]:
-        """Emit the live nodes of `graph`; returns the expressions of its outputs."""
+    def emit_graph_body(self, graph: Graph, indent: int, outputs=None,
+                        owned: set | None = None) -> list[str]:
+        """Emit the live nodes of `graph`; returns the expressions of its outputs.
+        `owned`: ids of inputs this body may update in place (copied on loop entry)."""
         outputs = graph.outputs if outputs is None else outputs
         nodes = live_nodes(graph, outputs)
-        plan = BufferPlan(nodes, outputs)
+        plan = BufferPlan(nodes, outputs, owned or set())
         plan.is_subgraph = graph.parent is not None
         for k, node in enumerate(nodes):
             self.emit_node(node, indent, plan, k)
@@ -143,6 +146,9 @@ class CodeGen:
             name = plan.take_name(o, k) if plan is not None else None
             outs.append(name or self.fresh(o.name))
             self.names[o] = outs[-1]
+        if plan is not None and plan.updatable_in_place(node, k):
+            plan.free.extend(outs)  # the result keeps the updated array's name
+            return self._emit_update_in_place(node, indent, plan, k)
         if node.op is COND:
             return self._emit_cond(node, outs, indent)
         if node.op is WHILE_LOOP:
@@ -176,6 +182,20 @@ class CodeGen:
             self.emit(indent, call, node)
         if plan is not None:
             plan.release(node, k, self.names)
+
+    def _emit_update_in_place(self, node: Node, indent: int, plan, k: int) -> None:
+        """`x[i] = v` on an array nobody else sees, instead of a copy per update."""
+        from runtime.ops.indexing import _format_index
+
+        x, value, *dynamic = node.inputs
+        name = self.names[x]
+        index = _format_index(self, node.attrs["index"], [self.expr(d) for d in dynamic])
+        if node.attrs["mode"] == "set":
+            self.emit(indent, f"{name}[{index}] = {_bare(self.expr(value))}", node)
+        else:
+            self.emit(indent, f"np.add.at({name}, np.s_[{index}], {_bare(self.expr(value))})", node)
+        self.names[node.outputs[0]] = name
+        plan.release(node, k, self.names, keep=x)
 
     def _copy_lists(self, inputs, indent: int) -> None:
         """Graph lists entering a branch recorded by a gradient tape are copied: appends in
@@ -214,8 +234,11 @@ class CodeGen:
         init, caps = ins[:n], ins[n:len(ins) - (1 if node.attrs["has_max"] else 0)]
         init = [self.result_expr(x) for x in node.inputs[:n]]
         carried = [self.fresh(o.name + "_loop") for o in node.outputs]
+        owned = _updated_in_place(g_body, n)
         if carried:
-            init = [f"list({e})" if is_list(o) else e for e, o in zip(init, node.outputs)]
+            init = [f"list({e})" if is_list(o) else
+                    f"{_paren(e)}.copy()" if id(g_body.inputs[i]) in owned else e
+                    for i, (e, o) in enumerate(zip(init, node.outputs))]
             self.emit(indent, f"{', '.join(carried)} = {', '.join(init)}", node)
         for sub in (g_cond, g_body):
             self._bind_inputs(sub, carried + caps)
@@ -240,7 +263,7 @@ class CodeGen:
                 self.emit(indent + 2, "break")
                 self.emit(indent + 1, f"{counter} += 1")
         start = len(self.lines)
-        results = self.emit_graph_body(g_body, indent + 1)
+        results = self.emit_graph_body(g_body, indent + 1, owned=owned)
         if carried:
             self.emit(indent + 1, f"{', '.join(carried)} = {_joined(results)}")
         elif len(self.lines) == start:
@@ -357,6 +380,33 @@ def _bare(expr: str) -> str:
     return expr
 
 
+def _owns_result(node: Node) -> bool:
+    """Ops whose result is a new array that nothing else refers to."""
+    k = node.op.kernel
+    if isinstance(k, np.ufunc):
+        return k.nout == 1 and node.outputs[0].ndim > 0
+    return node.op is INDEX_UPDATE or node.op.name in (
+        "zeros_like", "ones_like", "full_like", "empty_like", "copy", "constant")
+
+
+def _updated_in_place(body: Graph, n_carried: int) -> set:
+    """Loop variables whose only use in the body is as the array of an index update."""
+    users: dict[int, list] = {}
+    for node in body.nodes:
+        for x in node.inputs:
+            if isinstance(x, Tensor):
+                users.setdefault(id(x), []).append(node)
+    outputs = {id(x) for x in body.outputs if isinstance(x, Tensor)}
+    owned = set()
+    for ph in body.inputs[:n_carried]:
+        use = users.get(id(ph), [])
+        if (len(use) == 1 and use[0].op is INDEX_UPDATE and use[0].inputs[0] is ph
+                and ph.ndim > 0 and id(ph) not in outputs
+                and sum(x is ph for x in use[0].inputs) == 1):
+            owned.add(id(ph))
+    return owned
+
+
 def _is_elementwise(node: Node) -> bool:
     k = node.op.kernel
     return isinstance(k, np.ufunc) and k.signature is None and k.nout == 1 and not node.attrs
@@ -377,7 +427,8 @@ class BufferPlan:
     buffer with `out=` when shape and dtype match and nothing else can see the buffer.
     """
 
-    def __init__(self, nodes: list[Node], outputs: list):
+    def __init__(self, nodes: list[Node], outputs: list, owned: set = frozenset()):
+        self.owned = owned
         self.last_use: dict[int, int] = {}
         self.uses: dict[int, int] = {}
         self.only_ufunc_users: dict[int, bool] = {}
@@ -434,11 +485,26 @@ class BufferPlan:
                 return x
         return None
 
+    def updatable_in_place(self, node: Node, k: int) -> bool:
+        """An index update whose array is used only here and owned by this body: a fresh
+        result of an earlier op here, or a loop variable copied on loop entry."""
+        if node.op is not INDEX_UPDATE:
+            return False
+        x = node.inputs[0]
+        if not isinstance(x, Tensor) or x.ndim == 0 or self.uses.get(id(x)) != 1:
+            return False
+        if id(x) in self.owned:
+            return True
+        producer = self.produced.get(id(x))
+        return producer is not None and _owns_result(producer)
+
     def take_name(self, value: Tensor, k: int) -> str | None:
         return self.free.pop() if self.free else None
 
-    def release(self, node: Node, k: int, names: dict) -> None:
+    def release(self, node: Node, k: int, names: dict, keep=None) -> None:
         for x in node.inputs:
+            if x is keep:
+                continue
             if isinstance(x, Tensor) and id(x) in self.produced and self.last_use.get(id(x)) == k:
                 name = names[x]
                 if name.isidentifier() and name not in self.free:

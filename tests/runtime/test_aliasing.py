@@ -67,3 +67,37 @@ def test_no_hoisting_of_ops_that_could_fail_with_unknown_shapes():
     cf = f.get_concrete_function(ag.TensorSpec((None,), np.float64),
                                  ag.TensorSpec((None,), np.float64), np.int64(0))
     assert cf(np.ones(2), np.ones(3), np.int64(0)) == 0.0
+
+
+def _fill(x, n):
+    def body(i, out):
+        return i + 1, runtime.index_update(out, i, x[i] * 2.0)
+    return runtime.while_loop(lambda i, out: i < n, body, (np.int64(0), x))[1]
+
+
+def test_index_updates_in_a_loop_work_in_place_on_a_private_copy():
+    f = ag.function(_fill, autograph=False)
+    x = np.arange(5.0)
+    before = x.copy()
+    np.testing.assert_array_equal(f(x, np.int64(3)), [0.0, 2.0, 4.0, 3.0, 4.0])
+    np.testing.assert_array_equal(x, before)           # the caller's array is untouched
+    code = f.get_concrete_function(x, np.int64(3)).python_code
+    assert ".copy()" in code and "] = " in code and "index_update" not in code
+    first = f(x, np.int64(5))
+    second = f(x, np.int64(2))
+    np.testing.assert_array_equal(first, x * 2)        # results of calls are not shared
+    np.testing.assert_array_equal(second, [0.0, 2.0, 2.0, 3.0, 4.0])
+
+
+def test_index_update_of_a_fresh_result_is_in_place_and_of_an_input_is_not():
+    def fn(x):
+        y = x * 1.5
+        y = runtime.index_update(y, 0, -1.0)
+        z = runtime.index_update(x, 1, 7.0)
+        return y, z
+    f = ag.function(fn, autograph=False)
+    x = np.arange(3.0)
+    y, z = f(x)
+    np.testing.assert_array_equal(y, [-1.0, 1.5, 3.0])
+    np.testing.assert_array_equal(z, [0.0, 7.0, 2.0])
+    np.testing.assert_array_equal(x, np.arange(3.0))
