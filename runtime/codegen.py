@@ -462,8 +462,9 @@ class BufferPlan:
             return False
         if k + 1 < len(self.nodes):
             nxt = self.nodes[k + 1]
-            if self.reusable_input(nxt, k + 1) is out:
-                return False  # the next op writes its result into this buffer
+            if self.reusable_input(nxt, k + 1) is out or (
+                    self.updatable_in_place(nxt, k + 1) and nxt.inputs[0] is out):
+                return False  # the next op writes into this buffer: it needs a name
             if nxt.op is COND:   # only as the predicate: a captured value would be
                 return nxt.inputs[0] is out  # re-evaluated at each use in the branch
             if nxt.op is WHILE_LOOP:  # only as an initial value, bound once before the loop
