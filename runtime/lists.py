@@ -145,7 +145,10 @@ def list_zeros(xs):
         raise ValueError(f"Cannot take the gradient through a list to which nothing is "
                          f"appended{where()}.")
     if None in elem[0]:
-        raise NotImplementedError("gradient through a list whose elements have unknown dims")
+        raise NotImplementedError(
+            f"The gradient through a list needs its elements' shape, but it has unknown "
+            f"dimensions {elem[0]}{where()}; trace with fully known shapes (TensorSpecs "
+            "without None) for that list.")
     return bind(LIST_ZEROS, xs, shape=tuple(elem[0]), dtype=str(elem[1]))
 
 

@@ -277,7 +277,7 @@ class GradientTape:
     def _graph_records(self):
         graph = tracing.current_graph()
         if graph is not self._graph:
-            raise RuntimeError("tape.gradient must be called in the same function (and the "
+            raise RuntimeError(f"tape.gradient{where()} must be called in the same function (and the "
                                "same branch or loop body) that the tape recorded in.")
         stop = len(graph.nodes) if self._active else self._stop
         nodes = graph.nodes[self._start:stop]

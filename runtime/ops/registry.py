@@ -19,7 +19,7 @@ from typing import Any, Callable
 import numpy as np
 
 from runtime import tracing
-from runtime.errors import user_origin
+from runtime.errors import user_origin, where
 from runtime.tensor import Tensor
 
 # Abstract values: a list of (shape, dtype) pairs, one per output.
@@ -136,7 +136,10 @@ def eval_by_example(op: OpDef, inputs: list, attrs: dict, example=zeros_example)
     for a, b in zip(first, second, strict=True):
         sa, sb = np.shape(a), np.shape(b)
         if len(sa) != len(sb):
-            raise ValueError(f"{op.name}: the result's rank depends on an unknown dimension")
+            raise ValueError(
+                f"np.{op.name}: the rank of its result depends on a dimension that is unknown "
+                f"while tracing{where()}. Give that dimension a fixed size (a TensorSpec "
+                "without None there), or pass the array with its full shape.")
         avals.append((tuple(x if x == y else None for x, y in zip(sa, sb, strict=True)), _dtype_of(a)))
     return avals
 
