@@ -138,15 +138,15 @@ class CodeGen:
             self.emit_node(node, indent, plan, k)
         return [self.result_expr(x) for x in outputs]
 
-    def emit_node(self, node: Node, indent: int, plan: "BufferPlan | None" = None,
-                  k: int = 0) -> None:
-        reuse = plan.reusable_input(node, k) if plan is not None else None
+    def emit_node(self, node: Node, indent: int, plan: "BufferPlan", k: int) -> None:
+        """Emit node `k` of a body; `plan` knows the body's last uses and buffers."""
+        reuse = plan.reusable_input(node, k)
         outs = []
         for o in node.outputs:
-            name = plan.take_name(o, k) if plan is not None else None
+            name = plan.take_name()
             outs.append(name or self.fresh(o.name))
             self.names[o] = outs[-1]
-        if plan is not None and plan.updatable_in_place(node, k):
+        if plan.updatable_in_place(node, k):
             plan.free.extend(outs)  # the result keeps the updated array's name
             return self._emit_update_in_place(node, indent, plan, k)
         if node.op is COND:
@@ -168,7 +168,7 @@ class CodeGen:
                 call = f"{self.kernel_ref(node)}({', '.join(args)})"
         depth = 1 + max((self.depth.get(x, 0) for x in node.inputs if isinstance(x, Tensor)),
                         default=0)
-        if plan is not None and plan.can_inline(node, k) and reuse is None \
+        if plan.can_inline(node, k) and reuse is None \
                 and depth <= _MAX_INLINE_DEPTH:
             self.depth[node.outputs[0]] = depth
             # used once, by the very next statement: spell it inside that statement
@@ -180,8 +180,7 @@ class CodeGen:
             self.emit(indent, f"{', '.join(outs)} = {_bare(call)}", node)
         else:
             self.emit(indent, call, node)
-        if plan is not None:
-            plan.release(node, k, self.names)
+        plan.release(node, k, self.names)
 
     def _emit_update_in_place(self, node: Node, indent: int, plan, k: int) -> None:
         """`x[i] = v` on an array nobody else sees, instead of a copy per update."""
@@ -499,7 +498,8 @@ class BufferPlan:
         producer = self.produced.get(id(x))
         return producer is not None and _owns_result(producer)
 
-    def take_name(self, value: Tensor, k: int) -> str | None:
+    def take_name(self) -> str | None:
+        """A variable name freed by a dead value, if any."""
         return self.free.pop() if self.free else None
 
     def release(self, node: Node, k: int, names: dict, keep=None) -> None:

@@ -25,7 +25,7 @@ from runtime.signature import (
     key_of,
 )
 from runtime.structure import flatten
-from runtime.tensor import Tensor
+from runtime.tensor import Tensor, _fmt_shape
 from runtime.variables import Variable
 
 
@@ -111,8 +111,8 @@ class ConcreteFunction:
         return self.key
 
     def pretty_printed_signature(self) -> str:
-        described = [f"{t.dtype}{_shape(t.shape)}" if isinstance(t, Tensor) else
-                     f"{np.asarray(t).dtype}{_shape(np.shape(t))}" for t in self._out_leaves]
+        described = [f"{t.dtype}{_fmt_shape(t.shape)}" if isinstance(t, Tensor) else
+                     f"{np.asarray(t).dtype}{_fmt_shape(np.shape(t))}" for t in self._out_leaves]
         outs = ", ".join(described)
         args = []
         for p, k in zip(self.params, self.key):
@@ -121,10 +121,6 @@ class ConcreteFunction:
 
     def __repr__(self) -> str:
         return f"<ConcreteFunction {self.pretty_printed_signature()}>"
-
-
-def _shape(shape) -> str:
-    return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
 
 
 def _py(part) -> str:
@@ -455,7 +451,7 @@ def _check_against_spec(fname, name, spec, a):
                 p is not None and p != s for s, p in zip(shape, spec.shape)):
             raise ValueError(
                 f"{fname}(): argument {name!r} has shape {tuple(shape)} but the input_signature "
-                f"expects {_shape(spec.shape).replace('?', 'None')} (None matches any size).")
+                f"expects {_fmt_shape(spec.shape).replace('?', 'None')} (None matches any size).")
         return a
     raise TypeError(f"{fname}(): input_signature entries must be ag.TensorSpec, got {spec!r}")
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime import tracing
+from runtime.control_flow import COND, WHILE_LOOP
 from runtime.errors import where
 from runtime.ops.registry import OpDef, bind
 from runtime.tensor import Tensor, _fmt_shape
@@ -205,10 +206,10 @@ def element_aval(xs):
             return (x.shape, x.dtype) if isinstance(x, Tensor) else (np.shape(x), np.asarray(x).dtype)
         elif node.op is LIST_COPY:
             todo.append(node.inputs[0])
-        elif node.op.name == "while_loop":
+        elif node.op is WHILE_LOOP:
             todo.append(node.attrs["body"].outputs[t.index])
             todo.append(node.inputs[t.index])
-        elif node.op.name == "cond":
+        elif node.op is COND:
             todo.append(node.attrs["then"].outputs[t.index])
             todo.append(node.attrs["else_"].outputs[t.index])
     return None
@@ -228,10 +229,10 @@ def _sources_of_placeholder(t: Tensor):
         subs = node.subgraphs()
         if any(s is graph for s in subs) and position is not None:
             sources = []
-            if node.op.name == "while_loop" and position < len(node.outputs):
+            if node.op is WHILE_LOOP and position < len(node.outputs):
                 sources.append(node.inputs[position])
                 sources.append(node.attrs["body"].outputs[position])
-            elif node.op.name == "cond" and position + 1 < len(node.inputs):
+            elif node.op is COND and position + 1 < len(node.inputs):
                 sources.append(node.inputs[position + 1])
             return sources
     return []  # a subgraph still being traced: its node does not exist yet

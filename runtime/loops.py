@@ -92,7 +92,7 @@ def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_i
                                  f"{_describe(b)} after an iteration; a loop variable that is "
                                  "not a number or array must not change inside a symbolic loop.")
             continue
-        _check_loop_var(labels[i], avals[i], b, invariants[i] is not None)
+        _check_loop_var(labels[i], avals[i], b)
     g_body.outputs = [_as_value(g_body, out_leaves[i], avals[i][1]) for i in carried]
 
     cond_avals = [avals[i] for i in carried]
@@ -136,10 +136,6 @@ def _discover_dtypes(body_fn, leaves, tree, carried, weak, avals, graph):
         avals[i] = (avals[i][0], found)
 
 
-def _is_numeric(x) -> bool:
-    return isinstance(x, (Tensor, np.ndarray, np.generic)) or _is_python_scalar(x)
-
-
 def _initial(x, dtype):
     if isinstance(x, Tensor):
         return x if x.dtype == dtype else np.astype(x, dtype)
@@ -168,7 +164,7 @@ def _check_invariant(label, shape, invariant):
     return tuple(invariant)
 
 
-def _check_loop_var(label, aval, out, relaxed: bool):
+def _check_loop_var(label, aval, out):
     shape, dtype = aval
     out_shape, out_dtype = _aval(out)
     if out_dtype != dtype and not _is_python_scalar(out):

@@ -14,7 +14,14 @@ import subprocess
 
 import numpy as np
 
+from runtime.graph import Graph
 from runtime.tensor import Tensor, _fmt_shape
+
+
+def _is_variable(v) -> bool:
+    from runtime.variables import Variable
+
+    return isinstance(v, Variable)
 
 
 def _ref(x) -> str:
@@ -30,7 +37,7 @@ def _attr_text(k, v) -> str:
 
     if isinstance(v, Graph):
         return None
-    if hasattr(v, "name") and type(v).__name__ == "Variable":
+    if _is_variable(v):
         return f"{k}={v.name}"
     return f"{k}={_ref(v)}"
 
@@ -54,7 +61,7 @@ def format_graph(graph, indent: str = "") -> str:
     for node in graph.nodes:
         lines.append(format_node(node, indent + "  "))
         for key, sub in node.attrs.items():
-            if hasattr(sub, "nodes") and hasattr(sub, "inputs"):
+            if isinstance(sub, Graph):
                 lines.append(format_graph(sub, indent + "    ").replace(
                     f"graph {sub.name}(", f"{key.rstrip('_')}: graph {sub.name}(", 1))
     outs = ", ".join(_ref(x) for x in graph.outputs)
@@ -74,7 +81,7 @@ def graph_def(graph) -> dict:
     for node in graph.nodes:
         attrs, subgraphs = {}, {}
         for k, v in node.attrs.items():
-            if hasattr(v, "nodes") and hasattr(v, "inputs"):
+            if isinstance(v, Graph):
                 subgraphs[k] = graph_def(v)
             else:
                 attrs[k] = _jsonable(v)
@@ -115,7 +122,7 @@ def _jsonable(v):
         return "..."
     if isinstance(v, np.dtype):
         return str(v)
-    if type(v).__name__ == "Variable":
+    if _is_variable(v):
         return {"variable": v.name}
     return repr(v)
 
@@ -144,7 +151,7 @@ def to_dot(graph) -> str:
                 if isinstance(x, Tensor):
                     lines.append(f"{indent}{node_id(x)} -> {node_id(node)};")
             for key, sub in node.attrs.items():
-                if hasattr(sub, "nodes") and hasattr(sub, "inputs"):
+                if isinstance(sub, Graph):
                     counter[0] += 1
                     lines.append(f"{indent}subgraph cluster_{counter[0]} {{")
                     lines.append(f'{indent}  label="{node.op.name}: {key.rstrip("_")}"; style=rounded;')

@@ -17,8 +17,8 @@ def clone(graph: Graph, parent: Graph | None = None, mapping: dict | None = None
         return c
 
     new.inputs = [copy_value(t, None) for t in graph.inputs]
-    for outer, inner in graph.captures.items():
-        new.captures[outer] = mapping[id(inner)]
+    for outer, inner in graph.captures.items():  # outer values were cloned with the parent
+        new.captures[mapping.get(id(outer), outer)] = mapping[id(inner)]
     for node in graph.nodes:
         attrs = {}
         for k, v in node.attrs.items():
@@ -50,18 +50,6 @@ def is_pure(node: Node) -> bool:
     """No state, no effect, no subgraph: safe to fold, merge, hoist or drop."""
     return not node.op.stateful and not node.op.effect and not node.subgraphs() \
         and node.op.kernel is not None
-
-
-def use_counts(graph: Graph) -> dict[int, int]:
-    counts: dict[int, int] = {}
-    for node in graph.nodes:
-        for x in node.inputs:
-            if isinstance(x, Tensor):
-                counts[id(x)] = counts.get(id(x), 0) + 1
-    for x in graph.outputs:
-        if isinstance(x, Tensor):
-            counts[id(x)] = counts.get(id(x), 0) + 1
-    return counts
 
 
 def each_graph(graph: Graph):
