@@ -10,7 +10,7 @@ takes the dtype of the other side. A branch dimension that differs becomes unkno
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -32,7 +32,7 @@ COND = OpDef("cond", None, num_outputs=-1)
 WHILE_LOOP = OpDef("while_loop", None, num_outputs=-1)
 
 
-def constant(value, dtype=None):
+def constant(value: Any, dtype: Any = None) -> Tensor:
     """A graph value holding `value` (cast to `dtype` when given)."""
     value = np.asarray(value, dtype=dtype)
     return add_node(tracing.current_graph(), CONSTANT, [], {"value": value})
@@ -106,7 +106,8 @@ def _finish_captures(subs: Sequence[Graph], n_args: int) -> list[Tensor]:
 
 
 # -- cond ------------------------------------------------------------------------------
-def cond(pred, true_fn: Callable, false_fn: Callable, operands=(), names=None):
+def cond(pred: Any, true_fn: Callable, false_fn: Callable, operands: Sequence = (),
+         names: Sequence[str] | None = None) -> Any:
     """`true_fn(*operands) if pred else false_fn(*operands)`, as a graph node when symbolic."""
     if not isinstance(pred, Tensor):
         return true_fn(*operands) if pred else false_fn(*operands)

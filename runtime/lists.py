@@ -13,6 +13,8 @@ and dtype are found by following the list back to its appends.
 """
 from __future__ import annotations
 
+from typing import Any, Sequence
+
 import numpy as np
 
 from runtime import tracing
@@ -100,7 +102,7 @@ def is_list(x) -> bool:
     return isinstance(x, Tensor) and x.dtype == LIST_DTYPE
 
 
-def list_new(items=()):
+def list_new(items: Sequence = ()) -> Any:
     """A new graph list (a Python list when not tracing), holding `items`."""
     if not tracing.in_graph_mode():
         return list(items)
@@ -110,7 +112,7 @@ def list_new(items=()):
     return xs
 
 
-def list_append(xs, x):
+def list_append(xs: Any, x: Any) -> Any:
     """`xs.append(x)`; returns the list."""
     if isinstance(xs, list):
         xs.append(x)
@@ -118,28 +120,28 @@ def list_append(xs, x):
     return bind(LIST_APPEND, xs, x)[0]
 
 
-def list_stack(xs):
+def list_stack(xs: Any) -> Any:
     """`np.stack(xs)`."""
     if isinstance(xs, list):
         return np.stack(xs)
     return bind(LIST_STACK, xs)
 
 
-def list_copy(xs):
+def list_copy(xs: Any) -> Any:
     """A shallow copy of the list (appends to it leave `xs` alone)."""
     if isinstance(xs, list):
         return list(xs)
     return bind(LIST_COPY, xs)
 
 
-def list_get(xs, k):
+def list_get(xs: Any, k: Any) -> Any:
     """`xs[k]`."""
     if isinstance(xs, list):
         return xs[int(k)]
     return bind(LIST_GET, xs, k)
 
 
-def list_zeros(xs):
+def list_zeros(xs: Any) -> Any:
     """Zeros shaped like `list_stack(xs)` (also for an empty list): a list's cotangent."""
     elem = element_aval(xs)
     if elem is None:
@@ -183,7 +185,7 @@ LIST_COPY.grad = _copy_grad
 LIST_GET.grad = _get_grad
 
 
-def list_len(xs):
+def list_len(xs: Any) -> Any:
     if isinstance(xs, list):
         return len(xs)
     return bind(LIST_LEN, xs)

@@ -9,7 +9,7 @@ only where `shape_invariants` says it is unknown (None).
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -25,7 +25,7 @@ from runtime.structure import flatten, path_names, unflatten
 from runtime.tensor import Tensor, _fmt_shape
 
 
-def while_loop(cond_fn: Callable, body_fn: Callable, loop_vars, maximum_iterations=None,
+def while_loop(cond_fn: Callable, body_fn: Callable, loop_vars: Sequence, maximum_iterations: Any = None,
                names=None, shape_invariants=None):
     """Run `while cond_fn(*v): v = body_fn(*v)` and return the final loop variables."""
     loop_vars = tuple(loop_vars)

@@ -8,6 +8,8 @@ an assign keeps the old contents.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from runtime import tracing
@@ -89,7 +91,7 @@ class Variable(NumpyOperators):
     def ndim(self) -> int:
         return self._value.ndim
 
-    def read_value(self):
+    def read_value(self) -> Any:
         """The current value: a NumPy array eagerly, a read node while tracing."""
         from runtime.autodiff_hooks import on_variable_read
 
@@ -107,15 +109,15 @@ class Variable(NumpyOperators):
         return self._value.copy()
 
     # -- updating -------------------------------------------------------------------
-    def assign(self, value):
+    def assign(self, value: Any) -> "Variable":
         bind(ASSIGN_VARIABLE, _unwrap(value), var=self, mode="set")
         return self
 
-    def assign_add(self, delta):
+    def assign_add(self, delta: Any) -> "Variable":
         bind(ASSIGN_VARIABLE, _unwrap(delta), var=self, mode="add")
         return self
 
-    def assign_sub(self, delta):
+    def assign_sub(self, delta: Any) -> "Variable":
         bind(ASSIGN_VARIABLE, _unwrap(delta), var=self, mode="sub")
         return self
 

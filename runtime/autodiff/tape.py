@@ -11,6 +11,8 @@ captures the value: its gradient then flows out of the node like any captured va
 """
 from __future__ import annotations
 
+from typing import Any
+
 import threading
 
 import numpy as np
@@ -216,7 +218,7 @@ class GradientTape:
     def _keep_alive(self, value):
         self._records.append(_Anchor(value))
 
-    def watch(self, x):
+    def watch(self, x: Any) -> Any:
         """Watch `x` (arrays, Variables, or nested structures of them); returns it.
 
         Eagerly, a NumPy array cannot be watched in place: use the returned value
@@ -237,7 +239,7 @@ class GradientTape:
         return unflatten(tree, out)
 
     # -- differentiating ---------------------------------------------------------------
-    def gradient(self, target, sources):
+    def gradient(self, target: Any, sources: Any) -> Any:
         """d(sum of target)/d(source) for each source, in the structure of `sources`."""
         if self._used and not self.persistent:
             raise RuntimeError("A non-persistent GradientTape can only compute one gradient; "

@@ -7,6 +7,8 @@ subscript syntax (`x[1:v3, None]`).
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from runtime.errors import where
@@ -207,7 +209,7 @@ def _index_update_abstract_eval(op, inputs, attrs):
 INDEX_UPDATE = OpDef("index_update", _index_update_kernel, _index_update_abstract_eval)
 
 
-def index_update(x, index, value, mode: str = "set"):
+def index_update(x: Any, index: Any, value: Any, mode: str = "set") -> Any:
     """A copy of `x` with `x[index] = value` (mode 'set') or `+= value` (mode 'add')."""
     if mode not in ("set", "add"):
         raise ValueError(f"index_update mode must be 'set' or 'add', not {mode!r}{where()}")

@@ -64,7 +64,7 @@ def set_recorder(fn) -> None:
     _recording.fn = fn
 
 
-def bind(op: OpDef, *inputs, **attrs):
+def bind(op: OpDef, *inputs: Any, **attrs: Any) -> Any:
     """Apply `op`: record a node when tracing symbolic values, else compute eagerly."""
     graph = tracing.current_graph()
     if graph is not None and (op.stateful or op.effect or _any_tensor(inputs)):
