@@ -179,18 +179,22 @@ class Function:
         # Fast path: positional NumPy arrays/scalars only, not tracing, not eager.
         if not kwargs and self._fast and len(args) == self._nparams \
                 and getattr(tracing._state, "graph", None) is None and not _run_eagerly[0]:
-            key = []
+            key, leaves = [], []
             for a in args:
-                if type(a) is _ndarray or isinstance(a, _generic):
+                t = type(a)
+                if t is _ndarray or isinstance(a, _generic):
                     key.append((a.dtype, a.shape))
+                    leaves.append(a)
+                elif t is int or t is bool or t is str:
+                    key.append((t, a))  # as in signature.key_of
                 else:
                     break
             else:
-                self._calls += 1
                 cf = self._cache.get(tuple(key))
                 if cf is not None:
+                    self._calls += 1
                     try:
-                        return cf._fn(*args)
+                        return cf._fn(*leaves)
                     except Exception as e:
                         cf._annotate(e)
                         raise
