@@ -24,30 +24,26 @@ import gast
 from autograph.converters import jumps
 from autograph.errors import ConversionError
 from autograph.pyct import templates
+from autograph.pyct.blocks import blocks, statements
 from autograph.pyct.naming import Namer
 
 _LOOPS = (gast.For, gast.While)
 _JUMPS = (gast.Break, gast.Continue)
 
 
-def transform(node, namer: Namer, filename: str) -> None:
-    """Convert the loops in `node`'s body (a function or any statement with blocks)."""
-    for field in ("body", "orelse", "finalbody"):
-        block = getattr(node, field, None)
-        if isinstance(block, list):
-            setattr(node, field, _block(block, namer, filename))
-    for h in getattr(node, "handlers", ()):
-        h.body = _block(h.body, namer, filename)
+def transform(fn_node, namer: Namer, filename: str) -> None:
+    """Convert the loops in a function's body."""
+    fn_node.body = _block(fn_node.body, namer, filename)
 
 
 def _block(stmts: list, namer: Namer, filename: str) -> list:
     out = []
     for s in stmts:
-        if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)) or \
-                getattr(s, "ag_python", False):
-            out.append(s)  # nested scopes; loops in `try` blocks stay Python
+        if getattr(s, "ag_python", False):
+            out.append(s)  # loops in `try` blocks stay Python
             continue
-        transform(s, namer, filename)  # inner loops first
+        for owner, field in blocks(s):  # inner loops first (nested scopes have none)
+            setattr(owner, field, _block(getattr(owner, field), namer, filename))
         if isinstance(s, _LOOPS):
             out.extend(_loop(s, namer, filename))
         else:
@@ -84,18 +80,7 @@ def _loop(node, namer: Namer, filename: str) -> list:
 
 
 def _breaks(block: list) -> list:
-    out = []
-    stack = list(block)
-    while stack:
-        s = stack.pop()
-        if isinstance(s, gast.Break):
-            out.append(s)
-        elif isinstance(s, (gast.If, gast.With, gast.Try)):
-            for field in ("body", "orelse", "finalbody"):
-                stack.extend(getattr(s, field, ()))
-            for h in getattr(s, "handlers", ()):
-                stack.extend(h.body)
-    return out
+    return [s for s in statements(block, _LOOPS) if isinstance(s, gast.Break)]
 
 
 def _strip(block: list, flag, filename: str) -> list:
@@ -113,6 +98,9 @@ def _strip(block: list, flag, filename: str) -> list:
             s.orelse = _strip(s.orelse, flag, filename)
             if getattr(s, "ag_generated", False) and _is_pass(s.body) and not s.orelse:
                 continue  # `if do_return: break` where the break is the flag itself
+        elif isinstance(s, gast.Match):
+            for c in s.cases:
+                c.body = jumps.pass_if_empty(_strip(c.body, flag, filename), c.pattern)
         elif isinstance(s, gast.With) and jumps.contains(s, _JUMPS, False):
             if s is not block[-1]:
                 raise ConversionError(

@@ -4,13 +4,16 @@
     n = len(xs)              =>   n = ag__.len_(xs)
     z = np.sum(x)            =>   z = np.sum(x)            (NumPy: left alone)
 
-What a name refers to is looked up at conversion time in the function's globals,
-closure and builtins: NumPy, the standard library, the runtime, classes and
-`do_not_convert` functions are called directly, so the converted code stays close to
-the original. Calls whose target is only known at run time (locals, `self.method`,
-unresolved names) go through `converted_call`, which decides then. Method calls on
-local values with an array / list / dict method name (`x.reshape`, `xs.append`) are
-left alone. With `recursive=False` nothing goes through `converted_call`.
+Only what cannot differ between functions sharing the converted code is resolved at
+conversion time (`Context.lookup`): builtins no global shadows, and attributes of
+modules bound to globals (`np.sum`, `math.sqrt`). Those calls stay direct when the
+target is not user code, so the converted code stays close to the original. Every
+other call - to a closure variable, a global function or class, a local, `self.method`,
+an unresolved name - goes through `converted_call`, which decides at run time (and is
+cheap for NumPy and builtins): the compiled code is shared by every function made by
+the same `def`, whatever its closure holds. Method calls on local values with an
+array / list / dict method name (`x.reshape`, `xs.append`) are left alone. With
+`recursive=False` nothing goes through `converted_call`.
 """
 from __future__ import annotations
 
@@ -57,7 +60,8 @@ def _call(node, walk):
             qualified_name(node.args[0]) in ctx.list_names:
         target = _resolve(f, ctx)
         if target is np.stack or target in (np.array, np.asarray):
-            # a list appended to in a loop may be a graph list: stack it either way
+            # a list appended to in a loop may be a graph list: stack it either way (a
+            # `stack` imported by name is not resolved: `converted_call` stacks it)
             node.args[1:1] = [] if target is np.stack else [f]
             node.func = templates.replace_expr("ag__.stack", origin=f)
             return node

@@ -23,6 +23,7 @@ import gast
 from autograph.converters import jumps
 from autograph.pyct import templates
 from autograph.pyct.activity import qualified_name, writes
+from autograph.pyct.blocks import statements
 
 
 def convert_block(stmts: list, ctx, taken: frozenset) -> list:
@@ -41,14 +42,41 @@ def convert_block(stmts: list, ctx, taken: frozenset) -> list:
         elif isinstance(s, gast.With):
             s.body = convert_block(s.body, ctx, taken)
             out.append(s)
+        elif isinstance(s, gast.Match):
+            out.append(_convert_match(s, ctx, taken))
         else:
             out.append(s)
     return out
 
 
+def _convert_match(node, ctx, taken: frozenset):
+    """A `match` stays Python - its subject and guards must be Python values (checked by
+    `ag__.python_only`, which says to use if/elif otherwise) - and its cases are
+    converted like any block:
+
+        match mode:                          match ag__.python_only(mode, 'match'):
+            case [k] if k > 1:       =>          case [k] if ag__.python_only(k > 1, 'guard'):
+    """
+    node.subject = _python_only(node.subject, "match")
+    for c in node.cases:
+        if c.guard is not None:
+            c.guard = _python_only(c.guard, "guard")
+        c.body = convert_block(c.body, ctx, taken)
+    return node
+
+
+def _python_only(value, construct: str):
+    return templates.replace_expr(f"ag__.python_only(value, '{construct}')", origin=value,
+                                  value=value)
+
+
 def modified(block: list, ctx) -> set:
-    """Names (and attribute chains) a block modifies."""
-    return writes(block)
+    """Names (and attribute chains) a block modifies that generated code must carry:
+    locals, `global` / `nonlocal` names, attribute chains (and their local stand-ins) -
+    not the name of a global or closure container the block mutates in place
+    (`COUNTS[k] += 1`), which stays shared."""
+    return {n for n in writes(block)
+            if "." in n or n in ctx.local or n in ctx.declared or n in ctx.always_live}
 
 
 def ordered(names, ctx) -> list:
@@ -184,18 +212,11 @@ def make_function(name: str, params: list, body: list, outputs: list | None, ori
 
 def _return_also(block: list, outputs: list) -> None:
     """`return value` -> `return value, outputs` for the returns of this function."""
-    stack = list(block)
-    while stack:
-        n = stack.pop()
+    for n in statements(block):
         if isinstance(n, gast.Return):
             value = n.value if n.value is not None else gast.Constant(value=None, kind=None)
             n.value = templates.tuple_node([value] + [templates.name_node(o) for o in outputs])
             templates.copy_location(n.value, n)
-        elif not isinstance(n, (gast.FunctionDef, gast.ClassDef)):
-            for field in ("body", "orelse", "handlers", "finalbody"):
-                v = getattr(n, field, None)
-                if isinstance(v, list):
-                    stack.extend(v)
 
 
 def call_args(state: list, names: list, node, ctx, first: list) -> list:

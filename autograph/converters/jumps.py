@@ -13,7 +13,9 @@ When neither branch always jumps but one sometimes does, the rest is copied into
 (it then moves on to the branches' inner fall-through ends). Applied recursively, every
 jump ends up as the last statement of an `if`-tree, so a `continue` there can be dropped,
 a `break` becomes a flag assignment, and an `if` whose branches end in `return` becomes
-`return ag__.if_stmt(...)` - no extra flags or guards for the common cases.
+`return ag__.if_stmt(...)` - no extra flags or guards for the common cases. A `match`
+is a branch per case (plus "no case matched"): the rest moves into the cases that
+fall through, and into an added `case _:`.
 """
 from __future__ import annotations
 
@@ -21,27 +23,17 @@ from typing import Callable
 
 import gast
 
+from autograph.pyct.blocks import exhaustive, statements
 from autograph.pyct.templates import clone
 
-_NESTED_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 _LOOPS = (gast.For, gast.While, gast.AsyncFor)
 
 
 def contains(node, kinds: tuple, enter_loops: bool) -> bool:
     """Whether `node` (a statement or list) has a statement of `kinds` that belongs to
     the current function (and, with enter_loops=False, to the current loop)."""
-    stack = list(node) if isinstance(node, list) else [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, kinds):
-            return True
-        if isinstance(n, _NESTED_SCOPES) or (not enter_loops and isinstance(n, _LOOPS)):
-            continue
-        for field in ("body", "orelse", "handlers", "finalbody"):
-            v = getattr(n, field, None)
-            if isinstance(v, list):
-                stack.extend(v)
-    return False
+    stop = () if enter_loops else _LOOPS
+    return any(isinstance(n, kinds) for n in statements(node, stop))
 
 
 def always_jumps(block: list, is_jump: Callable) -> bool:
@@ -54,6 +46,8 @@ def always_jumps(block: list, is_jump: Callable) -> bool:
         return always_jumps(last.body, is_jump) and always_jumps(last.orelse, is_jump)
     if isinstance(last, gast.With):
         return always_jumps(last.body, is_jump)
+    if isinstance(last, gast.Match):
+        return exhaustive(last) and all(always_jumps(c.body, is_jump) for c in last.cases)
     return False
 
 
@@ -85,6 +79,10 @@ def restructure(stmts: list, kinds: tuple, enter_loops: bool, filename: str) -> 
                     s.orelse = restructure(s.orelse + rest, kinds, enter_loops, filename)
             out.append(s)
             return out
+        if isinstance(s, gast.Match) and has_jump(s):
+            out.append(_restructure_match(s, rest, is_jump, lambda b: restructure(
+                b, kinds, enter_loops, filename)))
+            return out
         if isinstance(s, gast.With) and has_jump(s):
             # the rest cannot move into a `with` block (it would run inside the context);
             # a jump inside a `with` or `try` stays a Python jump (converters reject it
@@ -92,6 +90,26 @@ def restructure(stmts: list, kinds: tuple, enter_loops: bool, filename: str) -> 
             s.body = restructure(s.body, kinds, enter_loops, filename)
         out.append(s)
     return out
+
+
+def _restructure_match(node, rest: list, is_jump: Callable, again: Callable):
+    """A `match` is an `if` with a branch per case (and one more, "no case matched",
+    unless the last case always matches): the rest moves into every case that does not
+    always jump, and into a `case _:` added for the no-match path."""
+    for c in node.cases:
+        c.body = again(c.body)
+    if not rest:
+        return node
+    open_cases = [c for c in node.cases if not always_jumps(c.body, is_jump)]
+    if not exhaustive(node):
+        wildcard = gast.match_case(pattern=gast.MatchAs(pattern=None, name=None), guard=None,
+                                   body=[])
+        gast.copy_location(wildcard.pattern, node)
+        node.cases.append(wildcard)
+        open_cases.append(wildcard)
+    for k, c in enumerate(open_cases):
+        c.body = again(c.body + (rest if k == len(open_cases) - 1 else clone(rest)))
+    return node
 
 
 def pass_if_empty(block: list, origin) -> list:

@@ -35,6 +35,7 @@ import gast
 
 from autograph.converters import jumps
 from autograph.pyct import templates
+from autograph.pyct.blocks import blocks, child_blocks
 from autograph.pyct.naming import Namer
 
 _LOOPS = (gast.For, gast.While)
@@ -87,12 +88,9 @@ def _block(stmts: list, flags: dict, namer: Namer, in_loop: bool) -> list:
         if isinstance(s, gast.With) and not in_loop and _sometimes_returns(s):
             out.extend(_return_in_with(s, flags, namer))
             continue
-        if isinstance(s, (gast.If, gast.With, gast.Try)):
-            for field in ("body", "orelse", "finalbody"):
-                if getattr(s, field, None):
-                    setattr(s, field, _block(getattr(s, field), flags, namer, in_loop))
-            for h in getattr(s, "handlers", ()):
-                h.body = _block(h.body, flags, namer, in_loop)
+        if isinstance(s, (gast.If, gast.With, gast.Try, gast.Match)):
+            for owner, field in blocks(s):
+                setattr(owner, field, _block(getattr(owner, field), flags, namer, in_loop))
         out.append(s)
     return out
 
@@ -119,12 +117,8 @@ def _return_in_with(node, flags: dict, namer: Namer) -> list:
 
 def _returns_to_flag(block: list, do_return: str, retval: str) -> None:
     for s in block:
-        for field in ("body", "orelse", "finalbody"):
-            inner = getattr(s, field, None)
-            if isinstance(inner, list) and not isinstance(s, (gast.FunctionDef, gast.ClassDef)):
-                _returns_to_flag(inner, do_return, retval)
-        for h in getattr(s, "handlers", ()):
-            _returns_to_flag(h.body, do_return, retval)
+        for inner in child_blocks(s):
+            _returns_to_flag(inner, do_return, retval)
     for k, s in enumerate(block):
         if isinstance(s, gast.Return):
             value = s.value if s.value is not None else gast.Constant(value=None, kind=None)

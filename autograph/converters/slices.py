@@ -1,11 +1,14 @@
 """Subscript assignment -> a functional update the state-passing code can carry.
 
     x[i] = v          =>   x = ag__.setitem(x, i, v)
-    x[i, 1:] += v     =>   x = ag__.setitem(x, (i, slice(1, None)), x[i, 1:] + v)
+    x[i, 1:] += v     =>   x = ag__.setitem(x, (i, slice(1, None)), v, '+=')
 
 `ag__.setitem` writes in place into Python containers and NumPy arrays (so aliasing is
-the original's) and is `runtime.index_update` on a Tensor, which cannot be mutated.
-Only targets rooted at a variable (or `self.attr`) are rewritten.
+the original's; an augmented assignment is the real `x[i] += v` there) and is
+`runtime.index_update` on a Tensor, which cannot be mutated. The index is evaluated
+once, as in Python (`v` is evaluated before `x[i]` is read, which only shows if
+evaluating `v` changes `x[i]`). Only targets rooted at a variable (or `self.attr`) are
+rewritten.
 """
 from __future__ import annotations
 
@@ -53,12 +56,16 @@ def _aug_assign(node, walk):
     t = _target(node.target, walk.ctx)
     if t is None:
         return node
-    read = templates.set_ctx(templates.clone(t), gast.Load)
-    value = gast.BinOp(left=read, op=node.op, right=node.value)
-    templates.copy_location(value, node)
-    return templates.replace("base = ag__.setitem(base, index, value)", origin=node,
-                             base=t.value, index=_index_expr(templates.clone(t.slice)),
-                             value=value)
+    op = gast.Constant(value=_OPS[type(node.op)], kind=None)
+    return templates.replace("base = ag__.setitem(base, index, value, op)", origin=node,
+                             base=t.value, index=_index_expr(t.slice), value=node.value,
+                             op=op)
+
+
+_OPS = {gast.Add: "+=", gast.Sub: "-=", gast.Mult: "*=", gast.Div: "/=",
+        gast.FloorDiv: "//=", gast.Mod: "%=", gast.Pow: "**=", gast.MatMult: "@=",
+        gast.LShift: "<<=", gast.RShift: ">>=", gast.BitAnd: "&=", gast.BitOr: "|=",
+        gast.BitXor: "^="}
 
 
 HANDLERS = {gast.Assign: _assign, gast.AugAssign: _aug_assign}

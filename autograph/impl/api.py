@@ -12,13 +12,16 @@ tracebacks show the user's own lines). The inner code object is then turned into
 function with the original globals (the real module dict) and a closure made of the
 original cells plus a cell holding the `ag__` operators module - so closures,
 `global` and `nonlocal` behave exactly as in the original. Compiled code is cached per
-(code object, recursive); converted functions per function object.
+code object (with its file name: code objects compare equal across files), `recursive`
+and the assumptions the conversion made about the function's globals (`Context.lookup`:
+which names are modules or builtins) - closure values never shape the code, so every
+function made by the same `def` can share it. Converted functions are cached per
+function object.
 """
 from __future__ import annotations
 
 import ast
 import functools
-import re
 import inspect
 import sysconfig
 import threading
@@ -28,15 +31,15 @@ import weakref
 from typing import Callable
 
 import gast
+import numpy as np
 
 from autograph.errors import ConversionError
-from autograph.impl.conversion import Context, convert_function_node
+from autograph.impl.conversion import Context, assumptions_hold, convert_function_node
 from autograph.pyct import gast_to_ast, parser, templates
-from autograph.pyct.naming import Namer
+from autograph.pyct.naming import IDENTIFIER, Namer
 
 _LOCK = threading.RLock()
-_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
-_COMPILED: dict = {}                                # (code, recursive) -> inner code
+_COMPILED: dict = {}          # (code, filename, recursive) -> [(assumed, inner code)]
 _CONVERTED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _CONVERTED_CODES: dict = {}     # id -> every code object we generated (code objects compare
                                 # by value, so a set could mistake an original for ours)
@@ -100,24 +103,32 @@ def convert(fn: Callable, recursive: bool = True) -> Callable:
     if per_fn is not None and recursive in per_fn:
         return per_fn[recursive]
     with _LOCK:
-        inner = _COMPILED.get((fn.__code__, recursive))
-        if inner is None:
-            inner = _compile(fn, recursive)
-            _COMPILED[(fn.__code__, recursive)] = inner
-        new = _instantiate(inner, fn)
+        new = _instantiate(_compiled(fn, recursive), fn)
         _CONVERTED.setdefault(fn, {})[recursive] = new
     return new
 
 
+def _compiled(fn, recursive: bool) -> types.CodeType:
+    code = fn.__code__
+    versions = _COMPILED.setdefault((code, code.co_filename, recursive), [])
+    for assumed, inner in versions:
+        if assumptions_hold(assumed, fn.__globals__):
+            return inner
+    inner, assumed = _compile(fn, recursive)
+    versions.append((assumed, inner))
+    return inner
+
+
 def _convert_node(fn, recursive: bool):
     node, src = parser.parse_function(fn)
-    names = set(_IDENTIFIER.findall(src.text)) | {"ag__"}
+    names = set(IDENTIFIER.findall(src.text)) | {"ag__"}
     ctx = Context(fn, src.filename, Namer(names), recursive, src.text)
     return convert_function_node(node, ctx), src, ctx
 
 
-def _compile(fn, recursive: bool) -> types.CodeType:
-    node, src, _ = _convert_node(fn, recursive)
+def _compile(fn, recursive: bool) -> tuple:
+    """(inner code object, the assumptions about globals it was converted under)."""
+    node, src, ctx = _convert_node(fn, recursive)
     freevars = list(fn.__code__.co_freevars)
     if "__class__" in freevars:
         _explicit_super(node)
@@ -139,7 +150,7 @@ def _compile(fn, recursive: bool) -> types.CodeType:
     if hasattr(inner, "co_qualname"):
         inner = inner.replace(co_qualname=fn.__code__.co_qualname)
     _register_codes(inner)
-    return inner
+    return inner, dict(ctx.assumed)
 
 
 def _register_codes(code) -> None:
@@ -211,7 +222,7 @@ def _to_code(fn, recursive: bool, seen: set) -> list:
 def _callees(node, ctx) -> list:
     out = []
     for name in dict.fromkeys(ctx.callees):
-        target = ctx.lookup(name)
+        target = ctx.current_value(name)
         if name not in ctx.local and is_convertible(target):
             out.append(target)
     return out
@@ -224,6 +235,10 @@ _WARNED: set = set()
 def converted_call(f, *args, **kwargs):
     """Call `f`, converted first if it is user code."""
     if not is_convertible(f):
+        if args and (f is np.stack or f is np.array or f is np.asarray):
+            from autograph.operators.lists import stack  # the list may be a graph list
+
+            return stack(args[0], f, *args[1:], **kwargs)
         return f(*args, **kwargs)
     try:
         g = convert(f, recursive=True)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import builtins
 import re
+import types
 
 import gast
 
@@ -30,11 +31,10 @@ from autograph.converters import (
     lists, logical_expressions, return_statements, slices, variables,
 )
 from autograph.errors import ConversionError
-from autograph.pyct import activity, dataflow, transformer
-from autograph.pyct.naming import Namer
+from autograph.pyct import activity, blocks, dataflow, transformer
+from autograph.pyct.naming import IDENTIFIER, Namer
 
 _MISSING = call_trees._MISSING
-_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 # cheap tests on the source text that let the pipeline skip whole passes
 _MAYBE_UNSUPPORTED = re.compile(r"\b(yield|await|async)\b")
 _MAYBE_TARGETS = re.compile(r"\.(append|pop)\s*\(|\]\s*(\*\*|//|>>|<<|[-+*/%@&|^])?=(?!=)")
@@ -46,6 +46,7 @@ class Context:
     def __init__(self, fn, filename: str, namer: Namer, recursive: bool, source: str = ""):
         self.fn = fn
         self.source = source
+        self.walrus = ":=" in source or not source  # may bind names in expressions
         self._first_seen = None
         self.filename = filename
         self.namer = namer
@@ -63,7 +64,11 @@ class Context:
                     self.closure[name] = cell.cell_contents
                 except ValueError:
                     pass  # an empty cell (not assigned yet): nothing to resolve
+        self.freevars = frozenset(code.co_freevars) if code is not None else frozenset()
         self.globals = getattr(fn, "__globals__", {})
+        self.enclosing: frozenset = frozenset()  # locals of the defs around a nested def
+        # global name -> the module (or BUILTIN) the converted code was specialized for
+        self.assumed: dict = {}
         self.enter(None)
 
     def enter(self, fn_node) -> None:
@@ -78,8 +83,9 @@ class Context:
             else (set(), set())
         self.global_names, self.nonlocal_names = glob, nonloc
         self.declared = glob | nonloc
-        body = fn_node.body if isinstance(fn_node.body, list) else [fn_node.body]
-        self.local = ({n for n in activity.writes(body) if "." not in n} | params) - self.declared
+        # names the function binds (not `x` of `x[i] = v` on a global or closure container)
+        self.local = activity.bound_names(fn_node, self.walrus) \
+            if isinstance(fn_node, gast.FunctionDef) else params
         self.local_defs = {s.name for s in _nested_defs(fn_node)} \
             if isinstance(fn_node, gast.FunctionDef) else set()
         self.params = params
@@ -90,7 +96,7 @@ class Context:
         """Where `name` first occurs in the source (orders generated parameter lists)."""
         if self._first_seen is None:
             seen: dict = {}
-            for m in _IDENTIFIER.finditer(self.source):
+            for m in IDENTIFIER.finditer(self.source):
                 seen.setdefault(m.group(), m.start())
             self._first_seen = seen
         pos = self._first_seen.get(name)
@@ -99,11 +105,47 @@ class Context:
         return pos if pos >= 0 else len(self.source)
 
     def lookup(self, name: str):
+        """What a free name of the function refers to, when the converted code may rely on
+        it (`call_trees`): a module bound to a global (`np`) or a builtin no global
+        shadows. Everything else - closure variables, other globals, names of enclosing
+        scopes - may differ between functions sharing this code object or change later,
+        so it is _MISSING and decided at run time. The assumptions are recorded in
+        `assumed`, which the compiled-code cache checks before reusing the code."""
+        if name in self.freevars or name in self.enclosing:
+            return _MISSING
+        if name in self.globals:
+            value = self.globals[name]
+            if not isinstance(value, types.ModuleType):
+                return _MISSING
+            self.assumed[name] = value
+            return value
+        value = getattr(builtins, name, _MISSING)
+        if value is not _MISSING:
+            self.assumed[name] = BUILTIN
+        return value
+
+    def current_value(self, name: str):
+        """What `name` refers to in this function right now (closure, global, builtin):
+        for listing the functions it calls (`to_code`), never for generating code."""
         if name in self.closure:
             return self.closure[name]
         if name in self.globals:
             return self.globals[name]
         return getattr(builtins, name, _MISSING)
+
+
+BUILTIN = object()  # in `Context.assumed`: the name is not a global (it is the builtin)
+
+
+def assumptions_hold(assumed: dict, globals_: dict) -> bool:
+    """Whether code converted under `assumed` is right for a function with `globals_`."""
+    for name, value in assumed.items():
+        if value is BUILTIN:
+            if name in globals_:
+                return False
+        elif globals_.get(name, _MISSING) is not value:
+            return False
+    return True
 
 
 def _params(args) -> list:
@@ -139,9 +181,15 @@ _EXPRESSIONS = transformer.merge(variables.HANDLERS, asserts.HANDLERS,
 
 
 def convert_def(node, ctx: Context) -> None:
-    # 1. nested functions, innermost first
-    for inner in _nested_defs(node):
-        convert_def(inner, ctx)
+    # 1. nested functions, innermost first (their calls must not resolve a name of this
+    #    function statically)
+    inner_defs = _nested_defs(node)
+    if inner_defs:
+        enclosing = ctx.enclosing
+        ctx.enclosing = enclosing | activity.bound_names(node, ctx.walrus)
+        for inner in inner_defs:
+            convert_def(inner, ctx)
+        ctx.enclosing = enclosing
     filename = ctx.filename
     # 2. unsupported constructs; `try` blocks stay Python
     if _MAYBE_UNSUPPORTED.search(ctx.source):
@@ -153,7 +201,7 @@ def convert_def(node, ctx: Context) -> None:
         directives.transform(node, ctx)
     # 4. writes through subscripts / list methods (lists first: `xs.pop()` assignments)
     if _MAYBE_TARGETS.search(ctx.source):
-        ctx.bound = activity.bound_names(node)
+        ctx.bound = activity.bound_names(node, ctx.walrus)
         transformer.apply(node, ctx, _TARGETS)
     # 5-7. jumps
     return_statements.transform(node, ctx.namer)
@@ -170,19 +218,7 @@ def convert_def(node, ctx: Context) -> None:
 
 
 def _nested_defs(node) -> list:
-    out, stack = [], list(node.body)
-    while stack:
-        n = stack.pop()
-        if isinstance(n, gast.FunctionDef):
-            out.append(n)
-            continue
-        if isinstance(n, gast.ClassDef):
-            continue
-        for field in ("body", "orelse", "handlers", "finalbody"):
-            v = getattr(n, field, None)
-            if isinstance(v, list):
-                stack.extend(v)
-    return out
+    return [n for n in blocks.statements(node.body) if isinstance(n, gast.FunctionDef)]
 
 
 _UNSUPPORTED = {

@@ -3,16 +3,17 @@
 The file is parsed, never imported or run. Every function and method (at the top level,
 in classes, under top-level `if` / `try` / `with`) goes through the same pipeline as a
 conversion at run time (`conversion.convert_function_node`). The one thing a run-time
-conversion looks up in live objects - what a called name refers to (`call_trees`) - is
-decided here from the module's own bindings instead:
+conversion looks up in live objects - whether a called name is a module or a builtin
+(`Context.lookup`, used by `call_trees`) - is decided here from the module's own
+bindings instead:
 
-- `import numpy as np`, `from math import sqrt`: the module / attribute when that module is
-  already loaded in this process (nothing new is imported), so `np.sum(x)` stays a direct
-  call exactly as in `ag.to_code`;
-- a class defined in the file: a class, so `Model(...)` is called directly;
-- a function the runtime never converts (see below): called directly too;
-- anything else bound at module level (functions, variables, modules not loaded, `import *`):
-  unknown, so the call goes through `ag__.converted_call`, which decides at run time;
+- `import numpy as np`, `from os import path`: the module when it is already loaded in
+  this process (nothing new is imported), so `np.sum(x)` stays a direct call exactly as
+  in `ag.to_code`;
+- anything else bound at module level (functions, classes, variables, `from math import
+  sqrt`, modules not loaded, `import *`): the call goes through `ag__.converted_call`,
+  which decides when it runs (a run-time conversion does the same: such names may be
+  rebound);
 - names the module never binds: builtins (`len(xs)` -> `ag__.len_(xs)`).
 
 The converted definitions are spliced into the original text in place of the original ones,
@@ -28,9 +29,9 @@ from __future__ import annotations
 import ast
 import builtins
 import io
-import re
 import sys
 import tokenize
+import types
 from typing import NamedTuple
 
 import gast
@@ -40,11 +41,10 @@ from autograph.errors import ConversionError
 from autograph.impl.api import _explicit_super
 from autograph.impl.conversion import Context, convert_function_node
 from autograph.pyct import parser
-from autograph.pyct.naming import Namer
+from autograph.pyct.blocks import child_blocks
+from autograph.pyct.naming import IDENTIFIER, Namer
 
 _MISSING = call_trees._MISSING   # "not known statically": the call is decided at run time
-_LEAVE = object()                # resolved, and not convertible: the call stays direct
-_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 IMPORT_LINE = "import autograph.operators as ag__"
 ARTIFACT = "ag__.autograph_artifact"
 
@@ -60,20 +60,6 @@ class Definition(NamedTuple):
 _BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
-def _blocks(stmt) -> list:
-    """Statement lists directly inside a module-level compound statement (not a def)."""
-    out = []
-    for field in ("body", "orelse", "finalbody"):
-        v = getattr(stmt, field, None)
-        if isinstance(v, list):
-            out.append(v)
-    for h in getattr(stmt, "handlers", None) or ():
-        out.append(h.body)
-    for case in getattr(stmt, "cases", None) or ():
-        out.append(case.body)
-    return out
-
-
 def definitions(tree) -> list[Definition]:
     """Every function and method of a (gast) module, in source order."""
     out: list[Definition] = []
@@ -85,7 +71,7 @@ def definitions(tree) -> list[Definition]:
             elif isinstance(s, gast.ClassDef):
                 visit(s.body, f"{prefix}{s.name}.", True)
             else:
-                for block in _blocks(s):
+                for block in child_blocks(s):
                     visit(block, prefix, in_class)
 
     visit(tree.body, "", False)
@@ -127,8 +113,7 @@ def _skip_reason(node) -> str | None:
 class _Bindings:
     """The module's top-level bindings, resolved without importing anything new."""
 
-    def __init__(self, tree: ast.Module, unconverted: set = frozenset()):
-        self.unconverted = unconverted  # module-level defs the runtime leaves as they are
+    def __init__(self, tree: ast.Module):
         self.kinds: dict[str, list] = {}
         self.star = False
         self._scan(tree.body)
@@ -156,10 +141,8 @@ class _Bindings:
                     else:
                         kind = ("from", s.module, a.name) if not s.level else None
                         self._bind(a.asname or a.name, kind)
-            elif isinstance(s, ast.ClassDef):
-                self._bind(s.name, ("class", s.name))
-            elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                self._bind(s.name, ("leave",) if s.name in self.unconverted else None)
+            elif isinstance(s, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                self._bind(s.name, None)
             else:
                 # the statement's own targets and expressions; its blocks recursively
                 for field, value in ast.iter_fields(s):
@@ -172,7 +155,7 @@ class _Bindings:
                         self._bind(h.name, None)
                 for case in getattr(s, "cases", None) or ():
                     self._scan_expression(case.pattern)
-                for block in _blocks(s):
+                for block in child_blocks(s):
                     self._scan(block)
 
     def _scan_expression(self, node) -> None:
@@ -191,17 +174,14 @@ class _Bindings:
         if len(kinds) != 1 or kinds[0] is None:
             return _MISSING
         kind = kinds[0]
-        if kind[0] == "leave":
-            return _LEAVE
-        if kind[0] == "class":
-            return type(kind[1], (), {"__module__": "__static__"})
         module = sys.modules.get(kind[1])
         if module is None:
             return _MISSING
         if kind[0] == "module":
             return module
         try:
-            return getattr(module, kind[2])
+            value = getattr(module, kind[2])
+            return value if isinstance(value, types.ModuleType) else _MISSING
         except Exception:  # noqa: BLE001 - a lazy attribute that fails: unknown
             return _MISSING
 
@@ -210,11 +190,13 @@ class StaticContext(Context):
     """A conversion context whose name lookups come from the module's text."""
 
     def __init__(self, bindings: _Bindings, filename: str, source: str):
-        names = set(_IDENTIFIER.findall(source)) | {"ag__"}
+        names = set(IDENTIFIER.findall(source)) | {"ag__"}
         super().__init__(None, filename, Namer(names), True, source)
         self.bindings = bindings
 
     def lookup(self, name: str):
+        if name in self.enclosing:  # a local of the def around a nested def
+            return _MISSING
         return self.bindings.lookup(name)
 
 
@@ -232,8 +214,7 @@ class Module:
         self.gast_tree = gast.ast_to_gast(self.tree)
         self.lines = source_lines(text)
         self.definitions = definitions(self.gast_tree)
-        self.bindings = _Bindings(self.tree, {d.qualname for d in self.definitions
-                                              if d.skip and "." not in d.qualname})
+        self.bindings = _Bindings(self.tree)
 
     def find(self, qualname: str) -> Definition | None:
         """The definition named `qualname` (the last one, as Python would bind it)."""

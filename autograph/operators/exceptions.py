@@ -29,16 +29,26 @@ def assert_stmt(test, message: Callable | None = None) -> None:
         raise AssertionError(message())
 
 
-def python_only(value):
-    """A condition or iterable inside a `try` block: it must be a Python value."""
+_PYTHON_ONLY = {
+    "try": "this condition is symbolic but sits inside a try/except block, which AutoGraph "
+           "leaves as Python (a graph cannot catch exceptions). Move the if/while/for out "
+           "of the `try` block, or make the condition a Python value.",
+    "match": "the subject of this `match` is symbolic: AutoGraph converts the statements "
+             "inside the cases, but the `match` itself stays Python and its patterns cannot "
+             "be tested in a graph. Use if/elif on the value instead.",
+    "guard": "the guard of this `case` is symbolic: AutoGraph converts the statements "
+             "inside the cases, but the `match` itself stays Python and cannot test a "
+             "symbolic guard. Use if/elif, or an `if` inside the case, instead.",
+}
+
+
+def python_only(value, construct: str = "try"):
+    """A value Python must decide on: a condition or iterable inside a `try` block, the
+    subject of a `match` or the guard of a `case`. A symbolic one is a ConversionError at its line."""
     from autograph.errors import ConversionError, caller_location
     from autograph.operators.conditionals import is_symbolic
 
     if is_symbolic(value):
         filename, line = caller_location()
-        raise ConversionError(
-            "this condition is symbolic but sits inside a try/except block, which "
-            "AutoGraph leaves as Python (a graph cannot catch exceptions). Move the "
-            "if/while/for out of the `try` block, or make the condition a Python value.",
-            filename, line)
+        raise ConversionError(_PYTHON_ONLY[construct], filename, line)
     return value

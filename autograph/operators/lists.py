@@ -12,7 +12,7 @@ inside the loop record `runtime.list_append`; the call converter turns
 """
 from __future__ import annotations
 
-from autograph.errors import Diagnostic
+from autograph.errors import Diagnostic, caller_location
 
 
 def is_graph_list(x) -> bool:
@@ -34,8 +34,10 @@ def list_append(target, value):
 def list_pop(target, *index):
     """`target.pop(*index)` as (list, item)."""
     if is_graph_list(target):
-        raise Diagnostic("pop() is not supported on a list built inside a symbolic loop; "
-                         "keep a separate counter, or stack the list and slice it.")
+        file, line = caller_location()
+        raise Diagnostic(f"{file}:{line}: pop() is not supported on a list built inside a "
+                         "symbolic loop; keep a separate counter, or stack the list and "
+                         "slice it.")
     item = target.pop(*index)
     return target, item
 
@@ -60,10 +62,6 @@ def to_loop_var(value, name: str, where: str):
         raise Diagnostic(
             f"{where}: the list '{name}' is a loop variable of a symbolic loop, so it must "
             f"hold arrays of one shape and dtype ({e}).") from None
-
-
-def from_loop_var(value):
-    return value
 
 
 def stack(values, fn=None, *args, **kwargs):

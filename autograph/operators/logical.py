@@ -6,7 +6,19 @@
 On Python values these are exactly Python's operators: the first falsy (truthy)
 operand is returned and later operands are not evaluated. When an operand is
 symbolic, the rest is evaluated under `runtime.cond`, so a guard such as
-`i < n and x[i] > 0` still protects the second operand when the graph runs.
+`i < n and x[i] > 0` still protects the second operand when the graph runs, and the
+result is still an operand, as in Python:
+
+    a or b    =>   runtime.cond(truthy(a), lambda: a, lambda: b)
+    a and b   =>   runtime.cond(truthy(a), lambda: b, lambda: a)
+
+so both sides must agree in dtype and shape (`x or 5.0` with a float `x` is fine; the
+runtime's error names the mismatch otherwise). Where the value of `a` on a side is
+known - a bool `a` that is True on the `or` side, any falsy scalar `a` (False, 0, 0.0)
+on the `and` side - that side gives the Python constant, which takes the other side's
+dtype: `x > 0 and y` is `y` or 0 (Python: `y` or False), and `n and x > 0` with an int
+`n` is a bool. (A falsy float `-0.0` comes back as `0.0`.) A later operand that
+cannot be a graph value (a Python list, None, an object) counts by its truthiness.
 """
 from __future__ import annotations
 
@@ -28,8 +40,8 @@ def and_(a, *rest: Callable):
     if is_symbolic(a):
         import runtime
 
-        return runtime.cond(_as_bool(a), lambda: _tensor_bool(and_(rest[0](), *rest[1:])),
-                            lambda: False)
+        return runtime.cond(_as_bool(a), lambda: _operand(and_(rest[0](), *rest[1:])),
+                            lambda: _falsy_value(a), names=("the value of this `and`",))
     if not a:
         return a
     return and_(rest[0](), *rest[1:])
@@ -42,17 +54,28 @@ def or_(a, *rest: Callable):
     if is_symbolic(a):
         import runtime
 
-        return runtime.cond(_as_bool(a), lambda: True,
-                            lambda: _tensor_bool(or_(rest[0](), *rest[1:])))
+        return runtime.cond(_as_bool(a), lambda: True if a.dtype == np.bool_ else a,
+                            lambda: _operand(or_(rest[0](), *rest[1:])),
+                            names=("the value of this `or`",))
     if a:
         return a
     return or_(rest[0](), *rest[1:])
 
 
-def _tensor_bool(x):
-    if is_symbolic(x):
-        return _as_bool(x)
-    return bool(x)
+def _operand(v):
+    """A later operand as a branch result: Python values that cannot be graph values
+    (a list, None, an object) give their truthiness, which is known while tracing."""
+    if is_symbolic(v) or isinstance(v, (bool, int, float, complex, np.ndarray, np.generic)):
+        return v
+    return bool(v)
+
+
+def _falsy_value(a):
+    """The value of a symbolic `a` known to be falsy: a Python zero for a scalar."""
+    if a.ndim:
+        return a
+    kind = np.dtype(a.dtype).kind
+    return {"b": False, "c": 0j, "f": 0.0}.get(kind, 0)
 
 
 def not_(x):

@@ -119,7 +119,7 @@ def _symbolic_loop(test, body, state, names, loc, opts, for_loop):
                                  names=list(names) or None, shape_invariants=invariants)
     else:
         out = _for_loop(runtime, for_loop, body, init, names, maximum_iterations, invariants)
-    return pack(tuple(lists.from_loop_var(v) for v in out), names)
+    return pack(tuple(out), names)
 
 
 def _checked(body, names):
@@ -129,47 +129,59 @@ def _checked(body, names):
 
 
 _WEAK = (bool, int, float, complex)
+_TYPED = (np.ndarray, np.generic)
 
 
 def _typed_initial_values(step, init: list, offset: int = 0) -> list:
-    """Give Python-number (and UNSET) loop variables the type the body gives them.
+    """Give UNSET loop variables (a return value not set yet) the type the body gives
+    them, and then Python-number loop variables too.
 
-    The body is traced once into a scratch graph with those variables left as Python
-    values, so NumPy's promotion rules (NEP 50) decide as in the original: `s = 0.0`
-    then `s = s + x` with a float32 `x` makes a float32 loop variable; one the body
-    keeps a Python number gets NumPy's default dtype. (Python side effects of the body
-    run once more while tracing.)"""
+    Python numbers alone are left to `runtime.while_loop`, which traces the body once into
+    a scratch graph with them left as Python values, so NumPy's promotion rules (NEP 50)
+    decide as in the original (`s = 0.0` then `s = s + x` with a float32 `x` makes a
+    float32 loop variable). The runtime does not know UNSET, so a loop that returns is
+    traced here the same way instead, once - and once more with every number symbolic
+    only if that did not give the return value a type (it came out UNSET or holding a
+    Python number). Python side effects of the body run once per such trace."""
+    unset = [k for k, v in enumerate(init) if k >= offset and v is UNSET]
+    if not unset:
+        return init
     from runtime import Tensor, tracing
 
-    need = [k for k, v in enumerate(init) if k >= offset and (type(v) in _WEAK or v is UNSET)]
-    if not need:
-        return init
+    from autograph.operators.conditionals import zeros_like
+
+    numbers = [k for k, v in enumerate(init) if k >= offset and type(v) in _WEAK]
     out = _probe(step, init)
     if out is None:
         return init
-    from autograph.operators.conditionals import zeros_like
-
     init = list(init)
-    for k in need:
+    for k in numbers:
         new = out[k]
-        if init[k] is UNSET:
-            continue
-        if isinstance(new, (Tensor, np.ndarray, np.generic)) and np.ndim(new) == 0:
+        if isinstance(new, (Tensor,) + _TYPED) and np.ndim(new) == 0:
             init[k] = np.asarray(init[k], dtype=new.dtype)
         else:
             init[k] = np.asarray(init[k])
-    unset = [k for k in need if init[k] is UNSET]
-    if unset:
-        # the return value's type: trace once more with every number symbolic
+    if not all(_typed(out[k]) for k in unset):
         def placeholders_step(*vals):
             g = tracing.current_graph()
             args = [g.add_input(np.shape(v), np.asarray(v).dtype) if k >= offset and
-                    isinstance(v, (np.ndarray, np.generic)) else v for k, v in enumerate(vals)]
+                    isinstance(v, _TYPED) else v for k, v in enumerate(vals)]
             return step(*args)
         out = _probe(placeholders_step, init) or out
-        for k in unset:
-            init[k] = zeros_like(out[k])
+    for k in unset:
+        init[k] = zeros_like(out[k])
     return init
+
+
+def _typed(value) -> bool:
+    """Whether a value (or every leaf of a tuple / list / dict) has a dtype."""
+    from runtime import Tensor
+
+    if isinstance(value, (tuple, list)):
+        return all(_typed(v) for v in value)
+    if isinstance(value, dict):
+        return all(_typed(v) for v in value.values())
+    return isinstance(value, (Tensor,) + _TYPED)
 
 
 def _probe(step, init):

@@ -14,9 +14,14 @@
 - `setitem(x, i, v)`: `x[i] = v` as a value: in place for Python containers and NumPy
   arrays (same aliasing as the original), a functional `index_update` for Tensors (and
   a copy of a NumPy array inside traced control flow, where every branch runs).
+  `setitem(x, i, v, '+=')` is `x[i] += v` with `i` evaluated once: the real augmented
+  assignment on Python containers and arrays; on Tensors `x[i] + v` stored back, with
+  NumPy's check that an in-place operation on an array (`x[0:2] += 1.5` on int64) may
+  cast its result to `x`'s dtype ('same_kind'; a single element is stored as is).
 """
 from __future__ import annotations
 
+import operator
 import sys
 
 
@@ -114,19 +119,78 @@ def set_attr(obj, path: str, value) -> None:
     setattr(obj, last, value)
 
 
-def setitem(target, index, value):
-    """`target[index] = value`, returning the updated target."""
+def setitem(target, index, value, op: str | None = None):
+    """`target[index] = value` (or `target[index] op value`, e.g. op '+='), returning the
+    updated target."""
     from runtime import Tensor, index_update
 
     if isinstance(target, Tensor) or (isinstance(value, Tensor) and _is_array(target)) \
             or (_is_array(target) and _has_tensor(index)):
+        if op is not None:
+            value = _updated_item(target, index, value, op)
         return index_update(target, index, value)
     if _is_array(target) and _in_symbolic_branch():
         # both branches of a symbolic `if` are traced: writing into the array in place
         # would apply the update of each branch; update a copy, as for a Tensor
         target = target.copy()
+    if op is not None:
+        value = _AUGMENTED[op][0](target[index], value)  # exactly `target[index] op= value`
     target[index] = value
     return target
+
+
+_AUGMENTED = {  # op -> (in-place operator, binary operator, NumPy ufunc name)
+    "+=": (operator.iadd, operator.add, "add"),
+    "-=": (operator.isub, operator.sub, "subtract"),
+    "*=": (operator.imul, operator.mul, "multiply"),
+    "/=": (operator.itruediv, operator.truediv, "divide"),
+    "//=": (operator.ifloordiv, operator.floordiv, "floor_divide"),
+    "%=": (operator.imod, operator.mod, "remainder"),
+    "**=": (operator.ipow, operator.pow, "power"),
+    "@=": (operator.imatmul, operator.matmul, "matmul"),
+    "<<=": (operator.ilshift, operator.lshift, "left_shift"),
+    ">>=": (operator.irshift, operator.rshift, "right_shift"),
+    "&=": (operator.iand, operator.and_, "bitwise_and"),
+    "|=": (operator.ior, operator.or_, "bitwise_or"),
+    "^=": (operator.ixor, operator.xor, "bitwise_xor"),
+}
+
+
+def _updated_item(target, index, value, op: str):
+    """`target[index] op value` for a functional update, checked like NumPy's in-place
+    operation on the selected part (an array, unless the index selects one element)."""
+    import numpy as np
+
+    from autograph.errors import caller_location
+
+    _, binary, ufunc = _AUGMENTED[op]
+    new = binary(target[index], value)
+    if _selects_one_element(index, target.ndim):
+        return new
+    to, frm = np.dtype(target.dtype), np.dtype(getattr(new, "dtype", np.result_type(new)))
+    if not np.can_cast(frm, to, casting="same_kind"):
+        file, line = caller_location(3)
+        raise TypeError(f"Cannot cast ufunc '{ufunc}' output from {frm!r} to {to!r} with "
+                        f"casting rule 'same_kind' (at {file}:{line})")
+    return new
+
+
+def _selects_one_element(index, ndim: int) -> bool:
+    """Whether `x[index]` is a NumPy scalar (integers for every axis), not an array."""
+    import numpy as np
+
+    from runtime import Tensor
+
+    parts = index if isinstance(index, tuple) else (index,)
+    if len(parts) != ndim:
+        return False
+    for p in parts:
+        if isinstance(p, Tensor):
+            if p.ndim != 0 or not np.issubdtype(p.dtype, np.integer):
+                return False
+        elif isinstance(p, (bool, np.bool_)) or not isinstance(p, (int, np.integer)):
+            return False
+    return True
 
 
 def _in_symbolic_branch() -> bool:

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import gast
 
+from autograph.pyct.blocks import statements
+
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef,
            gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 
@@ -162,6 +164,8 @@ def _writes_fields(node, out: set) -> None:
     elif isinstance(node, (gast.Import, gast.ImportFrom)):
         for alias in node.names:
             out.add((alias.asname or alias.name).split(".")[0])
+    elif isinstance(node, _CAPTURES):
+        out.update(capture_names(node))
     if isinstance(node, gast.AST):
         for field in node._fields:
             value = getattr(node, field, None)
@@ -169,48 +173,89 @@ def _writes_fields(node, out: set) -> None:
                 _writes(value, out)
 
 
+_CAPTURES = (gast.MatchAs, gast.MatchStar, gast.MatchMapping)
+
+
+def capture_names(pattern) -> set:
+    """Names a `case` pattern node binds itself (`case [x, *rest]`, `{**kw}`, `as p`)."""
+    name = pattern.rest if isinstance(pattern, gast.MatchMapping) else \
+        getattr(pattern, "name", None)
+    return {name} if name else set()
+
+
+def pattern_names(pattern) -> set:
+    """Every name a whole `case` pattern binds."""
+    out: set = set()
+    for n in gast.walk(pattern):
+        if isinstance(n, _CAPTURES):
+            out |= capture_names(n)
+    return out
+
+
 def declared(node) -> tuple[set, set]:
     """(global names, nonlocal names) declared in a function body (not nested scopes)."""
     glob, nonloc = set(), set()
-    stack = list(node.body)
-    while stack:
-        n = stack.pop()
+    for n in statements(node.body):
         if isinstance(n, gast.Global):
             glob.update(n.names)
         elif isinstance(n, gast.Nonlocal):
             nonloc.update(n.names)
-        elif isinstance(n, _SCOPES):
-            continue
-        for field in n._fields:
-            value = getattr(n, field, None)
-            if isinstance(value, list):
-                stack.extend(v for v in value if isinstance(v, gast.stmt))
     return glob, nonloc
 
 
-def bound_names(fn_node) -> set:
+def bound_names(fn_node, walrus: bool = True) -> set:
     """Names the function binds itself: parameters and plain-name assignment targets (not
-    the bases of `x[i] = v` / `x.a = v`), defs and imports; nested scopes excluded."""
-    out = {a.id for a in gast.walk(fn_node.args) if isinstance(a, gast.Name)}
-    stack = list(fn_node.body)
-    while stack:
-        n = stack.pop()
-        if isinstance(n, gast.Name):
-            if isinstance(n.ctx, gast.Store):
-                out.add(n.id)
-            continue
-        if isinstance(n, (gast.FunctionDef, gast.ClassDef)):
+    the bases of `x[i] = v` / `x.a = v`), defs, imports, `except ... as e` and `case`
+    captures; nested scopes excluded. Assignment expressions (`:=`) are only looked for
+    with `walrus` (a walk over every expression: callers pass `':=' in source`)."""
+    out = {a.id for a in gast.walk(fn_node.args)
+           if isinstance(a, gast.Name) and isinstance(a.ctx, gast.Param)}
+    for n in statements(fn_node.body):
+        t = type(n)
+        if t in _DEFS:
             out.add(n.name)
-            continue
-        if isinstance(n, _SCOPES):
-            continue
-        if isinstance(n, (gast.Import, gast.ImportFrom)):
+        elif t is gast.Assign:
+            for target in n.targets:
+                _bound_targets(target, out)
+        elif t in _ONE_TARGET:
+            _bound_targets(n.target, out)
+        elif t in (gast.With, gast.AsyncWith):
+            for item in n.items:
+                _bound_targets(item.optional_vars, out)
+        elif t in (gast.Import, gast.ImportFrom):
             out.update((a.asname or a.name).split(".")[0] for a in n.names)
-        for field in n._fields:
-            v = getattr(n, field, None)
-            if isinstance(v, list):
-                stack.extend(x for x in v if isinstance(x, gast.AST))
-            elif isinstance(v, gast.AST):
-                stack.append(v)
+        elif t is gast.Match:
+            for c in n.cases:
+                out |= pattern_names(c.pattern)
+        for h in getattr(n, "handlers", None) or ():
+            _bound_targets(h.name, out)
+    if walrus:
+        stack = list(fn_node.body)
+        while stack:
+            n = stack.pop()
+            if isinstance(n, gast.NamedExpr):
+                _bound_targets(n.target, out)
+            if isinstance(n, _FUNCTION_SCOPES):  # not comprehensions: `:=` binds outside them
+                continue
+            for v in n.__dict__.values():
+                if isinstance(v, list):
+                    stack.extend(x for x in v if isinstance(x, gast.AST))
+                elif isinstance(v, gast.AST):
+                    stack.append(v)
     glob, nonloc = declared(fn_node)
     return out - glob - nonloc
+
+
+_DEFS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)
+_FUNCTION_SCOPES = _DEFS + (gast.Lambda,)
+_ONE_TARGET = (gast.AugAssign, gast.AnnAssign, gast.For, gast.AsyncFor)
+
+
+def _bound_targets(target, out: set) -> None:
+    if isinstance(target, gast.Name):
+        out.add(target.id)
+    elif isinstance(target, (gast.Tuple, gast.List)):
+        for e in target.elts:
+            _bound_targets(e, out)
+    elif isinstance(target, gast.Starred):
+        _bound_targets(target.value, out)

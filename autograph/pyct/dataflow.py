@@ -20,7 +20,10 @@ from __future__ import annotations
 
 import gast
 
-from autograph.pyct.activity import _SCOPES, qualified_name, reads, target_names, writes
+from autograph.pyct.activity import (
+    _SCOPES, pattern_names, qualified_name, reads, target_names, writes,
+)
+from autograph.pyct.blocks import exhaustive, statements
 
 _TERMINAL = None  # the state after a `return` / `raise`: nothing flows on
 
@@ -82,6 +85,12 @@ def _liveness(stmts: list, live: set) -> set:
                 live |= _liveness(s.orelse, set(s.ag_live_out))
         elif isinstance(s, (gast.Return, gast.Raise)):
             live = reads(s)
+        elif isinstance(s, gast.Match):
+            inner = set() if exhaustive(s) else set(live)  # no case matched: falls through
+            for c in s.cases:
+                in_case = _liveness(c.body, live) | (reads(c.guard) if c.guard else set())
+                inner |= (in_case - pattern_names(c.pattern)) | reads(c.pattern)
+            live = inner | reads(s.subject)
         elif isinstance(s, gast.With):
             live = _liveness(s.body, live) | reads(s.items)
         elif isinstance(s, gast.Try):
@@ -134,7 +143,7 @@ def _forget(must: set, node, rebound: set = frozenset()) -> set:
     written = writes(node) | set(rebound)
     roots = {n for n in written if "." not in n}
     chains = {n for n in written if "." in n}
-    deleted = {qualified_name(t) for d in _walk_stmts(node) if isinstance(d, gast.Delete)
+    deleted = {qualified_name(t) for d in statements(node) if isinstance(d, gast.Delete)
                for t in d.targets}
     deleted.discard(None)
 
@@ -142,19 +151,6 @@ def _forget(must: set, node, rebound: set = frozenset()) -> set:
         return n.split(".", 1)[0] in roots or any(n.startswith(c + ".") for c in chains) \
             or any(n == c or n.startswith(c + ".") for c in deleted)
     return {n for n in must if "." not in n or not gone(n)}
-
-
-def _walk_stmts(node):
-    stack = list(node) if isinstance(node, list) else [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        if isinstance(n, _SCOPES):
-            continue
-        for field in ("body", "orelse", "handlers", "finalbody"):
-            v = getattr(n, field, None)
-            if isinstance(v, list):
-                stack.extend(v)
 
 
 def _attrs(must: set) -> frozenset:
@@ -232,6 +228,8 @@ class _Definitions:
         if isinstance(s, (gast.Return, gast.Raise)):
             self.mark(s, maybe, must)
             return _TERMINAL
+        if isinstance(s, gast.Match):
+            return self.match(s, maybe, must)
         if isinstance(s, gast.With):
             self.mark(s.items, maybe, must)
             w = _simple(writes(s.items))
@@ -244,3 +242,21 @@ class _Definitions:
         self.mark(s, maybe, must)
         w = _simple(writes(s))
         return maybe | w, _forget(must | attrs_seen(s), s) | w
+
+    def match(self, s, maybe: set, must: set):
+        """A `match`: one path per case, plus "no case matched" unless one always does."""
+        self.mark(s.subject, maybe, must)
+        must = must | attrs_seen(s.subject)
+        paths = [] if exhaustive(s) else [(maybe, must)]
+        for c in s.cases:
+            self.mark(c.pattern, maybe, must)
+            bound = pattern_names(c.pattern)
+            c_maybe, c_must = maybe | bound, _forget(must, [], bound) | bound
+            if c.guard is not None:
+                self.mark(c.guard, c_maybe, c_must)
+            out = self.block(c.body, set(c_maybe), set(c_must))
+            if out is not _TERMINAL:
+                paths.append(out)
+        if not paths:
+            return _TERMINAL
+        return set().union(*(p[0] for p in paths)), set.intersection(*(set(p[1]) for p in paths))

@@ -6,6 +6,10 @@ user names (`break_`, `retval_`, `if_true`, `loop_body`, ...).
 """
 from __future__ import annotations
 
+import re
+
+IDENTIFIER = re.compile(r"[A-Za-z_]\w*")  # what may be a Python identifier in source text
+
 
 class Namer:
     def __init__(self, used: set):

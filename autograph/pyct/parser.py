@@ -48,9 +48,11 @@ def _no_source(fn, why: str) -> ConversionError:
 
 
 def get_source(fn: types.FunctionType) -> Source:
-    """The source of `fn` with its file and first line, cached per code object."""
+    """The source of `fn` with its file and first line, cached per code object (and file
+    name: code objects compare equal across files)."""
     code = fn.__code__
-    cached = _SOURCE_CACHE.get(code)
+    key = (code, code.co_filename)
+    cached = _SOURCE_CACHE.get(key)
     if cached is not None:
         return cached
     filename = code.co_filename
@@ -61,7 +63,7 @@ def get_source(fn: types.FunctionType) -> Source:
     except (OSError, TypeError) as e:
         raise _no_source(fn, str(e)) from None
     src = Source("".join(lines), filename, max(first, 1))
-    _SOURCE_CACHE[code] = src
+    _SOURCE_CACHE[key] = src
     return src
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 
 import numpy as np
+from numpy import stack as np_stack
 
 import autograph as ag
 
@@ -181,6 +182,30 @@ def and_guards_index(xs, i, t):
     if i < 4 and xs[i] > t:
         return xs[i]
     return -1
+
+
+@case((f64(0.0), f64(0.0)), (f64(0.0), f64(2.0)), (f64(-0.5), f64(0.0)))
+def or_gives_an_operand(x, y):
+    return x or y or 7.0
+
+
+@case((f64(0.0), f64(5.0)), (f64(2.0), f64(5.0)))
+def and_gives_an_operand(x, y):
+    return (x and y) * 2
+
+
+@case((f64(1.0), f64(3.0)), (f64(-1.0), f64(3.0)))
+def comparison_and_value(x, y):
+    return (x > 0 and y) + 1
+
+
+@case((i64(3), f64(1.0)), (i64(0), f64(1.0)), (i64(2), f64(-1.0)))
+def int_and_comparison_in_while(n, x):
+    r = 0
+    while n and x > 0:
+        n -= 1
+        r += 1
+    return r
 
 
 @case(f32(2.0), f32(-2.0))
@@ -550,6 +575,14 @@ def list_append_stack(n):
     return np.stack(out)
 
 
+@case(i64(4), i64(2))
+def list_stacked_by_an_imported_name(n):
+    out = []
+    for i in range(n):
+        out.append(i * 2)
+    return np_stack(out)   # a global name: `converted_call` stacks the graph list
+
+
 @case(V, W)
 def list_append_symbolic_array_loop(x):
     rows = []
@@ -586,6 +619,37 @@ def subscript_aug_assign(x):
     return y
 
 
+@case(V, W)
+def subscript_aug_index_evaluated_once(x):
+    y = x * 1
+    picked = []
+
+    def pick(i):
+        picked.append(i)
+        return i
+    y[pick(1)] += 10
+    y[pick(2):pick(4)] *= 2
+    return y, len(picked)
+
+
+@case(M, M2)
+def subscript_aug_ops(m):
+    y = m * 1
+    y[0] += 3
+    y[1:, 0] *= 2
+    y[:, 2] //= 2
+    y[2] -= y[0]
+    y[1, 1] += 2.5   # one element: stored back as int64 (truncated), as NumPy does
+    return y
+
+
+@case((V, f64(0.5)), (W, f64(-2.0)))
+def subscript_aug_wider_value(x, v):
+    y = x * 1
+    y[1:3] += v      # float64 into float32: allowed ('same_kind'), y stays float32
+    return y
+
+
 @case(f32(1.0), f32(-1.0))
 def tuple_unpacking(x):
     a, b = x, x * 2
@@ -616,6 +680,17 @@ def global_list_mutation(x):
     else:
         y = x - 1
     return y
+
+
+@case(V, W)
+def global_container_mutated_in_symbolic_loop(x):
+    s = x[0] * 0
+    for v in x:
+        COUNTER[0] += 1
+        if v > 0:
+            COUNTER[0] += 1
+            s = s + v
+    return s
 
 
 _G = 0
@@ -807,6 +882,67 @@ def _recursive_fact(n):
 @case((i64(5), f32(2.0)), (i64(5), f32(-1.0)), static=(0,))
 def recursion_on_python_value(n, x):
     return _recursive_fact(n) * x
+
+
+# -- match (stays Python; its cases are converted) ------------------------------------------
+@case((f32(2.0), "relu"), (f32(-2.0), "relu"), static=(1,))
+def match_case_with_symbolic_if(x, mode):
+    match mode:
+        case "relu":
+            if x > 0:
+                y = x
+            else:
+                y = x * 0
+        case _:
+            y = x
+    return y
+
+
+@case((f32(2.0), "abs"), (f32(-2.0), "abs"), static=(1,))
+def match_case_returns_on_some_paths(x, mode):
+    match mode:
+        case "abs" | "magnitude":
+            if x < 0:
+                return -x
+        case "neg":
+            return -x
+    return x * 1
+
+
+@case((f32(2.0), (3, 1)), (f32(-2.0), (3, 1)), static=(1,))
+def match_sequence_pattern_and_guard(x, spec):
+    match spec:
+        case (k, _) if k > 1:
+            while x * x < 10 * k:
+                x = x * 2 + 1
+        case (k, _):
+            x = x * k
+    return x
+
+
+@case((V, "skip"), (W, "skip"), static=(1,))
+def match_in_loop_with_continue(x, mode):
+    s = 0.0
+    for v in x:
+        match mode:
+            case "skip":
+                if v < 0:
+                    continue
+            case "stop":
+                if v < 0:
+                    break
+        s += v
+    return s
+
+
+@case((V, "first"), (W, "first"), static=(1,))
+def match_in_loop_with_return(x, mode):
+    for v in x:
+        match mode:
+            case "first":
+                if v < 0:
+                    return v
+    return 0.0
 
 
 # -- Python values: unrolled / static --------------------------------------------------------

@@ -219,13 +219,23 @@ def lambda_with_ternary(x):
     return f(x)
 
 
+def match_statement(x, mode):
+    match mode:
+        case "relu":
+            if x < 0:
+                return 0.0
+        case [k, *_] if k > 1:
+            x = x * k
+    return x
+
+
 CASES = [
     if_else, if_elif_else, if_without_else, early_return, conditional_expression,
     boolean_operators, chained_comparison, while_loop, while_break, while_else, for_range,
     for_continue, for_enumerate_tuple_target, nested_loops_early_return, assert_statement,
     list_append, subscript_assignment, calls, possibly_undefined, global_statement,
     Counter.step, Account.withdraw, global_in_returning_branch, attribute_created_in_branch,
-    loop_options, nested_function, lambda_with_ternary,
+    loop_options, nested_function, lambda_with_ternary, match_statement,
 ]
 
 
@@ -239,6 +249,24 @@ def test_to_code_golden(fn):
     with open(path) as f:
         assert code == f.read()
     compile(code, path, "exec")  # the printed code is valid Python
+
+
+def make_caller(fn):
+    def calls_closure(x):
+        return fn(x) + helper(x) + np.abs(x) + len(x)
+    return calls_closure
+
+
+def test_to_code_golden_recursive_calls():
+    """Which calls go through `converted_call` (closure and global names) and which stay
+    direct (attributes of modules, builtins), with the callees listed after."""
+    code = ag.to_code(make_caller(np.sin)) + "\n"
+    path = os.path.join(GOLDEN, "calls_recursive.txt")
+    if os.environ.get("AG_UPDATE_GOLDEN") or not os.path.exists(path):
+        with open(path, "w") as f:
+            f.write(code)
+    with open(path) as f:
+        assert code == f.read()
 
 
 def test_to_code_recursive_includes_callees():
