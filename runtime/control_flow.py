@@ -205,11 +205,17 @@ def _structure_text(tree, leaves) -> str:
     return repr(unflatten(tree, [_describe(x) for x in leaves]))
 
 
+def _is_weak(x) -> bool:
+    return isinstance(x, Tensor) and x.weak
+
+
 def _merge_dtype(label, a, b):
     if _is_python_scalar(a) and not _is_python_scalar(b):
         return check_number_fits(label, a, _aval(b)[1])
     if _is_python_scalar(b) and not _is_python_scalar(a):
         return check_number_fits(label, b, _aval(a)[1])
+    if _is_weak(a) != _is_weak(b):  # a stand-in for a Python number takes the other's dtype
+        return _aval(b if _is_weak(a) else a)[1]
     if a is None or b is None:
         raise ValueError(f"{label} is None on one side of a conditional{_at()} but "
                          f"{_describe(b if a is None else a)} on the other.")

@@ -60,8 +60,9 @@ class Graph:
         self._counter[0] += 1
         return f"{prefix}{self._counter[0]}"
 
-    def add_input(self, shape, dtype, name: str | None = None) -> Tensor:
-        t = Tensor(self, None, 0, tuple(shape), np.dtype(dtype), name or self.fresh_name("a"))
+    def add_input(self, shape, dtype, name: str | None = None, weak: bool = False) -> Tensor:
+        t = Tensor(self, None, 0, tuple(shape), np.dtype(dtype), name or self.fresh_name("a"),
+                   weak)
         self.inputs.append(t)
         return t
 

@@ -16,7 +16,7 @@ import numpy as np
 from runtime import tracing
 from runtime.control_flow import (
     WHILE_LOOP, _as_value, _at, _aval, _check_scalar_predicate, _describe, _finish_captures,
-    _is_python_scalar, _same_constant, _trace_subgraph, check_number_fits,
+    _is_python_scalar, _is_weak, _same_constant, _trace_subgraph, check_number_fits,
 )
 from runtime.errors import where
 from runtime.graph import Graph
@@ -62,7 +62,7 @@ def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_i
         if invariants[i] is not None:
             shape = _check_invariant(labels[i], shape, invariants[i])
         avals[i] = (shape, dtype)
-    weak = [i for i in carried if _is_python_scalar(leaves[i])]
+    weak = [i for i in carried if _is_python_scalar(leaves[i]) or _is_weak(leaves[i])]
     if weak:
         _discover_dtypes(body_fn, leaves, tree, carried, weak, avals, graph)
 
@@ -121,19 +121,19 @@ def _discover_dtypes(body_fn, leaves, tree, carried, weak, avals, graph):
     therefore run once more while tracing."""
     scratch = Graph("dtype_discovery", parent=graph)
     vals = list(leaves)
-    for i in carried:
-        if i not in weak:
-            vals[i] = scratch.add_input(*avals[i], scratch.fresh_name("a"))
+    for i in carried:  # Python numbers become stand-ins that keep NEP 50's weak typing
+        vals[i] = scratch.add_input(*avals[i], scratch.fresh_name("a"), weak=i in weak)
     try:
         with tracing.graph_context(scratch):
             outs, out_tree = flatten(body_fn(*unflatten(tree, vals)))
     except Exception:
         outs, out_tree = None, None  # the real trace below reports what is wrong
     for i in weak:
-        default = np.asarray(leaves[i]).dtype
+        default = avals[i][1]
         out = outs[i] if out_tree == tree else None
-        found = _aval(out)[1] if isinstance(out, (Tensor, np.ndarray, np.generic)) else default
-        avals[i] = (avals[i][0], found)
+        strong = isinstance(out, (np.ndarray, np.generic)) or (
+            isinstance(out, Tensor) and not out.weak)
+        avals[i] = (avals[i][0], _aval(out)[1] if strong else default)
 
 
 def _initial(x, dtype):

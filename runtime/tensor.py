@@ -166,15 +166,17 @@ class NumpyOperators:
 class Tensor(NumpyOperators):
     """A symbolic value: output `index` of `node` in `graph` (node None for an input)."""
 
-    __slots__ = ("graph", "node", "index", "shape", "dtype", "name")
+    __slots__ = ("graph", "node", "index", "shape", "dtype", "name", "weak")
 
-    def __init__(self, graph, node, index, shape, dtype, name):
+    def __init__(self, graph, node, index, shape, dtype, name, weak: bool = False):
         self.graph = graph
         self.node = node
         self.index = index
         self.shape = shape
         self.dtype = dtype
         self.name = name
+        # stands for a Python number (NEP 50 "weak" type); only in dtype-discovery traces
+        self.weak = weak
 
     @property
     def ndim(self) -> int:

@@ -37,9 +37,23 @@ def broadcast_shapes(*shapes) -> tuple:
     return tuple(out)
 
 
-def _operand_dtype(x):
+_PYTHON_TYPE = {"f": float, "i": int, "u": int, "c": complex}
+
+
+def _all_weak(inputs) -> bool:
+    """Every operand is a Python number or stands for one (and at least one is symbolic)."""
+    return any(isinstance(x, Tensor) for x in inputs) and all(
+        (isinstance(x, Tensor) and x.weak) or type(x) in (bool, int, float, complex)
+        for x in inputs)
+
+
+def _operand_dtype(x, all_weak: bool = False):
     if isinstance(x, Tensor):
+        if x.weak and not all_weak and x.dtype.kind in _PYTHON_TYPE:
+            return _PYTHON_TYPE[x.dtype.kind]
         return x.dtype
+    if all_weak and type(x) in (int, float, complex):
+        return np.asarray(x).dtype
     if isinstance(x, (bool, np.bool_)):
         return np.dtype(bool)
     if type(x) in (int, float, complex):
@@ -51,8 +65,10 @@ def _ufunc_abstract_eval(op: OpDef, inputs: list, attrs: dict):
     ufunc = op.kernel
     if attrs or ufunc.signature is not None:
         return eval_by_example(op, inputs, attrs)
+    weak = _all_weak(inputs)
     try:
-        dtypes = ufunc.resolve_dtypes(tuple(_operand_dtype(x) for x in inputs) + (None,) * ufunc.nout)
+        dtypes = ufunc.resolve_dtypes(tuple(_operand_dtype(x, weak) for x in inputs)
+                                      + (None,) * ufunc.nout)
     except (TypeError, np.exceptions.DTypePromotionError):
         return eval_by_example(op, inputs, attrs)  # raises NumPy's own error (no loop, ...)
     # after the dtypes, like NumPy: a dtype error wins over a broadcasting error
@@ -99,4 +115,10 @@ def dispatch_ufunc(ufunc, method, inputs, kwargs):
     kwargs = {k: v for k, v in kwargs.items() if k != "out"}
     from runtime.ops.functions import resolve_variables
 
-    return bind(ufunc_op(ufunc), *resolve_variables(inputs), **kwargs)
+    inputs = resolve_variables(inputs)
+    result = bind(ufunc_op(ufunc), *inputs, **kwargs)
+    if _all_weak(inputs):  # Python numbers in, a Python number out (dtype discovery)
+        for r in result if isinstance(result, tuple) else (result,):
+            if isinstance(r, Tensor):
+                r.weak = True
+    return result

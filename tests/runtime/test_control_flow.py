@@ -212,3 +212,17 @@ def test_ndarray_subclasses_are_traced_as_arrays_not_constants():
     assert f(a) == 15.0 and f.tracing_count == 1
     with pytest.raises(TypeError, match="matrix"):
         f(np.matrix([[1.0]]))
+
+
+def test_python_number_loop_variables_in_nested_loops_keep_weak_typing():
+    def f(n, x):
+        def body(i, s):
+            _, t = while_loop(lambda j, t: j < i, lambda j, t: (j + 1, t + x), (0, 0.0))
+            return i + 1, s + t
+        return while_loop(lambda i, s: i < n, body, (0, 0.0))
+    i, s = runtime.function(f)(np.int64(3), np.float32(1.0))
+    assert_same(s, np.float32(3.0))        # 0.0 + float32 is float32, as in Python
+    assert_same(i, np.int64(3))
+    g = runtime.function(lambda n: while_loop(lambda i, s: i < n, lambda i, s: (i + 1, s + 1.0),
+                                              (0, 0.0)))
+    assert_same(g(np.int64(3))[1], np.float64(3.0))
