@@ -68,7 +68,8 @@ def _check_scalar_predicate(pred, what: str):
 def _trace_subgraph(name: str, fn: Callable, arg_avals: list, arg_names: list, parent: Graph):
     """Trace fn on fresh placeholders; returns (graph, output leaves, output treedef)."""
     sub = Graph(name, parent=parent)
-    args = [sub.add_input(shape, dtype, sub.fresh_name("a")) for shape, dtype in arg_avals]
+    args = [sub.add_input(aval[0], aval[1], sub.fresh_name("a"), weak=aval[2:] == (True,))
+            for aval in arg_avals]
     with tracing.graph_context(sub):
         out = fn(*args)
     leaves, tree = flatten(out)
@@ -124,7 +125,7 @@ def cond(pred: Any, true_fn: Callable, false_fn: Callable, operands: Sequence = 
             return fn(*unflatten(op_tree, leaves))
         return run
 
-    avals = [_aval(op_leaves[i]) for i in sym]
+    avals = [_aval(op_leaves[i]) + (op_leaves[i].weak,) for i in sym]
     g_true, t_leaves, t_tree = _trace_subgraph("then", call(true_fn), avals, [], graph)
     g_false, f_leaves, f_tree = _trace_subgraph("else", call(false_fn), avals, [], graph)
     labels = _output_labels(names, t_leaves, t_tree)

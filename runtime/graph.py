@@ -89,7 +89,7 @@ class Graph:
         inner = self.captures.get(outer)
         if inner is not None:
             return inner
-        inner = Tensor(self, None, 0, t.shape, t.dtype, self.fresh_name("c"))
+        inner = Tensor(self, None, 0, t.shape, t.dtype, self.fresh_name("c"), t.weak)
         self.inputs.append(inner)
         self.captures[outer] = inner
         return inner
