@@ -210,8 +210,10 @@ def test_ndarray_subclasses_are_traced_as_arrays_not_constants():
     assert f(a) == 3.0
     a[:] = 5
     assert f(a) == 15.0 and f.tracing_count == 1
+    with pytest.warns(PendingDeprecationWarning):  # NumPy discourages np.matrix itself
+        m = np.matrix([[1.0]])
     with pytest.raises(TypeError, match="matrix"):
-        f(np.matrix([[1.0]]))
+        f(m)
 
 
 def test_python_number_loop_variables_in_nested_loops_keep_weak_typing():
