@@ -19,7 +19,9 @@ def _graph_mode_error(what: str, t) -> GraphModeError:
         f"Using a symbolic Tensor ({t.dtype}{_fmt_shape(t.shape)}) as {what} is not allowed: its "
         f"value is only known when the graph runs{where()}. Let AutoGraph convert the Python "
         "control flow (ag.function(..., autograph=True), the default), or write it with "
-        "runtime.cond / runtime.while_loop."
+        "runtime.cond / runtime.while_loop. If AutoGraph is already on, this code was left "
+        "as Python: functions from installed packages and ag.do_not_convert functions are "
+        "not converted (ag.to_code(fn) shows what was)."
     )
 
 
