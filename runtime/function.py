@@ -127,7 +127,7 @@ def _py(part) -> str:
     t, v = part
     if isinstance(v, IdentityKey):
         return repr(v)
-    if type(v) is tuple and t in (tuple, list, dict):
+    if type(v) is tuple and (t in (tuple, list, dict) or hasattr(t, "_fields")):
         return describe_part(part)
     return repr(v)
 

@@ -135,6 +135,12 @@ def _subclass_key(a, leaves: list):
     return (plain.dtype, plain.shape)
 
 
+def _is_sequence(t) -> bool:
+    """tuple, list or a namedtuple class: key parts with one sub-part per item."""
+    return t is tuple or t is list or (
+        isinstance(t, type) and issubclass(t, tuple) and hasattr(t, "_fields"))
+
+
 def is_array_part(part) -> bool:
     return isinstance(part[0], np.dtype)
 
@@ -145,7 +151,8 @@ def generalize(new, old):
         if new[0] != old[0] or len(new[1]) != len(old[1]):
             return None
         return (new[0], tuple(a if a == b else None for a, b in zip(new[1], old[1])))
-    if type(new[1]) is tuple and new[0] in (tuple, list, dict) and new[0] is old[0]:
+    if type(new[1]) is tuple and (_is_sequence(new[0]) or new[0] is dict) \
+            and new[0] is old[0]:
         if len(new[1]) != len(old[1]):
             return None
         items = []
@@ -169,7 +176,7 @@ def key_fits(key, pattern) -> bool:
         return key[0] == pattern[0] and shape_fits(key[1], pattern[1])
     if key[0] is not pattern[0]:
         return False
-    if key[0] in (tuple, list, dict) and type(key[1]) is tuple:
+    if (_is_sequence(key[0]) or key[0] is dict) and type(key[1]) is tuple:
         if len(key[1]) != len(pattern[1]):
             return False
         if key[0] is dict:
@@ -183,9 +190,13 @@ def describe_part(part) -> str:
     if is_array_part(part):
         return f"{part[0]}{_fmt_shape(part[1])}"
     t, v = part
-    if t in (tuple, list) and type(v) is tuple:
+    if _is_sequence(t) and type(v) is tuple:
         inner = ", ".join(describe_part(p) for p in v)
-        return f"({inner}{',' if len(v) == 1 else ''})" if t is tuple else f"[{inner}]"
+        if t is list:
+            return f"[{inner}]"
+        if t is tuple:
+            return f"({inner}{',' if len(v) == 1 else ''})"
+        return f"{t.__name__}({', '.join(f'{n}: {describe_part(p)}' for n, p in zip(t._fields, v))})"
     if t is dict and type(v) is tuple:
         return "{" + ", ".join(f"{k!r}: {describe_part(p)}" for k, p in v) + "}"
     if isinstance(v, IdentityKey):
@@ -197,7 +208,7 @@ def has_unknown_dims(part) -> bool:
     """True when an array part of the key has a None dimension."""
     if is_array_part(part):
         return None in part[1]
-    if part[0] in (tuple, list) and type(part[1]) is tuple:
+    if _is_sequence(part[0]) and type(part[1]) is tuple:
         return any(has_unknown_dims(p) for p in part[1])
     if part[0] is dict and type(part[1]) is tuple:
         return any(has_unknown_dims(p) for _, p in part[1])

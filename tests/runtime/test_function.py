@@ -239,3 +239,14 @@ def test_warnings_point_at_the_callers_line():
     with pytest.warns(UserWarning, match="np.random") as record:
         g(np.ones(2))
     assert record[0].filename == __file__
+
+
+def test_namedtuple_arguments_relax_under_reduce_retracing():
+    import collections
+
+    Pair = collections.namedtuple("Pair", "a b")
+    f = ag.function(lambda p: p.a * p.b, autograph=False, reduce_retracing=True)
+    for n in (2, 3, 4):
+        assert_same(f(Pair(np.ones(n), np.full(n, 2.0))), np.full(n, 2.0))
+    assert f.tracing_count == 2
+    assert "Pair(a: float64[?], b: float64[?])" in f.pretty_printed_concrete_signatures()

@@ -1,0 +1,150 @@
+"""The executor's buffer plan: last uses within one graph body, names to recycle, buffers to
+write into, and which values may be updated in place or spelled inline.
+
+    v1 = np_dot(x, c)
+    v2 = np_add(v1, c_2, out=v1)      # v1 dies here: its buffer takes the result
+    v1 = np_tanh(v2, out=v2)          # and its name is reused
+
+Used by `codegen.CodeGen`; the rules only read the graph.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from runtime.control_flow import COND, WHILE_LOOP
+from runtime.graph import Graph, Node
+from runtime.ops.indexing import INDEX_UPDATE
+from runtime.tensor import Tensor
+
+
+def _owns_result(node: Node) -> bool:
+    """Ops whose result is a new array that nothing else refers to."""
+    k = node.op.kernel
+    if isinstance(k, np.ufunc):
+        return k.nout == 1 and node.outputs[0].ndim > 0
+    return node.op is INDEX_UPDATE or node.op.name in (
+        "zeros_like", "ones_like", "full_like", "empty_like", "copy", "constant")
+
+
+def updated_in_place(body: Graph, n_carried: int) -> set:
+    """Loop variables whose only use in the body is as the array of an index update."""
+    users: dict[int, list] = {}
+    for node in body.nodes:
+        for x in node.inputs:
+            if isinstance(x, Tensor):
+                users.setdefault(id(x), []).append(node)
+    outputs = {id(x) for x in body.outputs if isinstance(x, Tensor)}
+    owned = set()
+    for ph in body.inputs[:n_carried]:
+        use = users.get(id(ph), [])
+        if (len(use) == 1 and use[0].op is INDEX_UPDATE and use[0].inputs[0] is ph
+                and ph.ndim > 0 and id(ph) not in outputs
+                and sum(x is ph for x in use[0].inputs) == 1):
+            owned.add(id(ph))
+    return owned
+
+
+def _is_elementwise(node: Node) -> bool:
+    k = node.op.kernel
+    return isinstance(k, np.ufunc) and k.signature is None and k.nout == 1 and not node.attrs
+
+
+def _fresh_array(node: Node) -> bool:
+    """Outputs that are new arrays owned by nobody else (not views, not aliases)."""
+    k = node.op.kernel
+    return isinstance(k, np.ufunc) and k.nout == 1 and not node.attrs
+
+
+class BufferPlan:
+    """Last uses within one graph body: names to recycle and buffers to write into.
+
+    A value produced in this body dies at its last use here; its variable name is then
+    reused for a later output (so the array is freed as early as in eager NumPy), and
+    an elementwise op whose input dies at that op writes its result into that input's
+    buffer with `out=` when shape and dtype match and nothing else can see the buffer.
+    """
+
+    def __init__(self, nodes: list[Node], outputs: list, owned: set = frozenset()):
+        self.owned = owned
+        self.last_use: dict[int, int] = {}
+        self.uses: dict[int, int] = {}
+        self.only_ufunc_users: dict[int, bool] = {}
+        self.produced: dict[int, Node] = {}
+        for k, node in enumerate(nodes):
+            for o in node.outputs:
+                self.produced[id(o)] = node
+            for x in node.inputs:
+                if isinstance(x, Tensor):
+                    self.last_use[id(x)] = k
+                    self.uses[id(x)] = self.uses.get(id(x), 0) + 1
+                    ok = self.only_ufunc_users.get(id(x), True)
+                    self.only_ufunc_users[id(x)] = ok and isinstance(node.op.kernel, np.ufunc)
+        for x in outputs:
+            if isinstance(x, Tensor):
+                self.last_use[id(x)] = len(nodes)
+                self.uses[id(x)] = self.uses.get(id(x), 0) + 1
+        self.free: list[str] = []
+        self.nodes = nodes
+        self.is_subgraph = False
+
+    def can_inline(self, node: Node, k: int) -> bool:
+        """A pure, single-output node used exactly once, by the next node (or the
+        body's result when it is the last node)."""
+        if len(node.outputs) != 1 or node.op.stateful or node.op.effect or node.subgraphs():
+            return False
+        if not isinstance(node.op.kernel, np.ufunc):
+            return False  # ops that may raise keep a line of their own (error notes name it)
+        out = node.outputs[0]
+        if self.uses.get(id(out)) != 1 or self.last_use.get(id(out)) != k + 1:
+            return False
+        if k + 1 < len(self.nodes):
+            nxt = self.nodes[k + 1]
+            if self.reusable_input(nxt, k + 1) is out or (
+                    self.updatable_in_place(nxt, k + 1) and nxt.inputs[0] is out):
+                return False  # the next op writes into this buffer: it needs a name
+            if nxt.op is COND:   # only as the predicate: a captured value would be
+                return nxt.inputs[0] is out  # re-evaluated at each use in the branch
+            if nxt.op is WHILE_LOOP:  # only as an initial value, bound once before the loop
+                return any(x is out for x in nxt.inputs[:len(nxt.outputs)])
+            return True
+        return len(self.nodes) > 0 and self.is_subgraph
+
+    def reusable_input(self, node: Node, k: int):
+        if not _is_elementwise(node) or len(node.outputs) != 1:
+            return None
+        out = node.outputs[0]
+        if out.ndim == 0 or None in out.shape:
+            return None
+        for x in node.inputs:
+            if (isinstance(x, Tensor) and self.last_use.get(id(x)) == k
+                    and id(x) in self.produced and _fresh_array(self.produced[id(x)])
+                    and self.only_ufunc_users.get(id(x)) and x.shape == out.shape
+                    and x.dtype == out.dtype):
+                return x
+        return None
+
+    def updatable_in_place(self, node: Node, k: int) -> bool:
+        """An index update whose array is used only here and owned by this body: a fresh
+        result of an earlier op here, or a loop variable copied on loop entry."""
+        if node.op is not INDEX_UPDATE:
+            return False
+        x = node.inputs[0]
+        if not isinstance(x, Tensor) or x.ndim == 0 or self.uses.get(id(x)) != 1:
+            return False
+        if id(x) in self.owned:
+            return True
+        producer = self.produced.get(id(x))
+        return producer is not None and _owns_result(producer)
+
+    def take_name(self) -> str | None:
+        """A variable name freed by a dead value, if any."""
+        return self.free.pop() if self.free else None
+
+    def release(self, node: Node, k: int, names: dict, keep=None) -> None:
+        for x in node.inputs:
+            if x is keep:
+                continue
+            if isinstance(x, Tensor) and id(x) in self.produced and self.last_use.get(id(x)) == k:
+                name = names[x]
+                if name.isidentifier() and name not in self.free:
+                    self.free.append(name)
