@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import collections
 import inspect
+import sys
 import threading
 import warnings
 
@@ -307,7 +308,7 @@ class Function:
         graph = Graph(self.__name__)
         placeholders = iter(_placeholders(graph, self._params, key))
         traced_args = [_substitute(a, k, placeholders) for a, k in zip(args, key)]
-        rng_state = np.random.get_state()
+        rng_state = _random_state()
         with tracing.graph_context(graph):
             out = self._call_canonical(fn, traced_args)
             out_leaves, out_tree = flatten(out)
@@ -460,9 +461,20 @@ def _check_against_spec(fname, name, spec, a):
     raise TypeError(f"{fname}(): input_signature entries must be ag.TensorSpec, got {spec!r}")
 
 
+def _random_state():
+    """NumPy's global random state, or None when numpy.random was never imported (it is
+    imported lazily, and importing it costs more than a whole small trace)."""
+    random = sys.modules.get("numpy.random")
+    return None if random is None else random.get_state()
+
+
 def _warn_if_random_used(state_before, name: str) -> None:
-    after = np.random.get_state()
-    if after[2] != state_before[2] or not np.array_equal(after[1], state_before[1]):
+    if state_before is None:
+        used = "numpy.random" in sys.modules  # first imported while tracing: it was used
+    else:
+        after = np.random.get_state()
+        used = after[2] != state_before[2] or not np.array_equal(after[1], state_before[1])
+    if used:
         warnings.warn(
             f"np.random was called while tracing {name}: the random numbers were drawn once and "
             "frozen into the graph as constants, so every call reuses them. Draw random values "
