@@ -90,6 +90,9 @@ def _stack_eval(op, inputs, attrs):
 LIST_NEW = OpDef("list_new", _new_kernel, lambda op, i, a: [((), LIST_DTYPE)], stateful=True)
 LIST_APPEND = OpDef("list_append", _append_kernel, _append_eval, num_outputs=2, stateful=True,
                     effect=True)
+# Saves a loop's state for its gradient (like list_append; a gradient replay skips it).
+SAVE_STATE = OpDef("save_state", _append_kernel, _append_eval, num_outputs=2, stateful=True,
+                   effect=True)
 LIST_STACK = OpDef("list_stack", _stack_kernel, _stack_eval, stateful=True)
 LIST_COPY = OpDef("list_copy", _copy_kernel, lambda op, i, a: [((), LIST_DTYPE)], stateful=True)
 LIST_GET = OpDef("list_get", _get_kernel, _get_eval, stateful=True)
@@ -118,6 +121,11 @@ def list_append(xs: Any, x: Any) -> Any:
         xs.append(x)
         return xs
     return bind(LIST_APPEND, xs, x)[0]
+
+
+def save_state(xs: Any, x: Any) -> Any:
+    """Append `x` to the state list `xs` of a loop traced under a gradient tape."""
+    return bind(SAVE_STATE, xs, x)[0]
 
 
 def list_stack(xs: Any) -> Any:
@@ -203,7 +211,7 @@ def element_aval(xs):
         node = t.node
         if node is None:
             todo.extend(_sources_of_placeholder(t))
-        elif node.op is LIST_APPEND:
+        elif node.op is LIST_APPEND or node.op is SAVE_STATE:
             x = node.inputs[1]
             return (x.shape, x.dtype) if isinstance(x, Tensor) else (np.shape(x), np.asarray(x).dtype)
         elif node.op is LIST_COPY:

@@ -47,15 +47,22 @@ def while_loop(cond_fn: Callable, body_fn: Callable, loop_vars: Sequence, maximu
         iterations += 1
 
 
-def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_invariants):
+def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_invariants,
+                 save_states: bool | None = None):
+    if save_states is None:
+        save_states = tracing.tapes_recording() > 0
+    if save_states:
+        saved = _saving_while(cond_fn, body_fn, loop_vars, maximum_iterations, names,
+                              shape_invariants)
+        if saved is not None:
+            return saved
     graph = tracing.current_graph()
     leaves, tree = flatten(loop_vars)
     labels = list(names) if names is not None and len(names) == len(leaves) else \
         path_names(loop_vars, "loop_vars")
     invariants = _leaf_invariants(shape_invariants, loop_vars, len(leaves))
     # Which leaves are carried by the loop: symbolic values, arrays and numbers.
-    carried = [i for i, x in enumerate(leaves) if isinstance(x, (Tensor, np.ndarray, np.generic))
-               or _is_python_scalar(x)]
+    carried = [i for i, x in enumerate(leaves) if _is_carried(x)]
     avals = {}
     for i in carried:
         shape, dtype = _aval(leaves[i])
@@ -112,6 +119,41 @@ def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_i
     for i, value in zip(carried, outs):
         final[i] = value
     return unflatten(tree, final)
+
+
+def _is_carried(x) -> bool:
+    return isinstance(x, (Tensor, np.ndarray, np.generic)) or _is_python_scalar(x)
+
+
+def _saving_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_invariants):
+    """Under a gradient tape: the loop also saves each iteration's state on graph lists
+    (marked `saved` on the node), so the gradient runs it backwards without running the
+    loop forward a second time. Loops carrying graph lists keep the re-running rule."""
+    from runtime.lists import is_list, list_new, save_state
+
+    leaves, _ = flatten(loop_vars)
+    carried = [i for i, x in enumerate(leaves) if _is_carried(x)]
+    if any(is_list(leaves[i]) for i in carried):
+        return None
+    k = len(loop_vars)
+    stacks = tuple(list_new() for _ in carried)
+
+    def cond2(*state):
+        return cond_fn(*state[:k])
+
+    def body2(*state):
+        current = flatten(tuple(state[:k]))[0]
+        saved = tuple(save_state(xs, current[i]) for xs, i in zip(state[k:], carried))
+        return tuple(body_fn(*state[:k])) + saved
+
+    labels = None if names is None else list(names) + [f"saved_state{j}" for j in carried]
+    invariants = None if shape_invariants is None else \
+        list(shape_invariants) + [None] * len(stacks)
+    out = _graph_while(cond2, body2, tuple(loop_vars) + stacks, maximum_iterations, labels,
+                       invariants, save_states=False)
+    node = tracing.current_graph().nodes[-1]
+    node.attrs["saved"] = len(stacks)
+    return tuple(out[:k])
 
 
 def _discover_dtypes(body_fn, leaves, tree, carried, weak, avals, graph):

@@ -17,7 +17,7 @@ from runtime.autodiff.backprop import backprop
 from runtime.autodiff.shapes import is_differentiable
 from runtime.control_flow import COND, WHILE_LOOP, cond
 from runtime.lists import (
-    LIST_APPEND, is_list, list_append, list_copy, list_get, list_len, list_new, list_zeros,
+    LIST_APPEND, SAVE_STATE, is_list, list_append, list_copy, list_get, list_len, list_new, list_zeros,
 )
 from runtime.loops import while_loop
 from runtime.ops.registry import add_node, bind
@@ -64,6 +64,9 @@ def replay(graph, args):
         if node.op.effect and not node.outputs:
             continue  # side effects belong to the forward pass only
         ins = [val(x) for x in node.inputs]
+        if node.op is SAVE_STATE:  # the forward pass saved the state already
+            env[id(node.outputs[0])] = ins[0]
+            continue
         if node.op is LIST_APPEND:
             # lists are appended in place: the replay appends to a copy, so the forward
             # pass's lists keep exactly what the forward pass put in them
@@ -148,24 +151,29 @@ def cond_vjp(rec, cts):
 
 def while_vjp(rec, cts):
     node = rec.node
-    n = len(node.outputs)
+    n_saved = node.attrs.get("saved", 0)   # state lists the forward loop filled itself
+    n = len(node.outputs) - n_saved
     has_max = node.attrs["has_max"]
     n_pass = len(node.inputs) - (1 if has_max else 0)
-    init, caps = list(node.inputs[:n]), list(node.inputs[n:n_pass])
+    init, caps = list(node.inputs[:n]), list(node.inputs[n + n_saved:n_pass])
     limit = node.inputs[-1] if has_max else None
     g_cond, g_body = node.attrs["cond"], node.attrs["body"]
 
-    # 1. forward again, saving every iteration's loop variables
-    def fwd_cond(*state):
-        return replay(g_cond, list(state[:n]) + caps)[0]
+    if n_saved:
+        saved = tuple(node.outputs[n:])
+    else:
+        # 1. forward again, saving every iteration's loop variables
+        def fwd_cond(*state):
+            return replay(g_cond, list(state[:n]) + caps)[0]
 
-    def fwd_body(*state):
-        saved = [list_append(xs, v) for xs, v in zip(state[n:], state[:n])]
-        return tuple(replay(g_body, list(state[:n]) + caps)) + tuple(saved)
+        def fwd_body(*state):
+            kept = [list_append(xs, v) for xs, v in zip(state[n:], state[:n])]
+            return tuple(replay(g_body, list(state[:n]) + caps)) + tuple(kept)
 
-    stacks = tuple(list_new() for _ in range(n))
-    final = while_loop(fwd_cond, fwd_body, tuple(init) + stacks, maximum_iterations=limit)
-    saved = final[n:]
+        stacks = tuple(list_new() for _ in range(n))
+        final = while_loop(fwd_cond, fwd_body, tuple(init) + stacks, maximum_iterations=limit)
+        saved = final[n:]
+    body_lists = list(saved) if n_saved else []
 
     # 2. backwards through the saved iterations
     var_diff = [i for i in range(n) if is_differentiable(node.outputs[i])]
@@ -180,9 +188,10 @@ def while_vjp(rec, cts):
             g_vars[i] = g
         g_caps = rest[len(var_diff):]
         state = [list_get(xs, k) for xs in saved]
-        grads = subgraph_vjp(g_body, state + caps, g_vars)
+        grads = subgraph_vjp(g_body, state + body_lists + caps, g_vars + [None] * n_saved)
         new_vars = tuple(_like(grads[i], node.outputs[i]) for i in var_diff)
-        new_caps = tuple(acc + _like(grads[n + j], caps[j]) for acc, j in zip(g_caps, cap_diff))
+        new_caps = tuple(acc + _like(grads[n + n_saved + j], caps[j])
+                         for acc, j in zip(g_caps, cap_diff))
         return (k - 1,) + new_vars + new_caps
 
     count = list_len(saved[0]) if n else np.int64(0)
@@ -193,7 +202,7 @@ def while_vjp(rec, cts):
     for pos, i in enumerate(var_diff):
         out[i] = result[1 + pos]
     for pos, j in enumerate(cap_diff):
-        out[n + j] = result[1 + len(var_diff) + pos]
+        out[n + n_saved + j] = result[1 + len(var_diff) + pos]
     return out
 
 

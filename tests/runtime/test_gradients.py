@@ -138,3 +138,20 @@ def test_an_open_tape_does_not_see_other_threads():
     t.join()
     assert seen == {"read": np.ndarray, "sin": np.ndarray}
     np.testing.assert_array_equal(tape.gradient(y, v), np.full(2, 2.0))
+
+
+def test_loop_under_a_tape_saves_its_states_instead_of_running_twice():
+    @ag.function(autograph=False)
+    def step(x, n):
+        with ag.GradientTape() as tape:
+            tape.watch(x)
+            _, y = while_loop(lambda i, y: i < n, lambda i, y: (i + 1, np.sin(y) * x),
+                              (np.int64(0), x))
+        return tape.gradient(y, x)
+
+    x = np.array([0.3, 1.2])
+    f = PROGRAMS["while"][0]
+    np.testing.assert_allclose(step(x, np.int64(3)), numeric_grad(f, x), rtol=1e-5)
+    code = step.get_concrete_function(x, np.int64(3)).python_code
+    assert code.count("while ") == 2          # forward (saving states) + backward
+    assert "save_state" in code
