@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import gast
 
+from autograph.converters.logical_expressions import as_test
 from autograph.pyct import templates, transformer
 
 
 def _if_exp(node, walk):
     return templates.replace_expr("ag__.if_exp(test, lambda: body, lambda: orelse)",
-                                  origin=node, test=node.test, body=node.body,
+                                  origin=node, test=as_test(node.test), body=node.body,
                                   orelse=node.orelse)
 
 

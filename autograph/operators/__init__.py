@@ -7,7 +7,7 @@ from autograph.operators.call import autograph_artifact, converted_call
 from autograph.operators.conditionals import if_exp, if_stmt
 from autograph.operators.exceptions import assert_stmt, python_only
 from autograph.operators.lists import list_append, list_pop, stack
-from autograph.operators.logical import and_, not_, or_
+from autograph.operators.logical import and_, compare_chain, not_, or_, truth
 from autograph.operators.loops import for_stmt, while_stmt
 from autograph.operators.py_builtins import (
     abs_, enumerate_, float_, int_, len_, max_, min_, range_, sum_, zip_,
@@ -16,7 +16,7 @@ from autograph.operators.variables import UNSET, Undefined, ld, ld_attr, set_att
 
 __all__ = [
     "autograph_artifact", "converted_call", "if_exp", "if_stmt", "assert_stmt", "python_only", "list_append",
-    "list_pop", "stack", "and_", "not_", "or_", "for_stmt", "while_stmt", "abs_",
+    "list_pop", "stack", "and_", "compare_chain", "not_", "or_", "truth", "for_stmt", "while_stmt", "abs_",
     "enumerate_", "float_", "int_", "len_", "max_", "min_", "range_", "sum_", "zip_",
     "UNSET", "Undefined", "ld", "ld_attr", "set_attr", "setitem",
 ]

@@ -17,11 +17,19 @@ runtime's error names the mismatch otherwise). Where the value of `a` on a side 
 known - a bool `a` that is True on the `or` side, any falsy scalar `a` (False, 0, 0.0)
 on the `and` side - that side gives the Python constant, which takes the other side's
 dtype: `x > 0 and y` is `y` or 0 (Python: `y` or False), and `n and x > 0` with an int
-`n` is a bool. (A falsy float `-0.0` comes back as `0.0`.) A later operand that
-cannot be a graph value (a Python list, None, an object) counts by its truthiness.
+`n` is a bool. (A falsy float `-0.0` comes back as `0.0`.) When the other side is a Python
+number too, of another type (`x > 0 or b` with `b = 0`: True or 0), both take NumPy's
+promotion of the two (int64 there). A later operand that cannot be a graph value (a
+Python list, None, an object) counts by its truthiness.
+
+    lo < f(x) <= hi   =>   ag__.compare_chain(lo, '<', lambda: f(x), '<=', lambda: hi)
+
+is a chained comparison whose middle operands are not plain names: each is evaluated
+once, and a later comparison only while the earlier ones hold (an `and_`).
 """
 from __future__ import annotations
 
+import operator
 from typing import Callable
 
 import numpy as np
@@ -40,8 +48,9 @@ def and_(a, *rest: Callable):
     if is_symbolic(a):
         import runtime
 
-        return runtime.cond(_as_bool(a), lambda: _operand(and_(rest[0](), *rest[1:])),
-                            lambda: _falsy_value(a), names=("the value of this `and`",))
+        falsy = _falsy_value(a)
+        return runtime.cond(_as_bool(a), lambda: _operand(and_(rest[0](), *rest[1:]), falsy),
+                            lambda: falsy, names=("the value of this `and`",))
     if not a:
         return a
     return and_(rest[0](), *rest[1:])
@@ -54,18 +63,26 @@ def or_(a, *rest: Callable):
     if is_symbolic(a):
         import runtime
 
-        return runtime.cond(_as_bool(a), lambda: True if a.dtype == np.bool_ else a,
-                            lambda: _operand(or_(rest[0](), *rest[1:])),
+        truthy = True if a.dtype == np.bool_ else a
+        return runtime.cond(_as_bool(a), lambda: truthy,
+                            lambda: _operand(or_(rest[0](), *rest[1:]), truthy),
                             names=("the value of this `or`",))
     if a:
         return a
     return or_(rest[0](), *rest[1:])
 
 
-def _operand(v):
+_NUMBERS = (bool, int, float, complex)
+
+
+def _operand(v, known=None):
     """A later operand as a branch result: Python values that cannot be graph values
-    (a list, None, an object) give their truthiness, which is known while tracing."""
-    if is_symbolic(v) or isinstance(v, (bool, int, float, complex, np.ndarray, np.generic)):
+    (a list, None, an object) give their truthiness, which is known while tracing.
+    `known` is what the other side gives: when both are Python numbers of different
+    types, `v` becomes a NumPy scalar of their promoted dtype, which `known` then takes."""
+    if type(v) in _NUMBERS and type(known) in _NUMBERS and type(v) is not type(known):
+        return np.asarray(v, dtype=np.result_type(v, known))[()]
+    if is_symbolic(v) or isinstance(v, _NUMBERS + (np.ndarray, np.generic)):
         return v
     return bool(v)
 
@@ -76,6 +93,30 @@ def _falsy_value(a):
         return a
     kind = np.dtype(a.dtype).kind
     return {"b": False, "c": 0j, "f": 0.0}.get(kind, 0)
+
+
+_COMPARE = {
+    "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+    "==": operator.eq, "!=": operator.ne, "is": operator.is_, "is not": operator.is_not,
+    "in": lambda a, b: a in b, "not in": lambda a, b: a not in b,
+}
+
+
+def compare_chain(left, *parts):
+    """`left op1 c1 op2 c2 ...` with `parts` = (op1, thunk1, op2, thunk2, ...)."""
+    op, right = parts[0], parts[1]()
+    result = _COMPARE[op](left, right)
+    if len(parts) == 2:
+        return result
+    return and_(result, lambda: compare_chain(right, *parts[2:]))
+
+
+def truth(x):
+    """`x` where only its truth matters (an operand of `and` / `or` in an `if` / `while`
+    test): a symbolic value as a bool; a Python value unchanged."""
+    if is_symbolic(x) and x.dtype != np.bool_:
+        return _as_bool(x)
+    return x
 
 
 def not_(x):

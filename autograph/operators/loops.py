@@ -151,9 +151,7 @@ def _typed_initial_values(step, init: list, offset: int = 0) -> list:
     from autograph.operators.conditionals import zeros_like
 
     numbers = [k for k, v in enumerate(init) if k >= offset and type(v) in _WEAK]
-    out = _probe(step, init)
-    if out is None:
-        return init
+    out = _probe(step, init, reraise=True)
     init = list(init)
     for k in numbers:
         new = out[k]
@@ -184,13 +182,18 @@ def _typed(value) -> bool:
     return isinstance(value, (Tensor,) + _TYPED)
 
 
-def _probe(step, init):
+def _probe(step, init, reraise=False):
+    """The body's outputs, traced into a scratch graph. An error is the user's error
+    (with the user's line), raised again where the loop could not be traced without the
+    probe (a return value still UNSET); else the real trace reports it."""
     from runtime import Graph, tracing
 
     try:
         with tracing.graph_context(Graph("probe", parent=tracing.current_graph())):
             return step(*init)
-    except Exception:  # the real trace reports the problem, with the user's line
+    except Exception:
+        if reraise:
+            raise
         return None
 
 

@@ -1387,3 +1387,48 @@ def attribute_update_in_returning_branch_inside_with(amount):
         acc.balance += amount
     acc.balance *= 2
     return 1.0, acc.balance
+
+
+# -- found by the fuzzer (tests/autograph/fuzz.py), minimized --------------------------------
+@case((f64(1.0), V.astype(np.float64)), (f64(-1.0), W.astype(np.float64)))
+def chained_comparison_with_subscript(x, xs):
+    # the middle operand is not a name: evaluated once, the comparisons still short-circuit
+    r = 0
+    if -2 < xs[1] <= 2:
+        r += 1
+    return r, 0 < x + 1 < xs[0] < 10
+
+
+@case(f64(1.5), f64(-1.0), f64(0.5))
+def and_or_of_python_numbers_of_two_types(x):
+    b = 0
+    r = 0
+    if x > 0 or b:       # True or 0
+        r += 10
+    if x > 0 and 2.5:    # 2.5 or False
+        r += 100
+    return r, (x > 0 or b), (x > 1 and 5)
+
+
+@case((i64(0), f64(1.0)), (i64(2), f64(-1.0)), (i64(0), f64(-1.0)), (i64(3), f64(0.0)))
+def int_operand_of_or_in_a_test(n, x):
+    # only the truth of `n or ...` matters in a test: int and bool operands may mix
+    r = 0
+    if n or n <= n * 2:
+        r += 1
+    w = 0
+    while w < 3 and (n or x > 0):
+        w += 1
+        if not (n and x):
+            break
+    return r + w, (1 if n or x > 0 else 2)
+
+
+@case((i64(2), f64(1.5)), (i64(2), f64(-1.5)), (i64(0), f64(1.5)))
+def return_in_loop_under_and_with_int(k, x):
+    w = 0
+    while w < k:
+        w += 1
+        if x > 0 and w:
+            return 0.5, x
+    return 1.0, x
