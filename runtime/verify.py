@@ -14,7 +14,7 @@ from runtime.tensor import Tensor
 
 
 class VerificationError(AssertionError):
-    pass
+    """A graph broke an IR invariant (a bug in a pass or in tracing, never in user code)."""
 
 
 def verify(graph: Graph) -> None:

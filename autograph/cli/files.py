@@ -50,7 +50,7 @@ def atomic_write(path: str, text: str, encoding: str = "utf-8") -> None:
         try:
             os.unlink(tmp)
         except OSError:
-            pass
+            pass  # best-effort cleanup: the original error is what the user needs
         raise
 
 

@@ -314,7 +314,7 @@ def _indent(text: str, indent: str) -> str:
             if tok.start[0] != tok.end[0]:
                 inside.update(range(tok.start[0] + 1, tok.end[0] + 1))
     except (tokenize.TokenError, SyntaxError):
-        pass
+        pass  # generated code always tokenizes; if not, indent every line (no strings to keep)
     lines = source_lines(text)
     return "".join(line if i + 1 in inside or not line.strip() else indent + line
                    for i, line in enumerate(lines))

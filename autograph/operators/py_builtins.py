@@ -24,10 +24,10 @@ class SymbolicIterable:
     """Something a symbolic `for` loop walks by index: `length()` items, `get(i)`."""
 
     def length(self):
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must define length()")
 
     def get(self, i):
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must define get(i)")
 
     def __iter__(self):
         from runtime import GraphModeError

@@ -156,20 +156,18 @@ def _arctan2(rec, cts):
     return [sum_to(g * x / d, y), sum_to(-g * y / d, x)]
 
 
-@ufunc_rule(np.logaddexp)
-def _logaddexp(rec, cts):
-    g = cts[0]
-    a, b = rec.inputs
-    out = rec.outputs[0]
-    return [sum_to(g * np.exp(a - out), a), sum_to(g * np.exp(b - out), b)]
+def _log_add_exp_rule(exp):
+    """log(exp(a) + exp(b)) in base e or 2: each input's share is exp(input - out)."""
+    def rule(rec, cts):
+        g = cts[0]
+        a, b = rec.inputs
+        out = rec.outputs[0]
+        return [sum_to(g * exp(a - out), a), sum_to(g * exp(b - out), b)]
+    return rule
 
 
-@ufunc_rule(np.logaddexp2)
-def _logaddexp2(rec, cts):
-    g = cts[0]
-    a, b = rec.inputs
-    out = rec.outputs[0]
-    return [sum_to(g * np.exp2(a - out), a), sum_to(g * np.exp2(b - out), b)]
+UFUNC_RULES[np.logaddexp] = _log_add_exp_rule(np.exp)
+UFUNC_RULES[np.logaddexp2] = _log_add_exp_rule(np.exp2)
 
 
 @ufunc_rule(np.hypot)
