@@ -54,6 +54,7 @@ class Graph:
         # outer Tensor -> placeholder in this graph, in capture order
         self.captures: dict[Tensor, Tensor] = {}
         self._counter = parent._counter if parent is not None else [0]
+        self.snapshots: dict[int, tuple] = {}  # id(captured array) -> (array, read-only copy)
 
     # -- building ---------------------------------------------------------------
     def fresh_name(self, prefix: str = "v") -> str:

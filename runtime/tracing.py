@@ -30,6 +30,8 @@ def graph_context(graph) -> Iterator:
         yield graph
     finally:
         _state.graph = previous
+        if graph.parent is None:
+            graph.snapshots.clear()  # the trace is over: let go of the captured originals
 
 
 def tapes_recording() -> int:

@@ -90,9 +90,27 @@ def _frozen(v):
     return v
 
 
+def _snapshot(graph, array: np.ndarray) -> np.ndarray:
+    """Arrays a trace reads from closures or attributes are constants of the trace, taken
+    by value (as jax.jit and tf.function do): mutating one later must not change what a
+    traced graph computes, and the optimizer is free to fold or reshape them. One
+    read-only copy per array and trace."""
+    if not array.flags.writeable and array.base is None:
+        return array  # nobody can write into it
+    while graph.parent is not None:
+        graph = graph.parent
+    kept = graph.snapshots.get(id(array))
+    if kept is None:
+        copy = array.copy()
+        copy.flags.writeable = False
+        kept = graph.snapshots[id(array)] = (array, copy)  # the original keeps its id unique
+    return kept[1]
+
+
 def add_node(graph, op: OpDef, inputs: list, attrs: dict, avals: AVals | None = None):
     inputs = [graph.capture(x) if isinstance(x, Tensor) else
-              (np.array(x) if type(x) is list and not op.effect else x) for x in inputs]
+              np.array(x) if type(x) is list and not op.effect else
+              _snapshot(graph, x) if type(x) is np.ndarray else x for x in inputs]
     attrs = {k: _frozen(v) for k, v in attrs.items()}
     if avals is None:
         avals = (op.abstract_eval or eval_by_example)(op, inputs, attrs)

@@ -101,3 +101,39 @@ def test_index_update_of_a_fresh_result_is_in_place_and_of_an_input_is_not():
     np.testing.assert_array_equal(y, [-1.0, 1.5, 3.0])
     np.testing.assert_array_equal(z, [0.0, 7.0, 2.0])
     np.testing.assert_array_equal(x, np.arange(3.0))
+
+
+class Scaled:
+    def __init__(self):
+        self.w = np.arange(3.0)
+        self.b = np.ones(3)
+
+    def __call__(self, x):
+        return x * self.w + self.b
+
+
+@pytest.mark.parametrize("optimize", [True, False])
+def test_captured_arrays_are_taken_by_value_at_trace_time(optimize):
+    model = Scaled()
+    f = ag.function(model.__call__, optimize=optimize)
+    x = np.full(3, 2.0)
+    before = f(x)
+    np.testing.assert_array_equal(before, x * np.arange(3.0) + 1)
+    model.w[:] = 100.0  # in place: the traced graph keeps the values it was traced with
+    model.b += 1
+    np.testing.assert_array_equal(f(x), before)
+    np.testing.assert_array_equal(f(np.full(3, 2.0, np.float32)), x * 100 + 2)  # a new trace
+
+
+def test_a_captured_array_is_copied_once_per_trace_and_not_kept_after_it():
+    import runtime.tracing as tracing
+    from runtime.graph import Graph
+
+    w = np.arange(4.0)
+    g = Graph("g")
+    with tracing.graph_context(g):
+        x = g.add_input((4,), np.float64, "x")
+        a, b = np.add(x, w), np.multiply(x, w)
+        assert a.node.inputs[1] is b.node.inputs[1] is not w
+        assert not a.node.inputs[1].flags.writeable
+    assert g.snapshots == {}
