@@ -14,6 +14,17 @@ import numpy as np
 from runtime.errors import GraphModeError, where
 
 
+def _check_tracing(t) -> None:
+    from runtime import tracing
+
+    if not tracing.in_graph_mode():
+        raise ValueError(
+            f"{t!r} is a symbolic value of a trace that has finished: it cannot be computed "
+            "with outside that trace (it leaked out through a Python side effect such as a "
+            "global list, or was read from a graph's nodes). Return values from the function "
+            "instead of storing symbolic Tensors outside it.")
+
+
 def _graph_mode_error(what: str, t) -> GraphModeError:
     return GraphModeError(
         f"Using a symbolic Tensor ({t.dtype}{_fmt_shape(t.shape)}) as {what} is not allowed: its "
@@ -202,11 +213,13 @@ class Tensor(NumpyOperators):
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         from runtime.ops.ufuncs import dispatch_ufunc
 
+        _check_tracing(self)
         return dispatch_ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
         from runtime.ops.functions import dispatch_function
 
+        _check_tracing(self)
         return dispatch_function(func, args, kwargs)
 
     def __array__(self, dtype=None, copy=None):
