@@ -2,8 +2,11 @@
 write into, and which values may be updated in place or spelled inline.
 
     v1 = np_dot(x, c)
-    v2 = np_add(v1, c_2, out=v1)      # v1 dies here: its buffer takes the result
-    v1 = np_tanh(v2, out=v2)          # and its name is reused
+    np_add(v1, c_2, out=v1)           # v1 dies here: its buffer (and name) take the result
+    np_tanh(v1, out=v1)
+    v2 = np_dot(v1, c_3)              # v1 dies here: its buffer becomes spare
+    np_add(v2, c_4, out=v2)
+    v1 = np_dot(v2, c_5, out=v1)      # a spare buffer of the right shape takes the result
 
 Used by `codegen.CodeGen`; the rules only read the graph.
 """
@@ -55,6 +58,13 @@ def _fresh_array(node: Node) -> bool:
     return isinstance(k, np.ufunc) and k.nout == 1 and not node.attrs
 
 
+def is_float_2d_matmul(node: Node) -> bool:
+    """A matmul the executor lowers to `np.dot` (bitwise the same, less dispatch)."""
+    return node.op.kernel is np.matmul and all(
+        isinstance(x, (Tensor, np.ndarray)) and x.ndim == 2 and x.dtype.kind == "f"
+        for x in node.inputs)
+
+
 class BufferPlan:
     """Last uses within one graph body: names to recycle and buffers to write into.
 
@@ -62,6 +72,10 @@ class BufferPlan:
     reused for a later output (so the array is freed as early as in eager NumPy), and
     an elementwise op whose input dies at that op writes its result into that input's
     buffer with `out=` when shape and dtype match and nothing else can see the buffer.
+    A buffer that died earlier and nothing else can see stays *spare* until its name is
+    reused: a later elementwise op or 2-D float matmul of the same shape and dtype writes
+    into it instead of allocating (a matmul only into one known to be C-contiguous, as
+    `np.dot(..., out=)` requires).
     """
 
     def __init__(self, nodes: list[Node], outputs: list, owned: set = frozenset()):
@@ -84,6 +98,8 @@ class BufferPlan:
                 self.last_use[id(x)] = len(nodes)
                 self.uses[id(x)] = self.uses.get(id(x), 0) + 1
         self.free: list[str] = []
+        self.spare: dict[str, tuple] = {}  # name in `free` -> (shape, dtype, C-contiguous)
+        self.contiguous: set[int] = set()  # ids of values known to be C-contiguous arrays
         self.nodes = nodes
         self.is_subgraph = False
 
@@ -137,10 +153,43 @@ class BufferPlan:
         return producer is not None and _owns_result(producer)
 
     def take_name(self) -> str | None:
-        """A variable name freed by a dead value, if any."""
-        return self.free.pop() if self.free else None
+        """A variable name freed by a dead value, if any (preferring names whose buffers
+        are not spare: rebinding a name frees its buffer)."""
+        if not self.free:
+            return None
+        plain = [i for i, name in enumerate(self.free) if name not in self.spare]
+        name = self.free.pop(plain[-1] if plain else -1)
+        self.spare.pop(name, None)
+        return name
+
+    def take_spare(self, node: Node) -> tuple[str, bool] | None:
+        """(name, C-contiguous?) of a spare buffer `node` can write its result into."""
+        out = node.outputs[0] if len(node.outputs) == 1 else None
+        matmul = is_float_2d_matmul(node)
+        if out is None or out.ndim == 0 or None in out.shape or not (
+                matmul or _is_elementwise(node)):
+            return None
+        for name, (shape, dtype, contiguous) in reversed(self.spare.items()):
+            if shape == out.shape and dtype == out.dtype and (contiguous or not matmul):
+                del self.spare[name]
+                self.free.remove(name)
+                return name, contiguous
+        return None
+
+    def note_result(self, node: Node, into=None, contiguous: bool = False) -> None:
+        """Record the layout of `node`'s result: written into a buffer whose contiguity is
+        `contiguous` (`into` is that buffer's value, for `out=` into a dying input), or
+        freshly allocated."""
+        if into is not None:
+            contiguous = id(into) in self.contiguous
+        elif is_float_2d_matmul(node):
+            contiguous = True  # np.dot allocates C-contiguous results
+        if contiguous:
+            self.contiguous.add(id(node.outputs[0]))
 
     def release(self, node: Node, k: int, names: dict, keep=None) -> None:
+        """Free the names of inputs that die at node `k`; `keep`: an input whose name and
+        buffer live on as the node's result (an update in place, `out=`)."""
         for x in node.inputs:
             if x is keep:
                 continue
@@ -148,3 +197,11 @@ class BufferPlan:
                 name = names[x]
                 if name.isidentifier() and name not in self.free:
                     self.free.append(name)
+                    if self._may_be_spare(x):
+                        self.spare[name] = (x.shape, x.dtype, id(x) in self.contiguous)
+
+    def _may_be_spare(self, x: Tensor) -> bool:
+        """Its buffer is private: a fresh array that only ufuncs read (no view, no alias)."""
+        producer = self.produced[id(x)]
+        return x.ndim > 0 and None not in x.shape and bool(self.only_ufunc_users.get(id(x))) \
+            and (_fresh_array(producer) or is_float_2d_matmul(producer))

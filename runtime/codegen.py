@@ -29,7 +29,7 @@ from runtime.control_flow import COND, WHILE_LOOP
 from runtime.graph import Graph, Node
 from runtime.liveness import live_nodes
 from runtime.lists import is_list
-from runtime.buffer_plan import BufferPlan, updated_in_place
+from runtime.buffer_plan import BufferPlan, is_float_2d_matmul, updated_in_place
 from runtime.tensor import Tensor
 
 _LITERAL_TYPES = (bool, int, str, type(None), bytes)
@@ -98,7 +98,7 @@ class CodeGen:
         result with less dispatch overhead.
         """
         kernel, ref = node.op.kernel, node.op.kernel_ref
-        if kernel is np.matmul and _float_2d(node):
+        if is_float_2d_matmul(node):
             kernel, ref = np.dot, "np.dot"
         if ref is None:
             return self.const(kernel, f"k_{node.op.name}")
@@ -141,9 +141,12 @@ class CodeGen:
     def emit_node(self, node: Node, indent: int, plan: "BufferPlan", k: int) -> None:
         """Emit node `k` of a body; `plan` knows the body's last uses and buffers."""
         reuse = plan.reusable_input(node, k)
+        spare = plan.take_spare(node) if reuse is None else None
         outs = []
         for o in node.outputs:
-            name = plan.take_name()
+            # a result written into a buffer keeps that buffer's name
+            name = self.names[reuse] if reuse is not None else spare[0] if spare \
+                else plan.take_name()
             outs.append(name or self.fresh(o.name))
             self.names[o] = outs[-1]
         if plan.updatable_in_place(node, k):
@@ -158,17 +161,22 @@ class CodeGen:
             call = node.op.format(self, ins, node.attrs)
         else:
             args = ins + [f"{k}={self.lit(v)}" for k, v in node.attrs.items()]
-            operator = _operator_form(node, ins) if reuse is None else None
+            operator = _operator_form(node, ins) if reuse is None and spare is None else None
             if operator is not None:
                 call = operator
             elif reuse is not None:
-                args.append(f"out={self.names[reuse]}")  # write into a dead buffer
+                args.append(f"out={self.names[reuse]}")  # write into a dying input's buffer
+                call = f"{self.kernel_ref(node)}({', '.join(args)})"
+            elif spare is not None:
+                args.append(f"out={spare[0]}")  # write into a buffer that died earlier
                 call = f"{self.kernel_ref(node)}({', '.join(args)})"
             else:
                 call = f"{self.kernel_ref(node)}({', '.join(args)})"
+        if node.outputs:
+            plan.note_result(node, into=reuse, contiguous=bool(spare and spare[1]))
         depth = 1 + max((self.depth.get(x, 0) for x in node.inputs if isinstance(x, Tensor)),
                         default=0)
-        if plan.can_inline(node, k) and reuse is None \
+        if plan.can_inline(node, k) and reuse is None and spare is None \
                 and depth <= _MAX_INLINE_DEPTH:
             self.depth[node.outputs[0]] = depth
             # used once, by the very next statement: spell it inside that statement
@@ -176,11 +184,11 @@ class CodeGen:
             plan.free.append(outs[0])  # the name it would have used stays available
             plan.release(node, k, self.names)
             return
-        if outs:
+        if outs and reuse is None:
             self.emit(indent, f"{', '.join(outs)} = {_bare(call)}", node)
-        else:
+        else:  # no result, or one computed in place into its input's buffer
             self.emit(indent, call, node)
-        plan.release(node, k, self.names)
+        plan.release(node, k, self.names, keep=reuse)
 
     def _emit_update_in_place(self, node: Node, indent: int, plan, k: int) -> None:
         """`x[i] = v` on an array nobody else sees, instead of a copy per update."""
@@ -335,7 +343,7 @@ def _operator_form(node: Node, ins: list[str]) -> str | None:
         return None
     if any(not isinstance(x, (Tensor, np.ndarray) + _SCALARS) for x in node.inputs):
         return None
-    if k is np.matmul and len(ins) == 2 and not _float_2d(node):
+    if k is np.matmul and len(ins) == 2 and not is_float_2d_matmul(node):
         return f"{_paren(ins[0])} @ {_paren(ins[1])}"  # ndarray.__matmul__: least overhead
     if k in _BINARY and len(ins) == 2:
         return f"{_paren(ins[0])} {_BINARY[k]} {_paren(ins[1])}"
@@ -346,11 +354,6 @@ def _operator_form(node: Node, ins: list[str]) -> str | None:
 
 def _joined(exprs: list[str]) -> str:
     return ", ".join(_bare(e) if len(exprs) == 1 else e for e in exprs)
-
-
-def _float_2d(node: Node) -> bool:
-    return all(isinstance(x, (Tensor, np.ndarray)) and x.ndim == 2 and x.dtype.kind == "f"
-               for x in node.inputs)
 
 
 def _paren(expr: str) -> str:

@@ -8,6 +8,9 @@ Order, and why:
 5. hoist loop invariants — moves pure, invariant work out of while bodies;
 6. DCE                   — drops everything the earlier passes orphaned.
 The loop repeats while any pass changes something (at most `MAX_ROUNDS` times).
+Then, once: 7. materialize constants — scalars as 0-d arrays of their loop dtype and
+small broadcast constants in the result's shape, NumPy's fast path (last, because it
+hides scalars from simplification and CSE).
 """
 from __future__ import annotations
 
@@ -19,11 +22,13 @@ from runtime.passes.dce import eliminate_dead_code
 from runtime.passes.fold import fold_constants
 from runtime.passes.hoist import hoist_loop_invariants
 from runtime.passes.inline_cond import inline_constant_conds
+from runtime.passes.materialize import materialize_constants
 from runtime.passes.rewrite import clone
 from runtime.passes.simplify import simplify_algebra
 
 PASSES = [inline_constant_conds, fold_constants, simplify_algebra,
           eliminate_common_subexpressions, hoist_loop_invariants, eliminate_dead_code]
+FINAL_PASSES = [materialize_constants]
 MAX_ROUNDS = 8
 
 
@@ -47,15 +52,18 @@ def optimize(graph: Graph, verify: bool = False) -> tuple[Graph, dict, PassSumma
     """Optimize a copy of `graph`; returns (copy, {id(old value): new value}, summary)."""
     optimized, mapping = clone(graph)
     summary = PassSummary()
+
+    def run(pass_, round_) -> bool:
+        before = count_nodes(optimized)
+        changed = pass_(optimized)
+        if verify:
+            optimized.verify()
+        summary.rows.append((round_, pass_.__name__, before, count_nodes(optimized)))
+        return changed
+
     for round_ in range(1, MAX_ROUNDS + 1):
-        any_change = False
-        for pass_ in PASSES:
-            before = count_nodes(optimized)
-            changed = pass_(optimized)
-            if verify:
-                optimized.verify()
-            summary.rows.append((round_, pass_.__name__, before, count_nodes(optimized)))
-            any_change |= changed
-        if not any_change:
+        if not any([run(pass_, round_) for pass_ in PASSES]):  # a list: every pass runs
             break
+    for pass_ in FINAL_PASSES:
+        run(pass_, "final")
     return optimized, mapping, summary

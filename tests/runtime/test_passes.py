@@ -143,13 +143,17 @@ BINARY = [np.add, np.subtract, np.multiply, np.maximum, np.minimum]
 
 
 def random_program(seed):
-    """A random straight-line program of pure ops, with repeats and identities."""
+    """A random straight-line program of pure ops, with repeats and identities, constants
+    that broadcast, matmuls (buffer reuse) and views (buffers that must stay private)."""
     rng = np.random.default_rng(seed)
     steps = []
+    bias, weight = rng.standard_normal(4), rng.standard_normal((4, 4))
     for _ in range(rng.integers(5, 25)):
-        kind = rng.integers(0, 4)
+        kind = rng.integers(0, 7)
         a, b = rng.integers(0, 100, 2)
-        if kind == 0:
+        if kind >= 4:  # a constant bias, a matmul by a constant, a view
+            steps.append(("bias", "mm", "view")[kind - 4:kind - 3] + (a,))
+        elif kind == 0:
             steps.append(("u", int(rng.integers(len(UNARY))), a))
         elif kind == 1:
             steps.append(("b", int(rng.integers(len(BINARY))), a, b))
@@ -169,9 +173,15 @@ def random_program(seed):
             elif step[0] == "id":
                 v = pick(step[1])
                 vals.append(v * 1 if step[2] == 1.0 else v - 0)
-            else:
+            elif step[0] == "c":
                 vals.append(pick(step[1]) + step[2])
-        return vals[-1], vals[len(vals) // 2]
+            elif step[0] == "bias":
+                vals.append(pick(step[1]) + bias)
+            elif step[0] == "mm":
+                vals.append(pick(step[1]) @ weight)
+            else:
+                vals.append(pick(step[1])[::-1])
+        return vals[-1], vals[len(vals) // 2], vals[len(vals) // 3]
     return program
 
 
