@@ -28,6 +28,8 @@ def _ref(x) -> str:
     if isinstance(x, Tensor):
         return x.name
     if isinstance(x, np.ndarray):
+        if x.ndim == 0:
+            return f"{x.dtype.name}({x.item()!r})"  # a scalar materialized for its kernel
         return f"const{_fmt_shape(x.shape)}" if x.size > 4 else np.array2string(x, separator=",")
     return repr(x)
 

@@ -40,6 +40,26 @@ def test_listing_and_python_code_golden():
     _check_golden("simple_relu.py.txt", cf.python_code)
 
 
+def dense_chain(x, w1, b1, w2, b2):
+    h = np.tanh(x @ w1 + b1) * 0.5
+    h = np.tanh(h @ w2 + b2) * 0.5
+    return np.tanh(h @ w1 + b1) - 1
+
+
+def test_optimized_listing_and_buffer_reuse_golden():
+    """Materialized constants, `out=` into dying inputs and spare buffers, pinned."""
+    rng = np.random.default_rng(0)
+    w1, w2 = rng.standard_normal((2, 4, 4)).astype(np.float32)
+    b1, b2 = np.float32([0.5, -1, 2, 0.25]), np.float32([1, 2, 3, 4])
+    fn = lambda x: dense_chain(x, w1, b1, w2, b2)
+    x = rng.standard_normal((1, 4)).astype(np.float32)
+    f = ag.function(fn, autograph=False)
+    np.testing.assert_array_equal(f(x), fn(x))
+    cf = f.get_concrete_function(x)
+    _check_golden("dense_chain.optimized.txt", str(cf.optimized_graph))
+    _check_golden("dense_chain.py.txt", cf.python_code)
+
+
 def test_listing_mentions_every_node_with_user_line():
     def fn(x, w):
         h = x @ w                                  # line A
