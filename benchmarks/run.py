@@ -37,15 +37,23 @@ def median_time(fn, args, number: int, repeat: int) -> float:
 
 
 def interleaved(runs, number, repeat):
-    """Median seconds per call of each (fn, args) in `runs`, alternating their batches
-    so drifts in machine load hit all alike."""
+    """Seconds per call of each (fn, args) in `runs`, one list of `repeat` batches each,
+    alternating their batches so drifts in machine load hit all alike."""
     for fn, args in runs:
         fn(*args)
     times = [[] for _ in runs]
     for _ in range(repeat):
         for t, (fn, args) in zip(times, runs):
             t.append(median_time(fn, args, number, 1))
-    return [statistics.median(t) for t in times]
+    return times
+
+
+def paired_ratio(times, base) -> tuple[float, float, float]:
+    """Median and quartiles of the per-round ratios `times[i] / base[i]`: batches that ran
+    back to back share the machine's state, so their ratio cancels most of its drift."""
+    ratios = sorted(t / b for t, b in zip(times, base))
+    q1, median, q3 = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else ratios * 3
+    return median, q1, q3
 
 
 def _compiler_ready() -> bool:
@@ -110,7 +118,7 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     repeat = 3 if args.quick else 15
     rows = []
-    memory = (0, 0)
+    memory, overhead = (0, 0), 0.0
     for name, fn, fargs, number, needs_conversion in workloads():
         number = max(1, number // 10) if args.quick else number
         if isinstance(fn, tuple):   # (eager, already-decorated) pair
@@ -124,17 +132,23 @@ def main(argv=None) -> None:
         times = iter(interleaved(runs, number, repeat))
         te, tg = next(times), next(times)
         rows.append((name, te, tg, [None if r is None else next(times) for r in extra]))
+        if name.startswith("per-call"):
+            overhead = statistics.median(g - e for g, e in zip(tg, te))
         if "1M" in name:
             memory = (peak_memory(fn, fargs), peak_memory(graph, fargs))
     width = max(len(r[0]) for r in rows)
-    print(f"{'workload':<{width}}  {'eager':>10}  {'graph':>10}  {'graph/eager':>11}"
-          + "".join(f"  {c:>10}  {c + '/eager':>13}" for c in peers.COLUMNS))
+    print(f"{'workload':<{width}}  {'eager':>10}  {'graph':>10}  {'graph/eager':>11}  "
+          f"{'(quartiles)':>11}" + "".join(f"  {c:>10}  {c + '/eager':>13}" for c in peers.COLUMNS))
     for name, te, tg, extra in rows:
-        print(f"{name:<{width}}  {_fmt(te):>10}  {_fmt(tg):>10}  {tg / te:>11.2f}"
+        ratio, q1, q3 = paired_ratio(tg, te)
+        print(f"{name:<{width}}  {_fmt(statistics.median(te)):>10}  "
+              f"{_fmt(statistics.median(tg)):>10}  {ratio:>11.2f}  {f'{q1:.2f}-{q3:.2f}':>11}"
               + "".join(f"  {'-':>10}  {'-':>13}" if t is None else
-                        f"  {_fmt(t):>10}  {t / te:>13.2f}" for t in extra))
-    overhead = rows[0][2] - rows[0][1]
-    print(f"\nper-call overhead of a cached Function (graph call minus the op itself): "
+                        f"  {_fmt(statistics.median(t)):>10}  {paired_ratio(t, te)[0]:>13.2f}"
+                        for t in extra))
+    print("\ngraph/eager and peer/eager: median of the ratios of batches run back to back; "
+          "quartiles of those ratios beside it")
+    print(f"per-call overhead of a cached Function (graph call minus the op itself): "
           f"{_fmt(overhead)}")
     print(f"peak memory of one call, 1M-element chain: eager {memory[0] / 2**20:.1f} MiB, "
           f"graph {memory[1] / 2**20:.1f} MiB")

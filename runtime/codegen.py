@@ -44,7 +44,7 @@ class CodeGen:
         self.names: dict[Tensor, str] = {}
         self.depth: dict[Tensor, int] = {}  # nesting of inlined expressions
         self.line_origins: dict[int, Node] = {}
-        self._const_ids: dict[int, str] = {}
+        self._const_ids: dict = {}
         self._used: set[str] = set()
 
     # -- naming -----------------------------------------------------------------------
@@ -61,7 +61,8 @@ class CodeGen:
 
     def const(self, value, hint: str = "c") -> str:
         """A global name bound to `value` in the generated module."""
-        key = id(value)
+        # NumPy scalars are immutable: equal ones (same type and bits) share one global
+        key = (type(value), value.tobytes()) if isinstance(value, np.generic) else id(value)
         if key not in self._const_ids:
             name = self.fresh(hint)
             self.globals[name] = value
@@ -88,6 +89,8 @@ class CodeGen:
             return f"np.dtype({str(value)!r})" if value.isbuiltin else self.const(value, "dtype")
         if isinstance(value, type) and issubclass(value, np.generic) and getattr(np, value.__name__, None) is value:
             return f"np.{value.__name__}"
+        if isinstance(value, np.generic) or isinstance(value, np.ndarray) and value.ndim == 0:
+            return self.const(value, _scalar_name(value))
         return self.const(value, "c")
 
     def kernel_ref(self, node: Node) -> str:
@@ -277,6 +280,15 @@ class CodeGen:
             self.emit(indent + 1, "pass")
         if outs:
             self.emit(indent, f"{', '.join(outs)} = {', '.join(carried)}")
+
+
+def _scalar_name(value) -> str:
+    """`int64_1`, `float32_0_5`, `float64_m2`: a NumPy scalar's global says what it is."""
+    text = str(value[()]).strip("()")  # NumPy's shortest digits for the dtype
+    text = text[:-2] if text.endswith(".0") else text
+    text = text[0] + text[1:].replace("+", "_").replace("-", "_m") if text else text
+    text = text.replace("-", "m").replace(".", "_")
+    return f"{value.dtype.name}_{text}"
 
 
 def _short(filename: str) -> str:

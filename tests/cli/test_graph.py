@@ -69,7 +69,7 @@ def test_text_listing_of_simple_relu(src):
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert out.startswith("graph simple_relu(x: float32[]) {\n")
-    assert "= greater(x, 0)" in out and "= cond(" in out
+    assert "= greater(x, np.float32(0.0))" in out and "= cond(" in out
     assert "then: graph then(" in out and "else: graph else(" in out
     assert "# model.py:7" in out  # the user's line
 
