@@ -2,11 +2,11 @@
 write into, and which values may be updated in place or spelled inline.
 
     v1 = np_dot(x, c)
-    np_add(v1, c_2, out=v1)           # v1 dies here: its buffer (and name) take the result
-    np_tanh(v1, out=v1)
+    np_add(v1, c_2, v1)               # v1 dies here: its buffer (and name) take the result
+    np_tanh(v1, v1)                   # (a ufunc's argument after its inputs is `out`)
     v2 = np_dot(v1, c_3)              # v1 dies here: its buffer becomes spare
-    np_add(v2, c_4, out=v2)
-    v1 = np_dot(v2, c_5, out=v1)      # a spare buffer of the right shape takes the result
+    np_add(v2, c_4, v2)
+    v1 = np_dot(v2, c_5, v1)          # a spare buffer of the right shape takes the result
 
 Used by `codegen.CodeGen`; the rules only read the graph.
 """
@@ -60,7 +60,7 @@ def _fresh_array(node: Node) -> bool:
 
 def is_float_2d_matmul(node: Node) -> bool:
     """A matmul the executor lowers to `np.dot` (bitwise the same, less dispatch)."""
-    return node.op.kernel is np.matmul and all(
+    return node.op.kernel is np.matmul and not node.attrs and all(
         isinstance(x, (Tensor, np.ndarray)) and x.ndim == 2 and x.dtype.kind == "f"
         for x in node.inputs)
 

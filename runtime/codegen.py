@@ -167,11 +167,10 @@ class CodeGen:
             operator = _operator_form(node, ins) if reuse is None and spare is None else None
             if operator is not None:
                 call = operator
-            elif reuse is not None:
-                args.append(f"out={self.names[reuse]}")  # write into a dying input's buffer
-                call = f"{self.kernel_ref(node)}({', '.join(args)})"
-            elif spare is not None:
-                args.append(f"out={spare[0]}")  # write into a buffer that died earlier
+            elif reuse is not None or spare is not None:
+                # into a dying input's buffer, or one that died earlier; `out` passed by
+                # position (these nodes have no keywords): ~30 ns less than `out=`
+                args.append(self.names[reuse] if reuse is not None else spare[0])
                 call = f"{self.kernel_ref(node)}({', '.join(args)})"
             else:
                 call = f"{self.kernel_ref(node)}({', '.join(args)})"
