@@ -3,12 +3,16 @@
 Order, and why:
 1. inline constant conds — exposes the taken branch to every later pass;
 2. fold constants        — turns all-constant ops into values (may make preds constant);
-3. simplify algebra      — removes identities (`x * 1`) that folding revealed;
-4. CSE                   — merges what simplification made identical;
-5. hoist loop invariants — moves pure, invariant work out of while bodies;
-6. DCE                   — drops everything the earlier passes orphaned.
+3. simplify algebra      — removes identities (`x * 1`, `x @ I` on integers) that
+                           folding revealed;
+4. shorten matmul chains — `a @ (a @ ... v)` on integers by repeated squaring (after
+                           folding, so constant factors are already one value; the
+                           next round folds powers of constants and drops `@ I`);
+5. CSE                   — merges what simplification made identical;
+6. hoist loop invariants — moves pure, invariant work out of while bodies;
+7. DCE                   — drops everything the earlier passes orphaned.
 The loop repeats while any pass changes something (at most `MAX_ROUNDS` times).
-Then, once: 7. materialize constants — scalars as 0-d arrays of their loop dtype and
+Then, once: 8. materialize constants — scalars as 0-d arrays of their loop dtype and
 small broadcast constants in the result's shape, NumPy's fast path (last, because it
 hides scalars from simplification and CSE).
 """
@@ -23,10 +27,11 @@ from runtime.passes.fold import fold_constants
 from runtime.passes.hoist import hoist_loop_invariants
 from runtime.passes.inline_cond import inline_constant_conds
 from runtime.passes.materialize import materialize_constants
+from runtime.passes.matmul_chains import shorten_matmul_chains
 from runtime.passes.rewrite import clone
 from runtime.passes.simplify import simplify_algebra
 
-PASSES = [inline_constant_conds, fold_constants, simplify_algebra,
+PASSES = [inline_constant_conds, fold_constants, simplify_algebra, shorten_matmul_chains,
           eliminate_common_subexpressions, hoist_loop_invariants, eliminate_dead_code]
 FINAL_PASSES = [materialize_constants]
 MAX_ROUNDS = 8

@@ -2,6 +2,7 @@
 
     x * 1 → x      x / 1 → x (floats)      x - 0 → x      x + 0 → x (integers, bools)
     x - x → zeros (integers)              astype(x, x.dtype) → x
+    x @ I → x, I @ x → x (integers, bools: exact; on floats -0.0 and inf would change)
     reshape(x, x.shape) → x               transpose(transpose(x, p), q) → transpose(x, p∘q)
 
 Never where dtype or shape would change (broadcasting, promotion), never `x + 0.0` on
@@ -25,6 +26,12 @@ def _is_scalar(v, value) -> bool:
     except Exception:
         return False
     return arr.ndim == 0 and arr.dtype.kind in "biuf" and arr == value
+
+
+def _is_identity(v, dtype) -> bool:
+    """A constant identity matrix of `dtype` (so the product keeps the other's dtype)."""
+    return isinstance(v, np.ndarray) and v.ndim == 2 and v.shape[0] == v.shape[1] \
+        and v.dtype == dtype and np.array_equal(v, np.eye(v.shape[0], dtype=dtype))
 
 
 def _same_aval(a, out: Tensor) -> bool:
@@ -53,6 +60,10 @@ def _rewrite(node: Node):
     if name == "subtract" and ins[0] is ins[1] and out.dtype.kind in "iu" and None not in out.shape:
         zeros = np.zeros(out.shape, out.dtype)
         return zeros[()] if zeros.ndim == 0 else zeros
+    if name == "matmul" and len(ins) == 2 and out.dtype.kind in "iub":
+        for a, b in (ins, ins[::-1]):
+            if _same_aval(a, out) and _is_identity(b, out.dtype):
+                return a
     if name == "astype" and _same_aval(ins[0], out):
         return ins[0]
     if name == "reshape" and _same_aval(ins[0], out):
