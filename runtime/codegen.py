@@ -16,11 +16,13 @@ the node and the user's line that created it.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import keyword
 import linecache
 import math
 import re
+import warnings
 from typing import Any
 
 import numpy as np
@@ -169,8 +171,9 @@ class CodeGen:
                 call = operator
             elif reuse is not None or spare is not None:
                 # into a dying input's buffer, or one that died earlier; `out` passed by
-                # position (these nodes have no keywords): ~30 ns less than `out=`
-                args.append(self.names[reuse] if reuse is not None else spare[0])
+                # position where NumPy allows it (these nodes have no keywords): ~30 ns less
+                into = self.names[reuse] if reuse is not None else spare[0]
+                args.append(into if _positional_out(node.op.kernel) else f"out={into}")
                 call = f"{self.kernel_ref(node)}({', '.join(args)})"
             else:
                 call = f"{self.kernel_ref(node)}({', '.join(args)})"
@@ -279,6 +282,24 @@ class CodeGen:
             self.emit(indent + 1, "pass")
         if outs:
             self.emit(indent, f"{', '.join(outs)} = {', '.join(carried)}")
+
+
+@functools.cache
+def _positional_out(kernel) -> bool:
+    """Whether `kernel(*inputs, out)` is accepted without a warning: true of np.dot and most
+    ufuncs, but NumPy deprecates it for some (np.maximum, np.minimum), so ask NumPy once."""
+    if not isinstance(kernel, np.ufunc):
+        return kernel is np.matmul  # lowered to np.dot(a, b, out)
+    try:
+        dtypes = [np.dtype(c) for c in kernel.types[0].replace("->", "")]
+        args = [np.ones(1, dt) for dt in dtypes]
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("error", DeprecationWarning)
+            warnings.simplefilter("error", FutureWarning)
+            kernel(*args)
+    except Exception:  # noqa: BLE001 - any doubt: spell it `out=`
+        return False
+    return True
 
 
 def _scalar_name(value) -> str:

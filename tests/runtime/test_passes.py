@@ -126,9 +126,18 @@ def corpus():
         lambda k, s: k < n,
         lambda k, s: (k + 1, cond(k % 2 == 0, lambda: s + np.sin(x), lambda: s * 1.0)),
         (np.int64(0), x)), (x, np.int64(5)))
+    m = rng.integers(-2**31, 2**31, (4, 4)).astype(np.int32)  # wraps: exact modular products
+    yield lambda m: _power(m, 9) + _power(m.T, 5) @ np.eye(4, dtype=np.int32), (m,)
 
 
-@pytest.mark.parametrize("case", list(range(7)))
+def _power(m, k):
+    result = np.eye(4, dtype=m.dtype)
+    for _ in range(k):
+        result = np.matmul(m, result)
+    return result
+
+
+@pytest.mark.parametrize("case", list(range(8)))
 def test_optimized_equals_unoptimized(case):
     fn, args = list(corpus())[case]
     _, cf = traced(fn, *args)
