@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import collections
 import inspect
-import sys
 import threading
 import warnings
 
@@ -19,6 +18,7 @@ import numpy as np
 from runtime import tracing
 from runtime.codegen import compile_graph
 from runtime.errors import GraphModeError, user_stacklevel
+from runtime.random_watch import RandomWatch, warn_if_drawn
 from runtime.graph import Graph
 from runtime.passes.pipeline import optimize as optimize_graph
 from runtime.signature import (
@@ -308,13 +308,13 @@ class Function:
         graph = Graph(self.__name__)
         placeholders = iter(_placeholders(graph, self._params, key))
         traced_args = [_substitute(a, k, placeholders) for a, k in zip(args, key)]
-        rng_state = _random_state()
+        watch = RandomWatch(self.python_function)
         with tracing.graph_context(graph):
             out = self._call_canonical(fn, traced_args)
             out_leaves, out_tree = flatten(out)
             out_leaves = [x.read_value() if isinstance(x, Variable) else x for x in out_leaves]
             out_leaves = [graph.capture(x) if isinstance(x, Tensor) else x for x in out_leaves]
-        _warn_if_random_used(rng_state, self.__name__)
+        warn_if_drawn(watch, graph, self.__name__)
         graph.outputs = [x for x in out_leaves if isinstance(x, Tensor)]
         graph.verify()
         cf = ConcreteFunction(self.__name__, graph, key, self._params, out_tree, out_leaves,
@@ -459,27 +459,6 @@ def _check_against_spec(fname, name, spec, a):
                 f"expects {_fmt_shape(spec.shape).replace('?', 'None')} (None matches any size).")
         return a
     raise TypeError(f"{fname}(): input_signature entries must be ag.TensorSpec, got {spec!r}")
-
-
-def _random_state():
-    """NumPy's global random state, or None when numpy.random was never imported (it is
-    imported lazily, and importing it costs more than a whole small trace)."""
-    random = sys.modules.get("numpy.random")
-    return None if random is None else random.get_state()
-
-
-def _warn_if_random_used(state_before, name: str) -> None:
-    if state_before is None:
-        used = "numpy.random" in sys.modules  # first imported while tracing: it was used
-    else:
-        after = np.random.get_state()
-        used = after[2] != state_before[2] or not np.array_equal(after[1], state_before[1])
-    if used:
-        warnings.warn(
-            f"np.random was called while tracing {name}: the random numbers were drawn once and "
-            "frozen into the graph as constants, so every call reuses them. Draw random values "
-            "outside the function and pass them in as arguments.", UserWarning,
-            stacklevel=user_stacklevel())
 
 
 def function(fn=None, *, input_signature=None, autograph: bool = True,

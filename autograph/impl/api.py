@@ -37,6 +37,8 @@ from autograph.errors import ConversionError
 from autograph.impl.conversion import Context, assumptions_hold, convert_function_node
 from autograph.pyct import gast_to_ast, parser, templates
 from autograph.pyct.naming import IDENTIFIER, Namer
+from runtime import tracing
+from runtime.random_watch import note_call
 
 _LOCK = threading.RLock()
 _COMPILED: dict = {}          # (code, filename, recursive) -> [(assumed, inner code)]
@@ -235,6 +237,8 @@ _WARNED: set = set()
 def converted_call(f, *args, **kwargs):
     """Call `f`, converted first if it is user code."""
     if not is_convertible(f):
+        if tracing.in_graph_mode():
+            note_call(f)  # a random generator's method: its numbers get frozen
         if args and (f is np.stack or f is np.array or f is np.asarray):
             from autograph.operators.lists import stack  # the list may be a graph list
 

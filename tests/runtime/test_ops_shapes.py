@@ -142,9 +142,6 @@ def test_numpy_random_while_tracing_warns(arr, fn):
         np.testing.assert_array_equal(f(x), first)  # ... and reuses the frozen values
 
 
-@pytest.mark.xfail(strict=True, reason="runtime/function.py: _warn_if_random_used only "
-                   "compares the legacy global RandomState, so a np.random.Generator method "
-                   "called while tracing freezes its numbers into the graph without a warning")
 def test_random_generator_while_tracing_warns(arr):
     rng = np.random.default_rng(0)
     with pytest.warns(UserWarning, match="random"):

@@ -1,0 +1,125 @@
+"""Random numbers drawn while tracing are frozen into the graph: notice it and warn.
+
+A trace runs the Python function once; a random draw in it becomes a constant that every
+later call reuses. Three ways a trace can draw, and how each is noticed:
+
+- NumPy's legacy global generator (`np.random.normal`): its state before and after;
+- a `np.random.Generator` or `RandomState` the function reaches through its closure, the
+  globals it names, or the attributes of the object it is a method of: each one's state
+  before and after;
+- any method of such an object called from converted code (AutoGraph routes every call
+  through `converted_call`, which reports it here), however deep in helper functions.
+
+`numpy.random` is imported lazily (it costs more than a small trace): when nothing has
+imported it yet, no generator can exist, and importing it during the trace means it
+was used.
+"""
+from __future__ import annotations
+
+import sys
+import types
+import warnings
+
+import numpy as np
+
+from runtime import tracing
+from runtime.errors import user_stacklevel
+
+
+def _random_types() -> tuple:
+    random = sys.modules.get("numpy.random")
+    return () if random is None else (random.Generator, random.RandomState,
+                                      random.BitGenerator)
+
+
+def _state(obj):
+    if hasattr(obj, "bit_generator"):
+        return obj.bit_generator.state
+    if hasattr(obj, "get_state"):
+        return obj.get_state()
+    return obj.state
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, (tuple, list)):
+        return type(a) is type(b) and len(a) == len(b) and all(map(_same, a, b))
+    if isinstance(a, np.ndarray):
+        return np.array_equal(a, b)
+    return a == b
+
+
+def _reachable(fn) -> dict:
+    """{description: generator} for the generators `fn` can see without calling anything."""
+    kinds = _random_types()
+    if not kinds:
+        return {}
+    found = {}
+    owner = getattr(fn, "__self__", None)
+    if owner is not None and hasattr(owner, "__dict__"):
+        for name, value in vars(owner).items():
+            if isinstance(value, kinds):
+                found[f"`self.{name}`"] = value
+    fn = getattr(fn, "__func__", fn)
+    code = getattr(fn, "__code__", None)
+    if isinstance(code, types.CodeType):
+        for name, cell in zip(code.co_freevars, getattr(fn, "__closure__", None) or ()):
+            try:
+                value = cell.cell_contents
+            except ValueError:  # a cell not filled yet
+                continue
+            if isinstance(value, kinds):
+                found[f"`{name}`"] = value
+        namespace = getattr(fn, "__globals__", {})
+        for name in code.co_names:
+            value = namespace.get(name)
+            if isinstance(value, kinds):
+                found[f"`{name}`"] = value
+    return found
+
+
+class RandomWatch:
+    """The random states a trace could change, taken before it runs."""
+
+    def __init__(self, fn):
+        random = sys.modules.get("numpy.random")
+        self.imported = random is not None
+        self.global_state = random.get_state() if random is not None else None
+        self.generators = {what: (g, _state(g)) for what, g in _reachable(fn).items()}
+
+    def drawn(self, graph) -> list[str]:
+        """What drew random numbers while `graph` was traced."""
+        found = list(dict.fromkeys(getattr(graph, "random_draws", ())))
+        random = sys.modules.get("numpy.random")
+        if random is not None and (not self.imported or
+                                   not _same(random.get_state(), self.global_state)):
+            found.append("np.random")
+        found += [f"the {type(g).__name__} {what}" for what, (g, before) in
+                  self.generators.items() if not _same(_state(g), before)]
+        return found
+
+
+def warn_if_drawn(watch: RandomWatch, graph, name: str) -> None:
+    drawn = watch.drawn(graph)
+    if drawn:
+        warnings.warn(
+            f"{', '.join(drawn)} drew random numbers while tracing {name}: they were drawn "
+            "once and frozen into the graph as constants, so every call reuses them. Draw "
+            "random values outside the function and pass them in as arguments.", UserWarning,
+            stacklevel=user_stacklevel())
+
+
+def note_call(f) -> None:
+    """Called by `converted_call` for each call it does not convert: remember a method of a
+    random generator called while tracing."""
+    owner = getattr(f, "__self__", None)
+    kinds = _random_types()
+    if owner is None or not kinds or not isinstance(owner, kinds):
+        return
+    graph = tracing.current_graph()
+    if graph is None:
+        return
+    while graph.parent is not None:
+        graph = graph.parent
+    graph.random_draws.append(f"{type(owner).__name__}.{getattr(f, '__name__', 'method')}")
