@@ -38,12 +38,14 @@ def median_time(fn, args, number: int, repeat: int) -> float:
 
 def interleaved(runs, number, repeat):
     """Seconds per call of each (fn, args) in `runs`, one list of `repeat` batches each,
-    alternating their batches so drifts in machine load hit all alike."""
+    alternating their batches so drifts in machine load hit all alike, in reverse order
+    every other round so that going first (or after a peer) favours no one."""
     for fn, args in runs:
         fn(*args)
     times = [[] for _ in runs]
-    for _ in range(repeat):
-        for t, (fn, args) in zip(times, runs):
+    for round_ in range(repeat):
+        order = list(zip(times, runs))
+        for t, (fn, args) in order if round_ % 2 == 0 else order[::-1]:
             t.append(median_time(fn, args, number, 1))
     return times
 
