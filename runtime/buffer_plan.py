@@ -58,6 +58,15 @@ def _fresh_array(node: Node) -> bool:
     return isinstance(k, np.ufunc) and k.nout == 1 and not node.attrs
 
 
+def reads_memory_order(graph: Graph) -> bool:
+    """Whether a value of `graph` (or of its subgraphs) is read in memory order
+    (`ravel`/`reshape` with order 'K' or 'A'): its values then depend on the layout (C or
+    F order) of the arrays before it, which writing into reused buffers would change, so
+    buffers are not reused there. Elsewhere a result's layout may differ from eager
+    NumPy's; its values never do."""
+    return any(n.attrs.get("order") in ("K", "A") for n in graph.walk())
+
+
 def is_float_2d_matmul(node: Node) -> bool:
     """A matmul the executor lowers to `np.dot` (bitwise the same, less dispatch)."""
     return node.op.kernel is np.matmul and not node.attrs and all(
@@ -78,8 +87,10 @@ class BufferPlan:
     `np.dot(..., out=)` requires).
     """
 
-    def __init__(self, nodes: list[Node], outputs: list, owned: set = frozenset()):
+    def __init__(self, nodes: list[Node], outputs: list, owned: set = frozenset(),
+                 keep_layouts: bool = False):
         self.owned = owned
+        self.keep_layouts = keep_layouts  # no `out=` into other buffers (reads_memory_order)
         self.last_use: dict[int, int] = {}
         self.uses: dict[int, int] = {}
         self.only_ufunc_users: dict[int, bool] = {}
@@ -126,7 +137,7 @@ class BufferPlan:
         return len(self.nodes) > 0 and self.is_subgraph
 
     def reusable_input(self, node: Node, k: int):
-        if not _is_elementwise(node) or len(node.outputs) != 1:
+        if self.keep_layouts or not _is_elementwise(node) or len(node.outputs) != 1:
             return None
         out = node.outputs[0]
         if out.ndim == 0 or None in out.shape:
@@ -166,7 +177,7 @@ class BufferPlan:
         """(name, C-contiguous?) of a spare buffer `node` can write its result into."""
         out = node.outputs[0] if len(node.outputs) == 1 else None
         matmul = is_float_2d_matmul(node)
-        if out is None or out.ndim == 0 or None in out.shape or not (
+        if self.keep_layouts or out is None or out.ndim == 0 or None in out.shape or not (
                 matmul or _is_elementwise(node)):
             return None
         for name, (shape, dtype, contiguous) in reversed(self.spare.items()):

@@ -31,7 +31,8 @@ from runtime.control_flow import COND, WHILE_LOOP
 from runtime.graph import Graph, Node
 from runtime.liveness import live_nodes
 from runtime.lists import is_list
-from runtime.buffer_plan import BufferPlan, is_float_2d_matmul, updated_in_place
+from runtime.buffer_plan import (BufferPlan, is_float_2d_matmul, reads_memory_order,
+                                  updated_in_place)
 from runtime.tensor import Tensor
 
 _LITERAL_TYPES = (bool, int, str, type(None), bytes)
@@ -48,6 +49,7 @@ class CodeGen:
         self.line_origins: dict[int, Node] = {}
         self._const_ids: dict = {}
         self._used: set[str] = set()
+        self.keep_layouts = False  # set for graphs that read memory order
 
     # -- naming -----------------------------------------------------------------------
     def fresh(self, base: str) -> str:
@@ -137,7 +139,7 @@ class CodeGen:
         `owned`: ids of inputs this body may update in place (copied on loop entry)."""
         outputs = graph.outputs if outputs is None else outputs
         nodes = live_nodes(graph, outputs)
-        plan = BufferPlan(nodes, outputs, owned or set())
+        plan = BufferPlan(nodes, outputs, owned or set(), self.keep_layouts)
         plan.is_subgraph = graph.parent is not None
         for k, node in enumerate(nodes):
             self.emit_node(node, indent, plan, k)
@@ -343,6 +345,7 @@ def structure_expr(gen: CodeGen, tree, leaves) -> str:
 def compile_graph(graph: Graph, out_tree, out_leaves, name: str):
     """Generate, register and exec the source for `graph`; returns (fn, source, gen)."""
     gen = CodeGen()
+    gen.keep_layouts = reads_memory_order(graph)
     params = [gen.fresh(t.name) for t in graph.inputs]
     for t, p in zip(graph.inputs, params):
         gen.names[t] = p

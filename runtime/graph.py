@@ -55,7 +55,7 @@ class Graph:
         self.captures: dict[Tensor, Tensor] = {}
         self._counter = parent._counter if parent is not None else [0]
         self.snapshots: dict[int, tuple] = {}  # id(captured array) -> (array, read-only copy)
-        self.random_draws: list[str] = []  # random generator methods called while tracing
+        self.random_draws: list = []  # (what, generator) of draws seen while tracing
 
     # -- building ---------------------------------------------------------------
     def fresh_name(self, prefix: str = "v") -> str:

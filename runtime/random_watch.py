@@ -50,8 +50,14 @@ def _same(a, b) -> bool:
     return a == b
 
 
+# methods of generators that draw nothing (the rest draw, or reseed: state changes)
+_NOT_DRAWING = frozenset({"spawn", "jumped", "get_state", "__getstate__", "__reduce__",
+                          "__copy__", "__deepcopy__"})
+
+
 def _reachable(fn) -> dict:
-    """{description: generator} for the generators `fn` can see without calling anything."""
+    """{description: generator} for the generators `fn` can see without calling anything:
+    its closure, the globals it names, its defaults and the attributes of `self`."""
     kinds = _random_types()
     if not kinds:
         return {}
@@ -76,6 +82,13 @@ def _reachable(fn) -> dict:
             value = namespace.get(name)
             if isinstance(value, kinds):
                 found[f"`{name}`"] = value
+        params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+        defaults = dict(zip(params[code.co_argcount - len(fn.__defaults__ or ()):],
+                            fn.__defaults__ or ()))
+        defaults.update(getattr(fn, "__kwdefaults__", None) or {})
+        for name, value in defaults.items():
+            if isinstance(value, kinds):
+                found[f"`{name}` (a default)"] = value
     return found
 
 
@@ -89,15 +102,20 @@ class RandomWatch:
         self.generators = {what: (g, _state(g)) for what, g in _reachable(fn).items()}
 
     def drawn(self, graph) -> list[str]:
-        """What drew random numbers while `graph` was traced."""
-        found = list(dict.fromkeys(getattr(graph, "random_draws", ())))
+        """What drew random numbers while `graph` was traced (each generator named once)."""
+        called = {id(owner): what for what, owner in graph.random_draws}
+        found = list(dict.fromkeys(called.values()))
         random = sys.modules.get("numpy.random")
         if random is not None and (not self.imported or
                                    not _same(random.get_state(), self.global_state)):
             found.append("np.random")
         found += [f"the {type(g).__name__} {what}" for what, (g, before) in
-                  self.generators.items() if not _same(_state(g), before)]
+                  self.generators.items() if not _seen(g, called) and not _same(_state(g), before)]
         return found
+
+
+def _seen(generator, called: dict) -> bool:
+    return id(generator) in called or id(getattr(generator, "bit_generator", None)) in called
 
 
 def warn_if_drawn(watch: RandomWatch, graph, name: str) -> None:
@@ -115,11 +133,12 @@ def note_call(f) -> None:
     random generator called while tracing."""
     owner = getattr(f, "__self__", None)
     kinds = _random_types()
-    if owner is None or not kinds or not isinstance(owner, kinds):
+    name = getattr(f, "__name__", "method")
+    if owner is None or not kinds or not isinstance(owner, kinds) or name in _NOT_DRAWING:
         return
     graph = tracing.current_graph()
     if graph is None:
         return
     while graph.parent is not None:
         graph = graph.parent
-    graph.random_draws.append(f"{type(owner).__name__}.{getattr(f, '__name__', 'method')}")
+    graph.random_draws.append((f"{type(owner).__name__}.{name}", owner))

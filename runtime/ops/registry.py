@@ -83,10 +83,13 @@ def _any_tensor(inputs) -> bool:
 
 
 def _frozen(v):
-    """Static arguments are kept by value: a list the caller mutates later must not
-    change a node already traced."""
+    """Static arguments are kept by value: a list or array the caller mutates later must
+    not change a node already traced."""
     if type(v) is list or type(v) is tuple:
         return tuple(_frozen(x) for x in v)
+    if isinstance(v, np.ndarray):
+        v = v.copy()
+        v.flags.writeable = False
     return v
 
 
@@ -94,9 +97,8 @@ def _snapshot(graph, array: np.ndarray) -> np.ndarray:
     """Arrays a trace reads from closures or attributes are constants of the trace, taken
     by value (as jax.jit and tf.function do): mutating one later must not change what a
     traced graph computes, and the optimizer is free to fold or reshape them. One
-    read-only copy per array and trace."""
-    if not array.flags.writeable and array.base is None:
-        return array  # nobody can write into it
+    read-only copy per array and trace (read-only arrays too: their owner may make them
+    writeable again)."""
     while graph.parent is not None:
         graph = graph.parent
     kept = graph.snapshots.get(id(array))
@@ -110,7 +112,7 @@ def _snapshot(graph, array: np.ndarray) -> np.ndarray:
 def add_node(graph, op: OpDef, inputs: list, attrs: dict, avals: AVals | None = None):
     inputs = [graph.capture(x) if isinstance(x, Tensor) else
               np.array(x) if type(x) is list and not op.effect else
-              _snapshot(graph, x) if type(x) is np.ndarray else x for x in inputs]
+              _snapshot(graph, x) if isinstance(x, np.ndarray) else x for x in inputs]
     attrs = {k: _frozen(v) for k, v in attrs.items()}
     if avals is None:
         avals = (op.abstract_eval or eval_by_example)(op, inputs, attrs)

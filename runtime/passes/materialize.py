@@ -23,7 +23,9 @@ broadcast operand keeps its dtype and values. Arrays
 are only broadcast up to `MAX_BROADCAST_ELEMENTS` (beyond it the arithmetic dominates
 and the copy would only cost memory), except when adding leading 1s suffices (a view).
 Runs once, after the fixpoint: the 0-d arrays it makes would hide scalars from the
-algebraic simplifier and from CSE.
+algebraic simplifier and from CSE. A broadcast constant can change a result's memory
+order (NumPy lays out a result like its operands), so graphs that read memory order
+(`ravel(order='K')`) keep their constants as they are.
 """
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ import math
 
 import numpy as np
 
+from runtime.buffer_plan import reads_memory_order
 from runtime.graph import Graph, Node
 from runtime.passes.rewrite import each_graph
 from runtime.tensor import Tensor
@@ -41,11 +44,13 @@ _PYTHON_SCALARS = (bool, int, float, complex)
 
 def materialize_constants(graph: Graph) -> bool:
     made: dict = {}  # one array per (value, dtype) or (array, shape): shared by the nodes
+    # a broadcast constant can change a result's memory order (values read in that order)
+    broadcast = not reads_memory_order(graph)
     changed = False
     for g in each_graph(graph):
         for node in g.nodes:
             if _elementwise(node):
-                new = [_materialized(node, i, made) for i in range(len(node.inputs))]
+                new = [_materialized(node, i, made, broadcast) for i in range(len(node.inputs))]
                 if any(a is not b for a, b in zip(new, node.inputs)):
                     node.inputs = new
                     changed = True
@@ -53,19 +58,22 @@ def materialize_constants(graph: Graph) -> bool:
 
 
 def _elementwise(node: Node) -> bool:
+    """A ufunc on numbers (object loops convert NumPy scalars to Python ones: left alone)."""
     k, out = node.op.kernel, node.outputs[0] if len(node.outputs) == 1 else None
     return isinstance(k, np.ufunc) and k.signature is None and not node.attrs \
-        and out is not None and None not in out.shape \
+        and out is not None and None not in out.shape and out.dtype.kind != "O" \
+        and not any(isinstance(x, (Tensor, np.ndarray)) and x.dtype.kind == "O"
+                    for x in node.inputs) \
         and not any(isinstance(x, Tensor) and x.weak for x in node.inputs)
 
 
-def _materialized(node: Node, i: int, made: dict):
+def _materialized(node: Node, i: int, made: dict, broadcast: bool):
     x = node.inputs[i]
     if isinstance(x, Tensor):
         return x
     if type(x) in _PYTHON_SCALARS or isinstance(x, np.generic):
         return _as_loop_array(node, i, made)
-    if isinstance(x, np.ndarray) and x.ndim >= 1:
+    if broadcast and isinstance(x, np.ndarray) and x.ndim >= 1:
         return _broadcast(node, x, made)
     return x
 
@@ -75,7 +83,7 @@ def _as_loop_array(node: Node, i: int, made: dict):
     the ufunc's loop casts it to."""
     ufunc, x = node.op.kernel, node.inputs[i]
     dtypes = _loop_dtypes(ufunc, node.inputs)
-    if dtypes is None:
+    if dtypes is None or any(d.kind == "O" for d in dtypes):
         return x
     try:
         with np.errstate(all="raise"):  # a cast that overflows would warn on every call

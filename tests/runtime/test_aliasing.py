@@ -137,3 +137,16 @@ def test_a_captured_array_is_copied_once_per_trace_and_not_kept_after_it():
         assert a.node.inputs[1] is b.node.inputs[1] is not w
         assert not a.node.inputs[1].flags.writeable
     assert g.snapshots == {}
+
+
+def test_read_only_and_static_arrays_are_taken_by_value_too():
+    ro = np.arange(4.0)
+    ro.flags.writeable = False
+    reps = np.array([2, 1, 1, 1])
+    f = ag.function(lambda x: np.repeat(x + ro, reps), autograph=False)
+    x = np.ones(4)
+    first = f(x)
+    ro.flags.writeable = True  # its owner may write again
+    ro[0], reps[0] = 100.0, 3
+    np.testing.assert_array_equal(f(x), first)
+    assert f(x).shape == (5,)

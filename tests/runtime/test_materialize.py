@@ -202,3 +202,33 @@ def test_a_dead_buffer_of_the_same_shape_takes_a_later_result():
     code = f.get_concrete_function(x).python_code
     y_name = code.splitlines()[1].split()[0]
     assert out_buffers(code) == [(len(code.splitlines()) - 1, y_name)], code
+
+
+ROW = np.arange(4.0)
+
+
+def read_in_memory_order(x, y):
+    d = np.exp(y)            # fresh and C-ordered; dies below: a spare buffer
+    m = d > 0.5
+    e = np.sin(x) + ROW      # x is F-ordered: eagerly, so is e
+    return np.ravel(e, order="K"), e.reshape(16, order="A"), m
+
+
+def test_functions_reading_memory_order_keep_eager_layouts():
+    x = np.asfortranarray(np.arange(16.0).reshape(4, 4) / 7)
+    y = np.arange(16.0).reshape(4, 4) / 5
+    want = read_in_memory_order(x, y)
+    for optimize in (True, False):
+        got = ag.function(read_in_memory_order, optimize=optimize)(x, y)
+        for g, w in zip(got, want):
+            bitwise(g, w)
+    code = ag.function(read_in_memory_order).get_concrete_function(x, y).python_code
+    assert out_buffers(code) == []  # no buffer reuse where layouts can be read
+
+
+def test_object_arrays_keep_python_numbers():
+    x = np.array([2**62, 3], dtype=object)
+    for fn in (lambda x: x * np.int64(4), lambda x: x * 4 + 1):
+        got, want = ag.function(fn, autograph=False)(x), fn(x)
+        assert got.dtype == object and list(got) == list(want)
+        assert [type(v) for v in got] == [type(v) for v in want]

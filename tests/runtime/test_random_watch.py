@@ -68,3 +68,28 @@ def test_a_generator_that_is_only_reachable_does_not_warn():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         np.testing.assert_array_equal(ag.function(fn)(np.ones(2)), np.full(2, 2.0))
+
+
+def draws_from_a_default(x, rng=np.random.default_rng(3)):  # noqa: B008 - on purpose
+    return x + rng.normal()
+
+
+def spawns_only(x):
+    RNG.spawn(1)
+    return x * 2
+
+
+@pytest.mark.parametrize("autograph", [True, False])
+def test_generator_given_as_a_default(autograph):
+    expect_frozen_warning(ag.function(draws_from_a_default, autograph=autograph),
+                          np.ones(2), "random")
+
+
+def test_spawning_draws_nothing_and_each_generator_is_named_once():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ag.function(spawns_only)(np.ones(2))
+    with pytest.warns(UserWarning) as record:  # seen called and seen changed: named once
+        ag.function(noisy_helper)(np.zeros(2))
+    text = str(record[0].message)
+    assert text.startswith("Generator.normal drew random numbers") and "`RNG`" not in text
