@@ -37,30 +37,45 @@ def _reshape_kernel(g, like):
     return np.reshape(g, np.shape(like))
 
 
-SUM_TO = OpDef("sum_to_shape_of", _sum_to_kernel, lambda op, ins, attrs: _aval_like(ins[1], ins[0]))
+SUM_TO = OpDef("sum_to_shape_of", _sum_to_kernel, lambda op, ins, attrs: _aval_like(ins[1], ins[0]),
+               shape_only=(1,))
 BROADCAST_LIKE = OpDef("broadcast_like", _broadcast_kernel,
-                       lambda op, ins, attrs: _aval_like(ins[1], ins[0]))
-
-
+                       lambda op, ins, attrs: _aval_like(ins[1], ins[0]), shape_only=(1,))
 RESHAPE_LIKE = OpDef("reshape_like", _reshape_kernel,
-                     lambda op, ins, attrs: _aval_like(ins[1], ins[0]))
+                     lambda op, ins, attrs: _aval_like(ins[1], ins[0]), shape_only=(1,))
 
 
 def shape_of_value(x):
     return x.shape if isinstance(x, Tensor) else np.shape(x)
 
 
+def _known(*shapes) -> bool:
+    return all(None not in s for s in shapes)
+
+
 def sum_to(g, like):
-    """Reduce cotangent `g` (broadcast result) back to the shape of input `like`."""
-    if shape_of_value(g) == shape_of_value(like) and None not in shape_of_value(like):
+    """Reduce cotangent `g` (broadcast result) back to the shape of input `like`: with
+    static shapes as plain `np.sum` / `np.reshape` nodes, else one `sum_to_shape_of`."""
+    gs, shape = tuple(shape_of_value(g)), tuple(shape_of_value(like))
+    if gs == shape and _known(shape):
         return g
-    return bind(SUM_TO, g, like)
+    if not _known(gs, shape):
+        return bind(SUM_TO, g, like)
+    lead = len(gs) - len(shape)
+    kept = tuple(lead + i for i, d in enumerate(shape) if d == 1 and gs[lead + i] != 1)
+    if not kept:  # only leading axes to drop: one plain sum
+        return np.sum(g, axis=tuple(range(lead)))
+    out = np.sum(g, axis=tuple(range(lead)) + kept, keepdims=True)
+    return np.reshape(out, shape) if tuple(shape_of_value(out)) != shape else out
 
 
 def broadcast_like(g, like):
-    if shape_of_value(g) == shape_of_value(like) and None not in shape_of_value(like):
+    gs, shape = tuple(shape_of_value(g)), tuple(shape_of_value(like))
+    if gs == shape and _known(shape):
         return g
-    return bind(BROADCAST_LIKE, g, like)
+    if not _known(gs, shape):
+        return bind(BROADCAST_LIKE, g, like)
+    return np.broadcast_to(g, shape)
 
 
 def reshape_like(g, like):

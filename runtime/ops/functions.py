@@ -180,6 +180,8 @@ for _fn in (np.cumsum, np.cumprod, np.transpose, np.squeeze, np.expand_dims, np.
             np.real, np.imag, np.count_nonzero, np.linalg.norm):
     leading_arrays(_fn)
 leading_arrays(np.full_like, 2)
+for _name in ("zeros_like", "ones_like", "full_like"):  # read the shape, not the values
+    OPS[_name].shape_only = (0,)
 leading_arrays(np.take, 2)
 leading_arrays(np.dot, 2)
 leading_arrays(np.vdot, 2)

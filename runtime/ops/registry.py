@@ -38,6 +38,7 @@ class OpDef:
     vjp: Callable | None = None             # the same for control-flow nodes (needs the node)
     format: Callable | None = None          # (kernel_ref, input_exprs, attrs) -> expression
     kernel_ref: str | None = None           # how generated code names the kernel
+    shape_only: tuple = ()                  # inputs whose values it never reads (`like`)
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"

@@ -1,7 +1,11 @@
 """Constant folding: evaluate pure ops whose inputs are all constants, once.
 
     before:  v1 = multiply(c, 2.0)     # c a constant array
-    after:   (uses of v1 read the precomputed array)
+             v2 = ones_like(v0)        # v0: float32[64], computed at run time
+    after:   (uses of v1 and v2 read precomputed arrays)
+
+An input the op reads only the shape of (`OpDef.shape_only`: `ones_like(x)`, a gradient's
+`broadcast_like(g, x)`) counts as constant when its shape is fully known.
 
 Results larger than `MAX_FOLDED_ELEMENTS` are left in the graph: folding them would
 trade a cheap op for a large constant kept alive by the compiled function.
@@ -25,8 +29,7 @@ def fold_constants(graph: Graph) -> bool:
         replacements = {}
         keep = []
         for node in g.nodes:
-            if not any(isinstance(x, Tensor) for x in node.inputs) \
-                    and is_pure(node) and _fits(node):
+            if _constant_inputs(node) and is_pure(node) and _fits(node):
                 values = _evaluate(node)
                 if values is not None:
                     for o, v in zip(node.outputs, values):
@@ -41,6 +44,17 @@ def fold_constants(graph: Graph) -> bool:
     return changed
 
 
+def _constant_inputs(node) -> bool:
+    return all(not isinstance(x, Tensor) or
+               i in node.op.shape_only and None not in x.shape
+               for i, x in enumerate(node.inputs))
+
+
+def _stand_in(x):
+    """A shape-only input's stand-in: zeros of its shape and dtype."""
+    return np.zeros(x.shape, x.dtype) if isinstance(x, Tensor) else x
+
+
 def _fits(node) -> bool:
     return all(o.size is not None and o.size <= MAX_FOLDED_ELEMENTS for o in node.outputs)
 
@@ -49,7 +63,7 @@ def _evaluate(node):
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
-            result = node.op.kernel(*node.inputs, **node.attrs)
+            result = node.op.kernel(*map(_stand_in, node.inputs), **node.attrs)
     except Exception:
         return None  # leave it: it raises at run time, exactly where it did before
     results = [result] if node.op.num_outputs == 1 else list(result)

@@ -205,3 +205,27 @@ def test_random_programs_optimized_equals_unoptimized(seed):
     fast = ag.function(program, autograph=False)(x, y)
     assert_same(fast, plain, rtol=0)
     assert_same(fast, program(x, y), rtol=0)
+
+
+def test_ops_that_read_only_a_shape_fold_when_it_is_known():
+    fn = lambda x: np.ones_like(x) * 2 + np.zeros_like(x, dtype=np.int8) + np.full_like(x, 3.0)
+    x = np.arange(3.0)
+    _, cf = traced(fn, x)
+    assert [n.op.name for n in cf.optimized_graph.nodes] == []  # all three fold to constants
+    assert_same(ag.function(fn, autograph=False)(x), fn(x), rtol=0)
+    f = ag.function(fn, autograph=False, input_signature=[ag.TensorSpec([None], np.float64)])
+    ops = ops_of(f.get_concrete_function(x).optimized_graph)  # unknown size: kept
+    assert "ones_like" in ops and "full_like" in ops
+    assert_same(f(np.arange(5.0)), fn(np.arange(5.0)), rtol=0)
+
+
+def test_gradient_seed_and_shape_plumbing_are_folded_or_plain_numpy():
+    w = ag.Variable(np.ones((3, 2)))
+
+    def step(x):
+        with ag.GradientTape() as tape:
+            loss = np.mean(np.sum((x @ w) ** 2, axis=1))
+        return tape.gradient(loss, w)
+    _, cf = traced(step, np.ones((4, 3)))
+    ops = ops_of(cf.optimized_graph)
+    assert not {"ones_like", "sum_to_shape_of", "broadcast_like"} & set(ops), ops
