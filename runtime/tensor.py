@@ -31,8 +31,10 @@ def _graph_mode_error(what: str, t) -> GraphModeError:
         f"value is only known when the graph runs{where()}. Let AutoGraph convert the Python "
         "control flow (ag.function(..., autograph=True), the default), or write it with "
         "runtime.cond / runtime.while_loop. If AutoGraph is already on, this code was left "
-        "as Python: functions from installed packages and ag.do_not_convert functions are "
-        "not converted (ag.to_code(fn) shows what was)."
+        "as Python: functions from installed packages, ag.do_not_convert functions and "
+        "methods called by a list/dict/ndarray method name (`obj.add(x)`, `obj.sum()`) are "
+        "not converted (ag.to_code(fn) shows what was); decorate such a method with "
+        "@ag.function to have it converted and traced inline."
     )
 
 
