@@ -288,10 +288,11 @@ class CodeGen:
 
 @functools.cache
 def _positional_out(kernel) -> bool:
-    """Whether `kernel(*inputs, out)` is accepted without a warning: true of np.dot and most
-    ufuncs, but NumPy deprecates it for some (np.maximum, np.minimum), so ask NumPy once."""
+    """Whether `kernel(*inputs, out)` is accepted without a warning: true of most ufuncs
+    (and of np.dot, which a float 2-D matmul is lowered to), but NumPy deprecates it for
+    some (np.maximum, np.minimum), so ask NumPy once per ufunc."""
     if not isinstance(kernel, np.ufunc):
-        return kernel is np.matmul  # lowered to np.dot(a, b, out)
+        return False
     try:
         dtypes = [np.dtype(c) for c in kernel.types[0].replace("->", "")]
         args = [np.ones(1, dt) for dt in dtypes]
