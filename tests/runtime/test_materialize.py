@@ -232,3 +232,39 @@ def test_object_arrays_keep_python_numbers():
         got, want = ag.function(fn, autograph=False)(x), fn(x)
         assert got.dtype == object and list(got) == list(want)
         assert [type(v) for v in got] == [type(v) for v in want]
+
+
+def spares_in_a_loop_body(x, n):
+    i = 0
+    while i < n:  # symbolic: each iteration's dead buffers are reused inside the body
+        y = np.exp(x) * 0.5
+        z = np.sin(y)
+        m = y > 0.7          # y dies: its buffer is spare for w
+        w = np.cos(z) * 2.0
+        x = np.where(m, w, z) + x * 0.1
+        i += 1
+    return x
+
+
+def spares_in_branches(x, p):
+    y = np.tanh(x) * 3.0
+    if p > 0:                # symbolic: each branch has its own buffer plan
+        t = y * y
+        s = t > 1.0
+        x = np.exp(-t) * 2.0 + np.where(s, 1.0, 0.0)
+    else:
+        x = y + 1.0
+    return x, y
+
+
+def test_spare_buffers_inside_loop_bodies_and_branches():
+    x = np.linspace(-1.0, 1.0, 12).reshape(3, 4)
+    for n in (0, 1, 5):
+        bitwise(ag.function(spares_in_a_loop_body)(x, np.int64(n)),
+                spares_in_a_loop_body(x, n))
+    for p in (1.0, -1.0):
+        got, want = ag.function(spares_in_branches)(x, np.float64(p)), spares_in_branches(x, p)
+        bitwise(got[0], want[0])
+        bitwise(got[1], want[1])
+    code = ag.function(spares_in_a_loop_body).get_concrete_function(x, np.int64(1)).python_code
+    assert out_buffers(code), code  # the loop body does write into buffers
