@@ -254,7 +254,7 @@ def describe_part(part) -> str:
         return f"{t.__name__}({', '.join(f'{n}: {describe_part(p)}' for n, p in zip(t._fields, v))})"
     if t is dict and type(v) is tuple:
         return "{" + ", ".join(f"{k!r}: {describe_part(p)}" for k, p in v) + "}"
-    if isinstance(v, (IdentityKey, WeakIdentityKey)):
+    if isinstance(v, IdentityKey) or isinstance(v, WeakIdentityKey) and not v.shown:
         return repr(v)
     return f"{t.__name__} = {v!r}"
 
