@@ -12,6 +12,7 @@ import collections
 import inspect
 import threading
 import warnings
+import weakref
 
 import numpy as np
 
@@ -22,8 +23,8 @@ from runtime.random_watch import RandomWatch, warn_if_drawn
 from runtime.graph import Graph
 from runtime.passes.pipeline import optimize as optimize_graph
 from runtime.signature import (
-    IdentityKey, TensorSpec, describe_part, generalize, has_unknown_dims, is_array_part, key_fits,
-    key_of,
+    IdentityKey, TensorSpec, describe_part, generalize, has_unknown_dims,
+    is_array_part, key_fits, key_of, weak_keys,
 )
 from runtime.structure import flatten
 from runtime.tensor import Tensor, _fmt_shape
@@ -156,6 +157,7 @@ class Function:
         self._relaxed: list[ConcreteFunction] = []
         self._concrete: list[ConcreteFunction] = []
         self._lock = threading.RLock()
+        self._watchers: dict = {}  # id(object keyed weakly) -> weakref with a callback
         self._calls = 0
         self._trace_calls: collections.deque = collections.deque(maxlen=5)
         self._warned = False
@@ -277,8 +279,36 @@ class Function:
             if any(has_unknown_dims(p) for p in trace_key):
                 self._relaxed.append(cf)  # serves every call whose shapes fit
             self._cache[key] = cf
+            self._watch(key)
             self._note_trace(key)
             return cf
+
+    def _watch(self, key) -> None:
+        """Drop the traces keyed on an object (`self`, a function...) when it dies, as
+        tf.function does, instead of keeping it alive through the cache."""
+        for k in weak_keys(key, []):
+            obj = k.ref()
+            if obj is None or k.ident in self._watchers:
+                continue
+            owner = weakref.ref(self)
+
+            def dead(_, ident=k.ident):
+                function = owner()
+                if function is not None:
+                    function._forget(ident)
+            self._watchers[k.ident] = weakref.ref(obj, dead)
+
+    def _forget(self, ident: int) -> None:
+        def keyed_on(key) -> bool:
+            return any(k.ident == ident for k in weak_keys(key, []))
+        with self._lock:
+            # rebound, not mutated: a lookup iterating the old ones in this thread (the
+            # object may die during a call) is not disturbed
+            self._cache = {k: cf for k, cf in self._cache.items()
+                           if not keyed_on(k) and not keyed_on(cf.key)}
+            self._concrete = [cf for cf in self._concrete if not keyed_on(cf.key)]
+            self._relaxed = [cf for cf in self._relaxed if not keyed_on(cf.key)]
+            self._watchers.pop(ident, None)
 
     def _call_canonical(self, fn, args):
         """Call fn with one value per parameter (the form cache keys are made from)."""

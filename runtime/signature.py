@@ -8,6 +8,8 @@ A cache key has one part per argument (after binding keywords and defaults):
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from runtime.tensor import _fmt_shape
@@ -65,6 +67,57 @@ class IdentityKey:
         return f"<{type(self.obj).__name__} at {id(self.obj):#x}>"
 
 
+class WeakIdentityKey:
+    """Keys an object by identity without keeping it alive (as tf.function does): the
+    owning Function drops the traces keyed on it when it dies (`Function._watch`).
+    A dead key equals nothing, so an object that reuses the id never matches it."""
+
+    __slots__ = ("ref", "ident", "shown")
+
+    def __init__(self, obj, ref, shown: bool):
+        self.ref = ref
+        self.ident = id(obj)
+        self.shown = shown  # listings show repr(obj) (hashable objects) or type + address
+
+    @property
+    def obj(self):
+        return self.ref()
+
+    def __eq__(self, other):
+        if not isinstance(other, WeakIdentityKey) or other.ident != self.ident:
+            return False
+        obj = self.ref()
+        return obj is not None and other.ref() is obj
+
+    def __hash__(self):
+        return self.ident
+
+    def __repr__(self) -> str:
+        obj = self.ref()
+        if obj is not None and self.shown:
+            return repr(obj)
+        state = "" if obj is not None else "dead "
+        return f"<{state}object at {self.ident:#x}>"
+
+
+def _identity_key(a, shown: bool):
+    """A weak identity key for `a`, or a strong one when `a` cannot be weakly referenced."""
+    try:
+        return WeakIdentityKey(a, weakref.ref(a), shown)
+    except TypeError:
+        return IdentityKey(a) if not shown else a
+
+
+def weak_keys(part, found: list) -> list:
+    """The WeakIdentityKeys inside a key part."""
+    if isinstance(part, WeakIdentityKey):
+        found.append(part)
+    elif type(part) is tuple:
+        for p in part:
+            weak_keys(p, found)
+    return found
+
+
 _SCALARS = (int, float, bool, str, complex, type(None), bytes)
 
 
@@ -119,7 +172,9 @@ def key_of(a, leaves: list):
     try:
         hash(a)
     except TypeError:
-        return (t, IdentityKey(a))
+        return (t, _identity_key(a, False))
+    if t.__hash__ is object.__hash__ and t.__eq__ is object.__eq__:
+        return (t, _identity_key(a, True))  # compared by identity: `self`, functions
     return (t, a)
 
 
@@ -199,7 +254,7 @@ def describe_part(part) -> str:
         return f"{t.__name__}({', '.join(f'{n}: {describe_part(p)}' for n, p in zip(t._fields, v))})"
     if t is dict and type(v) is tuple:
         return "{" + ", ".join(f"{k!r}: {describe_part(p)}" for k, p in v) + "}"
-    if isinstance(v, IdentityKey):
+    if isinstance(v, IdentityKey) or isinstance(v, WeakIdentityKey) and not v.shown:
         return repr(v)
     return f"{t.__name__} = {v!r}"
 

@@ -5,9 +5,14 @@ records an `assign_variable` node; both are stateful, so they run on every call 
 program order and are never folded or merged. An update rebinds the Variable's
 storage to a new array instead of writing into the old one, so a value read before
 an assign keeps the old contents.
+
+Each update is atomic: it holds the Variable's own lock while it reads the old value and
+binds the new one, so `assign_add` from several threads loses no update. A Variable keeps
+its shape: an update whose value does not broadcast to it raises, eagerly as in graphs.
 """
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
@@ -23,13 +28,30 @@ def _read_kernel(*, var):
 
 
 def _assign_kernel(value, *, var, mode):
-    if mode == "set":
-        new = np.array(value, dtype=var._value.dtype, copy=True)
-    elif mode == "add":
-        new = np.asarray(var._value + value, dtype=var._value.dtype)  # a fresh array
-    else:
-        new = np.asarray(var._value - value, dtype=var._value.dtype)
-    var._value = _frozen(new)
+    with var._lock:  # read-modify-write as one step: concurrent updates all count
+        old = var._value
+        if mode == "set":
+            new = np.array(value, dtype=old.dtype, copy=True)
+        elif mode == "add":
+            new = np.asarray(old + value, dtype=old.dtype)  # a fresh array
+        else:
+            new = np.asarray(old - value, dtype=old.dtype)
+        if new.shape != old.shape:
+            new = _fitted(new, np.shape(value), var)
+        var._value = _frozen(new)
+
+
+def _fitted(new: np.ndarray, value_shape: tuple, var) -> np.ndarray:
+    """`new` broadcast to the Variable's shape, or the error a graph gives at trace time."""
+    try:
+        if len(value_shape) > var.ndim:
+            raise ValueError
+        return np.array(np.broadcast_to(new, var.shape))
+    except ValueError:
+        raise ValueError(f"Cannot assign a value of shape {_fmt_shape(value_shape)} to Variable "
+                         f"{var.name!r} of shape {_fmt_shape(var.shape)}{where()}; a Variable "
+                         "keeps its shape (assign a value of that shape, or make a new "
+                         "Variable).") from None
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:
@@ -75,6 +97,7 @@ class Variable(NumpyOperators):
         if isinstance(initial_value, Variable):
             initial_value = initial_value.numpy()
         self._value = _frozen(np.array(initial_value, dtype=dtype, copy=True))
+        self._lock = threading.Lock()
         Variable._count += 1
         self.name = name or f"Variable{Variable._count}"
 

@@ -27,7 +27,6 @@ import sysconfig
 import threading
 import types
 import warnings
-import weakref
 from typing import Callable
 
 import gast
@@ -42,7 +41,13 @@ from runtime.random_watch import note_call
 
 _LOCK = threading.RLock()
 _COMPILED: dict = {}          # (code, filename, recursive) -> [(assumed, inner code)]
-_CONVERTED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# Converted functions are cached on the original itself (`fn.__dict__[_CACHE_ATTR]` =
+# (generation, {recursive: converted})): the converted function refers back to the
+# original (`__wrapped__`, shared closure cells), so a cache outside it (even a weak-key
+# one) would keep every converted closure and what it captures alive forever; on the
+# function, the two form a cycle the garbage collector frees with the original.
+_CACHE_ATTR = "__ag_converted__"
+_GENERATION = [0]  # bumped by `_reset_caches`: older entries are ignored
 _CONVERTED_CODES: dict = {}     # id -> every code object we generated (code objects compare
                                 # by value, so a set could mistake an original for ours)
 _SKIP_MODULES = ("numpy", "runtime", "autograph", "gast", "builtins", "functools",
@@ -101,13 +106,24 @@ def convert(fn: Callable, recursive: bool = True) -> Callable:
     if getattr(fn, "__ag_do_not_convert__", False) or \
             _CONVERTED_CODES.get(id(fn.__code__)) is fn.__code__:
         return fn
-    per_fn = _CONVERTED.get(fn)
-    if per_fn is not None and recursive in per_fn:
-        return per_fn[recursive]
+    entry = fn.__dict__.get(_CACHE_ATTR)
+    if type(entry) is tuple and entry[0] == _GENERATION[0]:
+        new = entry[1].get(recursive)
+        if new is not None and new.__wrapped__ is fn:
+            return new
     with _LOCK:
         new = _instantiate(_compiled(fn, recursive), fn)
-        _CONVERTED.setdefault(fn, {})[recursive] = new
+        # a new dict: one copied from another function (functools.wraps) stays its own
+        fn.__dict__[_CACHE_ATTR] = (_GENERATION[0], {**_cached_conversions(fn), recursive: new})
     return new
+
+
+def _cached_conversions(fn) -> dict:
+    """{recursive: converted fn} cached on `fn` (not entries copied from another function)."""
+    entry = fn.__dict__.get(_CACHE_ATTR)
+    if type(entry) is not tuple or entry[0] != _GENERATION[0]:
+        return {}
+    return {k: v for k, v in entry[1].items() if getattr(v, "__wrapped__", None) is fn}
 
 
 def _compiled(fn, recursive: bool) -> types.CodeType:
@@ -185,7 +201,7 @@ def _instantiate(inner: types.CodeType, fn: types.FunctionType) -> types.Functio
             cells.append(original.get(name, types.CellType()))
     new = types.FunctionType(inner, fn.__globals__, fn.__name__, fn.__defaults__, tuple(cells))
     new.__kwdefaults__ = fn.__kwdefaults__
-    new.__dict__.update(fn.__dict__)
+    new.__dict__.update({k: v for k, v in fn.__dict__.items() if k != _CACHE_ATTR})
     for attr in ("__qualname__", "__doc__", "__module__", "__annotations__"):
         setattr(new, attr, getattr(fn, attr))
     new.__wrapped__ = fn
@@ -281,7 +297,7 @@ def _reset_caches() -> None:
     """For tests and benchmarks: forget sources, compiled and converted functions."""
     with _LOCK:
         _COMPILED.clear()
-        _CONVERTED.clear()
+        _GENERATION[0] += 1
         parser._SOURCE_CACHE.clear()
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import threading
+import warnings
 
 import numpy as np
 
@@ -82,19 +83,26 @@ class TapeValue(NumpyOperators):
 
         return getitem(self, index)
 
+    # An implicit conversion while a tape records (`y[i] = v` into a NumPy array,
+    # np.asarray, float()) hands the value to plain NumPy, where no gradient follows it:
+    # noted, and reported by `gradient` (`.numpy()` is the explicit, silent way out).
     def __array__(self, dtype=None, copy=None):
+        _note_escape(self)
         return np.asarray(self.value, dtype=dtype)
 
     def __bool__(self):
         return bool(self.value)
 
     def __float__(self):
+        _note_escape(self)
         return float(self.value)
 
     def __int__(self):
+        _note_escape(self)
         return int(self.value)
 
     def __index__(self):
+        _note_escape(self)
         return int(self.value)
 
     def __len__(self):
@@ -108,6 +116,15 @@ class TapeValue(NumpyOperators):
 
     def __repr__(self) -> str:
         return f"TapeValue({self.value!r})"
+
+
+def _note_escape(value: TapeValue) -> None:
+    if registry.recorder() is None or np.asarray(value.value).dtype.kind not in "fc":
+        return  # not recording, or an integer (an index, a count): no gradient lost
+    place = where().strip().removeprefix("(at ").removesuffix(")") or "an unknown place"
+    for tape in _eager_tapes():
+        if place not in tape._escapes:
+            tape._escapes.append(place)
 
 
 def _unwrap(x):
@@ -156,6 +173,7 @@ class GradientTape:
         self._start = self._stop = 0
         self._active = False
         self._hoisted_vars: set = set()
+        self._escapes: list = []  # where watched values became plain NumPy (eager)
 
     # -- recording ---------------------------------------------------------------------
     def __enter__(self):
@@ -231,8 +249,9 @@ class GradientTape:
                 self._var_keys.setdefault(leaf, [])
                 out.append(leaf)
                 continue
-            if self._graph is None and not isinstance(leaf, (TapeValue, Tensor)):
-                leaf = TapeValue(np.asarray(leaf))
+            if not isinstance(leaf, (TapeValue, Tensor)):
+                # a constant becomes a value the tape can follow, in both modes
+                leaf = TapeValue(np.asarray(leaf)) if self._graph is None else _constant(leaf)
                 self._keep_alive(leaf)
             self._watched.add(id(leaf))
             out.append(leaf)
@@ -253,8 +272,22 @@ class GradientTape:
         for t in target_leaves:
             if isinstance(t, (TapeValue, Tensor)):
                 seeds[id(t)] = np.ones_like(t.value if isinstance(t, TapeValue) else t)
+        # an enclosing eager tape still records: run the rules on the tape values, so it
+        # records the backward computation too (higher-order gradients)
+        higher = self._graph is None and bool(_eager_tapes())
         records = self._graph_records() if self._graph is not None else \
-            [r for r in self._records if not isinstance(r, _Anchor)]
+            [_recording_view(r) if higher else r for r in self._records
+             if not isinstance(r, _Anchor)]
+        self._check_sources(src_leaves, keys, records)
+        if self._escapes:
+            warnings.warn(
+                "GradientTape: a watched value was converted to a plain NumPy value while the "
+                f"tape recorded (at {', '.join(self._escapes)}), e.g. by `y[i] = value` into a "
+                "NumPy array, np.asarray or float(); gradients do not flow through such a "
+                "conversion, so they may be missing (None) or partial. Keep computing with the "
+                "tape value (build arrays with np.stack / np.concatenate or "
+                "runtime.index_update), or run the code in an ag.function, where `y[i] = value` "
+                "is differentiable.", RuntimeWarning, stacklevel=2)
         cts = bp.backprop(records, seeds, wanted | set(seeds))
         results = []
         for s, ks in zip(src_leaves, keys):
@@ -263,17 +296,31 @@ class GradientTape:
                 g = cts.get(k)
                 if g is not None:
                     total = g if total is None else total + g
-            results.append(_as_source_dtype(total, s))
+            results.append(_as_source_dtype(total, s, keep_tape_value=higher))
         return unflatten(tree, results)
+
+    def _check_sources(self, sources, keys, records) -> None:
+        """Every source must be watched (a Variable, `tape.watch`) or computed from a
+        watched value inside the block, in both modes; else the gradient is an error
+        rather than a value in one mode and None in the other."""
+        seen = set(self._watched)
+        for ks in self._var_keys.values():
+            seen.update(ks)
+        for rec in records:
+            if any(k in seen for k in rec.in_keys if k is not None):
+                seen.update(k for k in rec.out_keys if k is not None)
+        for s, ks in zip(sources, keys):
+            if isinstance(s, Variable) or all(k in seen for k in ks):
+                continue
+            raise ValueError(
+                f"tape.gradient: a source was not watched by this tape{where()}: "
+                f"{_describe_source(s)}. Watch it inside the `with` block and compute with the "
+                "returned value (`x = tape.watch(x)`), or pass a value computed from watched "
+                "values inside the block.")
 
     def _keys_of(self, source):
         if isinstance(source, Variable):
             return list(self._var_keys.get(source, []))
-        if self._graph is None and not isinstance(source, TapeValue) and id(source) not in self._watched:
-            raise ValueError(
-                f"tape.gradient: a source is a plain array that the tape never saw{where()}. "
-                "NumPy arrays cannot be watched in place: write `x = tape.watch(x)` and "
-                "compute with the returned value.")
         return [id(source)]
 
     def _graph_records(self):
@@ -324,15 +371,47 @@ class _Anchor:
         self.value = value
 
 
-def _as_source_dtype(g, source):
+def _describe_source(s) -> str:
+    if isinstance(s, Tensor):
+        return f"graph value {s.name} ({s.dtype}{list(s.shape)})"
+    if isinstance(s, TapeValue):
+        return "a value watched by another tape"
+    return (f"a plain {type(s).__name__} (NumPy arrays cannot be watched in place)"
+            if isinstance(s, (np.ndarray, np.generic, float, int)) else repr(s))
+
+
+def _constant(value) -> Tensor:
+    from runtime.control_flow import constant
+
+    return constant(value)
+
+
+def _recording_view(rec):
+    """An eager record whose inputs and outputs are the tape values themselves."""
+    if not isinstance(rec, _EagerRecord):
+        return rec
+    view = _EagerRecord()
+    view.op, view.attrs, view.origin = rec.op, rec.attrs, rec.origin
+    view.in_keys, view.out_keys, view.keep = rec.in_keys, rec.out_keys, rec.keep
+    view.inputs, view.outputs = list(rec.keep[0]), list(rec.keep[1])
+    return view
+
+
+def _as_source_dtype(g, source, keep_tape_value: bool = False):
     if g is None:
         return None
-    value = source.value if isinstance(source, TapeValue) else source
-    if isinstance(value, Variable):
-        dtype = value.dtype
-    else:
-        dtype = value.dtype if isinstance(value, Tensor) else np.asarray(value).dtype
+    if keep_tape_value and isinstance(g, TapeValue):
+        dtype = _source_dtype(source)
+        return g if g.dtype == dtype else np.astype(g, dtype)
+    dtype = _source_dtype(source)
     if isinstance(g, TapeValue):
         g = g.value
     gd = g.dtype if isinstance(g, Tensor) else np.asarray(g).dtype
     return g if gd == dtype else np.astype(g, dtype)
+
+
+def _source_dtype(source) -> np.dtype:
+    value = source.value if isinstance(source, TapeValue) else source
+    if isinstance(value, Variable):
+        return value.dtype
+    return value.dtype if isinstance(value, Tensor) else np.asarray(value).dtype

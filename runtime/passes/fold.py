@@ -7,6 +7,10 @@
 An input the op reads only the shape of (`OpDef.shape_only`: `ones_like(x)`, a gradient's
 `broadcast_like(g, x)`) counts as constant when its shape is fully known.
 
+An op that raises, or warns (a floating-point error such as `1.0 / 0.0`, whatever the
+`np.errstate` at trace time), is not folded: it stays in the graph, so each call raises or
+warns under the caller's `np.errstate`, as the eager code does.
+
 Results larger than `MAX_FOLDED_ELEMENTS` are left in the graph: folding them would
 trade a cheap op for a large constant kept alive by the compiled function.
 """
@@ -61,11 +65,11 @@ def _fits(node) -> bool:
 
 def _evaluate(node):
     try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")
+        with warnings.catch_warnings(), np.errstate(all="raise"):
+            warnings.simplefilter("error")
             result = node.op.kernel(*map(_stand_in, node.inputs), **node.attrs)
     except Exception:
-        return None  # leave it: it raises at run time, exactly where it did before
+        return None  # leave it: it raises or warns at run time, exactly as before
     results = [result] if node.op.num_outputs == 1 else list(result)
     out = []
     for o, r in zip(node.outputs, results):

@@ -4,9 +4,19 @@
                  v2 = exp(w)                  while i < n:
                  s = s + v2 * i                   s = s + v9 * i
 
-Only elementwise ufuncs and matmul on fully known shapes move: they cannot raise on the
-values they get, so running one before a loop that does zero iterations changes nothing
-but time.
+A hoisted op runs even when the loop does zero iterations, and before the effects of the
+first one; so only ops that can neither raise nor warn, whatever the values and the
+caller's `np.errstate`, move (speculation must be invisible). Per op class:
+- comparisons, logical and bitwise ops, sign and rounding ops, max/min, copysign: never
+  a floating-point error, on booleans, integers and floats (complex order comparisons
+  and `sign` raise "invalid" on NaN: not those);
+- `+ - *`, `negative`, `absolute` on integer/boolean arrays: they wrap silently (on
+  0-d values the executor runs NumPy scalar arithmetic, which warns on overflow: not
+  those), and `negative`/`absolute` on floats (sign-bit operations);
+- nothing else: float arithmetic overflows or makes NaN (`1 / x`, `exp`, `inf - inf`),
+  integer division, remainder and power raise or warn, indexing can raise.
+Shapes must be fully known, so that no broadcast can fail. The lists are checked against
+NumPy on special values in tests/runtime/test_fidelity_passes.py.
 """
 from __future__ import annotations
 
@@ -18,14 +28,46 @@ from runtime.passes.rewrite import each_graph, is_pure, replace_uses
 from runtime.tensor import Tensor
 
 
-def _movable(node: Node) -> bool:
-    if not (is_pure(node) and isinstance(node.op.kernel, np.ufunc)):
-        return False
-    # integer ** negative integer raises in NumPy: keep it where it was
-    if node.op.kernel is np.power and node.outputs[0].dtype.kind in "iu":
+# ufunc -> the dtype kinds (of every input and output) on which it never raises or warns
+_NEVER_WARN = {
+    **dict.fromkeys(["equal", "not_equal", "isnan", "isinf", "isfinite", "conjugate",
+                     "positive", "logical_and", "logical_or", "logical_xor",
+                     "logical_not"], "biufc"),
+    **dict.fromkeys(["less", "less_equal", "greater", "greater_equal", "signbit",
+                     "copysign", "fabs", "maximum", "minimum", "fmax", "fmin",
+                     "floor", "ceil", "trunc", "rint"], "biuf"),
+    **dict.fromkeys(["bitwise_and", "bitwise_or", "bitwise_xor", "invert",
+                     "left_shift", "right_shift"], "biu"),
+    **dict.fromkeys(["negative", "absolute"], "f"),
+}
+# silent on arrays (wrap around), but NumPy scalar arithmetic warns on overflow
+_SILENT_ON_ARRAYS = {"add": "biu", "subtract": "biu", "multiply": "biu",
+                     "negative": "biuf", "absolute": "biuf"}
+
+
+def _kinds(node: Node) -> set:
+    return {np.result_type(x).kind if not isinstance(x, Tensor) else x.dtype.kind
+            for x in list(node.inputs) + node.outputs}
+
+
+def cannot_raise_or_warn(node: Node) -> bool:
+    """Whether running `node` can never raise or warn, whatever its input values."""
+    kernel = node.op.kernel
+    if not (is_pure(node) and isinstance(kernel, np.ufunc)) or node.attrs:
         return False
     # with unknown dims a broadcast could fail at run time, in a loop that may not run
-    return all(None not in x.shape for x in node.inputs if isinstance(x, Tensor))
+    if not all(None not in x.shape for x in node.inputs if isinstance(x, Tensor)):
+        return False
+    try:
+        kinds = _kinds(node)
+    except (TypeError, ValueError):
+        return False
+    if kinds <= set(_NEVER_WARN.get(kernel.__name__, "")):
+        return True
+    return node.outputs[0].ndim >= 1 and kinds <= set(_SILENT_ON_ARRAYS.get(kernel.__name__, ""))
+
+
+_movable = cannot_raise_or_warn
 
 
 def hoist_loop_invariants(graph: Graph) -> bool:

@@ -1,13 +1,17 @@
 """Algebraic simplification, only where NumPy gives bitwise the same result.
 
-    x * 1 → x      x / 1 → x (floats)      x - 0 → x      x + 0 → x (integers, bools)
+    x * 1 → x (not complex)   x / 1 → x (floats)   x - (+0) → x   x + 0 → x (integers, bools)
     x - x → zeros (integers)              astype(x, x.dtype) → x
     x @ I → x, I @ x → x (integers, bools: exact; on floats -0.0 and inf would change)
     reshape(x, x.shape) → x               transpose(transpose(x, p), q) → transpose(x, p∘q)
 
 Never where dtype or shape would change (broadcasting, promotion), never `x + 0.0` on
-floats (-0.0 + 0.0 is +0.0), never `x - x` on floats (inf - inf is nan), and never for
-a value a graph or subgraph returns (the caller gets a fresh array, as eagerly).
+floats (-0.0 + 0.0 is +0.0), never `x - (-0.0)` (it is `x + 0.0`), never `x * 1` on
+complex numbers (NumPy's complex product gives `(inf+0j) * 1 == inf+nanj` and
+`(1-0j) * 1 == 1+0j`), never `x - x` on floats (inf - inf is nan), and never for a value
+a graph or subgraph returns (the caller gets a fresh array, as eagerly). Every rule is
+checked bitwise against NumPy on signed zeros, NaN, infinities and integer extremes for
+every dtype (tests/runtime/test_fidelity_passes.py).
 """
 from __future__ import annotations
 
@@ -28,6 +32,11 @@ def _is_scalar(v, value) -> bool:
     return arr.ndim == 0 and arr.dtype.kind in "biuf" and arr == value
 
 
+def _is_plus_zero(v) -> bool:
+    """A scalar zero without a sign bit: `x - (-0.0)` is `x + 0.0`, which turns -0.0 into +0.0."""
+    return _is_scalar(v, 0) and not (np.asarray(v).dtype.kind == "f" and np.signbit(v))
+
+
 def _is_identity(v, dtype) -> bool:
     """A constant identity matrix of `dtype` (so the product keeps the other's dtype)."""
     return isinstance(v, np.ndarray) and v.ndim == 2 and v.shape[0] == v.shape[1] \
@@ -44,14 +53,14 @@ def _rewrite(node: Node):
     name, ins, out = node.op.name, node.inputs, node.outputs[0] if node.outputs else None
     if out is None or node.attrs and name not in ("astype", "reshape", "transpose"):
         return None
-    if name == "multiply" and len(ins) == 2:
+    if name == "multiply" and len(ins) == 2 and out.dtype.kind in "biuf":
         for a, b in (ins, ins[::-1]):
             if _same_aval(a, out) and _is_scalar(b, 1):
                 return a
     if name in ("true_divide", "divide") and _same_aval(ins[0], out) and out.dtype.kind == "f" \
             and _is_scalar(ins[1], 1):
         return ins[0]
-    if name == "subtract" and _same_aval(ins[0], out) and _is_scalar(ins[1], 0):
+    if name == "subtract" and _same_aval(ins[0], out) and _is_plus_zero(ins[1]):
         return ins[0]
     if name == "add" and out.dtype.kind in "iub":
         for a, b in (ins, ins[::-1]):
