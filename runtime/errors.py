@@ -35,6 +35,11 @@ def _is_library_file(filename: str) -> bool:
     return filename.startswith(_SKIP_PREFIXES) or filename.startswith("<autograph-graph")
 
 
+def is_library_code(code) -> bool:
+    """Whether a code object belongs to this project's `runtime/` or `autograph/` packages."""
+    return os.path.abspath(code.co_filename).startswith(_PACKAGE_DIRS)
+
+
 def user_origin() -> Origin | None:
     """The innermost stack frame that belongs to user code, or None."""
     frame = sys._getframe(1)
