@@ -318,8 +318,9 @@ class Tensor(NumpyOperators):
             check(np.logical_not(np.isinf(self)), "OverflowError",
                   "cannot convert float infinity to integer")
             rounded = np.rint(self)
-            check(np.abs(rounded) < 2.0 ** 63, "OverflowError",
-                  "round(x) does not fit in int64, which a graph uses for a Python int")
+            if self.dtype.itemsize > 2:  # (a float16 always fits)
+                check(np.abs(rounded) < 2.0 ** 63, "OverflowError",
+                      "round(x) does not fit in int64, which a graph uses for a Python int")
             return np.astype(rounded, np.int64)
         if self.dtype == np.uint64:
             check(self < 2 ** 63, "OverflowError",
