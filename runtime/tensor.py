@@ -83,8 +83,8 @@ def _python_index(value, what: str) -> int:
     return operator.index(value)
 
 
-# code objects of the graph library, which may hash Tensors (by identity)
-_LIBRARY_CODE: set = set()
+# code objects of the graph library, which may hash Tensors (by identity), by id
+_LIBRARY_CODE: dict = {}
 
 
 def _fmt_shape(shape) -> str:
@@ -271,10 +271,10 @@ class Tensor(NumpyOperators):
         # (user code, the stdlib, other packages) a hash would be one of the object, not
         # of the value NumPy would hash, so `{a, b}` and dict keys would silently differ.
         code = sys._getframe(1).f_code
-        if code in _LIBRARY_CODE:
+        if id(code) in _LIBRARY_CODE:
             return id(self)
         if is_library_code(code):
-            _LIBRARY_CODE.add(code)
+            _LIBRARY_CODE[id(code)] = code  # kept alive, so its id is never reused
             return id(self)
         raise GraphModeError(
             f"A symbolic Tensor ({self.dtype}{_fmt_shape(self.shape)}) is unhashable: set "
