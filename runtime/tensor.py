@@ -9,7 +9,9 @@ so `x + 1`, `np.add(x, 1)` and `x.sum()` all record the same node.
 """
 from __future__ import annotations
 
+import contextlib
 import sys
+import threading
 
 import numpy as np
 
@@ -81,6 +83,21 @@ def _python_index(value, what: str) -> int:
     if isinstance(value, Tensor):
         raise _graph_mode_error(what, value)
     return operator.index(value)
+
+
+_text = threading.local()
+
+
+@contextlib.contextmanager
+def describing():
+    """Within: str() / format() of a Tensor give its symbolic description instead of
+    raising - for text that is only ever shown (an assert's message), never computed with."""
+    before = getattr(_text, "describe", False)
+    _text.describe = True
+    try:
+        yield
+    finally:
+        _text.describe = before
 
 
 # code objects of the graph library, which may hash Tensors (by identity), by id
@@ -261,9 +278,13 @@ class Tensor(NumpyOperators):
 
     # -- text and hashing: what NumPy would compute from the value ----------------
     def __str__(self):
+        if getattr(_text, "describe", False):
+            return repr(self)
         raise _text_error(self, "str()")
 
     def __format__(self, spec):
+        if getattr(_text, "describe", False):
+            return format(repr(self), spec)
         raise _text_error(self, f"format spec {spec!r}" if spec else "an f-string / format()")
 
     def __hash__(self):

@@ -287,3 +287,16 @@ def test_list_of_python_number_rows_is_still_a_graph_list():
         return np.stack(acc)
 
     same_as_eager(grow, np.int64(2))
+
+
+def test_assert_message_may_show_a_symbolic_value():
+    def positive(x):
+        assert x > 0, f"x must be positive, got {x} ({x:>5})"
+        return x
+
+    f = ag.function(positive)
+    same_as_eager(positive, np.float64(2.0))
+    with pytest.raises(AssertionError, match="got Tensor\\(x, float64\\[\\]\\)"):
+        f(np.float64(-1.0))
+    with pytest.raises(ag.GraphModeError):  # only the message is let through
+        ag.function(lambda x: len(f"{x}"))(np.float64(1.0))
