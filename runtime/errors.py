@@ -15,6 +15,11 @@ class GraphModeError(TypeError):
     """A symbolic value was used where Python needs a concrete one (bool, int, iterator)."""
 
 
+class TracingRecursionError(GraphModeError, RecursionError):
+    """Tracing recursed too deeply: a recursive function whose stopping condition is symbolic
+    (both branches of a symbolic `if` are traced, so the recursion never ends)."""
+
+
 class Origin(NamedTuple):
     filename: str
     lineno: int
@@ -35,6 +40,11 @@ def _is_library_file(filename: str) -> bool:
     return filename.startswith(_SKIP_PREFIXES) or filename.startswith("<autograph-graph")
 
 
+def is_library_code(code) -> bool:
+    """Whether a code object belongs to this project's `runtime/` or `autograph/` packages."""
+    return os.path.abspath(code.co_filename).startswith(_PACKAGE_DIRS)
+
+
 def user_origin() -> Origin | None:
     """The innermost stack frame that belongs to user code, or None."""
     frame = sys._getframe(1)
@@ -50,6 +60,23 @@ def where() -> str:
     """' (at file:line)' for the current user frame, or '' when none is found."""
     origin = user_origin()
     return f" (at {origin})" if origin else ""
+
+
+def recursion_cycle(tb, limit: int = 3) -> str:
+    """The user frames a RecursionError's traceback repeats most, as 'name (file:line)'."""
+    counts: dict = {}
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        path = code.co_filename if code.co_filename.startswith("<") else os.path.abspath(code.co_filename)
+        if not _is_library_file(path):
+            key = (code.co_name, code.co_filename, tb.tb_lineno)
+            counts[key] = counts.get(key, 0) + 1
+        tb = tb.tb_next
+    if not counts:
+        return ""
+    top = max(counts.values())
+    cycle = [k for k, c in counts.items() if c >= top - 1][:limit]
+    return " -> ".join(f"{name} ({filename}:{line})" for name, filename, line in cycle)
 
 
 def user_stacklevel() -> int:

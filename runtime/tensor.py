@@ -9,9 +9,13 @@ so `x + 1`, `np.add(x, 1)` and `x.sum()` all record the same node.
 """
 from __future__ import annotations
 
+import contextlib
+import sys
+import threading
+
 import numpy as np
 
-from runtime.errors import GraphModeError, where
+from runtime.errors import GraphModeError, is_library_code, where
 
 
 def _check_tracing(t) -> None:
@@ -36,6 +40,68 @@ def _graph_mode_error(what: str, t) -> GraphModeError:
         "not converted (ag.to_code(fn) shows what was); decorate such a method with "
         "@ag.function to have it converted and traced inline."
     )
+
+
+def _text_error(t, how: str) -> GraphModeError:
+    return GraphModeError(
+        f"Converting a symbolic Tensor ({t.dtype}{_fmt_shape(t.shape)}) to text ({how}) is "
+        f"not allowed: its digits are only known when the graph runs{where()}. Compute "
+        "with arithmetic instead of on its text (n % 10, n // 10, np.log10), or pass a "
+        "Python value (a Python int or str argument is a constant of the trace). To see it: "
+        "print(x) while tracing shows its symbolic description (as does f'{x!r}'), "
+        "ag.print(x) prints its value on every call.")
+
+
+def _value_needed(t, call: str, what: str, fix: str) -> GraphModeError:
+    return GraphModeError(
+        f"{call} on a symbolic Tensor ({t.dtype}{_fmt_shape(t.shape)}) is not allowed: "
+        f"{what} needs its value, which is only known when the graph runs{where()}. Instead "
+        f"{fix}, or return it from the function and call {call} on the result.")
+
+
+def _no_sequence_repeat(t, o) -> None:
+    """`"*" * n` / `[0] * n`: a NumPy scalar repeats the sequence, which needs the count."""
+    if t.ndim == 0 and isinstance(o, (str, bytes, list, tuple)):
+        raise GraphModeError(
+            f"Repeating a {type(o).__name__} by a symbolic count ({t.dtype}{_fmt_shape(t.shape)}) "
+            f"is not allowed: the count is only known when the graph runs{where()}. Pass the "
+            "count as a Python int (a constant of the trace), or build an array instead "
+            "(np.zeros(n), np.full(n, v)).")
+
+
+def _never_equal(t, ne: bool, other):
+    """`x == "text"` / `x == None`: NumPy compares elementwise and finds no element equal
+    (a NumPy scalar answers `== None` with a Python bool)."""
+    if t.ndim == 0:
+        return ne if other is None else np.bool_(ne)
+    return np.full_like(t, ne, dtype=np.bool_)
+
+
+def _python_index(value, what: str) -> int:
+    import operator
+
+    if isinstance(value, Tensor):
+        raise _graph_mode_error(what, value)
+    return operator.index(value)
+
+
+_text = threading.local()
+
+
+@contextlib.contextmanager
+def describing():
+    """Within: str() / format() of a Tensor give its symbolic description instead of
+    raising - for text that is only ever shown (an assert's message), never computed with."""
+    before = getattr(_text, "describe", False)
+    _text.describe = True
+    try:
+        yield
+    finally:
+        _text.describe = before
+
+
+# code objects of the graph library, which may hash Tensors (by identity), by id
+_LIBRARY_CODE: dict = {}
 
 
 def _fmt_shape(shape) -> str:
@@ -207,9 +273,100 @@ class Tensor(NumpyOperators):
         return n
 
     def __repr__(self) -> str:
+        # the symbolic description: for error messages, debuggers and `f"{x!r}"`
         return f"Tensor({self.name}, {self.dtype}{_fmt_shape(self.shape)})"
 
-    __str__ = __repr__
+    # -- text and hashing: what NumPy would compute from the value ----------------
+    def __str__(self):
+        if getattr(_text, "describe", False):
+            return repr(self)
+        raise _text_error(self, "str()")
+
+    def __format__(self, spec):
+        if getattr(_text, "describe", False):
+            return format(repr(self), spec)
+        raise _text_error(self, f"format spec {spec!r}" if spec else "an f-string / format()")
+
+    def __hash__(self):
+        # The graph library keys its own bookkeeping by Tensor identity; anywhere else
+        # (user code, the stdlib, other packages) a hash would be one of the object, not
+        # of the value NumPy would hash, so `{a, b}` and dict keys would silently differ.
+        code = sys._getframe(1).f_code
+        if id(code) in _LIBRARY_CODE:
+            return id(self)
+        if is_library_code(code):
+            _LIBRARY_CODE[id(code)] = code  # kept alive, so its id is never reused
+            return id(self)
+        raise GraphModeError(
+            f"A symbolic Tensor ({self.dtype}{_fmt_shape(self.shape)}) is unhashable: set "
+            f"members and dict keys need its value, which is only known when the graph "
+            f"runs{where()}. Key by a Python value (an index, a name, or a Python int/str "
+            "argument), keep the values in a list or an array and compare them with NumPy "
+            "(np.unique, np.isin, ==), or pass the values in as Python numbers.")
+
+    # -- operands NumPy scalars treat as Python does ------------------------------
+    def __mul__(self, o):
+        _no_sequence_repeat(self, o)
+        return np.multiply(self, o)
+
+    def __rmul__(self, o):
+        _no_sequence_repeat(self, o)
+        return np.multiply(o, self)
+
+    def __eq__(self, o):
+        if isinstance(o, (str, bytes)) or o is None:
+            return _never_equal(self, False, o)
+        return np.equal(self, o)
+
+    def __ne__(self, o):
+        if isinstance(o, (str, bytes)) or o is None:
+            return _never_equal(self, True, o)
+        return np.not_equal(self, o)
+
+    def __round__(self, ndigits=None):
+        # as the NumPy scalar a 0-d value is: round(x) is a Python int (half to even),
+        # round(x, n) keeps the dtype; arrays, bools and complex numbers have no __round__
+        if self.ndim or self.dtype.kind not in "iuf":
+            kind = "ndarray" if self.ndim else self.dtype.type.__name__
+            raise TypeError(f"type numpy.{kind} doesn't define __round__ method{where()}; "
+                            "use np.round(x, decimals) for an array.")
+        if ndigits is not None:
+            return np.round(self, _python_index(ndigits, "round() ndigits"))
+        from runtime.checks import check
+
+        if self.dtype.kind == "f":
+            check(np.logical_not(np.isnan(self)), "ValueError", "cannot convert float NaN to integer")
+            check(np.logical_not(np.isinf(self)), "OverflowError",
+                  "cannot convert float infinity to integer")
+            rounded = np.rint(self)
+            if self.dtype.itemsize > 2:  # (a float16 always fits)
+                check(np.abs(rounded) < 2.0 ** 63, "OverflowError",
+                      "round(x) does not fit in int64, which a graph uses for a Python int")
+            return np.astype(rounded, np.int64)
+        if self.dtype == np.uint64:
+            check(self < 2 ** 63, "OverflowError",
+                  "round(x) does not fit in int64, which a graph uses for a Python int")
+        return np.astype(self, np.int64)
+
+    # -- ndarray methods that need a concrete value or change the array in place ---
+    def item(self, *args):
+        raise _value_needed(self, "x.item()", "a Python number",
+                            "keep it a NumPy value (x[()], x[i], x.reshape(()))")
+
+    def tolist(self):
+        raise _value_needed(self, "x.tolist()", "a Python list",
+                            "keep it an array (index it, or np.split / np.unstack it)")
+
+    def fill(self, value):
+        raise TypeError(
+            f"Tensors are immutable inside graphs{where()}: x.fill(v) cannot change {self!r} "
+            "in place. Write `x = np.full_like(x, v)`.")
+
+    def sort(self, axis=-1, kind=None, order=None):
+        raise TypeError(
+            f"Tensors are immutable inside graphs{where()}: x.sort() cannot sort {self!r} "
+            "in place. Write `x = np.sort(x, axis)` (a caller's array is then left unsorted, "
+            "unlike x.sort() on an array argument).")
 
     # -- NumPy protocols --------------------------------------------------------
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):

@@ -12,6 +12,7 @@ from autograph.operators.loops import for_stmt, while_stmt
 from autograph.operators.py_builtins import (
     abs_, enumerate_, float_, int_, len_, max_, min_, range_, sum_, zip_,
 )
+from autograph.operators.py_builtins import isinstance_, print_
 from autograph.operators.variables import UNSET, Undefined, ld, ld_attr, set_attr, setitem
 
 __all__ = [
@@ -20,3 +21,4 @@ __all__ = [
     "enumerate_", "float_", "int_", "len_", "max_", "min_", "range_", "sum_", "zip_",
     "UNSET", "Undefined", "ld", "ld_attr", "set_attr", "setitem",
 ]
+__all__ += ["isinstance_", "print_"]

@@ -18,7 +18,10 @@ def assert_stmt(test, message: Callable | None = None) -> None:
         import numpy as np
         import runtime
 
-        text = "" if message is None else message()
+        from runtime.tensor import describing
+
+        with describing():  # f"x={x}" in the message shows x's symbolic description
+            text = "" if message is None else message()
         if test.ndim != 0:
             test = np.all(test)
         runtime.assert_(test, text if isinstance(text, str) else str(text))

@@ -59,6 +59,14 @@ def to_loop_var(value, name: str, where: str):
     try:
         return runtime.list_new(value)
     except (TypeError, ValueError) as e:
+        nested = [type(v).__name__ for v in value if isinstance(v, (list, tuple, dict))]
+        if nested:  # e.g. rows holding symbolic values
+            raise Diagnostic(
+                f"{where}: the list '{name}' is a loop variable of a symbolic loop and holds "
+                f"Python {nested[0]}s: "
+                "a list carried through a graph loop holds arrays of one shape and dtype, not "
+                f"nested lists. Make '{name}' an array (np.array / np.stack of the rows, updated "
+                f"with {name}[i] = row or np.concatenate), or a list of arrays.") from None
         raise Diagnostic(
             f"{where}: the list '{name}' is a loop variable of a symbolic loop, so it must "
             f"hold arrays of one shape and dtype ({e}).") from None

@@ -58,9 +58,12 @@ def for_stmt(iterable, body: Callable, state: Sequence = (), names: Sequence[str
     state = tuple(state)
     names = tuple(names)
     if is_symbolic(iterable) or isinstance(iterable, SymbolicIterable):
+        seq = symbolic_iterable(iterable)
+        if seq.static_length() == 0:
+            return pack(state, names)  # known empty: the body never runs, as in Python
         opts = (maximum_iterations, shape_invariants)
         return _symbolic_loop(None, body, state, names, caller_location(), opts,
-                              (symbolic_iterable(iterable), extra_test))
+                              (seq, extra_test))
     it = iter(iterable)
     while True:
         if extra_test is not None:

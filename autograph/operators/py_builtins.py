@@ -1,5 +1,5 @@
 """Builtins that work on symbolic values: `len_`, `range_`, `int_`, `float_`, `abs_`,
-`min_`, `max_`, `sum_`, `enumerate_`, `zip_`.
+`min_`, `max_`, `sum_`, `enumerate_`, `zip_`, `isinstance_`, `print_`.
 
 The call converter rewrites `range(n)` to `ag__.range_(n)` (and so on) when the name
 is the builtin. On Python values each one *is* the builtin (same result, same errors);
@@ -9,6 +9,7 @@ into a graph loop over an index.
 from __future__ import annotations
 
 import builtins
+import operator
 
 import numpy as np
 
@@ -29,12 +30,21 @@ class SymbolicIterable:
     def get(self, i):
         raise NotImplementedError(f"{type(self).__name__} must define get(i)")
 
+    def static_length(self) -> int | None:
+        """The length when it is known while tracing (0: a loop over it never runs)."""
+        return None
+
     def __iter__(self):
         from runtime import GraphModeError
+        from runtime.errors import where
 
+        what = "range()" if isinstance(self, SymbolicRange) else "this iterable"
         raise GraphModeError(
-            f"{type(self).__name__} has a symbolic length; iterate over it in a `for` "
-            "loop inside a converted function (AutoGraph makes that a graph loop).")
+            f"The length of {what} is symbolic: it is only known when the graph runs, so "
+            f"Python cannot iterate over it{where()} (list(), a comprehension, unpacking and "
+            "functions from other modules iterate in Python). Write a `for` statement in "
+            "a converted function (AutoGraph makes it a graph loop; append to a list there "
+            "to collect items), or use NumPy (np.arange(n) for list(range(n))).")
 
 
 class _TensorItems(SymbolicIterable):
@@ -45,6 +55,9 @@ class _TensorItems(SymbolicIterable):
 
     def length(self):
         return len_(self.tensor)
+
+    def static_length(self):
+        return self.tensor.shape[0]
 
     def get(self, i):
         return self.tensor[i]
@@ -70,6 +83,9 @@ class _Enumerate(SymbolicIterable):
     def length(self):
         return self.inner.length()
 
+    def static_length(self):
+        return self.inner.static_length()
+
     def get(self, i):
         return (self.start + i, self.inner.get(i))
 
@@ -84,6 +100,10 @@ class _Zip(SymbolicIterable):
             n = np.minimum(n, other.length())
         return n
 
+    def static_length(self):
+        lengths = [x.static_length() for x in self.inners]
+        return 0 if 0 in lengths else None
+
     def get(self, i):
         return tuple(x.get(i) for x in self.inners)
 
@@ -95,6 +115,9 @@ class _PythonItems(SymbolicIterable):
         self.seq = np.asarray(seq)
 
     def length(self):
+        return len(self.seq)
+
+    def static_length(self):
         return len(self.seq)
 
     def get(self, i):
@@ -131,13 +154,33 @@ def _dynamic_dim(x, axis: int):
 
 
 def range_(*args):
-    if not _any_symbolic(args):
+    if not _any_symbolic(args) or not 1 <= len(args) <= 3:
         return builtins.range(*args)
+    args = tuple(_range_arg(a) for a in args)
     if len(args) == 1:
         return SymbolicRange(0, args[0], 1)
     if len(args) == 2:
         return SymbolicRange(args[0], args[1], 1)
+    if is_symbolic(args[2]):
+        from runtime.checks import check
+
+        check(args[2] != 0, "ValueError", "range() arg 3 must not be zero")
     return SymbolicRange(*args)
+
+
+def _range_arg(a):
+    """What `range` accepts (`operator.index`): an integer scalar, as Python says."""
+    if not is_symbolic(a):
+        return operator.index(a)
+    if a.ndim == 0 and a.dtype.kind in "iu":
+        return a
+    if a.ndim:
+        msg = "only integer scalar arrays can be converted to a scalar index"
+    else:
+        msg = f"'numpy.{a.dtype.type.__name__}' object cannot be interpreted as an integer"
+    from runtime.errors import where
+
+    raise TypeError(f"{msg}{where()}")
 
 
 def enumerate_(x, start=0):
@@ -164,6 +207,28 @@ def float_(x=0.0):
     if is_symbolic(x):
         return np.astype(x, np.float64)
     return builtins.float(x)
+
+
+def isinstance_(obj, classinfo) -> bool:
+    """`isinstance` answered for the value NumPy would have: a symbolic array is an
+    `np.ndarray`, a 0-d one the NumPy scalar of its dtype (`np.float64` is a `float`,
+    `np.int64` is not an `int`), a graph list a `list`."""
+    if not is_symbolic(obj) or builtins.isinstance(obj, classinfo):
+        return builtins.isinstance(obj, classinfo)
+    if obj.dtype == object:
+        eager = list
+    elif obj.ndim:
+        eager = np.ndarray
+    elif obj.weak:  # stands for a Python number
+        eager = {"b": bool, "i": int, "u": int, "f": float}.get(obj.dtype.kind, complex)
+    else:
+        eager = obj.dtype.type
+    return builtins.issubclass(eager, classinfo)
+
+
+def print_(*values, **kwargs) -> None:
+    """Python's print (it runs while tracing): a symbolic value shows its description."""
+    builtins.print(*(repr(v) if is_symbolic(v) else v for v in values), **kwargs)
 
 
 def abs_(x):
@@ -205,4 +270,5 @@ def sum_(x, start=0):
 BUILTIN_OVERRIDES = {
     "len": "len_", "range": "range_", "int": "int_", "float": "float_", "abs": "abs_",
     "min": "min_", "max": "max_", "sum": "sum_", "enumerate": "enumerate_", "zip": "zip_",
+    "isinstance": "isinstance_", "print": "print_",
 }
