@@ -63,6 +63,9 @@ class ConcreteFunction:
         self._out_leaves = out_leaves
         self.pass_summary = None
         run_graph, run_leaves = graph, out_leaves
+        # (position, name) of the arguments written into: their final values are the
+        # graph's last outputs, copied into the caller's arrays after each call
+        self.writeback = list(writeback)
         finals = graph.outputs[len(graph.outputs) - len(writeback):]
         if optimize:
             run_graph, _, self.pass_summary = optimize_graph(graph)
