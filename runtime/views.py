@@ -300,6 +300,7 @@ def link_outputs(operands: list, subgraphs: list, outputs: list) -> None:
     if not table:
         return
     n = len(operands)
+    returned: set = set()
     maps = []
     for sub in subgraphs:
         arrays = {id(_lookup(table, p)): i for i, p in enumerate(sub.inputs[:n])
@@ -314,9 +315,21 @@ def link_outputs(operands: list, subgraphs: list, outputs: list) -> None:
             if i is not None and o is not sub.inputs[i]:
                 written.add(i)
         maps.append((m, written))
+        returned.update(i for i in m if i is not None)
+        for i, p in enumerate(sub.inputs[:n]):
+            a = _lookup(table, p)
+            if a is not None and a.latest is not p and i not in m and type(operands[i]) is Tensor:
+                # written, but the conversion does not carry the name out (it is not read
+                # afterwards): aliases and views of the array would miss the write
+                _poison(_array(table, operands[i]), (
+                    f"An array was written inside a symbolic `if` / loop{where()} through a "
+                    "name that is not used after it, and is read afterwards through another "
+                    "name (an alias or view), or is an argument of the function. The graph "
+                    "only carries the names used afterwards: use the written name after the "
+                    "`if` / loop (or write through the name you read), or take a copy "
+                    "(`.copy()`) before it."))
         for i in written:  # a captured alias of an array the body writes reads a stale value
-            root = _lookup(table, operands[i])
-            root = _root(root) if root is not None else None
+            root = _root(_array(table, operands[i])) if type(operands[i]) is Tensor else None
             for outer in list(sub.captures):
                 c = _lookup(table, outer)
                 if root is not None and c is not None and _root(c) is root:
