@@ -14,7 +14,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from runtime import tracing
+from runtime import tracing, views
 from runtime.errors import user_origin, where
 from runtime.graph import Graph
 from runtime.ops.registry import OpDef, add_node
@@ -72,7 +72,8 @@ def _trace_subgraph(name: str, fn: Callable, arg_avals: list, arg_names: list, p
             for aval in arg_avals]
     with tracing.graph_context(sub):
         out = fn(*args)
-    leaves, tree = flatten(out)
+        leaves, tree = flatten(out)
+        leaves = [views.resolve(x) for x in leaves]  # a name whose array a view wrote into
     return sub, leaves, tree
 
 
@@ -115,6 +116,7 @@ def cond(pred: Any, true_fn: Callable, false_fn: Callable, operands: Sequence = 
     _check_scalar_predicate(pred, "condition of `if` / cond")
     graph = tracing.current_graph()
     op_leaves, op_tree = flatten(tuple(operands))
+    op_leaves = [views.resolve(x) for x in op_leaves]
     sym = [i for i, x in enumerate(op_leaves) if isinstance(x, Tensor)]
 
     def call(fn):
@@ -156,6 +158,7 @@ def cond(pred: Any, true_fn: Callable, false_fn: Callable, operands: Sequence = 
     if tracing.tapes_recording():
         attrs["copy_lists"] = True  # a gradient replays branches from their input lists
     outs = add_node(graph, COND, inputs, attrs, node_avals)
+    views.link_outputs([op_leaves[i] for i in sym], [g_true, g_false], list(outs))
     for slot, value in zip(slots, outs):
         out_leaves[slot] = value
     return unflatten(t_tree, out_leaves)

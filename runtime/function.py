@@ -16,7 +16,7 @@ import weakref
 
 import numpy as np
 
-from runtime import tracing
+from runtime import tracing, views
 from runtime.codegen import compile_graph
 from runtime.errors import GraphModeError, user_stacklevel
 from runtime.random_watch import RandomWatch, warn_if_drawn
@@ -28,6 +28,7 @@ from runtime.signature import (
 )
 from runtime.structure import flatten
 from runtime.tensor import Tensor, _fmt_shape
+from runtime.writeback import writing_back
 from runtime.variables import Variable
 
 
@@ -54,7 +55,7 @@ class ConcreteFunction:
     """One trace of a Function: a graph plus the compiled Python code that runs it."""
 
     def __init__(self, name, graph, key, params, out_tree, out_leaves, owner=None,
-                 optimize: bool = True):
+                 optimize: bool = True, writeback: list = ()):
         self.name = name
         self.graph = graph
         self.key = key
@@ -63,13 +64,22 @@ class ConcreteFunction:
         self._out_leaves = out_leaves
         self.pass_summary = None
         run_graph, run_leaves = graph, out_leaves
+        # (position, name) of the arguments written into: their final values are the
+        # graph's last outputs, copied into the caller's arrays after each call
+        self.writeback = list(writeback)
+        finals = graph.outputs[len(graph.outputs) - len(writeback):]
         if optimize:
             run_graph, _, self.pass_summary = optimize_graph(graph)
             outputs = iter(run_graph.outputs)
             run_leaves = [next(outputs) if isinstance(x, Tensor) else x for x in out_leaves]
+            finals = list(outputs)
         self.optimized_graph = run_graph
+        if writeback:  # the results, then the final value of each argument written into
+            out_tree, run_leaves = (tuple, [out_tree] + [None] * len(finals)), run_leaves + finals
         self._fn, self.python_code, self._gen, self._filename = compile_graph(
             run_graph, out_tree, run_leaves, name)
+        if writeback:
+            self._fn = writing_back(self._fn, writeback, name)
 
     def __call__(self, *args, **kwargs):
         if self._owner is not None:
@@ -342,13 +352,17 @@ class Function:
         with tracing.graph_context(graph):
             out = self._call_canonical(fn, traced_args)
             out_leaves, out_tree = flatten(out)
-            out_leaves = [x.read_value() if isinstance(x, Variable) else x for x in out_leaves]
+            out_leaves = [x.read_value() if isinstance(x, Variable) else views.resolve(x)
+                          for x in out_leaves]
             out_leaves = [graph.capture(x) if isinstance(x, Tensor) else x for x in out_leaves]
+            # argument arrays the function wrote into: the executor writes them back
+            written = views.written_inputs(graph.inputs)
         warn_if_drawn(watch, graph, self.__name__)
-        graph.outputs = [x for x in out_leaves if isinstance(x, Tensor)]
+        graph.outputs = [x for x in out_leaves if isinstance(x, Tensor)] + [v for _, v in written]
         graph.verify()
         cf = ConcreteFunction(self.__name__, graph, key, self._params, out_tree, out_leaves,
-                              owner=self, optimize=self.optimize)
+                              owner=self, optimize=self.optimize,
+                              writeback=[(k, graph.inputs[k].name) for k, _ in written])
         self._concrete.append(cf)
         self.tracing_count += 1
         return cf

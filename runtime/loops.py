@@ -13,7 +13,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from runtime import tracing
+from runtime import tracing, views
 from runtime.control_flow import (
     WHILE_LOOP, _as_value, _at, _aval, _check_scalar_predicate, _describe, _finish_captures,
     _is_python_scalar, _is_weak, _same_constant, _trace_subgraph, check_number_fits,
@@ -58,6 +58,7 @@ def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_i
             return saved
     graph = tracing.current_graph()
     leaves, tree = flatten(loop_vars)
+    leaves = [views.resolve(x) for x in leaves]
     labels = list(names) if names is not None and len(names) == len(leaves) else \
         path_names(loop_vars, "loop_vars")
     invariants = _leaf_invariants(shape_invariants, loop_vars, len(leaves))
@@ -115,6 +116,7 @@ def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_i
     attrs = {"cond": g_cond, "body": g_body, "has_max": maximum_iterations is not None}
     inputs = init + caps + ([maximum_iterations] if maximum_iterations is not None else [])
     outs = add_node(graph, WHILE_LOOP, inputs, attrs, [avals[i] for i in carried])
+    views.link_outputs([leaves[i] for i in carried], [g_body], list(outs))
     final = list(leaves)
     for i, value in zip(carried, outs):
         final[i] = value

@@ -217,7 +217,8 @@ class NumpyOperators:
     def clip(self, min=None, max=None, out=None): return np.clip(self, min, max, **_no_out(out))
     def dot(self, b, out=None): return np.dot(self, b, **_no_out(out))
     def squeeze(self, axis=None): return np.squeeze(self, **_given(axis=axis))
-    def flatten(self, order="C"): return np.reshape(self, (-1,), order=order)
+    def flatten(self, order="C"):  # always a copy in NumPy, never a view
+        return forget(np.reshape(self, (-1,), order=order))
     def ravel(self, order="C"): return np.reshape(self, (-1,), order=order)
     def copy(self, order="C"): return np.copy(self)
     def take(self, indices, axis=None, out=None, mode="raise"):
@@ -373,13 +374,14 @@ class Tensor(NumpyOperators):
         from runtime.ops.ufuncs import dispatch_ufunc
 
         _check_tracing(self)
-        return dispatch_ufunc(ufunc, method, inputs, kwargs)
+        return dispatch_ufunc(ufunc, method, resolve_args(inputs), kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
         from runtime.ops.functions import dispatch_function
 
         _check_tracing(self)
-        return dispatch_function(func, args, kwargs)
+        args = resolve_args(args)
+        return after_function(func, args, kwargs, dispatch_function(func, args, kwargs))
 
     def __array__(self, dtype=None, copy=None):
         raise _graph_mode_error("a concrete NumPy array (np.asarray / np.array)", self)
@@ -387,14 +389,15 @@ class Tensor(NumpyOperators):
     def __getitem__(self, index):
         from runtime.ops.indexing import getitem
 
-        return getitem(self, index)
+        return getitem(resolve(self), _resolve_index(index))
 
     def __setitem__(self, index, value):
-        raise TypeError(
-            f"Tensors are immutable inside graphs{where()}: `x[...] = v` cannot update {self!r} "
-            "in place. Write `x = runtime.index_update(x, index, v)` (AutoGraph converts "
-            "`x[i] = v` to that for you)."
-        )
+        from runtime.ops.indexing import index_update
+
+        _check_tracing(self)
+        # NumPy writes in place: every alias and view of this array sees the new value
+        # (runtime/views.py); the Tensor object itself stays an immutable graph value
+        write_item(self, index, value, index_update)
 
     # -- Python conversions that need a concrete value ---------------------------
     def __bool__(self):
@@ -424,3 +427,47 @@ class Tensor(NumpyOperators):
     def __iter__(self):
         n = len(self)
         return (self[i] for i in range(n))
+
+
+# -- aliasing and views (runtime/views.py): in-place operators write through -------------
+from runtime.views import (  # noqa: E402  (views imports Tensor)
+    _resolve_index, after_function, forget, holds_view_of, in_place, resolve, resolve_args,
+)
+from runtime.views import setitem as write_item  # noqa: E402
+
+
+def _in_place_operator(name: str, op: str):
+    binary = getattr(NumpyOperators, f"__{name}__")
+
+    def method(self, other):
+        # `b += v` is in place in NumPy: names aliasing b (and b's base) see the result
+        result = binary(resolve(self), resolve(other))
+        if self.weak or self.ndim == 0:  # a Python / NumPy scalar: `+=` rebinds the name
+            return result
+        return in_place(self, result, op)
+    method.__name__ = f"__i{name}__"
+    return method
+
+
+for _name, _op in (("add", "+="), ("sub", "-="), ("mul", "*="), ("truediv", "/="),
+                   ("floordiv", "//="), ("mod", "%="), ("pow", "**="), ("matmul", "@="),
+                   ("and", "&="), ("or", "|="), ("xor", "^="), ("lshift", "<<="),
+                   ("rshift", ">>=")):
+    setattr(Tensor, f"__i{_name}__", _in_place_operator(_name, _op))
+del _name, _op
+
+
+def _view_property(name: str) -> property:
+    """`x.T[i] = v`, converted to `x.T = ag__.setitem(x.T, i, v)`: the write already went
+    through the view into x, so assigning the view back is a no-op (anything else is an
+    error, as for ndarray)."""
+    prop = getattr(NumpyOperators, name)
+
+    def set_view(self, value):
+        if not holds_view_of(value, self):
+            raise AttributeError(f"property '{name}' of 'Tensor' object has no setter")
+    return property(prop.fget, set_view)
+
+
+Tensor.T = _view_property("T")
+Tensor.mT = _view_property("mT")

@@ -122,10 +122,13 @@ def set_attr(obj, path: str, value) -> None:
 def setitem(target, index, value, op: str | None = None):
     """`target[index] = value` (or `target[index] op value`, e.g. op '+='), returning the
     updated target."""
-    from runtime import Tensor, index_update
+    from runtime import Tensor, index_update, views
 
     if isinstance(target, Tensor) or (isinstance(value, Tensor) and _is_array(target)) \
             or (_is_array(target) and _has_tensor(index)):
+        if isinstance(target, Tensor):
+            # writes through aliases and views of target, as NumPy's in-place write does
+            return views.setitem(target, index, value, _functional(op))
         if op is not None:
             value = _updated_item(target, index, value, op)
         return index_update(target, index, value)
@@ -137,6 +140,16 @@ def setitem(target, index, value, op: str | None = None):
         value = _AUGMENTED[op][0](target[index], value)  # exactly `target[index] op= value`
     target[index] = value
     return target
+
+
+def _functional(op: str | None):
+    from runtime import index_update
+
+    def update(current, index, value):
+        if op is not None:
+            value = _updated_item(current, index, value, op, depth=5)
+        return index_update(current, index, value)
+    return update
 
 
 _AUGMENTED = {  # op -> (in-place operator, binary operator, NumPy ufunc name)
@@ -156,7 +169,7 @@ _AUGMENTED = {  # op -> (in-place operator, binary operator, NumPy ufunc name)
 }
 
 
-def _updated_item(target, index, value, op: str):
+def _updated_item(target, index, value, op: str, depth: int = 3):
     """`target[index] op value` for a functional update, checked like NumPy's in-place
     operation on the selected part (an array, unless the index selects one element)."""
     import numpy as np
@@ -169,7 +182,7 @@ def _updated_item(target, index, value, op: str):
         return new
     to, frm = np.dtype(target.dtype), np.dtype(getattr(new, "dtype", np.result_type(new)))
     if not np.can_cast(frm, to, casting="same_kind"):
-        file, line = caller_location(3)
+        file, line = caller_location(depth)
         raise TypeError(f"Cannot cast ufunc '{ufunc}' output from {frm!r} to {to!r} with "
                         f"casting rule 'same_kind' (at {file}:{line})")
     return new

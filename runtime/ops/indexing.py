@@ -14,6 +14,7 @@ import numpy as np
 from runtime.errors import where
 from runtime.ops.registry import OpDef, bind, eval_by_example, zeros_example
 from runtime.tensor import Tensor
+from runtime.views import is_basic_index, note_view
 
 
 class Slot:
@@ -179,7 +180,11 @@ def getitem(x, index):
     template = _template(index, dynamic)
     from runtime.ops.functions import resolve_variables
 
-    return bind(GETITEM, x, *resolve_variables(dynamic), index=template)
+    dynamic = resolve_variables(dynamic)
+    out = bind(GETITEM, x, *dynamic, index=template)
+    if isinstance(out, Tensor) and is_basic_index(template, dynamic, out.ndim):
+        note_view(out, x, ("index", template, tuple(dynamic)))  # writes go through to x
+    return out
 
 
 def _index_update_kernel(x, value, *dynamic, index, mode):

@@ -1,0 +1,405 @@
+"""Aliasing and views of symbolic arrays: NumPy's write-through semantics on immutable Tensors.
+
+A Tensor is an immutable graph value, but the program being traced sees NumPy arrays:
+`y = x; y[0] = 7` changes `x` too, `r = a[0]; r[:] = v` writes into `a`, and a view
+taken before a write to its base sees the write. This module keeps, per top-level trace,
+an *array identity* (`_Array`) for every Tensor object that takes part in a write or a
+view, and the Tensor that is the array's current value (`latest`):
+
+- a write (`x[i] = v`, `x += v`) makes a new Tensor the array's latest value; every
+  Tensor object of that array (aliases held by other names, lists, ...) reads it from
+  then on (`resolve`, called where NumPy code consumes a Tensor);
+- a view (basic indexing, transpose) remembers its base and how it was taken: a write
+  through it is written back into its base (up to the root array), and a view whose base
+  changed since is taken again from the base's latest value when it is next used;
+- `reshape` / `ravel` / `squeeze` / `expand_dims` return a view or a copy depending on
+  memory layout, which a trace does not know: writing through one (or reading one whose
+  base was written since) raises a clear error instead of guessing;
+- across a symbolic `if` / loop (`link_outputs`), an output that is the same array as an
+  input carries the input's identity; a branch or body that writes into an array defined
+  outside it other than through its own loop variables raises a clear error.
+
+The function's array arguments are roots: `written_inputs` tells the executor which
+argument arrays to overwrite with their final value after a call (as NumPy would have
+written into them). Tensors no write or view touched cost one dict lookup per use.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from runtime import tracing
+from runtime.errors import where
+from runtime.tensor import Tensor
+
+
+class _Array:
+    """One NumPy array as the traced program sees it."""
+
+    __slots__ = ("latest", "version", "base", "recipe", "seen", "poison")
+
+    def __init__(self, latest, base=None, recipe=None, seen=0):
+        self.latest = latest      # the Tensor holding the array's current value
+        self.version = 0          # roots: bumped on every write into the array or a view of it
+        self.base = base          # views: the _Array this is a view of
+        self.recipe = recipe      # views: ("index", template, dynamic) / ("transpose", axes) / ("layout", what)
+        self.seen = seen          # views: the root's version `latest` was taken at
+        self.poison = None        # an error message: this array's value cannot be known
+
+
+def _table(create: bool = False):
+    g = tracing.current_graph()
+    if g is None:
+        return None
+    while g.parent is not None:
+        g = g.parent
+    table = g.__dict__.get("_arrays")
+    if table is None and create:
+        table = g._arrays = {}
+    return table
+
+
+def _lookup(table, t):
+    e = table.get(id(t))
+    return e[1] if e is not None and e[0] is t else None
+
+
+def _register(table, t, arr: _Array) -> None:
+    table[id(t)] = (t, arr)  # keeps t alive for the trace, so the id stays unique
+
+
+def _root(a: _Array) -> _Array:
+    while a.base is not None:
+        a = a.base
+    return a
+
+
+def _array(table, t) -> _Array:
+    a = _lookup(table, t)
+    if a is None:
+        a = _Array(t)
+        _register(table, t, a)
+    return a
+
+
+# -- reading ---------------------------------------------------------------------------
+def resolve(x: Any) -> Any:
+    """The current value of the array `x` stands for (x itself unless written since)."""
+    if type(x) is not Tensor:
+        return x
+    table = _table()
+    if not table:
+        return x
+    a = _lookup(table, x)
+    return x if a is None else _current(table, a)
+
+
+def resolve_args(args):
+    """`resolve` on each argument and on the items of list/tuple arguments."""
+    table = _table()
+    if not table:
+        return args
+    out = []
+    for x in args:
+        if type(x) is Tensor:
+            a = _lookup(table, x)
+            x = x if a is None else _current(table, a)
+        elif type(x) in (list, tuple):
+            x = type(x)(resolve(v) for v in x)
+        out.append(x)
+    return type(args)(out) if type(args) is tuple else out
+
+
+def _current(table, a: _Array):
+    if a.poison is not None:
+        raise ValueError(a.poison)
+    if a.base is None:
+        return a.latest
+    root = _root(a)
+    if a.seen == root.version:
+        return a.latest
+    if a.recipe[0] == "layout":
+        raise ValueError(
+            f"This array was made by {a.recipe[1]} of an array that has been written since"
+            f"{where()}. NumPy returns a view or a copy there depending on the memory "
+            "layout, which a graph does not know, so whether it sees the write is unknown. "
+            "Take an explicit copy (`.copy()`) before the write, or take it again after.")
+    value = _apply(a.recipe, _current(table, a.base))
+    if tracing.current_graph() is _root(a).latest.graph:  # not from inside a branch/loop
+        a.latest, a.seen = value, root.version
+        _register(table, value, a)
+    return value
+
+
+def _apply(recipe, base):
+    from runtime.ops.functions import dispatch_function
+    from runtime.ops.indexing import GETITEM
+    from runtime.ops.registry import bind
+
+    if recipe[0] == "index":
+        return bind(GETITEM, base, *recipe[2], index=recipe[1])
+    return dispatch_function(np.transpose, (base, recipe[1]), {})
+
+
+def _unapply(recipe, base, value):
+    """`base` with the view `recipe` describes replaced by `value`."""
+    from runtime.ops.functions import dispatch_function
+    from runtime.ops.indexing import INDEX_UPDATE
+    from runtime.ops.registry import bind
+
+    if recipe[0] == "index":
+        return bind(INDEX_UPDATE, base, value, *recipe[2], index=recipe[1], mode="set")
+    inverse = tuple(np.argsort(recipe[1]))
+    return dispatch_function(np.transpose, (value, inverse), {})
+
+
+# -- views -----------------------------------------------------------------------------
+def note_view(view: Any, base: Any, recipe: tuple) -> Any:
+    """Record that Tensor `view` is a view of (the array of) `base`, taken by `recipe`."""
+    if type(view) is not Tensor or type(base) is not Tensor or view is base:
+        return view
+    table = _table(create=True)
+    if table is None:
+        return view
+    b = _array(table, base)
+    _register(table, view, _Array(view, b, recipe, _root(b).version))
+    return view
+
+
+def forget(t: Any) -> Any:
+    """`t` is a fresh array (e.g. `flatten`, which always copies), not a view."""
+    table = _table()
+    if table and _lookup(table, t) is not None:
+        del table[id(t)]
+    return t
+
+
+# -- writing ---------------------------------------------------------------------------
+def write(target: Tensor, new: Tensor) -> Tensor:
+    """Array `target` now holds `new` (same shape and dtype); returns `new`."""
+    table = _table(create=True)
+    a = _array(table, target)
+    if a.poison is not None:
+        raise ValueError(a.poison)
+    root = _root(a)
+    graph = tracing.current_graph()
+    if root.latest.graph is not graph and a is not root or (
+            a is root and a.latest.graph is not graph):
+        raise ValueError(
+            f"This write{where()} changes an array defined outside the symbolic `if` / loop "
+            "it is in, through a view or alias of it that is not a variable of that "
+            "`if` / loop, so the graph cannot carry the change. Write into the array by "
+            "its own name (e.g. `a[i, :] = row` instead of `r = a[i]; r[:] = row`), or "
+            "take a copy (`.copy()`) if the original must not change.")
+    if a.recipe is not None and a.recipe[0] == "layout":
+        _poison(a.base, f"An array was written through {a.recipe[1]} of it{where()}: NumPy writes through there "
+                "only when the array's memory layout makes it a view, which a graph does not "
+                "know. Write into the array itself (index it with np.unravel_index for a flat "
+                "position), or take an explicit copy (`.reshape(...).copy()`) if the original "
+                "must not change.")
+        a.base, a.recipe = None, None
+    a.latest = new
+    _register(table, new, a)
+    if a.base is None:
+        a.version += 1
+        return new
+    chain, child, value = [a], a, new
+    while child.base is not None:
+        value = _unapply(child.recipe, _current(table, child.base), value)
+        child = child.base
+        child.latest = value
+        _register(table, value, child)
+        chain.append(child)
+    root.version += 1
+    for c in chain[:-1]:
+        c.seen = root.version
+    return new
+
+
+def _poison(a: _Array, message: str) -> None:
+    a = _root(a)
+    a.poison = message
+
+
+def setitem(target: Tensor, index: Any, value: Any, update) -> Tensor:
+    """`target[index] = value` on a Tensor, written through aliases and views; `update`
+    is the functional update `(current, index, value) -> new`."""
+    current = resolve(target)
+    new = update(current, _resolve_index(index), resolve(value))
+    return write(target, new)
+
+
+def holds_view_of(value: Any, base: Any) -> bool:
+    """Whether Tensor `value` is (a version of) a view of the array of `base`."""
+    table = _table()
+    if not table or type(value) is not Tensor:
+        return False
+    a, b = _lookup(table, value), _lookup(table, base)
+    while a is not None and b is not None:
+        if a.base is b:
+            return True
+        a = a.base
+    return False
+
+
+def _resolve_index(index):
+    if type(index) is tuple:
+        return tuple(resolve(i) for i in index)
+    return resolve(index)
+
+
+def in_place(target: Tensor, result: Any, op: str) -> Tensor:
+    """`target op= value` on a Tensor whose out-of-place result is `result`: NumPy's
+    in-place operation (same shape, result cast to target's dtype under 'same_kind')."""
+    from runtime.ops.functions import dispatch_function
+
+    if not isinstance(result, Tensor):
+        return result
+    current = resolve(target)
+    if tuple(result.shape) != tuple(current.shape) and None not in result.shape:
+        raise ValueError(
+            f"non-broadcastable output operand with shape {tuple(current.shape)} doesn't match "
+            f"the broadcast shape {tuple(result.shape)} (`{op}` on an array is in place"
+            f"{where()}; write `x = x {op[:-1]} y` for a new, larger array)")
+    if result.dtype != current.dtype:
+        if not np.can_cast(result.dtype, current.dtype, casting="same_kind"):
+            raise TypeError(
+                f"Cannot cast ufunc output from {result.dtype!r} to {current.dtype!r} with "
+                f"casting rule 'same_kind' (`{op}` on an array is in place{where()}; write "
+                f"`x = x {op[:-1]} y` for a new array of the promoted dtype)")
+        result = dispatch_function(np.astype, (result, current.dtype), {})
+    return write(target, result)
+
+
+# -- control flow and function boundaries ----------------------------------------------
+def written_inputs(inputs: list) -> list:
+    """(position, final value) of each graph input array the trace wrote into."""
+    table = _table()
+    if not table:
+        return []
+    out = []
+    for k, p in enumerate(inputs):
+        a = _lookup(table, p)
+        if a is None:
+            continue
+        if a.poison is not None:
+            raise ValueError(a.poison)
+        if a.latest is not p:
+            out.append((k, a.latest))
+    return out
+
+
+def link_outputs(operands: list, subgraphs: list, outputs: list) -> None:
+    """After a symbolic `if` / loop: `operands` are the outer values passed in (one per
+    input of each subgraph, in order), `subgraphs` the traced branches / body (their first
+    len(operands) inputs are the operands' placeholders, their outputs match `outputs`).
+    An output that every subgraph returns as (a written version of) the same input array
+    becomes the outer array's new value."""
+    table = _table()
+    if not table:
+        return
+    n = len(operands)
+    returned: set = set()
+    maps = []
+    for sub in subgraphs:
+        arrays = {id(_lookup(table, p)): i for i, p in enumerate(sub.inputs[:n])
+                  if _lookup(table, p) is not None}
+        m, written = [], set()
+        for o in sub.outputs:
+            a = _lookup(table, o)
+            i = arrays.get(id(a)) if a is not None else None
+            if i is None:
+                i = next((k for k, p in enumerate(sub.inputs[:n]) if p is o), None)
+            m.append(i)
+            if i is not None and o is not sub.inputs[i]:
+                written.add(i)
+        maps.append((m, written))
+        returned.update(i for i in m if i is not None)
+        for i, p in enumerate(sub.inputs[:n]):
+            a = _lookup(table, p)
+            if a is not None and a.latest is not p and i not in m and type(operands[i]) is Tensor:
+                # written, but the conversion does not carry the name out (it is not read
+                # afterwards): aliases and views of the array would miss the write
+                _poison(_array(table, operands[i]), (
+                    f"An array was written inside a symbolic `if` / loop{where()} through a "
+                    "name that is not used after it, and is read afterwards through another "
+                    "name (an alias or view), or is an argument of the function. The graph "
+                    "only carries the names used afterwards: use the written name after the "
+                    "`if` / loop (or write through the name you read), or take a copy "
+                    "(`.copy()`) before it."))
+        for i in written:  # a captured alias of an array the body writes reads a stale value
+            root = _root(_array(table, operands[i])) if type(operands[i]) is Tensor else None
+            for outer in list(sub.captures):
+                c = _lookup(table, outer)
+                if root is not None and c is not None and _root(c) is root:
+                    raise ValueError(
+                        f"An `if` / loop{where()} writes into an array that it also reads "
+                        "through another name (an alias or view taken before it), which the "
+                        "graph cannot keep in step. Read the array through the name it is "
+                        "written by, or take a copy (`.copy()`) before the `if` / loop.")
+    for j, out in enumerate(outputs):
+        if not isinstance(out, Tensor):
+            continue
+        sources = {m[j] if j < len(m) else None for m, _ in maps}
+        wrote = any(j < len(m) and m[j] in w for m, w in maps)
+        if len(sources) == 1 and None not in sources:
+            i = sources.pop()
+            if type(operands[i]) is Tensor and wrote:
+                write(operands[i], out)
+            continue
+        if wrote:  # written on one path, another array on the other: unknown afterwards
+            for i in {m[j] for m, _ in maps if j < len(m) and m[j] is not None}:
+                if type(operands[i]) is Tensor:
+                    a = _array(table, operands[i])
+                    _poison(a, f"An array was written in one branch of a symbolic `if`"
+                            f"{where()} and replaced by another array in the other, so "
+                            "which array it is afterwards is only known when the graph "
+                            "runs. Make both branches write it (or both assign a new one).")
+
+
+# -- which NumPy calls return views -------------------------------------------------------
+_LAYOUT = ("reshape", "ravel", "squeeze", "expand_dims", "atleast_1d", "atleast_2d",
+           "atleast_3d")
+_PERMUTE = ("transpose", "swapaxes", "moveaxis", "matrix_transpose", "permute_dims")
+
+
+def after_function(func, args, kwargs, result) -> Any:
+    """Record the view a NumPy function returned (`np.transpose(x)`, `x.T`, `x.reshape`)."""
+    name = getattr(func, "__name__", "")
+    if type(result) is not Tensor or not args or type(args[0]) is not Tensor:
+        return result
+    base = args[0]
+    if name in _PERMUTE:
+        dims = tuple(range(2, base.ndim + 2))  # distinct sizes: the result's shape is the perm
+        probe = func(np.broadcast_to(np.empty(()), dims), *args[1:], **kwargs)
+        return note_view(result, base, ("transpose", tuple(d - 2 for d in probe.shape)))
+    if name in _LAYOUT:
+        return note_view(result, base, ("layout", f"`{name}`"))
+    return result
+
+
+def is_basic_index(template, dynamic, result_ndim: int) -> bool:
+    """Whether `x[index]` is a view in NumPy (basic indexing that does not pick out a
+    single element, which NumPy returns as a scalar copy)."""
+    from runtime.ops.indexing import Slot
+
+    items = template if isinstance(template, tuple) else (template,)
+    only_ints = True
+    for t in items:
+        if isinstance(t, Slot):
+            v = dynamic[t.k]
+            if not isinstance(v, (Tensor, np.ndarray)) or v.ndim != 0 or \
+                    not np.issubdtype(v.dtype, np.integer):
+                return False
+        elif isinstance(t, slice):
+            only_ints = False
+            for p in (t.start, t.stop, t.step):
+                if isinstance(p, Slot) and not isinstance(dynamic[p.k], (Tensor, np.generic,
+                                                                        int, np.ndarray)):
+                    return False
+        elif t is None or t is Ellipsis:
+            only_ints = False
+        elif isinstance(t, (bool, np.bool_)) or not isinstance(t, (int, np.integer)):
+            return False
+    return not (only_ints and result_ndim == 0)
