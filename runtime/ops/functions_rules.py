@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.ops.rules_common import (axes_tuple, axis_index, broadcast_into, broadcast_shapes,
-                                      dtype, reject, result_type, shape, size, static_error)
+                                      cast_error, dtype, reject, result_type, shape, size,
+                                      static_error)
 from runtime.ops.ufuncs_rules import resolve
 
 RULES: dict = {}
@@ -96,6 +97,10 @@ def reduction_rule(op, inputs, attrs):
         raise static_error(ValueError, f"zero-size array to reduction operation {name} which "
                            "has no identity")
     out_dt = _REDUCE_DTYPE[name](dt, attrs.get("dtype"))
+    if name == "std" and out_dt.kind in "biu":  # the final sqrt cannot go back to an int
+        raise cast_error(np.sqrt, _F8, out_dt, 1)
+    if name == "nanmean" and dt.kind in "fc" and out_dt.kind not in "fc":
+        raise static_error(TypeError, "If a is inexact, then dtype must be inexact")
     if "argmax" in name or "argmin" in name:
         if axis is None and not attrs.get("keepdims"):
             return [((), out_dt)]
@@ -176,8 +181,12 @@ def clip_rule(op, inputs, attrs):
 
 @rule("round", "around")
 def round_rule(op, inputs, attrs):
-    dt = dtype(inputs[0])
-    return [(shape(inputs[0]), np.dtype(np.float16) if dt.kind == "b" else dt)]
+    dt, shp = dtype(inputs[0]), shape(inputs[0])
+    if dt.kind == "b":  # NumPy rounds booleans as float16, unless it must scale them
+        if attrs.get("decimals", 0) != 0:
+            raise cast_error(np.multiply, _F8, dt, 2)
+        return [(shp, np.dtype(np.float16))]
+    return [(shp, dt)]
 
 
 @rule("copy", "nan_to_num", "sort", "flip", "roll")
@@ -185,8 +194,9 @@ def same_rule(op, inputs, attrs):
     shp = shape(inputs[0])
     if op.name == "sort" and attrs.get("axis", -1) is None:
         return [((size(shp),), dtype(inputs[0]))]
-    if op.name in ("sort", "flip", "roll") and attrs.get("axis", -1) is not None:
-        axes_tuple(attrs.get("axis", -1), len(shp), allow_repeats=op.name == "roll")
+    axis = attrs.get("axis", -1 if op.name == "sort" else None)
+    if axis is not None:
+        axes_tuple(axis, len(shp), allow_repeats=op.name == "roll")
     if op.name == "roll" and isinstance(attrs.get("axis"), tuple) and \
             isinstance(attrs.get("shift"), tuple):
         if len(attrs["axis"]) != len(attrs["shift"]) and 1 not in (len(attrs["axis"]),
@@ -229,13 +239,13 @@ def astype_rule(op, inputs, attrs):
 @rule("take")
 def take_rule(op, inputs, attrs):
     a, idx = inputs
+    shp = shape(a)
+    ax = None if attrs.get("axis") is None else axis_index(attrs["axis"], len(shp))
     if dtype(idx).kind not in "iub":
         raise static_error(TypeError, f"Cannot cast array data from {dtype(idx)!r} to "
                            f"{_INTP!r} according to the rule 'safe'")
-    shp = shape(a)
-    if attrs.get("axis") is None:
+    if ax is None:
         return [(shape(idx), dtype(a))]
-    ax = axis_index(attrs["axis"], len(shp))
     return [(shp[:ax] + shape(idx) + shp[ax + 1:], dtype(a))]
 
 
@@ -310,18 +320,27 @@ def outer_rule(op, inputs, attrs):
 def tensordot_rule(op, inputs, attrs):
     a, b = (shape(x) for x in inputs)
     axes = attrs.get("axes", 2)
-    if isinstance(axes, (tuple, list)):
-        ax_a, ax_b = ((x,) if not isinstance(x, (tuple, list)) else tuple(x) for x in axes)
+    if isinstance(axes, (tuple, list)):  # written after NumPy's own checks, in its order
+        ax_a, ax_b = ([x] if not isinstance(x, (tuple, list)) else list(x) for x in axes)
     else:
         n = int(axes)
-        ax_a, ax_b = tuple(range(len(a) - n, len(a))), tuple(range(n))
-    if len(ax_a) != len(ax_b):
+        ax_a, ax_b = list(range(-n, 0)), list(range(0, n))
+    if len(set(ax_a)) != len(ax_a) or len(set(ax_b)) != len(ax_b):
+        raise static_error(ValueError, "duplicate axes are not allowed in tensordot")
+    equal = len(ax_a) == len(ax_b)
+    if equal:
+        for k in range(len(ax_a)):
+            try:
+                da, db = a[ax_a[k]], b[ax_b[k]]
+            except IndexError:
+                raise static_error(IndexError, "tuple index out of range") from None
+            if da is not None and db is not None and da != db:
+                equal = False
+                break
+            ax_a[k] %= len(a)
+            ax_b[k] %= len(b)
+    if not equal:
         raise static_error(ValueError, "shape-mismatch for sum")
-    ax_a = tuple(axis_index(x, len(a)) if a else x for x in ax_a)
-    ax_b = tuple(axis_index(x, len(b)) if b else x for x in ax_b)
-    for i, j in zip(ax_a, ax_b, strict=True):
-        if a[i] is not None and b[j] is not None and a[i] != b[j]:
-            raise static_error(ValueError, "shape-mismatch for sum")
     out = tuple(d for i, d in enumerate(a) if i not in ax_a) + \
         tuple(d for j, d in enumerate(b) if j not in ax_b)
     return [(out, result_type(*_strong(inputs)))]
@@ -414,25 +433,29 @@ def solve_rule(op, inputs, attrs):
 
 @rule("norm")
 def norm_rule(op, inputs, attrs):
+    """np.linalg.norm, case by case as NumPy computes it (always a real result)."""
     x = inputs[0]
     shp, dt = shape(x), dtype(x)
     ord_, axis, keep = attrs.get("ord"), attrs.get("axis"), attrs.get("keepdims", False)
     out_dt = real_dtype(dt) if dt.kind in "fc" else _F8
-    if axis is None:
-        if ord_ is not None and len(shp) not in (1, 2):
-            raise static_error(ValueError, "Improper number of dimensions to norm.")
-        axes = tuple(range(len(shp)))
-    else:
-        axes = axes_tuple(axis, len(shp))
-    if len(axes) == 2 and ord_ is not None:
-        if ord_ not in (2, -2, 1, -1, np.inf, -np.inf, "fro", "nuc"):
+    nd = len(shp)
+    if axis is None and (ord_ is None or (ord_ in ("f", "fro") and nd == 2)
+                         or (ord_ == 2 and nd == 1)):
+        return [((1,) * nd if keep else (), out_dt)]
+    axes = tuple(range(nd)) if axis is None else \
+        tuple(axis) if isinstance(axis, tuple) else (axis,)
+    if len(axes) == 1:
+        axes = (axis_index(axes[0], nd),)
+        if isinstance(ord_, str):
+            raise static_error(ValueError, f"Invalid norm order '{ord_}' for vectors")
+    elif len(axes) == 2:
+        axes = (axis_index(axes[0], nd), axis_index(axes[1], nd))
+        if axes[0] == axes[1]:
+            raise static_error(ValueError, "Duplicate axes given.")
+        if ord_ in (2, -2, "nuc"):  # through the SVD: linalg dtypes only
+            out_dt = real_dtype(linalg_dtype(np.dtype(out_dt)))
+        elif ord_ not in (1, -1, np.inf, -np.inf, None, "fro", "f"):
             raise static_error(ValueError, "Invalid norm order for matrices.")
-        if ord_ in (2, -2, "nuc"):
-            out_dt = linalg_dtype(x) if dt.kind in "fc" else _F8
-            out_dt = real_dtype(out_dt)
-    elif len(axes) == 1 and isinstance(ord_, str):
-        raise static_error(ValueError, f"Invalid norm order '{ord_}' for vectors")
-    elif len(axes) > 2 or (len(axes) > 1 and ord_ is not None and axis is not None
-                           and len(axes) != 2):
+    else:
         raise static_error(ValueError, "Improper number of dimensions to norm.")
     return [(reduced_shape(shp, axes, keep), out_dt)]

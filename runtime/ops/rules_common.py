@@ -30,9 +30,11 @@ def ndim(x: Any) -> int:
 
 
 def dtype(x: Any) -> np.dtype:
-    """The (strong) dtype of an op input."""
+    """The (strong) dtype of an op input (or of a dtype itself)."""
     if isinstance(x, Tensor):
         return x.dtype
+    if isinstance(x, np.dtype):
+        return x
     dt = getattr(x, "dtype", None)
     return dt if isinstance(dt, np.dtype) else np.asarray(x).dtype
 
@@ -82,6 +84,17 @@ def relocated(e: Exception) -> Exception:
 
 
 _LOCATED: dict = {}
+
+
+def cast_error(ufunc, src, dst, index: int = 0) -> Exception:
+    """NumPy's error for a ufunc output that cannot be cast (same_kind) to `dst`."""
+    try:
+        e = np._core._exceptions._UFuncOutputCastingError(ufunc, "same_kind", np.dtype(src),
+                                                          np.dtype(dst), index)
+    except (AttributeError, TypeError):  # NumPy moved it: the public base type will do
+        e = TypeError(f"Cannot cast ufunc {ufunc.__name__!r} output from {np.dtype(src)!r} to "
+                      f"{np.dtype(dst)!r} with casting rule 'same_kind'")
+    return relocated(e)
 
 
 def static_error(kind: type, message: str) -> Exception:

@@ -70,12 +70,28 @@ def ufunc_rule(op, inputs: list, attrs: dict) -> list:
         raise static_error(TypeError, f"{ufunc.__name__}() takes {ufunc.nin} positional "
                            f"arguments but {len(inputs)} were given")
     dtypes = resolve(ufunc, inputs, attrs)
+    _check_python_ints(ufunc, inputs, dtypes)
     # after the dtypes, like NumPy: a dtype error wins over a broadcasting error
     if ufunc.signature is not None:
         outs = gufunc_shapes(ufunc, [shape(x) for x in inputs])
     else:
         outs = [broadcast_shapes(*(shape(x) for x in inputs))] * ufunc.nout
     return list(zip(outs, dtypes[ufunc.nin:], strict=True))
+
+
+_COMPARISONS = {np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal}
+
+
+def _check_python_ints(ufunc, inputs, dtypes) -> None:
+    """NEP 50: a Python int that does not fit the loop's integer dtype is an OverflowError
+    (comparisons excepted: NumPy compares those exactly)."""
+    if ufunc in _COMPARISONS:
+        return
+    for x, dt in zip(inputs, dtypes, strict=False):
+        if type(x) is int and dt.kind in "iu":
+            info = np.iinfo(dt)
+            if not info.min <= x <= info.max:
+                raise static_error(OverflowError, f"Python integer {x} out of bounds for {dt}")
 
 
 _GROUP = re.compile(r"\(([^()]*)\)")
