@@ -18,10 +18,9 @@ from runtime.ops.rules_common import (axes_tuple, axis_index, broadcast_shapes, 
 def reshape_rule(op, inputs, attrs):
     shp = shape(inputs[0])
     new = int_tuple(attrs["shape"], "the new shape")
-    if sum(d == -1 for d in new) > 1:
+    if sum(d < 0 for d in new) > 1:  # NumPy takes any negative entry as the unknown one
         raise static_error(ValueError, "can only specify one unknown dimension")
-    if any(d < -1 for d in new):
-        raise static_error(ValueError, f"negative dimensions not allowed: {new}")
+    new = tuple(-1 if d < 0 else d for d in new)
     n = size(shp)
     known = 1
     for d in new:
@@ -124,7 +123,8 @@ def broadcast_to_rule(op, inputs, attrs):
 def tri_rule(op, inputs, attrs):
     shp = shape(inputs[0])
     if not shp:
-        raise static_error(ValueError, "tri requires an array of at least one dimension")
+        raise static_error(TypeError, "np.tril/np.triu need an array of at least one "
+                           "dimension (tri() missing 1 required positional argument: 'N')")
     return [((shp[0], shp[0]) if len(shp) == 1 else shp, dtype(inputs[0]))]
 
 
@@ -134,17 +134,19 @@ def diff_rule(op, inputs, attrs):
     n = static_int(attrs.get("n", 1), "n")
     if n < 0:
         raise static_error(ValueError, f"order must be non-negative but got {n}")
-    if not shp:
-        raise static_error(ValueError, "diff requires input that is at least one dimensional")
     if n == 0:
         return [(tuple(shp), dt)]
+    if not shp:
+        raise static_error(ValueError, "diff requires input that is at least one dimensional")
     ax = axis_index(attrs.get("axis", -1), len(shp))
     extra = []
-    for k in ("prepend", "append"):
+    for k in ("prepend", "append"):  # joined to `a` first, as NumPy does
         if k in attrs:
             v = np.asarray(attrs[k])
             extra.append(v.dtype)
-            shp[ax] = dim_sum(shp[ax], v.shape[ax] if v.ndim else 1)
+            vs = v.shape if v.ndim else tuple(1 if i == ax else d for i, d in enumerate(shp))
+            shp = list(concat_shapes([vs, tuple(shp)] if k == "prepend" else [tuple(shp), vs],
+                                     ax))
     if extra:
         dt = np.result_type(dt, *extra)
     shp[ax] = None if shp[ax] is None else max(0, shp[ax] - n)
@@ -155,8 +157,6 @@ def diff_rule(op, inputs, attrs):
 def repeat_rule(op, inputs, attrs):
     shp = shape(inputs[0])
     reps = int_tuple(attrs["repeats"], "repeats")
-    if any(r < 0 for r in reps):
-        raise static_error(ValueError, "repeats may not contain negative values.")
     scalar = not isinstance(attrs["repeats"], (tuple, list, np.ndarray))
     axis = attrs.get("axis")
     if axis is None:
@@ -165,11 +165,15 @@ def repeat_rule(op, inputs, attrs):
         ax = axis_index(axis, len(shp))
         d, out = shp[ax], list(shp)
     if scalar or len(reps) == 1:
-        new = None if d is None else d * reps[0]
+        if reps[0] < 0 and d:  # (with no element to repeat NumPy does not mind)
+            raise static_error(ValueError, "negative dimensions are not allowed")
+        new = None if d is None else d * max(reps[0], 0)
     else:
         if d is not None and d != len(reps):
             raise static_error(ValueError, f"operands could not be broadcast together with "
                                f"shape ({d},) ({len(reps)},)")
+        if any(r < 0 for r in reps):
+            raise static_error(ValueError, "repeats may not contain negative values.")
         new = sum(reps)
     if axis is None:
         return [((new,), dtype(inputs[0]))]
@@ -348,7 +352,7 @@ def _einsum_rule(op, inputs, attrs):
         rhs = "..." + "".join(sorted(c for c, k in counts.items() if k == 1))
         if not ell:
             rhs = rhs[3:]
-    out = []
+    out, out_labels = [], rhs
     for part in rhs.partition("...") if "..." in rhs else (rhs,):
         if part == "...":
             out += list(ell_out)
@@ -361,6 +365,8 @@ def _einsum_rule(op, inputs, attrs):
                 out.append(sizes[c])
     dt = np.dtype(attrs["dtype"]) if attrs.get("dtype") is not None else \
         result_type(*(dtype(x) for x in inputs))
+    if len(inputs) == 1 and set(terms[0]) - {"."} <= set(out_labels):
+        dt = dtype(inputs[0])  # nothing summed: NumPy returns a view, keeping the dtype
     return [(tuple(out), dt)]
 
 
