@@ -14,8 +14,7 @@ import operator
 
 import numpy as np
 
-from runtime.ops.rules_common import broadcast_into, dtype, ndim, shape, static_error
-from runtime.ops.ufuncs_rules import resolve
+from runtime.ops.rules_common import broadcast_into, dtype, ndim, shape, size, static_error
 from runtime.tensor import Tensor
 
 _VALID = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer "
@@ -33,9 +32,9 @@ def _slice_len(s: slice, d, dynamic) -> int | None:
     for p in (s.start, s.stop, s.step):
         if _is_slot(p):
             v = dynamic[p.k]
-            if dtype(v).kind not in "iub" or ndim(v) != 0:
-                raise static_error(TypeError, "slice indices must be integers or None or have "
-                                   "an __index__ method")
+            if dtype(v).kind not in "iu" or ndim(v) != 0:
+                raise static_error(TypeError, "only integer scalar arrays can be converted to "
+                                   "a scalar index (a slice bound must be an integer)")
             if isinstance(v, Tensor):
                 return None
             p = v
@@ -92,12 +91,16 @@ def _adv_shape(kinds, dims_of) -> tuple:
                 shapes.append((int(v),))
             elif dtype(v).kind == "b":
                 shp = shape(v)
+                # NumPy checks a mask's shape only when it is not empty (an empty one
+                # selects nothing, whatever the dims): so only when its size is known
+                checked = size(shp) not in (0, None)
                 for j, (m, d) in enumerate(zip(shp, dims_of[i], strict=True)):
-                    if m is not None and d is not None and m != d:
+                    if checked and d is not None and m != d:
                         raise static_error(IndexError, "boolean index did not match indexed "
                                            f"array along axis {j}; size of axis is {d} but "
                                            f"size of corresponding boolean axis is {m}")
-                count = None if isinstance(v, Tensor) else int(np.count_nonzero(v))
+                count = 0 if size(shp) == 0 else None if isinstance(v, Tensor) else \
+                    int(np.count_nonzero(v))
                 shapes.append((count,))
             else:
                 shapes.append(shape(v))
@@ -158,10 +161,6 @@ def index_update_rule(op, inputs, attrs):
     x, value, dynamic = inputs[0], inputs[1], inputs[2:]
     xshape, xdt = shape(x), dtype(x)
     selected = getitem_shape(xshape, attrs["index"], dynamic)
-    broadcast_into(shape(value), selected)
-    if attrs.get("mode") == "add":  # np.add.at casts the sum back to x's dtype (same_kind)
-        out = resolve(np.add, [x, value], {})[-1]
-        if not np.can_cast(out, xdt, "same_kind"):
-            raise static_error(TypeError, f"Cannot cast ufunc 'add' output from {out!r} to "
-                               f"{xdt!r} with casting rule 'same_kind'")
+    # `x[i] = v` drops leading 1s of v; np.add.at does not (and casts unsafely)
+    broadcast_into(shape(value), selected, strict=attrs.get("mode") == "add")
     return [(xshape, xdt)]

@@ -125,9 +125,11 @@ def broadcast_shapes(*shapes) -> tuple:
     return tuple(out)
 
 
-def broadcast_into(src: tuple, dst: tuple, what: str = "input array") -> None:
-    """Check that shape `src` broadcasts to exactly `dst` (ValueError if it cannot)."""
-    bad = len(src) > len(dst) and any(d not in (1, None) for d in src[:len(src) - len(dst)])
+def broadcast_into(src: tuple, dst: tuple, what: str = "input array", strict: bool = False):
+    """Check that shape `src` broadcasts to exactly `dst` (ValueError if it cannot); extra
+    leading dims of size 1 are allowed unless `strict`."""
+    extra = src[:max(len(src) - len(dst), 0)]
+    bad = bool(extra) and (strict or any(d not in (1, None) for d in extra))
     for s, d in zip(reversed(src), reversed(dst)):
         if s is not None and d is not None and s != 1 and s != d:
             bad = True
