@@ -116,6 +116,9 @@ def add_node(graph, op: OpDef, inputs: list, attrs: dict, avals: AVals | None = 
               _snapshot(graph, x) if isinstance(x, np.ndarray) else x for x in inputs]
     attrs = {k: _frozen(v) for k, v in attrs.items()}
     if avals is None:  # the op's explicit rule; kernels never run while tracing
+        if op.abstract_eval is None:
+            raise TypeError(f"op {op.name!r} has no shape/dtype rule: give its OpDef an "
+                            "abstract_eval (kernels are never run to infer shapes)")
         avals = op.abstract_eval(op, inputs, attrs)
     node = graph.add_node(op, inputs, attrs, avals, user_origin())
     outs = node.outputs
