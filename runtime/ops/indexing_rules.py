@@ -21,10 +21,15 @@ _VALID = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`)
           "or boolean arrays are valid indices")
 
 
-def _is_slot(t) -> bool:
-    from runtime.ops.indexing import Slot
+_SLOT: list = []  # indexing.Slot, looked up once (indexing.py imports this module)
 
-    return isinstance(t, Slot)
+
+def _is_slot(t) -> bool:
+    if not _SLOT:
+        from runtime.ops.indexing import Slot
+
+        _SLOT.append(Slot)
+    return isinstance(t, _SLOT[0])
 
 
 def _slice_len(s: slice, d, dynamic) -> int | None:
