@@ -54,7 +54,17 @@ def _no_out(name, kwargs):
                         "tensors are immutable; use the returned value.")
 
 
-def leading_arrays(fn, n_arrays: int = 1, *, name: str | None = None,
+def _rule(name: str, given=None):
+    """The op's shape/dtype rule: `given`, else the one registered under its name."""
+    if given is not None:
+        return given
+    if name not in RULES:
+        raise KeyError(f"no shape/dtype rule for op {name!r}: add one to "
+                       "runtime/ops/functions_rules.py (or pass abstract_eval=)")
+    return RULES[name]
+
+
+def leading_arrays(fn, n_arrays: int = 1, *, name: str | None = None, abstract_eval=None,
                    aliases: dict | None = None) -> OpDef:
     """Register NumPy `fn` whose first `n_arrays` parameters are arrays, rest static."""
     sig = inspect.signature(fn)
@@ -70,7 +80,8 @@ def leading_arrays(fn, n_arrays: int = 1, *, name: str | None = None,
                       **{k: v for k, v in attrs.items() if k not in positional_only})
         kernel.__name__ = fn.__name__
         ref = None
-    op = OpDef(name or fn.__name__, kernel, RULES[name or fn.__name__], kernel_ref=ref)
+    op = OpDef(name or fn.__name__, kernel, _rule(name or fn.__name__, abstract_eval),
+               kernel_ref=ref)
     OPS[op.name] = op
 
     def handler(*args, **kwargs):
@@ -110,7 +121,7 @@ def sequence_op(fn, name: str | None = None) -> OpDef:
         return fn(arrays, **attrs)
 
     kernel.__name__ = name or fn.__name__
-    op = OpDef(name or fn.__name__, kernel, RULES[name or fn.__name__],
+    op = OpDef(name or fn.__name__, kernel, _rule(name or fn.__name__),
                format=lambda gen, ins, attrs: f"np.{fn.__name__}([{', '.join(ins)}]{_kw(gen, attrs)})")
     OPS[op.name] = op
 
@@ -167,7 +178,7 @@ for _fn in (np.concatenate, np.stack, np.vstack, np.hstack, np.column_stack):
 
 def _atleast(fn):
     """np.atleast_1d/2d/3d(*arrays): one node per array, a tuple for several (like NumPy)."""
-    op = OpDef(fn.__name__, fn, RULES[fn.__name__], kernel_ref=numpy_ref(fn))
+    op = OpDef(fn.__name__, fn, _rule(fn.__name__), kernel_ref=numpy_ref(fn))
     OPS[op.name] = op
 
     def handler(*arys):
@@ -186,7 +197,7 @@ def _einsum_kernel(*operands, subscripts, **attrs):
     return np.einsum(subscripts, *operands, **attrs)
 
 
-EINSUM = OpDef("einsum", _einsum_kernel, RULES["einsum"],
+EINSUM = OpDef("einsum", _einsum_kernel, _rule("einsum"),
                format=lambda gen, ins, attrs: f"np.einsum({attrs['subscripts']!r}, {', '.join(ins)}"
                + _kw(gen, {k: v for k, v in attrs.items() if k != 'subscripts'}) + ")")
 OPS["einsum"] = EINSUM
