@@ -6,17 +6,20 @@ first `n` parameters are array inputs (Tensors or constants) and the rest are st
 attributes, so the kernel is the NumPy function itself and generated code reads
 `np.sum(x, axis=1)`. Functions taking a sequence of arrays get a small kernel.
 An unknown function raises a TypeError naming it; nothing is silently made constant.
+Each op's shape/dtype rule is `RULES[name]` (functions_rules.py and
+functions_shape_rules.py); registering an op without one fails at import.
 """
 from __future__ import annotations
 
 import inspect
-import warnings
 
 import numpy as np
 
 from runtime.errors import where
-from runtime.ops.registry import OpDef, OpTable, bind, eval_by_example, numpy_ref, zeros_example
-from runtime.ops.ufuncs import broadcast_shapes
+from runtime.ops.functions_rules import RULES
+from runtime.ops.functions_shape_rules import RULES as _SHAPE_RULES  # noqa: F401 - fills RULES
+from runtime.ops.registry import OpDef, OpTable, bind, numpy_ref
+from runtime.ops.rules_common import broadcast_shapes
 from runtime.tensor import Tensor
 
 TABLE = OpTable()
@@ -51,6 +54,16 @@ def _no_out(name, kwargs):
                         "tensors are immutable; use the returned value.")
 
 
+def _rule(name: str, given=None):
+    """The op's shape/dtype rule: `given`, else the one registered under its name."""
+    if given is not None:
+        return given
+    if name not in RULES:
+        raise KeyError(f"no shape/dtype rule for op {name!r}: add one to "
+                       "runtime/ops/functions_rules.py (or pass abstract_eval=)")
+    return RULES[name]
+
+
 def leading_arrays(fn, n_arrays: int = 1, *, name: str | None = None, abstract_eval=None,
                    aliases: dict | None = None) -> OpDef:
     """Register NumPy `fn` whose first `n_arrays` parameters are arrays, rest static."""
@@ -67,7 +80,8 @@ def leading_arrays(fn, n_arrays: int = 1, *, name: str | None = None, abstract_e
                       **{k: v for k, v in attrs.items() if k not in positional_only})
         kernel.__name__ = fn.__name__
         ref = None
-    op = OpDef(name or fn.__name__, kernel, abstract_eval, kernel_ref=ref)
+    op = OpDef(name or fn.__name__, kernel, _rule(name or fn.__name__, abstract_eval),
+               kernel_ref=ref)
     OPS[op.name] = op
 
     def handler(*args, **kwargs):
@@ -107,7 +121,7 @@ def sequence_op(fn, name: str | None = None) -> OpDef:
         return fn(arrays, **attrs)
 
     kernel.__name__ = name or fn.__name__
-    op = OpDef(name or fn.__name__, kernel,
+    op = OpDef(name or fn.__name__, kernel, _rule(name or fn.__name__),
                format=lambda gen, ins, attrs: f"np.{fn.__name__}([{', '.join(ins)}]{_kw(gen, attrs)})")
     OPS[op.name] = op
 
@@ -127,50 +141,12 @@ def _kw(gen, attrs) -> str:
 
 
 # -- reductions -----------------------------------------------------------------------
-def _normalize_axes(axis, ndim):
-    if axis is None:
-        return tuple(range(ndim))
-    axes = axis if isinstance(axis, tuple) else (axis,)
-    out = []
-    for a in axes:
-        a = int(a)
-        if not -ndim <= a < ndim:
-            raise np.exceptions.AxisError(a, ndim)
-        out.append(a % ndim)
-    return tuple(sorted(out))
-
-
-def _reduction_abstract_eval(op, inputs, attrs):
-    x = inputs[0]
-    if not isinstance(x, Tensor):
-        return eval_by_example(op, inputs, attrs)
-    if attrs.get("where") is not None:  # a mask must broadcast against the real shape
-        return eval_by_example(op, inputs, attrs)
-    axes = _normalize_axes(attrs.get("axis"), x.ndim)
-    keep = attrs.get("keepdims", False)
-    # dtype from a tiny example of the same rank: cheap whatever the real size is
-    tiny = np.zeros((1,) * x.ndim, x.dtype)
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # e.g. "Degrees of freedom <= 0" for std(ddof=1)
-        dtype = np.asarray(op.kernel(tiny, *inputs[1:], **attrs)).dtype
-    shape = tuple((1 if keep else None) if i in axes else d for i, d in enumerate(x.shape))
-    shape = tuple(d for i, d in enumerate(shape) if keep or i not in axes)
-    return [(shape, dtype)]
-
-
 for _fn in (np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.any, np.all,
             np.std, np.var, np.argmax, np.argmin, np.nansum, np.nanmean, np.nanmax, np.nanmin):
-    leading_arrays(_fn, abstract_eval=_reduction_abstract_eval)
+    leading_arrays(_fn)
 
 # -- elementwise-ish and selection ----------------------------------------------------
-def _where_abstract_eval(op, inputs, attrs):
-    if len([x for x in inputs if x is not None]) != 3:
-        raise TypeError(f"np.where(condition) with one argument has a data-dependent shape and "
-                        f"is not supported in graphs{where()}; use np.where(condition, x, y).")
-    return eval_by_example(op, inputs, attrs)
-
-
-leading_arrays(np.where, 3, abstract_eval=_where_abstract_eval)
+leading_arrays(np.where, 3)
 leading_arrays(np.clip, 3, aliases={"min": "a_min", "max": "a_max"})
 for _fn in (np.cumsum, np.cumprod, np.transpose, np.squeeze, np.expand_dims, np.reshape,
             np.broadcast_to, np.zeros_like, np.ones_like, np.empty_like, np.copy, np.astype,
@@ -194,27 +170,15 @@ leading_arrays(np.array_equal, 2)
 leading_arrays(np.cross, 2)
 
 
-def _identity_example(x, size):
-    """Stand-in for linalg ops: identity matrices (zeros are singular)."""
-    x = zeros_example(x, size)
-    if isinstance(x, np.ndarray) and x.ndim >= 2 and x.shape[-1] == x.shape[-2]:
-        x = x + np.eye(x.shape[-1], dtype=x.dtype)
-    return x
-
-
-def _linalg_abstract_eval(op, inputs, attrs):
-    return eval_by_example(op, inputs, attrs, example=_identity_example)
-
-
 for _fn, _n in ((np.linalg.inv, 1), (np.linalg.det, 1), (np.linalg.solve, 2)):
-    leading_arrays(_fn, _n, abstract_eval=_linalg_abstract_eval)
+    leading_arrays(_fn, _n)
 for _fn in (np.concatenate, np.stack, np.vstack, np.hstack, np.column_stack):
     sequence_op(_fn)
 
 
 def _atleast(fn):
     """np.atleast_1d/2d/3d(*arrays): one node per array, a tuple for several (like NumPy)."""
-    op = OpDef(fn.__name__, fn, kernel_ref=numpy_ref(fn))
+    op = OpDef(fn.__name__, fn, _rule(fn.__name__), kernel_ref=numpy_ref(fn))
     OPS[op.name] = op
 
     def handler(*arys):
@@ -233,7 +197,7 @@ def _einsum_kernel(*operands, subscripts, **attrs):
     return np.einsum(subscripts, *operands, **attrs)
 
 
-EINSUM = OpDef("einsum", _einsum_kernel,
+EINSUM = OpDef("einsum", _einsum_kernel, _rule("einsum"),
                format=lambda gen, ins, attrs: f"np.einsum({attrs['subscripts']!r}, {', '.join(ins)}"
                + _kw(gen, {k: v for k, v in attrs.items() if k != 'subscripts'}) + ")")
 OPS["einsum"] = EINSUM

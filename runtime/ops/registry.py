@@ -1,7 +1,8 @@
 """One record per op (`OpDef`) and the one dispatch point (`bind`).
 
-An `OpDef` says everything about an op: its NumPy kernel, how to infer output
-shapes/dtypes (`abstract_eval`), its gradient rule (filled in next to the op by the
+An `OpDef` says everything about an op: its NumPy kernel, its explicit shape/dtype
+rule (`abstract_eval`, written next to the op or in the sibling `<module>_rules.py`;
+rules never run kernels), its gradient rule (filled in next to the op by the
 gradient module), whether it touches state (`stateful`: never folded or merged) and
 whether it must run for its side effect (`effect`: never removed), and how the code
 generator spells a call to it.
@@ -12,14 +13,13 @@ adds a node to the current graph; otherwise the kernel runs eagerly on NumPy val
 from __future__ import annotations
 
 import threading
-import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
 
 from runtime import tracing
-from runtime.errors import user_origin, where
+from runtime.errors import user_origin
 from runtime.tensor import Tensor
 
 # Abstract values: a list of (shape, dtype) pairs, one per output.
@@ -115,61 +115,16 @@ def add_node(graph, op: OpDef, inputs: list, attrs: dict, avals: AVals | None = 
               np.array(x) if type(x) is list and not op.effect else
               _snapshot(graph, x) if isinstance(x, np.ndarray) else x for x in inputs]
     attrs = {k: _frozen(v) for k, v in attrs.items()}
-    if avals is None:
-        avals = (op.abstract_eval or eval_by_example)(op, inputs, attrs)
+    if avals is None:  # the op's explicit rule; kernels never run while tracing
+        if op.abstract_eval is None:
+            raise TypeError(f"op {op.name!r} has no shape/dtype rule: give its OpDef an "
+                            "abstract_eval (kernels are never run to infer shapes)")
+        avals = op.abstract_eval(op, inputs, attrs)
     node = graph.add_node(op, inputs, attrs, avals, user_origin())
     outs = node.outputs
     if op.num_outputs == 1:
         return outs[0] if outs else None
     return tuple(outs)
-
-
-# -- shape and dtype inference by example -------------------------------------------
-_SIZES = (5, 7)  # two different stand-ins for unknown dims: dims that differ are unknown
-
-
-def zeros_example(x, size: int):
-    if isinstance(x, Tensor):
-        return np.zeros(tuple(size if d is None else d for d in x.shape), x.dtype)
-    return x
-
-
-def run_example(op: OpDef, inputs: list, attrs: dict, size: int, example=zeros_example):
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        out = op.kernel(*[example(x, size) for x in inputs], **attrs)
-    return list(out) if op.num_outputs != 1 else [out]
-
-
-def eval_by_example(op: OpDef, inputs: list, attrs: dict, example=zeros_example) -> AVals:
-    """Run the kernel on stand-ins to learn output shapes and dtypes.
-
-    `example(x, size)` makes the stand-in for input `x` (default: zeros, with `size`
-    for unknown dims); ops whose kernels reject zeros (e.g. a matrix inverse) pass
-    their own.
-    """
-    first = run_example(op, inputs, attrs, _SIZES[0], example)
-    unknown = any(isinstance(x, Tensor) and None in x.shape for x in inputs)
-    if not unknown:
-        return [(np.shape(o), _dtype_of(o)) for o in first]
-    second = run_example(op, inputs, attrs, _SIZES[1], example)
-    avals = []
-    for a, b in zip(first, second, strict=True):
-        sa, sb = np.shape(a), np.shape(b)
-        if len(sa) != len(sb):
-            raise ValueError(
-                f"np.{op.name}: the rank of its result depends on a dimension that is unknown "
-                f"while tracing{where()}. Give that dimension a fixed size (a TensorSpec "
-                "without None there), or pass the array with its full shape.")
-        avals.append((tuple(x if x == y else None for x, y in zip(sa, sb, strict=True)), _dtype_of(a)))
-    return avals
-
-
-def _dtype_of(x) -> np.dtype:
-    dt = getattr(x, "dtype", None)
-    if dt is None:
-        return np.asarray(x).dtype
-    return dt
 
 
 @dataclass
