@@ -41,9 +41,16 @@ def _template(index, dynamic: list):
     if isinstance(index, slice):
         return slice(*(_template(p, dynamic) for p in (index.start, index.stop, index.step)))
     if isinstance(index, (Tensor, np.ndarray, list)) or _is_variable(index):
+        if type(index) is list and _holds_nothing(index):
+            index = np.empty(np.shape(index), np.intp)  # NumPy reads `[]` as an empty intp index
         dynamic.append(index)
         return Slot(len(dynamic) - 1)
     return index
+
+
+def _holds_nothing(index: list) -> bool:
+    """`[]`, `[[], []]`...: a list index with no element at any depth."""
+    return all(type(i) is list and _holds_nothing(i) for i in index)
 
 
 def _is_variable(x) -> bool:

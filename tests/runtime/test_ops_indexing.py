@@ -34,6 +34,8 @@ STATIC_INDICES = {
     "bool_mask_const": np.array([True, False, True]),
     "bool_mask_2d_const": np.array([[True, False, True, True]] * 3),
     "bad_index_array": np.array([5]),
+    "empty_list": [], "empty_list_then_int": ([], 0), "int_then_empty_list": (0, []),
+    "nested_empty_lists": [[], []],
 }
 
 

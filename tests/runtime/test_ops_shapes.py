@@ -2,8 +2,7 @@
 
 Unknown dims: one trace for `TensorSpec((None, 3))` runs on inputs of several sizes;
 conftest's `check_spec` compares each run with eager NumPy and checks that every node's
-static shape fits the real one (None where unknown). Sizes avoid 5 and 7, the stand-in
-sizes shape inference uses for unknown dims, so a leaked stand-in cannot pass.
+static shape fits the real one (None where unknown).
 """
 from __future__ import annotations
 
