@@ -124,8 +124,22 @@ def _symbolic_loop(test, body, state, names, loc, opts, for_loop):
 
 def _checked(body, names):
     def run(*args):
-        return unpack(body(*args), names)
+        return _body_or_raise(body, args, args, names)
     return run
+
+
+def _body_or_raise(body, args, state, names) -> tuple:
+    """`body(*args)` as the new state; a user's `raise` in it becomes a graph-side raise
+    (the iteration that reaches it raises at run time) and the state passes unchanged."""
+    from autograph.operators.conditionals import defer_raise
+
+    try:
+        out = body(*args)
+    except Exception as e:
+        if not defer_raise(e):
+            raise
+        return tuple(state)
+    return unpack(out, names)
 
 
 _WEAK = (bool, int, float, complex)
@@ -208,7 +222,7 @@ def _for_loop(runtime, for_loop, body, init, names, maximum_iterations, invarian
         return np.logical_and(more, extra_test(*s))
 
     def step(i, *s):
-        return (i + 1,) + unpack(body(seq.get(i), *s), names)
+        return (i + 1,) + _body_or_raise(body, (seq.get(i),) + s, s, names)
 
     loop_names = ["<iteration index>"] + list(names)
     inv = None if invariants is None else [None] + list(invariants)
