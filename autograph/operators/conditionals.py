@@ -156,7 +156,7 @@ def _check(a: tuple, b: list, labels, where, what):
                 f"so both branches must define it: give '{label}' a value before the "
                 f"{what} or in the {other} branch too.")
         if label == _RETURN_LABEL and (x is None) != (y is None) and \
-                UNSET not in (x, y):  # UNSET: a branch that raises takes the other's
+                x is not UNSET and y is not UNSET:  # a raising branch takes the other's
             side = "true" if x is not None else "false"
             other = "false" if side == "true" else "true"
             raise Diagnostic(

@@ -99,27 +99,92 @@ def _symbolic_loop(test, body, state, names, loc, opts, for_loop):
     import runtime
 
     where = f"{loc[0]}:{loc[1]}"
-    for name, value in zip(names, state):
-        if is_undefined(value):
-            raise Diagnostic(
-                f"{where}: '{name}' is first assigned inside this symbolic loop and used "
-                f"after it (or in a later iteration). A symbolic loop needs its variables "
-                f"defined before it: give '{name}' an initial value before the loop, with "
-                f"the dtype and shape it has inside.")
     maximum_iterations, shape_invariants = opts
     invariants = None
     if shape_invariants:
         invariants = [shape_invariants.get(n) for n in names]
-    init = [lists.to_loop_var(v, n, where) for v, n in zip(state, names)]
+    init = [v if is_undefined(v) else lists.to_loop_var(v, n, where)
+            for v, n in zip(state, names)]
+    first = [n for n, v in zip(names, init) if is_undefined(v)]
     if for_loop is None:
         step = _checked(body, names)
+        init = _first_assigned(step, init, names, where)
         init = _typed_initial_values(step, init)
-        out = runtime.while_loop(lambda *s: test(*s), step, init,
+        loop_test, loop_step, loop_names, loop_inv = test, step, names, invariants
+        if first:  # count the iterations: the first-assigned values exist after one
+            init = [runtime.constant(0, np.int64)] + init
+            loop_names = ("<iteration count>",) + names
+            loop_inv = None if invariants is None else [None] + invariants
+
+            def loop_test(i, *s):
+                return test(*s)
+
+            def loop_step(i, *s):
+                return (i + 1,) + tuple(step(*s))
+        out = runtime.while_loop(lambda *s: loop_test(*s), loop_step, init,
                                  maximum_iterations=maximum_iterations,
-                                 names=list(names) or None, shape_invariants=invariants)
+                                 names=list(loop_names) or None, shape_invariants=loop_inv)
     else:
-        out = _for_loop(runtime, for_loop, body, init, names, maximum_iterations, invariants)
+        out = _for_loop(runtime, for_loop, body, init, names, maximum_iterations, invariants,
+                        where)
+        if not first:
+            out = out[1:]
+    if first:
+        _check_ran(runtime, out[0], first, where)
+        out = out[1:]
     return pack(tuple(out), names)
+
+
+def _first_assigned(step, init: list, names, where: str, offset: int = 0) -> list:
+    """Loop variables first assigned inside a symbolic loop (`Undefined` on entry) take
+    the type the body gives them (traced once into a scratch graph, as tf.function
+    does): their initial value is a stand-in, replaced by the first iteration, and a
+    run-time check (`_check_ran`) raises if the loop ran zero times. A body that reads
+    one before assigning it, or does not assign it on every path, is an error."""
+    from runtime.loops import stand_in
+    from runtime import Tensor
+
+    undefined = [k for k, v in enumerate(init) if k >= offset and is_undefined(v)]
+    if not undefined:
+        return init
+    probed = step
+    if offset:  # a `for`: trace with an unknown index, as the loop does (not item 0)
+        from runtime import tracing
+
+        def probed(i, *s):
+            return step(tracing.current_graph().add_input((), np.int64), *s)
+    out = _probe(probed, init)
+    for k in undefined:
+        name = names[k - offset]
+        if out is None or not isinstance(out[k], (Tensor,) + _TYPED + _WEAK):
+            raise Diagnostic(
+                f"{where}: '{name}' is first assigned inside this symbolic loop and used "
+                f"after it (or in a later iteration), but the loop body reads it before "
+                f"assigning it, does not assign it on every path, or gives it a value that is not "
+                f"an array or a number. A symbolic loop "
+                f"needs its variables defined before it: give '{name}' an initial value "
+                f"before the loop, with the dtype and shape it has inside.")
+    init = list(init)
+    for k in undefined:
+        init[k] = stand_in(out[k])
+    return init
+
+
+def _check_ran(runtime, count, first: list, where: str) -> None:
+    """Raise, when the graph runs, Python's UnboundLocalError for the first variable
+    that only a loop's body assigns, if that loop ran zero times."""
+    from autograph.operators.variables import _unbound
+    from runtime.effects import raise_
+
+    name = first[0]
+    note = (f"{where}: the symbolic loop here ran zero times, and '{name}' is first "
+            f"assigned inside it; give '{name}' a value before the loop")
+
+    def unbound():
+        raise_(_unbound(name), note)
+        return ()
+
+    runtime.cond(count == 0, unbound, lambda: ())
 
 
 def _checked(body, names):
@@ -211,7 +276,7 @@ def _probe(step, init, reraise=False):
         return None
 
 
-def _for_loop(runtime, for_loop, body, init, names, maximum_iterations, invariants):
+def _for_loop(runtime, for_loop, body, init, names, maximum_iterations, invariants, where):
     seq, extra_test = for_loop
     n = seq.length()
 
@@ -227,7 +292,8 @@ def _for_loop(runtime, for_loop, body, init, names, maximum_iterations, invarian
     loop_names = ["<iteration index>"] + list(names)
     inv = None if invariants is None else [None] + list(invariants)
     start = runtime.constant(0, np.int64)  # a symbolic index: one graph loop, not unrolled
-    init = _typed_initial_values(step, [start] + list(init), offset=1)
+    init = _first_assigned(step, [start] + list(init), names, where, offset=1)
+    init = _typed_initial_values(step, init, offset=1)
     out = runtime.while_loop(cond, step, tuple(init), maximum_iterations=maximum_iterations,
                              names=loop_names, shape_invariants=inv)
-    return out[1:]
+    return out  # with the iteration index first

@@ -97,7 +97,7 @@ def nested(x, y):
 
 
 def unused_result(x):
-    y = x * 2
+    y = x * 2  # noqa: F841 - computed and unused on purpose
     if x > 5:
         raise ValueError("x > 5")
     return x  # `y` unused: non-strict execution must still run the raise
