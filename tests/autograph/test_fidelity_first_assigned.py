@@ -91,7 +91,7 @@ def test_zero_iterations_error_names_the_variable_and_the_loop():
 
 
 def read_before_assigned(x, n):
-    for i in range(n):
+    for _ in range(n):
         acc = acc + x  # noqa: F821 - read before any assignment: an error
     return acc
 
@@ -115,7 +115,7 @@ def test_needs_an_initial_value(fn):
 # -- the whole training loop under ag.function -------------------------------------------
 def make_train(w, b, loop):
     def train_for(x, y, steps, lr):
-        for step in range(steps):
+        for _ in range(steps):
             with ag.GradientTape() as tape:
                 pred = x @ w + b
                 loss = np.mean((pred - y) ** 2)
