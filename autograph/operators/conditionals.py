@@ -97,25 +97,44 @@ def if_exp(cond, if_true: Callable, if_false: Callable):
 def _symbolic_if(cond, body, orelse, state, names, loc, what="`if`"):
     import runtime
 
+    from autograph.operators import containers
+
     where = f"{loc[0]}:{loc[1]}"
     record: dict = {}
     hints: dict = {}
     labels = _labels(names)
-    for attempt in range(2):
+    snap = containers.Snapshot(containers.roots_of(body, orelse, values=state), names)
+    carried: list = []  # container locations a branch replaces: extra outputs
+    graph = runtime.tracing.current_graph()
+    for _ in range(2 + _MAX_NEW_LOCATIONS):
         record.clear()
+        record["snapshot"], record["carried"], record["new"] = snap, carried, []
         true_fn = _branch(body, "true", state, names, labels, record, hints, where, what)
         false_fn = _branch(orelse, "false", state, names, labels, record, hints, where, what)
+        start = len(graph.nodes)
+        extra = [containers.describe(c) for c in carried]
         try:
             out = runtime.cond(cond, true_fn, false_fn, state,
-                               names=labels if names else None)
+                               names=labels + extra if names or extra else None)
         except (ValueError, TypeError) as e:
-            if isinstance(e, Diagnostic) or attempt or not _learn(record, hints):
+            if isinstance(e, Diagnostic) or hints or not _learn(record, hints):
                 raise
             continue
+        if record["new"]:  # trace again, carrying them too (and drop this `cond`)
+            del graph.nodes[start:]
+            carried.extend(record["new"])
+            continue
+        out = tuple(out)
+        for location, value in zip(carried, out[len(labels):]):
+            containers.put(location, value)
+        out = out[:len(labels)]
         if names is None:
             return out[0]
         return pack(out, names)
     raise AssertionError("unreachable")
+
+
+_MAX_NEW_LOCATIONS = 2  # retraces to find every location both branches replace
 
 
 def _branch(fn, side, state, names, labels, record, hints, where, what):
@@ -124,11 +143,13 @@ def _branch(fn, side, state, names, labels, record, hints, where, what):
             out = fn(*args) if fn is not None else _identity(args, names)
         except Exception as e:
             if not defer_raise(e):
+                record["snapshot"].restore()
                 raise
             # the branch ends in a graph-side raise: its outputs never reach anyone, so
             # they take the other branch's types (UNSET, as for a return value not set)
             record["raised_" + side] = True
             out = pack((UNSET,) * len(labels), names)
+        extra = _replaced(record, where, what) if record["snapshot"] else ()
         outs = list(unpack(out, names))
         record[side] = tuple(outs)
         if side == "false":
@@ -142,8 +163,23 @@ def _branch(fn, side, state, names, labels, record, hints, where, what):
         for k, v in enumerate(outs):
             if v is UNSET and k in hints:
                 outs[k] = hints[k]
-        return tuple(outs)
+        return tuple(outs) + tuple(extra)
     return run
+
+
+def _replaced(record, where, what) -> list:
+    """After tracing a branch: the values at the carried container locations; notes the
+    locations it replaced that are not carried yet; puts every container back."""
+    from autograph.operators import containers
+
+    snap, carried = record["snapshot"], record["carried"]
+    values = [containers.get(c) for c in carried]
+    found, structural = snap.changes()
+    snap.restore()
+    containers.check_structure(structural, where, f"symbolic {what}")
+    for c in containers.new_locations(found, carried + record["new"]):
+        record["new"].append(c)
+    return values
 
 
 def _check(a: tuple, b: list, labels, where, what):

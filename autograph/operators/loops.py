@@ -96,6 +96,94 @@ def _predicated(it, body, state, names, extra_test, keep_going):
 
 
 def _symbolic_loop(test, body, state, names, loc, opts, for_loop):
+    """A symbolic loop; Python container locations its body replaces in place
+    (`containers.py`) are carried as extra loop variables and set after the loop."""
+    from autograph.operators import containers
+    from runtime import tracing
+
+    where = f"{loc[0]}:{loc[1]}"
+    extra_test = for_loop[1] if for_loop is not None else None
+    snap = containers.Snapshot(containers.roots_of(body, test, extra_test, values=state),
+                               names)
+    if not snap:
+        return _loop(test, body, state, names, loc, opts, for_loop)
+    graph = tracing.current_graph()
+    carried: list = []
+    for _ in range(_MAX_NEW_LOCATIONS + 1):
+        start = len(graph.nodes)
+        n = len(carried)
+        offset = 0 if for_loop is None else 1
+        step, guard = _carrying(body, names, carried, snap, where, offset)
+        loop_test = None if test is None else guard(test)
+        loop_for = None if for_loop is None else \
+            (for_loop[0], None if extra_test is None else guard(extra_test))
+        names2 = tuple(names) + tuple(containers.describe(c) for c in carried)
+        state2 = tuple(state) + tuple(containers.get(c) for c in carried)
+        try:
+            out = _loop(loop_test, step, state2, names2, loc, opts, loop_for)
+        except _NewLocations as e:
+            del graph.nodes[start:]
+            carried.extend(e.locations)
+            continue
+        out = unpack(out, names2)
+        for location, value in zip(carried, out[len(out) - n:]):
+            containers.put(location, value)
+        return pack(tuple(out[:len(out) - n]), names)
+    raise Diagnostic(f"{where}: this symbolic loop replaces items of Python containers in "
+                     "too many places; make them loop variables.")
+
+
+_MAX_NEW_LOCATIONS = 3
+
+
+class _NewLocations(Exception):
+    def __init__(self, locations):
+        super().__init__("a loop body replaced container items not carried yet")
+        self.locations = locations
+
+
+def _carrying(body, names, carried, snap, where, offset):
+    """The body and a guard for the tests, with the carried container locations as extra
+    loop variables (the last ones): set from the placeholders before the user's code
+    runs, read back after it, and the containers put back as they were."""
+    from autograph.operators import containers
+
+    n = len(carried)
+    names = tuple(names)
+
+    def enter(extras):
+        for location, value in zip(carried, extras):
+            containers.put(location, value)
+
+    def step(*args):
+        main, extras = (args[:len(args) - n], args[len(args) - n:]) if n else (args, ())
+        enter(extras)
+        try:
+            out = body(*main)
+        except BaseException:
+            snap.restore()
+            raise
+        values = [containers.get(c) for c in carried]
+        found, structural = snap.changes()
+        snap.restore()
+        containers.check_structure(structural, where, "symbolic loop")
+        new = containers.new_locations(found, carried)
+        if new:
+            raise _NewLocations(new)
+        return pack(unpack(out, names) + tuple(values), names + ("",) * n)
+
+    def guard(test):
+        def run(*args):
+            enter(args[len(args) - n:] if n else ())
+            try:
+                return test(*(args[:len(args) - n] if n else args))
+            finally:
+                snap.restore()
+        return run
+    return step, guard
+
+
+def _loop(test, body, state, names, loc, opts, for_loop):
     import runtime
 
     where = f"{loc[0]}:{loc[1]}"
@@ -103,11 +191,14 @@ def _symbolic_loop(test, body, state, names, loc, opts, for_loop):
     invariants = None
     if shape_invariants:
         invariants = [shape_invariants.get(n) for n in names]
-    init = [v if is_undefined(v) else lists.to_loop_var(v, n, where)
-            for v, n in zip(state, names)]
-    first = [n for n, v in zip(names, init) if is_undefined(v)]
     if for_loop is None:
         step = _checked(body, names)
+        init = _containers_as_state(step, list(state), names, where)
+    else:
+        init = _containers_as_state(_for_step(for_loop[0], body, names), [0] + list(state),
+                                    names, where, offset=1)[1:]
+    first = [n for n, v in zip(names, init) if is_undefined(v)]
+    if for_loop is None:
         init = _first_assigned(step, init, names, where)
         init = _typed_initial_values(step, init)
         loop_test, loop_step, loop_names, loop_inv = test, step, names, invariants
@@ -132,7 +223,72 @@ def _symbolic_loop(test, body, state, names, loc, opts, for_loop):
     if first:
         _check_ran(runtime, out[0], first, where)
         out = out[1:]
+    out = [_write_back(a, b) for a, b in zip(state, out)]
     return pack(tuple(out), names)
+
+
+def _containers_as_state(step, init: list, names, where: str, offset: int = 0) -> list:
+    """Python lists and dicts that are loop variables: a list whose length the body keeps
+    (`y[0] += 1`) and a dict are carried as nested structures of their items (as
+    tf.function does); a list the body appends to becomes a graph list
+    (`lists.to_loop_var`). Either way a copy: the caller's object is updated in place
+    after the loop (`_write_back`), as Python would have mutated it."""
+    ks = [k for k, v in enumerate(init) if k >= offset and type(v) in (list, dict)]
+    if not ks:
+        return init
+    init = list(init)
+    lists_k = [k for k in ks if type(init[k]) is list]
+    out = None
+    if lists_k:
+        out = _probe(_probe_step(step, offset), [_copy(v) for v in init])
+    for k in ks:
+        v = init[k]
+        if type(v) is dict or (out is not None and type(out[k]) is list and
+                               len(out[k]) == len(v)):
+            init[k] = _copy(v)
+        else:
+            init[k] = lists.to_loop_var(v, names[k - offset], where)
+    return init
+
+
+def _copy(v):
+    """A copy of the list / dict structure of `v` (not of its leaves)."""
+    if type(v) is list:
+        return [_copy(x) for x in v]
+    if type(v) is dict:
+        return {k: _copy(x) for k, x in v.items()}
+    return v
+
+
+def _write_back(orig, new):
+    """`new` (a loop's result for a list / dict loop variable) stored into the caller's
+    object `orig`, keeping the identity of `orig` and of the containers inside it."""
+    if type(orig) is list and type(new) is list and len(orig) == len(new):
+        orig[:] = [_write_back(a, b) for a, b in zip(orig, new)]
+        return orig
+    if type(orig) is dict and type(new) is dict and list(orig) == list(new):
+        for k in orig:
+            orig[k] = _write_back(orig[k], new[k])
+        return orig
+    return new
+
+
+def _probe_step(step, offset: int):
+    """`step` to probe in a scratch graph; a `for` step gets an unknown index (as in the
+    loop, not item 0)."""
+    if not offset:
+        return step
+    from runtime import tracing
+
+    def probed(i, *s):
+        return step(tracing.current_graph().add_input((), np.int64), *s)
+    return probed
+
+
+def _for_step(seq, body, names):
+    def step(i, *s):
+        return (i + 1,) + _body_or_raise(body, (seq.get(i),) + s, s, names)
+    return step
 
 
 def _first_assigned(step, init: list, names, where: str, offset: int = 0) -> list:
@@ -147,13 +303,7 @@ def _first_assigned(step, init: list, names, where: str, offset: int = 0) -> lis
     undefined = [k for k, v in enumerate(init) if k >= offset and is_undefined(v)]
     if not undefined:
         return init
-    probed = step
-    if offset:  # a `for`: trace with an unknown index, as the loop does (not item 0)
-        from runtime import tracing
-
-        def probed(i, *s):
-            return step(tracing.current_graph().add_input((), np.int64), *s)
-    out = _probe(probed, init)
+    out = _probe(_probe_step(step, offset), init)
     for k in undefined:
         name = names[k - offset]
         if out is None or not isinstance(out[k], (Tensor,) + _TYPED + _WEAK):
@@ -286,9 +436,7 @@ def _for_loop(runtime, for_loop, body, init, names, maximum_iterations, invarian
             return more
         return np.logical_and(more, extra_test(*s))
 
-    def step(i, *s):
-        return (i + 1,) + _body_or_raise(body, (seq.get(i),) + s, s, names)
-
+    step = _for_step(seq, body, names)
     loop_names = ["<iteration index>"] + list(names)
     inv = None if invariants is None else [None] + list(invariants)
     start = runtime.constant(0, np.int64)  # a symbolic index: one graph loop, not unrolled
