@@ -112,7 +112,16 @@ def appended_in_while(x, n):
     return np.stack(out), len(out)
 
 
+def append_then_pop(x, n):
+    xs = [x, x + 1]
+    for _ in range(n):
+        xs.append(xs[0] * 2)
+        xs[0] = xs.pop()  # the length stays: a fixed-length list, carried
+    return xs[0], xs[1], len(xs)
+
+
 CASES = [
+    (append_then_pop, [(f32(1.5), i64(3)), (f32(1.5), i64(0))]),
     (nested_dict_in_branch, [(f32(1),), (f32(-1),)]),
     (nested_list_in_branch, [(f32(1),), (f32(-1),)]),
     (list_item_in_while, [(i64(3),), (i64(0),)]),
