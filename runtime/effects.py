@@ -1,10 +1,11 @@
-"""Graph side effects that run on every call: `print_` (ag.print) and `assert_`."""
+"""Graph side effects that run on every call: `print_` (ag.print), `assert_` and `raise_`."""
 from __future__ import annotations
 
 import sys
 
 import numpy as np
 
+from runtime import tracing
 from runtime.ops.registry import OpDef, bind
 from runtime.tensor import Tensor
 
@@ -42,3 +43,23 @@ def assert_(pred, message: str = "") -> None:
             raise AssertionError(message)
         return
     bind(ASSERT, pred, message=str(message))
+
+
+def _raise_kernel(*, error, args, message, where):  # noqa: ARG001 - `message`: listings
+    exc = error(*args)
+    if where:
+        exc.add_note(f"(raised by the graph at run time: {where})")
+    raise exc
+
+
+RAISE = OpDef("raise", _raise_kernel, _assert_abstract_eval, num_outputs=0, stateful=True,
+              effect=True)
+
+
+def raise_(error: BaseException, where: str = "") -> None:
+    """Raise (a fresh copy of) `error` every time this point of the graph runs: the
+    graph form of a Python `raise` inside a branch or loop body that depends on a
+    symbolic value. Its type and arguments are Python values fixed while tracing."""
+    if tracing.current_graph() is None:
+        raise error
+    bind(RAISE, error=type(error), args=tuple(error.args), message=str(error), where=where)

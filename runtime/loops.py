@@ -47,6 +47,18 @@ def while_loop(cond_fn: Callable, body_fn: Callable, loop_vars: Sequence, maximu
         iterations += 1
 
 
+class StandIn(np.ndarray):
+    """The initial value of a loop variable that the loop body assigns before any read
+    (a variable first assigned inside the loop): only a placeholder, so the loop gives
+    it the dtype and shape its first iteration gives it."""
+
+
+def stand_in(value) -> StandIn:
+    """A StandIn with the dtype and (known) shape of `value` (a Tensor, array or number)."""
+    shape, dtype = _aval(value)
+    return np.zeros(tuple(0 if d is None else d for d in shape), dtype).view(StandIn)
+
+
 def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_invariants,
                  save_states: bool | None = None):
     if save_states is None:
@@ -93,6 +105,16 @@ def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_i
         return g, outs
 
     g_body, out_leaves = trace_body()
+    adopted = False
+    for i in carried:
+        if isinstance(leaves[i], StandIn) and isinstance(out_leaves[i], (Tensor, np.ndarray,
+                                                                         np.generic)):
+            if _aval(out_leaves[i]) != avals[i]:
+                avals[i] = _aval(out_leaves[i])
+                leaves[i] = stand_in(out_leaves[i])
+                adopted = True
+    if adopted:  # the body does not read a stand-in: its second trace gives the same types
+        g_body, out_leaves = trace_body()
     for i, (a, b) in enumerate(zip(leaves, out_leaves)):
         if i not in avals:
             if not _same_constant(a, b):

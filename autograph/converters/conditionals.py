@@ -42,7 +42,7 @@ from autograph.pyct import templates
 
 def convert(node, ctx, taken: frozenset) -> list:
     returns = jumps.contains(node, (gast.Return,), True)
-    mod_b, mod_o = cf.modified(node.body, ctx), cf.modified(node.orelse, ctx)
+    mod_b, mod_o = cf.modified(node.body, ctx, node), cf.modified(node.orelse, ctx, node)
     mod = mod_b | mod_o
     # after an `if` that returns only state outliving the function is live
     live_out = set() if returns else node.ag_live_out | ctx.always_live
@@ -57,7 +57,7 @@ def convert(node, ctx, taken: frozenset) -> list:
 
     local = cf.local_names(state + outputs, ctx)
     params = [local[n] for n in state]
-    rets = [local[n] for n in outputs]
+    prologue, rets = cf.write_through(state, outputs, local, node)
     taken_here = taken
     functions: list = []
     branch_names = []
@@ -67,9 +67,8 @@ def convert(node, ctx, taken: frozenset) -> list:
             continue
         fname = ctx.namer.scoped(label, taken_here)
         taken_here = taken_here | {fname}
-        block = cf.rename_composites(block, local)
         functions.extend(cf.make_function(fname, params, block, rets, node, ctx, taken,
-                                          returning=returns))
+                                          returning=returns, prologue=prologue))
         branch_names.append(fname)
 
     first = [node.test] + [templates.name_node(b) if b else gast.Constant(value=None, kind=None)

@@ -70,13 +70,31 @@ def _python_only(value, construct: str):
                                   value=value)
 
 
-def modified(block: list, ctx) -> set:
+def modified(block: list, ctx, scope=None) -> set:
     """Names (and attribute chains) a block modifies that generated code must carry:
     locals, `global` / `nonlocal` names, attribute chains (and their local stand-ins) -
     not the name of a global or closure container the block mutates in place
-    (`COUNTS[k] += 1`), which stays shared."""
-    return {n for n in writes(block)
+    (`COUNTS[k] += 1`), which stays shared.
+
+    An attribute chain is carried only while the object it belongs to stays the same
+    through the whole statement `scope` (the `if` or the loop, targets included): in
+    `cur.next = Node(x); cur = cur.next` the store goes to a different object on each
+    iteration, so it is an effect left in place, not a variable (`effect_chains`)."""
+    written = writes(block)
+    effects = effect_chains(written, writes(scope) if scope is not None else written)
+    return {n for n in written - effects
             if "." in n or n in ctx.local or n in ctx.declared or n in ctx.always_live}
+
+
+def effect_chains(names: set, rebound: set) -> set:
+    """The attribute chains in `names` whose object is rebound in `rebound`: a prefix of
+    the chain (`cur` or `self.tail` of `self.tail.next`) is itself assigned there."""
+    out = set()
+    for n in names:
+        parts = n.split(".")
+        if any(".".join(parts[:k]) in rebound for k in range(1, len(parts))):
+            out.add(n)
+    return out
 
 
 def ordered(names, ctx) -> list:
@@ -126,6 +144,34 @@ def rename_composites(block, mapping: dict):
     if isinstance(block, list):
         return [r.visit(s) for s in block]
     return r.visit(block)
+
+
+def write_through(state: list, outputs: list, local: dict, node) -> tuple[list, list]:
+    """Attribute state written through to the object: the branch or loop body keeps its
+    real attribute loads and stores (so a method it calls, an alias, or an exception
+    part-way sees the object as Python would leave it), starts by storing the value it
+    is given (`self.count = self_count`: under a symbolic condition that is the value
+    being traced) and returns the attribute as it is at the end.
+
+    Returns (the prologue statements, the output expressions)."""
+    prologue = []
+    for n in state:
+        if "." not in n:
+            continue
+        if may_be_missing(n, node):
+            prologue += _attr_call("ag__.set_attr(root, path, local)", n, node, local=local[n])
+        else:
+            prologue += templates.replace("target = local", origin=node,
+                                          target=_chain(n, node, gast.Store), local=local[n])
+    outs = []
+    for n in outputs:
+        if "." not in n:
+            outs.append(local[n])
+        elif may_be_missing(n, node):
+            outs.append(_attr_call("ag__.ld_attr(root, path)", n, node)[0].value)
+        else:
+            outs.append(_chain(n, node))
+    return prologue, outs
 
 
 def may_be_missing(name: str, node) -> bool:
@@ -191,13 +237,13 @@ def is_empty(block: list) -> bool:
 
 
 def make_function(name: str, params: list, body: list, outputs: list | None, origin, ctx,
-                  taken: frozenset, returning: bool = False) -> list:
+                  taken: frozenset, returning: bool = False, prologue: list = ()) -> list:
     """`def name(params): body; return outputs` with body converted recursively.
 
     With `returning` (a branch of an `if` that ends the function), the body keeps its
     `return`s and each returns the outputs too: `return value, outputs`; a path that
     falls off the end returns `None, outputs`."""
-    body = convert_block(body, ctx, taken | {name})
+    body = list(prologue) + convert_block(body, ctx, taken | {name})
     if returning and outputs:
         _return_also(body, outputs)
         if not jumps.always_jumps(body, lambda s: isinstance(s, (gast.Return, gast.Raise))):
@@ -215,7 +261,9 @@ def _return_also(block: list, outputs: list) -> None:
     for n in statements(block):
         if isinstance(n, gast.Return):
             value = n.value if n.value is not None else gast.Constant(value=None, kind=None)
-            n.value = templates.tuple_node([value] + [templates.name_node(o) for o in outputs])
+            n.value = templates.tuple_node([value] + [
+                templates.name_node(o) if isinstance(o, str) else templates.clone(o)
+                for o in outputs])
             templates.copy_location(n.value, n)
 
 

@@ -28,7 +28,7 @@ from autograph.pyct.activity import target_names
 
 
 def _loop_vars(node, ctx, extra: set = frozenset()) -> list:
-    mod = cf.modified(node.body, ctx) | extra
+    mod = cf.modified(node.body, ctx, node) | extra
     head = node.ag_live_head | ctx.always_live
     return cf.ordered([n for n in mod if n in head or cf.is_carried(n, ctx)], ctx)
 
@@ -49,9 +49,9 @@ def convert_while(node, ctx, taken: frozenset) -> list:
     local = cf.local_names(loop_vars, ctx)
     params = [local[n] for n in loop_vars]
     fname = ctx.namer.scoped("loop_body", taken)
-    body = cf.rename_composites(node.body, local)
     test = cf.rename_composites(node.test, local)
-    fn = cf.make_function(fname, params, body, params, node, ctx, taken)
+    prologue, outs = cf.write_through(loop_vars, loop_vars, local, node)
+    fn = cf.make_function(fname, params, node.body, outs, node, ctx, taken, prologue=prologue)
     call = templates.replace_expr("ag__.while_stmt()", origin=node)
     call.args = cf.call_args(loop_vars, loop_vars, node, ctx,
                              [_lambda(params, test, node), templates.name_node(fname)])
@@ -64,15 +64,17 @@ def convert_for(node, ctx, taken: frozenset) -> list:
     loop_vars = _loop_vars(node, ctx, carried_targets)
     local = cf.local_names(loop_vars, ctx)
     params = [local[n] for n in loop_vars]
-    body = cf.rename_composites(node.body, local)
-    target = cf.rename_composites(node.target, local)
+    body = node.body
+    target = node.target
+    prologue, outs = cf.write_through(loop_vars, loop_vars, local, node)
     if isinstance(target, gast.Name) and target.id not in loop_vars:
         item = target.id
     else:
         item = ctx.namer.new("itr")
         body = templates.replace("target = itr", origin=node, target=target, itr=item) + body
     fname = ctx.namer.scoped("loop_body", taken)
-    fn = cf.make_function(fname, [item] + params, body, params, node, ctx, taken)
+    fn = cf.make_function(fname, [item] + params, body, outs, node, ctx, taken,
+                          prologue=prologue)
     call = templates.replace_expr("ag__.for_stmt()", origin=node)
     call.args = cf.call_args(loop_vars, loop_vars, node, ctx,
                              [node.iter, templates.name_node(fname)])

@@ -97,30 +97,59 @@ def if_exp(cond, if_true: Callable, if_false: Callable):
 def _symbolic_if(cond, body, orelse, state, names, loc, what="`if`"):
     import runtime
 
+    from autograph.operators import containers
+
     where = f"{loc[0]}:{loc[1]}"
     record: dict = {}
     hints: dict = {}
     labels = _labels(names)
-    for attempt in range(2):
+    snap = containers.Snapshot(containers.roots_of(body, orelse, values=state), names)
+    carried: list = []  # container locations a branch replaces: extra outputs
+    graph = runtime.tracing.current_graph()
+    for _ in range(2 + _MAX_NEW_LOCATIONS):
         record.clear()
+        record["snapshot"], record["carried"], record["new"] = snap, carried, []
         true_fn = _branch(body, "true", state, names, labels, record, hints, where, what)
         false_fn = _branch(orelse, "false", state, names, labels, record, hints, where, what)
+        start = len(graph.nodes)
+        extra = [containers.describe(c) for c in carried]
         try:
             out = runtime.cond(cond, true_fn, false_fn, state,
-                               names=labels if names else None)
+                               names=labels + extra if names or extra else None)
         except (ValueError, TypeError) as e:
-            if isinstance(e, Diagnostic) or attempt or not _learn(record, hints):
+            if isinstance(e, Diagnostic) or hints or not _learn(record, hints):
                 raise
             continue
+        if record["new"]:  # trace again, carrying them too (and drop this `cond`)
+            del graph.nodes[start:]
+            carried.extend(record["new"])
+            continue
+        out = tuple(out)
+        for location, value in zip(carried, out[len(labels):]):
+            containers.put(location, value)
+        out = out[:len(labels)]
         if names is None:
             return out[0]
         return pack(out, names)
     raise AssertionError("unreachable")
 
 
+_MAX_NEW_LOCATIONS = 2  # retraces to find every location both branches replace
+
+
 def _branch(fn, side, state, names, labels, record, hints, where, what):
     def run(*args):
-        out = fn(*args) if fn is not None else _identity(args, names)
+        try:
+            out = fn(*args) if fn is not None else _identity(args, names)
+        except Exception as e:
+            if not defer_raise(e):
+                record["snapshot"].restore()
+                raise
+            # the branch ends in a graph-side raise: its outputs never reach anyone, so
+            # they take the other branch's types (UNSET, as for a return value not set)
+            record["raised_" + side] = True
+            out = pack((UNSET,) * len(labels), names)
+        extra = _replaced(record, where, what) if record["snapshot"] else ()
         outs = list(unpack(out, names))
         record[side] = tuple(outs)
         if side == "false":
@@ -134,8 +163,23 @@ def _branch(fn, side, state, names, labels, record, hints, where, what):
         for k, v in enumerate(outs):
             if v is UNSET and k in hints:
                 outs[k] = hints[k]
-        return tuple(outs)
+        return tuple(outs) + tuple(extra)
     return run
+
+
+def _replaced(record, where, what) -> list:
+    """After tracing a branch: the values at the carried container locations; notes the
+    locations it replaced that are not carried yet; puts every container back."""
+    from autograph.operators import containers
+
+    snap, carried = record["snapshot"], record["carried"]
+    values = [containers.get(c) for c in carried]
+    found, structural = snap.changes()
+    snap.restore()
+    containers.check_structure(structural, where, f"symbolic {what}")
+    for c in containers.new_locations(found, carried + record["new"]):
+        record["new"].append(c)
+    return values
 
 
 def _check(a: tuple, b: list, labels, where, what):
@@ -147,7 +191,8 @@ def _check(a: tuple, b: list, labels, where, what):
                 f"in the {other} branch, and is used after it. The condition is symbolic, "
                 f"so both branches must define it: give '{label}' a value before the "
                 f"{what} or in the {other} branch too.")
-        if label == _RETURN_LABEL and (x is None) != (y is None):
+        if label == _RETURN_LABEL and (x is None) != (y is None) and \
+                x is not UNSET and y is not UNSET:  # a raising branch takes the other's
             side = "true" if x is not None else "false"
             other = "false" if side == "true" else "true"
             raise Diagnostic(
@@ -162,11 +207,62 @@ def _learn(record: dict, hints: dict) -> bool:
     if a is None or b is None:
         return False
     learned = False
+    both_raise = record.get("raised_true") and record.get("raised_false")
     for k, (x, y) in enumerate(zip(a, b)):
         if x is UNSET and y is not UNSET:
             hints[k] = zeros_like(y)
             learned = True
+        elif both_raise and k not in hints:
+            hints[k] = np.float64(0.0)  # never seen: the `if` raises either way
+            learned = True
     return learned
+
+
+# -- `raise` under a symbolic condition -----------------------------------------------------
+_RAISE_VARARGS = __import__("dis").opmap["RAISE_VARARGS"]
+_SYMBOLIC_TEXT = __import__("re").compile(r"Tensor\([^,()]+, \w+\[")
+
+
+def raised_by_user(e: BaseException) -> tuple[str, int] | None:
+    """(file, line) of the user's `raise` statement that raised `e` in converted code,
+    or None when `e` comes from anywhere else (an op, the runtime, a re-raise)."""
+    from autograph.impl.api import _CONVERTED_CODES
+
+    tb = e.__traceback__
+    if tb is None:
+        return None
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    code = tb.tb_frame.f_code
+    if _CONVERTED_CODES.get(id(code)) is not code:
+        return None
+    raw = code.co_code
+    k = tb.tb_lasti
+    if not (0 <= k < len(raw) - 1) or raw[k] != _RAISE_VARARGS or raw[k + 1] == 0:
+        return None
+    return code.co_filename, tb.tb_lineno
+
+
+def defer_raise(e: Exception) -> bool:
+    """While tracing a branch or loop body that runs only when a symbolic condition says
+    so: turn the user's `raise` (`e`, raised by converted code) into a graph-side raise
+    (`runtime.effects.raise_`) that fires with `e`'s type and message when the graph
+    reaches this point at run time. False (re-raise `e` now) for any other error."""
+    from runtime import Tensor
+    from runtime.effects import raise_
+
+    loc = raised_by_user(e)
+    if loc is None:
+        return False
+    if any(isinstance(a, Tensor) for a in e.args) or _SYMBOLIC_TEXT.search(str(e)):
+        raise Diagnostic(
+            f"{loc[0]}:{loc[1]}: this `raise {type(e).__name__}(...)` runs only when a "
+            "symbolic condition holds, so it is raised when the graph runs - and its "
+            "message uses a symbolic value, which has no value while tracing. Give the "
+            "exception a message made of Python values only (and print the value with "
+            "ag.print(...) just before the `raise`).") from e
+    raise_(e, f"{loc[0]}:{loc[1]}")
+    return True
 
 
 def zeros_like(value):

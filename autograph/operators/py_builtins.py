@@ -134,6 +134,10 @@ def symbolic_iterable(x) -> SymbolicIterable:
 
 # -- the builtins ------------------------------------------------------------------------
 def len_(x):
+    from autograph.operators.lists import is_graph_list, list_length
+
+    if is_graph_list(x):  # a list appended to in a symbolic loop
+        return list_length(x)
     if is_symbolic(x):
         if x.ndim == 0:
             raise TypeError(f"len() of a 0-d Tensor {x!r}")
@@ -262,6 +266,10 @@ def max_(*args, **kwargs):
 
 
 def sum_(x, start=0):
+    from autograph.operators.lists import is_graph_list, stack
+
+    if is_graph_list(x):  # a list appended to in a symbolic loop: sum of its items
+        x = stack(x)
     if is_symbolic(x):
         return np.sum(x, axis=0) + start
     return builtins.sum(x, start)

@@ -110,10 +110,15 @@ def ld_attr(obj, path: str):
 
 
 def set_attr(obj, path: str, value) -> None:
-    """`obj.<path> = value`, unless `value` is `Undefined` (the attribute stays missing)."""
-    if type(value) is Undefined:
-        return
+    """`obj.<path> = value`, unless `value` is `Undefined`: then the attribute stays (or,
+    where tracing the other branch of a symbolic `if` created it, becomes again) missing."""
     *parents, last = path.split(".")
+    if type(value) is Undefined:
+        for attr in parents:
+            obj = getattr(obj, attr, None)
+        if obj is not None and hasattr(obj, last):
+            delattr(obj, last)
+        return
     for attr in parents:
         obj = getattr(obj, attr)
     setattr(obj, last, value)

@@ -91,8 +91,10 @@ def _liveness(stmts: list, live: set) -> set:
                 in_case = _liveness(c.body, live) | (reads(c.guard) if c.guard else set())
                 inner |= (in_case - pattern_names(c.pattern)) | reads(c.pattern)
             live = inner | reads(s.subject)
-        elif isinstance(s, gast.With):
-            live = _liveness(s.body, live) | reads(s.items)
+        elif isinstance(s, gast.With):  # `as` names are bound here, not live before
+            bound = {n for i in s.items if isinstance(i.optional_vars, gast.Name)
+                     for n in target_names(i.optional_vars)}
+            live = (_liveness(s.body, live) - bound) | reads(s.items)
         elif isinstance(s, gast.Try):
             inner = set(live)
             for h in s.handlers:

@@ -99,6 +99,11 @@ GETITEM = OpDef(
 
 
 def getitem(x, index):
+    if isinstance(x, Tensor) and x.dtype == np.dtype(object) and isinstance(index, (int, np.integer, Tensor)):
+        from runtime.lists import is_list, list_get
+
+        if is_list(x):  # `xs[k]` of a list appended to in a symbolic loop
+            return list_get(x, index)
     dynamic: list = []
     template = _template(index, dynamic)
     from runtime.ops.functions import resolve_variables

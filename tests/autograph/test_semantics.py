@@ -162,6 +162,7 @@ def pops_graph_list(x, n):
     xs = [x]
     for _ in range(n):
         xs.append(x)
+        xs.append(x)  # the list grows: a graph list (a fixed-length one is carried)
         xs.pop()  # the pop
     return xs
 
