@@ -196,7 +196,9 @@ def symbolic_arg(x):
 
 @pytest.mark.parametrize("fn", [symbolic_message, symbolic_arg])
 def test_message_from_a_symbolic_value_is_refused(fn):
-    with pytest.raises(ValueError) as info:
+    # an f-string already refuses to turn the value into text (GraphModeError, a
+    # TypeError); a symbolic exception argument is refused by the raise itself
+    with pytest.raises((ValueError, TypeError)) as info:
         ag.function(fn)(f32(-1))
     msg = str(info.value)
     assert "symbolic" in msg and "ag.print" in msg
