@@ -166,7 +166,10 @@ def _discover_dtypes(body_fn, leaves, tree, carried, weak, avals, graph):
     per such trace."""
     default = {i: avals[i][1] for i in weak}
     typed: set = set()
-    for _ in range(len(weak) + 1):  # each round types one more variable, or stops
+    # A round that types a variable can change another one's dtype in the next; with n
+    # variables n rounds type a chain of n. (One variable typed by a round keeps its
+    # dtype in the next, and the real trace checks that, so no round just to confirm.)
+    for _ in range(len(weak)):
         if not _discover_round(body_fn, leaves, tree, carried, weak, typed, avals, graph):
             break
     for i in weak:

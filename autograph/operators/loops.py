@@ -155,13 +155,13 @@ def _typed_initial_values(step, init: list, offset: int = 0) -> list:
     init, typed = list(init), list(init)
     # A number typed by one iteration can type another in the next (`r += s` once `s` is
     # int32): probe again until no dtype moves, as the Python loop's iterations would.
-    for _ in range(len(numbers)):
+    for last in range(len(numbers) - 1, -1, -1):  # rounds as in runtime.loops
         moved = [k for k in numbers if isinstance(out[k], (Tensor,) + _TYPED) and
                  np.ndim(out[k]) == 0 and not (isinstance(typed[k], _TYPED) and
                                                 typed[k].dtype == out[k].dtype)]
         for k in moved:
             typed[k] = np.asarray(init[k], dtype=out[k].dtype)
-        if not moved or (again := _probe(step, typed)) is None:
+        if not moved or not last or (again := _probe(step, typed)) is None:
             break
         out = again
     for k in numbers:
