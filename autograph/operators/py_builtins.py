@@ -205,4 +205,5 @@ def sum_(x, start=0):
 BUILTIN_OVERRIDES = {
     "len": "len_", "range": "range_", "int": "int_", "float": "float_", "abs": "abs_",
     "min": "min_", "max": "max_", "sum": "sum_", "enumerate": "enumerate_", "zip": "zip_",
+    "print": "print_",  # autograph/operators/printing.py
 }
