@@ -24,6 +24,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from autograph.errors import Diagnostic, caller_location
+from autograph.operators.branch_notes import note_branch_error
 from autograph.operators.variables import UNSET, is_undefined
 
 
@@ -120,7 +121,11 @@ def _symbolic_if(cond, body, orelse, state, names, loc, what="`if`"):
 
 def _branch(fn, side, state, names, labels, record, hints, where, what):
     def run(*args):
-        out = fn(*args) if fn is not None else _identity(args, names)
+        try:
+            out = fn(*args) if fn is not None else _identity(args, names)
+        except Exception as e:
+            note_branch_error(e, side, where, what)
+            raise
         outs = list(unpack(out, names))
         record[side] = tuple(outs)
         if side == "false":
