@@ -10,7 +10,8 @@ from runtime.tensor import Tensor
 
 
 def print_(*values, sep: str = " ", end: str = "\n") -> None:
-    """Print `values` every time the graph runs (Python's print runs only while tracing)."""
+    """Print `values` every time the graph runs (also in a branch or loop body: each time
+    it runs), with the text Python's print gives for the same NumPy values."""
     graph_print(values, sep=sep, end=end)
 
 

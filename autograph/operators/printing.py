@@ -4,10 +4,11 @@ The call converter rewrites `print(...)` to `ag__.print_(...)` when the name is 
 builtin (and `converted_call` routes the builtin reached any other way here too). With no
 symbolic value among the arguments (or nested in a list / tuple / dict argument) it *is*
 `print`: same text, same errors, run when the Python runs (only while tracing, in a
-graph). With one, it becomes a graph print (`runtime.printing`, what `ag.print` uses):
-it runs every time the graph runs, in program order, and prints the text Python's print
-prints for the same NumPy values - as TensorFlow's AutoGraph turns `print` into
-`tf.print`.
+graph). With one - or inside a symbolic `if` or loop, where Python's print would run
+once while tracing, even in a branch the inputs never take - it becomes a graph print
+(`runtime.printing`, what `ag.print` uses): it runs every time the graph runs, in
+program order, and prints the text Python's print prints for the same NumPy values (as
+TensorFlow's AutoGraph turns `print` into `tf.print`).
 """
 from __future__ import annotations
 
@@ -26,8 +27,20 @@ def _symbolic(values) -> bool:
     return any(isinstance(leaf, Tensor) for leaf in flatten(list(values))[0])
 
 
+def _in_symbolic_control_flow() -> bool:
+    """Tracing a branch of a symbolic `if` or the body of a symbolic loop (a subgraph):
+    a Python print there would run once at trace time - also for a branch the inputs
+    never take - instead of each time the branch or iteration runs."""
+    from runtime import tracing
+
+    graph = tracing.current_graph()
+    return graph is not None and graph.parent is not None
+
+
 def print_(*values, **kwargs) -> None:
-    if not _symbolic(values) and not _symbolic(kwargs.values()):
+    if not _symbolic(values) and not _symbolic(kwargs.values()) and not (
+            _in_symbolic_control_flow() and _stream_name(kwargs.get("file")) is not None):
+        # (a print to a file of its own keeps Python's behaviour: it cannot be a graph print)
         return builtins.print(*values, **kwargs)
     for key in kwargs:
         if key not in _KEYWORDS:
@@ -39,17 +52,20 @@ def print_(*values, **kwargs) -> None:
     flush = kwargs.get("flush", False)
     if isinstance(flush, Tensor):
         raise TypeError(f"print(flush=...) got a symbolic value{where()}; pass a Python bool.")
-    return graph_print(values, sep=sep, end=end, stream=_stream(kwargs.get("file")),
-                       flush=flush)
+    stream = _stream_name(kwargs.get("file"))
+    if stream is None:
+        raise TypeError(
+            f"print(..., file={kwargs['file']!r}) of a symbolic value{where()}: a graph print "
+            "can write to sys.stdout or sys.stderr only. Print to one of them, or compute the "
+            "value in the graph, return it, and write it to the file after the call.")
+    return graph_print(values, sep=sep, end=end, stream=stream, flush=flush)
 
 
-def _stream(file) -> str:
+def _stream_name(file) -> str | None:
+    """The name in `sys` of the stream `file` is (None: stdout), or None for another file."""
     if file is None:
         return "stdout"
     for name in STREAMS:
         if file is getattr(sys, name):
             return name
-    raise TypeError(
-        f"print(..., file={file!r}) of a symbolic value{where()}: a graph print can write to "
-        "sys.stdout or sys.stderr only. Print to one of them, or compute the value in the "
-        "graph, return it, and write it to the file after the call.")
+    return None

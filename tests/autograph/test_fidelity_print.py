@@ -178,3 +178,35 @@ def test_graph_with_print_serializes_and_interprets(capsys):
     got = capsys.readouterr().err
     fn(x)
     assert got == capsys.readouterr().err
+
+
+def constant_text_in_control_flow(x, n):
+    if np.sum(x) > 100:
+        print("large input")
+    else:
+        print("small input", [1, "a"], sep=":")
+    i = 0
+    while i < n:
+        print("iteration")
+        i = i + 1
+    for _ in x:
+        print("item", end=";", file=sys.stderr)
+    return i
+
+
+def test_constant_prints_inside_symbolic_control_flow_run_when_python_runs_them(capsys):
+    # a Python print there would run once while tracing, also in the untaken branch
+    _same_prints(capsys, constant_text_in_control_flow,
+                 [(np.arange(3), np.int64(2)), (np.arange(200), np.int64(0)),
+                  (np.arange(1), np.int64(3))])
+
+
+def test_print_to_another_file_inside_symbolic_control_flow_stays_python():
+    buffer = io.StringIO()
+
+    def fn(x):
+        if x > 0:
+            print("positive", file=buffer)
+        return x
+    ag.function(fn)(np.int64(1))
+    assert buffer.getvalue() == "positive\n"  # while tracing, as before
