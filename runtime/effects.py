@@ -1,26 +1,19 @@
-"""Graph side effects that run on every call: `print_` (ag.print), `assert_` and `raise_`."""
+"""Graph side effects that run on every call: `print_` (ag.print; the op is in
+`runtime.printing`), `assert_` and `raise_`."""
 from __future__ import annotations
-
-import sys
 
 import numpy as np
 
 from runtime import tracing
 from runtime.ops.registry import OpDef, bind
+from runtime.printing import graph_print
 from runtime.tensor import Tensor
 
 
-def _print_kernel(*values, sep=" ", end="\n"):
-    print(*values, sep=sep, end=end, file=sys.stdout)
-
-
-PRINT = OpDef("print", _print_kernel, lambda op, ins, attrs: [], num_outputs=0, stateful=True,
-              effect=True)
-
-
 def print_(*values, sep: str = " ", end: str = "\n") -> None:
-    """Print `values` every time the graph runs (Python's print runs only while tracing)."""
-    bind(PRINT, *values, sep=sep, end=end)
+    """Print `values` every time the graph runs (also in a branch or loop body: each time
+    it runs), with the text Python's print gives for the same NumPy values."""
+    graph_print(values, sep=sep, end=end)
 
 
 def _assert_kernel(pred, *, message):

@@ -182,24 +182,47 @@ def _saving_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_
 
 def _discover_dtypes(body_fn, leaves, tree, carried, weak, avals, graph):
     """Find the dtype a loop gives each Python-number loop variable (NEP 50: they are
-    weak, so `0.0 + float32` is float32) by tracing the body once into a throwaway
-    graph with those numbers left as Python values. Python side effects in the body
-    therefore run once more while tracing."""
+    weak, so `0.0 + float32` is float32) by tracing the body into a throwaway graph with
+    those numbers left as Python values. The body runs again while a variable turned
+    typed changes what another one becomes (`r += s` after `s` turned int32 in the
+    previous iteration makes `r` int32 in the next), as the iterations of the Python
+    loop do, until nothing changes. Python side effects in the body therefore run once
+    per such trace."""
+    default = {i: avals[i][1] for i in weak}
+    typed: set = set()
+    # A round that types a variable can change another one's dtype in the next; with n
+    # variables n rounds type a chain of n. (One variable typed by a round keeps its
+    # dtype in the next, and the real trace checks that, so no round just to confirm.)
+    for _ in range(len(weak)):
+        if not _discover_round(body_fn, leaves, tree, carried, weak, typed, avals, graph):
+            break
+    for i in weak:
+        if i not in typed:
+            avals[i] = (avals[i][0], default[i])
+
+
+def _discover_round(body_fn, leaves, tree, carried, weak, typed, avals, graph) -> bool:
+    """One trace of the body with the variables in `typed` strong; whether a dtype moved."""
     scratch = Graph("dtype_discovery", parent=graph)
     vals = list(leaves)
     for i in carried:  # Python numbers become stand-ins that keep NEP 50's weak typing
-        vals[i] = scratch.add_input(*avals[i], scratch.fresh_name("a"), weak=i in weak)
+        vals[i] = scratch.add_input(*avals[i], scratch.fresh_name("a"),
+                                    weak=i in weak and i not in typed)
     try:
         with tracing.graph_context(scratch):
             outs, out_tree = flatten(body_fn(*unflatten(tree, vals)))
     except Exception:
-        outs, out_tree = None, None  # the real trace below reports what is wrong
+        return False  # the real trace below reports what is wrong
+    changed = False
     for i in weak:
-        default = avals[i][1]
         out = outs[i] if out_tree == tree else None
         strong = isinstance(out, (np.ndarray, np.generic)) or (
             isinstance(out, Tensor) and not out.weak)
-        avals[i] = (avals[i][0], _aval(out)[1] if strong else default)
+        if strong and (i not in typed or _aval(out)[1] != avals[i][1]):
+            typed.add(i)
+            avals[i] = (avals[i][0], _aval(out)[1])
+            changed = True
+    return changed
 
 
 def _initial(x, dtype):

@@ -34,6 +34,7 @@ import numpy as np
 
 from autograph.errors import ConversionError
 from autograph.impl.conversion import Context, assumptions_hold, convert_function_node
+from autograph.operators.builtin_calls import overload_of
 from autograph.pyct import gast_to_ast, parser, templates
 from autograph.pyct.naming import IDENTIFIER, Namer
 from runtime import tracing
@@ -259,6 +260,9 @@ def converted_call(f, *args, **kwargs):
             from autograph.operators.lists import stack  # the list may be a graph list
 
             return stack(args[0], f, *args[1:], **kwargs)
+        overload = overload_of(f)  # `fn = range; fn(n)` means what `range(n)` means
+        if overload is not None:
+            return overload(*args, **kwargs)
         return f(*args, **kwargs)
     try:
         g = convert(f, recursive=True)

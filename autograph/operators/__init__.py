@@ -9,10 +9,11 @@ from autograph.operators.exceptions import assert_stmt, python_only
 from autograph.operators.lists import list_append, list_pop, stack
 from autograph.operators.logical import and_, compare_chain, not_, or_, truth
 from autograph.operators.loops import for_stmt, while_stmt
+from autograph.operators.printing import print_
 from autograph.operators.py_builtins import (
     abs_, enumerate_, float_, int_, len_, max_, min_, range_, sum_, zip_,
 )
-from autograph.operators.py_builtins import isinstance_, print_
+from autograph.operators.py_builtins import isinstance_
 from autograph.operators.variables import UNSET, Undefined, ld, ld_attr, set_attr, setitem
 
 __all__ = [
@@ -20,5 +21,6 @@ __all__ = [
     "list_pop", "stack", "and_", "compare_chain", "not_", "or_", "truth", "for_stmt", "while_stmt", "abs_",
     "enumerate_", "float_", "int_", "len_", "max_", "min_", "range_", "sum_", "zip_",
     "UNSET", "Undefined", "ld", "ld_attr", "set_attr", "setitem",
+    "print_",
 ]
-__all__ += ["isinstance_", "print_"]
+__all__ += ["isinstance_"]

@@ -24,6 +24,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from autograph.errors import Diagnostic, caller_location
+from autograph.operators.branch_notes import note_branch_error
 from autograph.operators.variables import UNSET, is_undefined
 
 
@@ -144,6 +145,7 @@ def _branch(fn, side, state, names, labels, record, hints, where, what):
         except Exception as e:
             if not defer_raise(e):
                 record["snapshot"].restore()
+                note_branch_error(e, side, where, what)
                 raise
             # the branch ends in a graph-side raise: its outputs never reach anyone, so
             # they take the other branch's types (UNSET, as for a return value not set)

@@ -384,13 +384,20 @@ def _typed_initial_values(step, init: list, offset: int = 0) -> list:
 
     numbers = [k for k, v in enumerate(init) if k >= offset and type(v) in _WEAK]
     out = _probe(step, init, reraise=True)
-    init = list(init)
+    init, typed = list(init), list(init)
+    # A number typed by one iteration can type another in the next (`r += s` once `s` is
+    # int32): probe again until no dtype moves, as the Python loop's iterations would.
+    for last in range(len(numbers) - 1, -1, -1):  # rounds as in runtime.loops
+        moved = [k for k in numbers if isinstance(out[k], (Tensor,) + _TYPED) and
+                 np.ndim(out[k]) == 0 and not (isinstance(typed[k], _TYPED) and
+                                                typed[k].dtype == out[k].dtype)]
+        for k in moved:
+            typed[k] = np.asarray(init[k], dtype=out[k].dtype)
+        if not moved or not last or (again := _probe(step, typed)) is None:
+            break
+        out = again
     for k in numbers:
-        new = out[k]
-        if isinstance(new, (Tensor,) + _TYPED) and np.ndim(new) == 0:
-            init[k] = np.asarray(init[k], dtype=new.dtype)
-        else:
-            init[k] = np.asarray(init[k])
+        init[k] = np.asarray(typed[k])
     if not all(_typed(out[k]) for k in unset):
         def placeholders_step(*vals):
             g = tracing.current_graph()

@@ -1,5 +1,5 @@
 """Builtins that work on symbolic values: `len_`, `range_`, `int_`, `float_`, `abs_`,
-`min_`, `max_`, `sum_`, `enumerate_`, `zip_`, `isinstance_`, `print_`.
+`min_`, `max_`, `sum_`, `enumerate_`, `zip_`, `isinstance_` (`print_` is in printing.py).
 
 The call converter rewrites `range(n)` to `ag__.range_(n)` (and so on) when the name
 is the builtin. On Python values each one *is* the builtin (same result, same errors);
@@ -230,11 +230,6 @@ def isinstance_(obj, classinfo) -> bool:
     return builtins.issubclass(eager, classinfo)
 
 
-def print_(*values, **kwargs) -> None:
-    """Python's print (it runs while tracing): a symbolic value shows its description."""
-    builtins.print(*(repr(v) if is_symbolic(v) else v for v in values), **kwargs)
-
-
 def abs_(x):
     if is_symbolic(x):
         return np.abs(x)
@@ -278,5 +273,5 @@ def sum_(x, start=0):
 BUILTIN_OVERRIDES = {
     "len": "len_", "range": "range_", "int": "int_", "float": "float_", "abs": "abs_",
     "min": "min_", "max": "max_", "sum": "sum_", "enumerate": "enumerate_", "zip": "zip_",
-    "isinstance": "isinstance_", "print": "print_",
+    "isinstance": "isinstance_", "print": "print_",  # print_: autograph/operators/printing.py
 }

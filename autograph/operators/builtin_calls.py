@@ -1,0 +1,36 @@
+"""Builtins recognised by identity when converted code calls them.
+
+The call converter substitutes a builtin by its name (`range(n)` -> `ag__.range_(n)`),
+which misses a builtin reached any other way: `fn = range; fn(n)`, a builtin passed as
+an argument, kept in a list or a dict. Those calls go through `converted_call`, which
+asks `overload_of` here: the builtin object maps to the same `ag__` implementation the
+name-based path uses (`BUILTIN_OVERRIDES`), so both spellings mean the same thing.
+"""
+from __future__ import annotations
+
+import builtins
+import types
+from typing import Callable
+
+_OVERLOADS: dict | None = None
+
+
+def _table() -> dict:
+    global _OVERLOADS
+    if _OVERLOADS is None:
+        from autograph import operators
+        from autograph.operators.py_builtins import BUILTIN_OVERRIDES
+
+        _OVERLOADS = {getattr(builtins, name): getattr(operators, impl)
+                      for name, impl in BUILTIN_OVERRIDES.items()}
+    return _OVERLOADS
+
+
+def overload_of(f) -> Callable | None:
+    """The `ag__` implementation standing for the builtin `f`, or None."""
+    if type(f) is not types.BuiltinFunctionType and type(f) is not type:
+        return None  # cheap exit: only builtin functions and classes can be builtins
+    try:
+        return _table().get(f)
+    except TypeError:  # an unhashable class
+        return None

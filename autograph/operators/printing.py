@@ -1,0 +1,71 @@
+"""`print_`: Python's `print` in converted code.
+
+The call converter rewrites `print(...)` to `ag__.print_(...)` when the name is the
+builtin (and `converted_call` routes the builtin reached any other way here too). With no
+symbolic value among the arguments (or nested in a list / tuple / dict argument) it *is*
+`print`: same text, same errors, run when the Python runs (only while tracing, in a
+graph). With one - or inside a symbolic `if` or loop, where Python's print would run
+once while tracing, even in a branch the inputs never take - it becomes a graph print
+(`runtime.printing`, what `ag.print` uses): it runs every time the graph runs, in
+program order, and prints the text Python's print prints for the same NumPy values (as
+TensorFlow's AutoGraph turns `print` into `tf.print`).
+"""
+from __future__ import annotations
+
+import builtins
+import sys
+
+from runtime.errors import where
+from runtime.printing import STREAMS, graph_print
+from runtime.structure import flatten
+from runtime.tensor import Tensor
+
+_KEYWORDS = frozenset({"sep", "end", "file", "flush"})
+
+
+def _symbolic(values) -> bool:
+    return any(isinstance(leaf, Tensor) for leaf in flatten(list(values))[0])
+
+
+def _in_symbolic_control_flow() -> bool:
+    """Tracing a branch of a symbolic `if` or the body of a symbolic loop (a subgraph):
+    a Python print there would run once at trace time - also for a branch the inputs
+    never take - instead of each time the branch or iteration runs."""
+    from runtime import tracing
+
+    graph = tracing.current_graph()
+    return graph is not None and graph.parent is not None
+
+
+def print_(*values, **kwargs) -> None:
+    if not _symbolic(values) and not _symbolic(kwargs.values()) and not (
+            _in_symbolic_control_flow() and _stream_name(kwargs.get("file")) is not None):
+        # (a print to a file of its own keeps Python's behaviour: it cannot be a graph print)
+        return builtins.print(*values, **kwargs)
+    for key in kwargs:
+        if key not in _KEYWORDS:
+            raise TypeError(f"'{key}' is an invalid keyword argument for print()")
+    sep, end = kwargs.get("sep"), kwargs.get("end")
+    for name, value in (("sep", sep), ("end", end)):
+        if value is not None and not isinstance(value, str):
+            raise TypeError(f"{name} must be None or a string, not {type(value).__name__}")
+    flush = kwargs.get("flush", False)
+    if isinstance(flush, Tensor):
+        raise TypeError(f"print(flush=...) got a symbolic value{where()}; pass a Python bool.")
+    stream = _stream_name(kwargs.get("file"))
+    if stream is None:
+        raise TypeError(
+            f"print(..., file={kwargs['file']!r}) of a symbolic value{where()}: a graph print "
+            "can write to sys.stdout or sys.stderr only. Print to one of them, or compute the "
+            "value in the graph, return it, and write it to the file after the call.")
+    return graph_print(values, sep=sep, end=end, stream=stream, flush=flush)
+
+
+def _stream_name(file) -> str | None:
+    """The name in `sys` of the stream `file` is (None: stdout), or None for another file."""
+    if file is None:
+        return "stdout"
+    for name in STREAMS:
+        if file is getattr(sys, name):
+            return name
+    return None
