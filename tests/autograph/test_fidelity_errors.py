@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 import autograph as ag
-from autograph.errors import Diagnostic
 from runtime.errors import TracingRecursionError
 from tests.helpers import assert_same
 
