@@ -22,6 +22,7 @@ from runtime.saved.format import (
 )
 
 GRAPH_MEMBER = "graph.json"
+_MAX_RATIO = 1100
 ARRAYS_MEMBER = "arrays.npz"
 
 
@@ -80,13 +81,25 @@ def _members(zf: zipfile.ZipFile, what: str, limit: int) -> dict:
         if info.file_size > limit:
             raise LoadError(f"{what}: member {info.filename!r} is larger than the {limit} "
                             "byte limit")
+        if info.file_size > _MAX_RATIO * info.compress_size + (1 << 20):
+            # deflate cannot expand more than ~1032:1: memory stays proportional to the file
+            raise LoadError(f"{what}: member {info.filename!r} claims {info.file_size} bytes "
+                            f"from {info.compress_size} compressed ones (a corrupt or hostile "
+                            "archive)")
         seen[info.filename] = info
     return seen
 
 
 def _read_member(zf: zipfile.ZipFile, info, limit: int) -> bytes:
-    with zf.open(info) as f:  # never more than the declared (and checked) size
-        data = f.read(limit + 1)
+    chunks, size = [], 0
+    with zf.open(info) as f:  # never more than the declared (and checked) size, in
+        while size <= limit:  # small reads: one big read allocates its whole request
+            chunk = f.read(1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    data = b"".join(chunks)
     if len(data) != info.file_size:
         raise LoadError(f"member {info.filename!r} is truncated")
     return data
@@ -107,9 +120,11 @@ def _read_zip(path: str) -> tuple[bytes, bytes]:
         raise
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError,
             RuntimeError, NotImplementedError) as e:  # zlib.error is an Exception subclass
-        raise LoadError(f"{path}: not a readable saved-function archive ({e})") from None
+        raise LoadError(f"{path}: not a readable saved-function archive "
+                        f"({type(e).__name__}: {e})") from None
     except Exception as e:  # noqa: BLE001 - zlib.error and friends: still a bad archive
-        raise LoadError(f"{path}: not a readable saved-function archive ({e})") from None
+        raise LoadError(f"{path}: not a readable saved-function archive "
+                        f"({type(e).__name__}: {e})") from None
     return text, npz
 
 
