@@ -127,7 +127,7 @@ def test_strings_that_reach_generated_code_must_be_printable(saved):
 
 def test_code_like_names_stay_names(saved):
     description, _, write = saved
-    for k, node in enumerate(_nodes(description)):
+    for node in _nodes(description):
         node["origin"] = {"file": "__import__('os').system('x')", "line": 1, "function": "f()"}
     fn = ag.load(write(description))
     fuzz_loader.check_loaded(fn)
