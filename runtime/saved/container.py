@@ -45,13 +45,17 @@ def write(path, description: dict, arrays: dict) -> None:
 
 
 def read(path) -> tuple[dict, dict]:
-    """(description, arrays) of the saved function at `path`; LoadError if malformed."""
+    """(description, arrays) of the saved function at `path` (or in `.agz` bytes);
+    LoadError if malformed."""
+    if isinstance(path, (bytes, bytearray)):  # the contents of a .agz file
+        text, npz = _read_zip(io.BytesIO(path), "<saved function bytes>")
+        return _parse_json(text), read_npz(npz)
     path = os.fspath(path)
     if os.path.isdir(path):
         text = _read_file(os.path.join(path, GRAPH_MEMBER), MAX_JSON_BYTES)
         npz = _read_file(os.path.join(path, ARRAYS_MEMBER), MAX_ARRAY_BYTES + (64 << 20))
     elif os.path.exists(path):
-        text, npz = _read_zip(path)
+        text, npz = _read_zip(path, path)
     else:
         raise FileNotFoundError(f"no saved function at {path!r}")
     return _parse_json(text), read_npz(npz)
@@ -105,9 +109,9 @@ def _read_member(zf: zipfile.ZipFile, info, limit: int) -> bytes:
     return data
 
 
-def _read_zip(path: str) -> tuple[bytes, bytes]:
+def _read_zip(source, path: str) -> tuple[bytes, bytes]:
     try:
-        with zipfile.ZipFile(path) as zf:
+        with zipfile.ZipFile(source) as zf:
             members = _members(zf, path, MAX_ARRAY_BYTES + (64 << 20))
             for name in (GRAPH_MEMBER, ARRAYS_MEMBER):
                 if name not in members:

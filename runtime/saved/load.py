@@ -52,16 +52,18 @@ class LoadedFunction(Function):
         return f"<ag.LoadedFunction {self.__name__}: {len(self._concrete)} saved traces>"
 
 
-def load(path: str | os.PathLike) -> LoadedFunction:
-    """The function saved at `path` (by `save`). Raises LoadError (a ValueError) for a
-    malformed, truncated, altered, oversized or newer-version file."""
+def load(path: str | os.PathLike | bytes) -> LoadedFunction:
+    """The function saved at `path` (by `save`), or in the bytes of a `.agz` file. Raises
+    LoadError (a ValueError) for a malformed, truncated, altered, oversized or
+    newer-version file."""
     description, arrays = container.read(path)
+    label = "<saved function bytes>" if isinstance(path, (bytes, bytearray)) else os.fspath(path)
     try:
         return _build(description, arrays)
     except LoadError as e:
-        raise LoadError(f"{os.fspath(path)}: {e}") from None
+        raise LoadError(f"{label}: {e}") from None
     except RecursionError:
-        raise LoadError(f"{os.fspath(path)}: nested too deeply") from None
+        raise LoadError(f"{label}: nested too deeply") from None
 
 
 def _build(d: dict, arrays: dict) -> LoadedFunction:
