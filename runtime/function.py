@@ -64,6 +64,7 @@ class ConcreteFunction:
         self.params = params
         self._owner = owner
         self._out_leaves = out_leaves
+        self.out_tree = out_tree  # the result structure (saved functions record it)
         self.pass_summary = None
         run_graph, run_leaves = graph, out_leaves
         # (position, name) of the arguments written into: their final values are the
