@@ -68,15 +68,23 @@ def _bool_scalar(em, name: str, dtype) -> str:
     return em.op("Reshape", [flag, em.const(np.zeros(0, np.int64))], hint="flag")
 
 
-def _graph_outputs(em, values, types, prefix):
-    """Identity copies of `values` as subgraph outputs, typed (unknown dims unnamed)."""
+def _info(em, name: str, item):
+    """The ValueInfo of `name` typed like `item`: a Tensor (a graph list is a sequence)
+    or a (dtype, shape) pair; unknown dims stay unnamed."""
+    from runtime.onnx_export.lists import sequence_info
     from runtime.onnx_export.model import value_info
 
-    infos = []
-    for v, (dtype, shape) in zip(values, types):
-        out = em.op("Identity", [v], hint=prefix)
-        infos.append(value_info(out, dtype, shape))
-    return infos
+    if isinstance(item, tuple):
+        return value_info(name, *item)
+    if item.dtype == np.dtype(object):
+        return sequence_info(em, name, item)
+    return value_info(name, item.dtype, item.shape)
+
+
+def _graph_outputs(em, values, types, prefix):
+    """Identity copies of `values` as subgraph outputs, typed like `types`."""
+    return [_info(em, em.op("Identity", [v], hint=prefix), item)
+            for v, item in zip(values, types)]
 
 
 @converter("cond")
@@ -98,8 +106,7 @@ def _cond(em, node):
         child.node = node
         values = [child.value(x) for x in sub.outputs] + \
             [child.var_state[k] for k in variables]
-        types = [(x.dtype, x.shape) for x in sub.outputs] + \
-            [(v.dtype, v.shape) for v in variables.values()]
+        types = list(sub.outputs) + [(v.dtype, v.shape) for v in variables.values()]
         outs = _graph_outputs(child, values, types, f"{sub.name}_out")
         protos.append(helper.make_graph(child.nodes, em.fresh(sub.name), [], outs))
     n_out = len(node.outputs) + len(variables)
@@ -149,14 +156,13 @@ def _while(em, node):
     body.node = node
     new_values = [body.value(x, t.dtype) for x, t in zip(g_body.outputs, node.outputs)]
     cond_out = condition(body, new_values)
-    types = [(t.dtype, t.shape) for t in node.outputs] + \
-        [(v.dtype, v.shape) for v in variables.values()]
+    types = list(node.outputs) + [(v.dtype, v.shape) for v in variables.values()]
     out_infos = [value_info(body.op("Identity", [cond_out], hint="cond_out"), np.bool_, ())]
     out_infos += _graph_outputs(body, new_values + [body.var_state[k] for k in variables],
                                 types, "carried")
     in_infos = [value_info(iteration, np.int64, ()), value_info(cond_in, np.bool_, ())]
-    in_infos += [value_info(name, dtype, shape) for name, (dtype, shape)
-                 in zip(carried_in + list(var_in.values()), types)]
+    in_infos += [_info(body, name, item)
+                 for name, item in zip(carried_in + list(var_in.values()), types)]
     proto = helper.make_graph(body.nodes, em.fresh("body"), in_infos, out_infos)
     trip = ""
     if has_max:

@@ -78,12 +78,14 @@ def to_model(cf, name: str | None = None, optimized: bool = True, assertions: st
     onnx = _onnx()
     from onnx import helper, numpy_helper
 
-    from runtime.onnx_export import control, elementwise, indexing, reductions, shapes  # noqa: F401
+    from runtime.onnx_export import (  # noqa: F401 - fill the converter table
+        control, elementwise, indexing, lists, reductions, shapes)
 
     graph = cf.optimized_graph if optimized else cf.graph
     out_leaves = _out_leaves(cf, graph, optimized)
     em = Emitter()
     em.shared["assertions"] = assertions
+    em.shared["list_elems"] = lists.element_types(graph)
     inputs = []
     for t in graph.inputs:
         n = em.fresh(t.name)

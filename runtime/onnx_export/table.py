@@ -15,16 +15,8 @@ CONVERTERS: dict[str, Callable] = {}
 NO_ONNX_FORM: dict[str, str] = {
     "print": "ag.print writes to stdout; ONNX graphs have no output stream. Remove the "
              "ag.print calls (or return the values) before exporting",
-    "list_new": "graph lists (a Python list appended to in a symbolic loop) are not "
-                "exported yet; build the result with np.stack/np.concatenate of arrays",
-    "list_append": "graph lists are not exported yet",
-    "save_state": "gradient bookkeeping (loops under a GradientTape) has no ONNX form; "
+    "list_zeros": "gradient bookkeeping (zeros shaped like a graph list) has no ONNX form; "
                   "export the forward function",
-    "list_stack": "graph lists are not exported yet",
-    "list_copy": "graph lists are not exported yet",
-    "list_get": "graph lists are not exported yet",
-    "list_zeros": "graph lists are not exported yet",
-    "list_len": "graph lists are not exported yet",
 }
 
 
