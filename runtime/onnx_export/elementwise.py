@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.onnx_export.kernels import apply
+from runtime.onnx_export.kernels import apply, where
 from runtime.onnx_export.table import converter
 from runtime.ops.ufuncs_rules import resolve
 
@@ -56,11 +56,22 @@ def convert_ufunc(em, node):
     loop_in, loop_out = _loop(em, node)
     if any(d.kind == "c" for d in loop_in + loop_out):
         raise em.error("complex numbers have no ONNX Runtime kernels")
+    if name in _ORDERING or name in ("equal", "not_equal"):
+        loop_in = _fit_python_ints(node.inputs, loop_in)
     ins = [em.value(x, d) for x, d in zip(node.inputs, loop_in)]
     outs = _ufunc(em, name, ins, loop_in, loop_out[0])
     if not isinstance(outs, list):
         outs = [outs]
     return [em.cast(o, d, t.dtype) for o, d, t in zip(outs, loop_out, node.outputs)]
+
+
+def _fit_python_ints(inputs, loop_in):
+    """NumPy compares an integer array with a Python int outside its range exactly
+    (`uint8 > -1` is all True): compare in int64 then, instead of wrapping the int."""
+    for x, d in zip(inputs, loop_in):
+        if type(x) is int and d.kind in "iu" and not np.iinfo(d).min <= x <= np.iinfo(d).max:
+            return [np.dtype(np.int64)] * len(loop_in)
+    return loop_in
 
 
 def _ufunc(em, name, ins, dts, out_dtype):
@@ -89,7 +100,7 @@ def _ufunc(em, name, ins, dts, out_dtype):
     if name in ("isnan", "isinf") and kind != "f":
         return em.op("Expand", [em.const(False), em.op("Shape", ins)])
     if name == "logical_not":
-        return em.op("Not", ins)
+        return em.op("Not", [em.cast(ins[0], dt, np.bool_)])
     if name == "invert":
         return em.op("Not" if kind == "b" else "BitwiseNot", ins)
     if name == "reciprocal" and kind != "f":
@@ -130,8 +141,8 @@ def _ufunc(em, name, ins, dts, out_dtype):
         return _division(em, name, ins, dt)
     if name == "matmul":
         return _matmul(em, ins, dt)
-    if name in ("logical_and", "logical_or", "logical_xor"):
-        return em.op(BINARY[name], ins)
+    if name in ("logical_and", "logical_or", "logical_xor"):  # loops may be float: truthiness
+        return em.op(BINARY[name], [em.cast(i, d, np.bool_) for i, d in zip(ins, dts)])
     if name in BINARY:
         return apply(em, BINARY[name], ins, dt)
     if name == "arctan2":
@@ -186,7 +197,7 @@ def _division(em, name, ins, dt):
     if dt.kind == "i":  # INT_MIN // -1 overflows (a hardware trap): NumPy wraps
         b_minus = em.op("Equal", [b, em.const(-1, dt)])
         special = em.op("Or", [b_zero, b_minus])
-    safe_b = em.op("Where", [special, one, b])
+    safe_b = where(em, special, one, b, dt)
     wide = dt.itemsize < 4  # ONNX Runtime integer kernels start at 32 bits
     work = np.dtype(np.int64 if dt.kind == "i" else np.uint64) if wide else dt
     a_w, b_w = em.cast(a, dt, work), em.cast(safe_b, dt, work)
@@ -200,10 +211,10 @@ def _division(em, name, ins, dt):
         r = em.op("Where", [adjust, em.op("Add", [r, b_w]), r])
     q, r = em.cast(q, work, dt), em.cast(r, work, dt)
     if dt.kind == "i":
-        q = em.op("Where", [b_minus, em.op("Sub", [zero, a]), q])
-        r = em.op("Where", [b_minus, zero, r])
-    q = em.op("Where", [b_zero, zero, q])
-    r = em.op("Where", [b_zero, zero, r])
+        q = where(em, b_minus, apply(em, "Sub", [zero, a], dt), q, dt)
+        r = where(em, b_minus, zero, r, dt)
+    q = where(em, b_zero, zero, q, dt)
+    r = where(em, b_zero, zero, r, dt)
     if name == "divmod":
         return [q, r]
     return q if name == "floor_divide" else r
@@ -244,7 +255,7 @@ def _matmul(em, ins, dt):
 def _arctan2(em, ins, dt):
     y, x = ins
     zero, pi = em.const(0, dt), em.const(np.pi, dt)
-    base = em.op("Atan", [em.op("Div", [y, x])])
+    base = apply(em, "Atan", [em.op("Div", [y, x])], dt)
     y_neg = _sign_bit(em, y, dt)
     shift = em.op("Where", [y_neg, em.op("Neg", [pi]), pi])
     x_neg = _sign_bit(em, x, dt)

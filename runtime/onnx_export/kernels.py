@@ -68,3 +68,18 @@ def apply(em, op: str, inputs: list[str], dtype, keep: bool = True, **attrs) -> 
         return em.op(op, inputs, **attrs)
     out = em.op(op, [em.cast(i, dtype, work) for i in inputs], **attrs)
     return em.cast(out, work, dtype) if keep else out
+
+
+# `Where` has no bool, 16-bit or uint64 kernels: select on a same-size (or wider) stand-in
+# (Cast between int64 and uint64 keeps the bits, so the round trip is exact).
+_WHERE_VIA = {"bool": np.uint8, "int16": np.int32, "uint16": np.uint32, "uint64": np.int64}
+
+
+def where(em, cond: str, x: str, y: str, dtype) -> str:
+    """`np.where(cond, x, y)` for values of `dtype` (cond already bool)."""
+    dtype = np.dtype(dtype)
+    via = _WHERE_VIA.get(dtype.name)
+    if via is None:
+        return em.op("Where", [cond, x, y])
+    out = em.op("Where", [cond, em.cast(x, dtype, via), em.cast(y, dtype, via)])
+    return em.cast(out, via, dtype)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.onnx_export.elementwise import _extremum
-from runtime.onnx_export.kernels import apply
+from runtime.onnx_export.kernels import apply, where
 from runtime.onnx_export.table import converter
 
 _I64 = np.int64
@@ -132,7 +132,7 @@ def _where(em, node):
         raise em.error("np.where with one argument (np.nonzero) is not exported")
     c, x, y = node.inputs
     dtype = node.outputs[0].dtype
-    return [em.op("Where", [em.value(c, np.bool_), em.value(x, dtype), em.value(y, dtype)])]
+    return [where(em, em.value(c, np.bool_), em.value(x, dtype), em.value(y, dtype), dtype)]
 
 
 @converter("clip")
