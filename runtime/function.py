@@ -130,6 +130,12 @@ class ConcreteFunction:
     def _describe(self, key) -> str:
         return "(" + ", ".join(f"{p}: {describe_part(k)}" for p, k in zip(self.params, key)) + ")"
 
+    def to_onnx(self, **options):
+        """This trace as an `onnx.ModelProto` (opset 18; see runtime/onnx_export)."""
+        from runtime.onnx_export import to_onnx
+
+        return to_onnx(self, **options)
+
     @property
     def structured_input_signature(self):
         return self.key

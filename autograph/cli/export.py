@@ -24,6 +24,7 @@ EXAMPLES_EXPORT = """\
 examples:
   autograph export model.py::step --arg float32[None,32] -o step.agz
   autograph export model.py::step --arg float32[None,32] -o step_saved/
+  autograph export model.py::step --arg float32[None,32] -o step.onnx
   autograph show step.agz          print the saved signatures and graphs
 """
 
@@ -46,8 +47,27 @@ def _write_native(cf, output: str) -> None:
         raise
 
 
+def _write_onnx(cf, output: str) -> None:
+    """An ONNX model (ag.export_onnx; the onnx extra), written atomically."""
+    from runtime.onnx_export import OnnxExportError, export_onnx
+
+    folder = os.path.dirname(os.path.abspath(output))
+    fd, tmp = tempfile.mkstemp(suffix=".onnx", dir=folder)
+    os.close(fd)
+    try:
+        export_onnx(cf, tmp)
+        os.replace(tmp, output)
+    except (OnnxExportError, ImportError) as e:
+        os.unlink(tmp)
+        raise UserError(f"cannot export to ONNX: {e}") from None
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
 # output suffix -> (writer, description); "" is a directory (or a path with no suffix)
 FORMATS = {".agz": (_write_native, "the native saved format (ag.load reads it)"),
+           ".onnx": (_write_onnx, "an ONNX model (opset 18; needs the onnx extra)"),
            "": (_write_native, "the native saved format, as a directory")}
 
 

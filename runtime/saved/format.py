@@ -11,6 +11,7 @@ unpickled: dtypes come from a fixed allow-list, types from a fixed table.
 """
 from __future__ import annotations
 
+import builtins
 import math
 import re
 from typing import Any
@@ -154,6 +155,12 @@ class Encoder:
             return {"scalar_type": dtype_text(v)}
         if v in _TYPE_NAMES:
             return {"python_type": _TYPE_NAMES[v]}
+        if isinstance(v, type) and issubclass(v, BaseException):
+            if issubclass(v, Exception) and getattr(builtins, v.__name__, None) is v:
+                return {"exception": v.__name__}
+            raise SaveError(f"{what}: the exception class {v.__qualname__} cannot be saved: "
+                            "a saved graph may raise Python's built-in exceptions only "
+                            "(raise ValueError, TypeError, ... in the function)")
         from runtime.ops.indexing import Slot
         from runtime.variables import Variable
 
@@ -194,6 +201,11 @@ class Decoder:
             if type(re_) is not float or type(im) is not float:
                 raise LoadError(f"{where}: complex parts must be floats")
             return complex(re_, im)
+        if tag == "exception":
+            error = getattr(builtins, body, None) if type(body) is str else None
+            if not (isinstance(error, type) and issubclass(error, Exception)):
+                raise LoadError(f"{where}: {str(body)[:80]!r} is not a built-in exception")
+            return error
         if tag in ("tuple", "list"):
             items = [self.value(x, where, depth + 1) for x in self._list(body, where)]
             return tuple(items) if tag == "tuple" else items

@@ -13,6 +13,7 @@ plain identifiers.
 """
 from __future__ import annotations
 
+import builtins
 import functools
 import inspect
 import keyword
@@ -29,7 +30,7 @@ SUBGRAPHS = {"cond": ("then", "else_"), "while_loop": ("cond", "body")}
 def op_table() -> dict:
     """op name -> OpDef, for every op a graph can hold."""
     from runtime.autodiff import shapes
-    from runtime import checks, control_flow, effects, lists, variables
+    from runtime import checks, control_flow, effects, lists, printing, variables
     from runtime.ops import functions, indexing, shape, ufuncs
 
     table: dict = {}
@@ -47,7 +48,8 @@ def op_table() -> dict:
         add(op)
     for op in (indexing.GETITEM, indexing.INDEX_UPDATE, shape.SHAPE_OF, control_flow.CONSTANT,
                control_flow.COND, control_flow.WHILE_LOOP, variables.READ_VARIABLE,
-               variables.ASSIGN_VARIABLE, effects.PRINT, effects.ASSERT, checks.CHECK,
+               variables.ASSIGN_VARIABLE, printing.PRINT, effects.ASSERT, effects.RAISE,
+               checks.CHECK,
                lists.LIST_NEW, lists.LIST_APPEND, lists.SAVE_STATE, lists.LIST_STACK,
                lists.LIST_COPY, lists.LIST_GET, lists.LIST_ZEROS, lists.LIST_LEN,
                shapes.SUM_TO, shapes.BROADCAST_LIKE, shapes.RESHAPE_LIKE):
@@ -79,6 +81,21 @@ def _is_bool(v):
 
 def _is_int(v):
     return type(v) is int and v >= 0
+
+
+def _is_exception_class(v):
+    return isinstance(v, type) and issubclass(v, Exception) and \
+        getattr(builtins, v.__name__, None) is v
+
+
+def _print_args_ok(specs, n_inputs: int) -> bool:
+    """Each printed argument: an input's position, constant text, or a template of text
+    parts alternating with input positions (runtime.printing)."""
+    def position(p):
+        return type(p) is int and 0 <= p < n_inputs
+    return all(position(a) or type(a) is str or (
+        type(a) is tuple and all(type(p) is str if k % 2 == 0 else position(p)
+                                 for k, p in enumerate(a))) for a in specs)
 
 
 def _is_variable(v):
@@ -120,7 +137,11 @@ _SCHEMAS = {
     "constant": ({"value": _is_array}, {"value"}),
     "cond": ({"copy_lists": _is_bool}, set()),
     "while_loop": ({"has_max": _is_bool, "saved": _is_int}, {"has_max"}),
-    "print": ({"sep": _is_str, "end": _is_str}, {"sep", "end"}),
+    "print": ({"args": lambda v: type(v) is tuple, "sep": _is_str, "end": _is_str,
+               "stream": _one_of("stdout", "stderr", "__stdout__", "__stderr__"),
+               "flush": _is_bool}, {"args", "sep", "end"}),
+    "raise": ({"error": _is_exception_class, "args": lambda v: type(v) is tuple,
+               "message": _is_str, "where": _is_str}, {"error", "args", "message", "where"}),
     "assert": ({"message": _is_str}, {"message"}),
     "check": ({"error": _one_of("ValueError", "OverflowError", "TypeError", "IndexError"),
                "message": _is_str}, {"error", "message"}),
@@ -166,6 +187,8 @@ def check_attrs(op, attrs: dict, n_inputs: int, where: str) -> None:
         for k, v in attrs.items():
             if k not in schema or not schema[k](v):
                 raise LoadError(f"{where}: op {name} has a bad attribute {k!r}")
+        if name == "print" and not _print_args_ok(attrs["args"], n_inputs):
+            raise LoadError(f"{where}: op print has malformed arguments")
         if name in ("getitem", "index_update"):
             fixed = 1 if name == "getitem" else 2
             if n_inputs < fixed or not _index_ok(attrs["index"], n_inputs - fixed):

@@ -77,3 +77,37 @@ def test_export_usage_errors(tmp_path):
     assert_user_error(run_cli("export", f"{src}::nothing", "--arg", "float32[3]", "-o",
                               tmp_path / "x.agz"), 1)
     assert not (tmp_path / "x.agz").exists()
+
+
+def test_export_onnx_runs_in_onnxruntime_like_the_function(tmp_path):
+    import onnxruntime as ort
+
+    src = _model(tmp_path)
+    module = import_path(src)
+    out = tmp_path / "step.onnx"
+    result = run_cli("export", f"{src}::step", "--arg", "float32[None,4]", "-o", out)
+    assert result.returncode == 0, result.stderr
+    session = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
+    for rows in (1, 3):
+        x = np.linspace(-1, 1, 4 * rows, dtype=np.float32).reshape(rows, 4)
+        (got,) = session.run(["output_0"], {"x": x})
+        np.testing.assert_allclose(got, module.step(x), rtol=2e-5)
+        assert got.dtype == np.float32
+
+
+def test_export_onnx_refusal_is_one_line(tmp_path):
+    src = tmp_path / "printing.py"
+    src.write_text(textwrap.dedent("""
+        import numpy as np
+        import autograph as ag
+
+        @ag.function
+        def loud(x):
+            ag.print(x)
+            return x + 1
+    """))
+    out = tmp_path / "loud.onnx"
+    result = run_cli("export", f"{src}::loud", "--arg", "float32[3]", "-o", out)
+    assert_user_error(result, 1)
+    assert "cannot export to ONNX" in result.stderr and "print" in result.stderr
+    assert not out.exists() and not list(tmp_path.glob("*.onnx"))

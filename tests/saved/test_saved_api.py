@@ -118,3 +118,41 @@ def test_what_cannot_be_saved_is_named():
 def test_missing_path_is_file_not_found(tmp_path):
     with pytest.raises(FileNotFoundError):
         ag.load(tmp_path / "nothing.agz")
+
+
+def checked_sqrt(x):
+    if x < 0:
+        raise ValueError("x must be non-negative", 3)
+    print("sqrt of", x, [x, 2])
+    return np.sqrt(x)
+
+
+class Negative(Exception):
+    pass
+
+
+def custom_raise(x):
+    if x < 0:
+        raise Negative("no")
+    return x
+
+
+def test_graph_print_and_raise_survive_a_round_trip(tmp_path, capsys):
+    f = ag.function(checked_sqrt)
+    f(np.float64(4.0))
+    ag.save(f, tmp_path / "f.agz")
+    loaded = ag.load(tmp_path / "f.agz")
+    capsys.readouterr()
+    assert loaded(np.float64(9.0)) == checked_sqrt(np.float64(9.0))
+    printed = capsys.readouterr().out
+    assert printed == "sqrt of 9.0 [np.float64(9.0), 2]\n" * 2
+    with pytest.raises(ValueError) as info:
+        loaded(np.float64(-1.0))
+    assert info.value.args == ("x must be non-negative", 3)
+
+
+def test_a_user_exception_class_cannot_be_saved(tmp_path):
+    f = ag.function(custom_raise)
+    f(np.float64(1.0))
+    with pytest.raises(SaveError, match="exception class .*Negative"):
+        ag.save(f, tmp_path / "f.agz")
