@@ -65,7 +65,7 @@ def _partition(rec, cts):
     return [along_axis_grad(shape, _dtype(cts[0]), idx, cts[0], axis)]
 
 
-@rule("searchsorted", "digitize", "argpartition", "histogram")
+@rule("searchsorted", "digitize", "argpartition")
 def _no_gradient(rec, cts):
     return [None] * len(rec.inputs)
 
@@ -75,6 +75,11 @@ def _scatter(n, dtype, idx, values):
     from runtime.ops.indexing import index_update
 
     return index_update(np.zeros((n,), dtype), np.ravel(idx), np.ravel(values), mode="add")
+
+
+def _gather(vec, i, n):
+    # vec[i] when either may be a constant (np.take does not dispatch on its indices)
+    return np.sum(np.where(np.expand_dims(i, -1) == np.arange(n), vec, 0.0), axis=-1)
 
 
 @rule("interp")
@@ -102,8 +107,8 @@ def _interp(rec, cts):
                 g_fp.astype(_dtype(fp))]
     inside = np.logical_not(below | above)
     i = np.clip(np.searchsorted(xp64, x64, side="right") - 1, 0, n - 2)
-    x0, x1 = np.take(xp64, i), np.take(xp64, i + 1)
-    f0, f1 = np.take(fp64, i), np.take(fp64, i + 1)
+    x0, x1 = _gather(xp64, i, n), _gather(xp64, i + 1, n)
+    f0, f1 = _gather(fp64, i, n), _gather(fp64, i + 1, n)
     h = x1 - x0
     t = (x64 - x0) / h
     slope = (f1 - f0) / h
@@ -114,13 +119,38 @@ def _interp(rec, cts):
     return [g_x.astype(_dtype(x)), g_xp.astype(_dtype(xp)), g_fp.astype(_dtype(fp))]
 
 
+@rule("histogram")
+def _histogram(rec, cts):
+    # counts are piecewise constant in `a`; weighted counts are linear in the weights
+    a, weights = rec.inputs
+    if len(cts) > 1 and cts[1] is not None and rec.attrs.get("range") is None and \
+            np.ndim(rec.attrs.get("bins", 10)) == 0:
+        raise NotImplementedError("gradient through np.histogram's bin edges (which follow "
+                                  "min(a) and max(a)); give range= to fix them")
+    if weights is None or cts[0] is None:
+        return [None, None]
+    if rec.attrs.get("density"):
+        raise NotImplementedError("gradient of np.histogram(..., density=True) w.r.t. weights")
+    edges = rec.outputs[1]
+    nbins = _static(edges, "np.histogram")[0] - 1
+    flat = np.ravel(a)
+    inside = (flat >= edges[0]) & (flat <= edges[nbins])
+    bins = np.clip(np.searchsorted(edges, flat, side="right") - 1, 0, nbins - 1)
+    g_w = np.where(inside, _gather(cts[0], bins, nbins), 0.0)
+    return [None, reshape_like(np.astype(g_w, _dtype(weights)), weights)]
+
+
 # -- convolve / correlate ---------------------------------------------------------------
-def _conv_grads(a, w, g, mode, what):
-    """Cotangents of a and w for np.convolve(a, w, mode) (1-d, real)."""
+def _conv_grads(a, w, g, mode, correlate=False):
+    """Cotangents of a and w for np.convolve(a, w, mode) (1-d, real); `correlate`: the
+    window of np.correlate(a, w[::-1], mode), centred otherwise in 'same' mode when a is
+    the shorter."""
     n, m = np.size(a), np.size(w)
     full = n + m - 1
     length = {"full": full, "same": max(n, m), "valid": max(n, m) - min(n, m) + 1}[mode]
     offset = {"full": 0, "same": (min(n, m) - 1) // 2, "valid": min(n, m) - 1}[mode]
+    if correlate and mode == "same" and n < m:
+        offset = full - length - offset
     g_full = np.pad(np.ravel(g), ((offset, full - offset - length),))
     return np.correlate(g_full, np.ravel(w), "valid"), np.correlate(g_full, np.ravel(a), "valid")
 
@@ -130,7 +160,7 @@ def _convolve(rec, cts):
     a, v = rec.inputs
     _real_only("np.convolve", a, v)
     _static(a, "np.convolve"), _static(v, "np.convolve")
-    g_a, g_v = _conv_grads(a, v, cts[0], rec.attrs.get("mode", "full"), "np.convolve")
+    g_a, g_v = _conv_grads(a, v, cts[0], rec.attrs.get("mode", "full"))
     return [reshape_like(g_a, a), reshape_like(g_v, v)]
 
 
@@ -141,7 +171,8 @@ def _correlate(rec, cts):
     _real_only("np.correlate", a, v)
     _static(a, "np.correlate"), _static(v, "np.correlate")
     w = np.flip(np.ravel(v))
-    g_a, g_w = _conv_grads(a, w, cts[0], rec.attrs.get("mode", "valid"), "np.correlate")
+    g_a, g_w = _conv_grads(a, w, cts[0], rec.attrs.get("mode", "valid"),
+                            correlate=True)
     return [reshape_like(g_a, a), reshape_like(np.flip(g_w), v)]
 
 

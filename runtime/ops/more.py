@@ -15,8 +15,17 @@ from runtime.errors import where
 from runtime.ops import more_rules  # noqa: F401 - fills RULES before the ops register
 from runtime.ops.functions import OPS, TABLE, _no_out, _rule, leading_arrays, resolve_variables
 from runtime.ops.registry import OpDef, bind
-from runtime.ops.rules_common import axis_index, shape, static_error, static_int
+from runtime.ops.rules_common import (axis_index, dtype, result_type, shape, static_error,
+                                      static_int)
 from runtime.tensor import Tensor
+
+
+def symbolic(v) -> bool:
+    """A graph value or a value an eager tape watches: it must stay in NumPy calls (which
+    dispatch to the ops), never be converted with np.asarray."""
+    from runtime.autodiff.tape import TapeValue
+
+    return isinstance(v, (Tensor, TapeValue))
 
 # -- op records ------------------------------------------------------------------------
 leading_arrays(np.take_along_axis, 2)
@@ -32,7 +41,7 @@ _searchsorted = TABLE.handlers[np.searchsorted]
 
 @TABLE.register(np.searchsorted)
 def _searchsorted_sorter(a, v, side="left", sorter=None):
-    if isinstance(sorter, Tensor) or (sorter is not None and isinstance(a, Tensor)):
+    if symbolic(sorter) or (sorter is not None and symbolic(a)):
         a = np.take(a, sorter)  # what `sorter` means: search the sorted view of `a`
         sorter = None
     return _searchsorted(a, v, side=side) if sorter is None else \
@@ -53,7 +62,7 @@ def _histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A00
     for k, v in (("range", range), ("density", density)):
         if v is not None:
             attrs[k] = v
-    if isinstance(bins, Tensor) or isinstance(range, Tensor):
+    if symbolic(bins) or symbolic(range):
         raise TypeError(f"np.histogram: `bins` and `range` must be static in graphs (they "
                         f"fix the number of bins){where()}; pass Python or NumPy values.")
     a, weights = resolve_variables([a, weights])
@@ -114,7 +123,7 @@ def _unstack(x, /, *, axis=0):
 def _split(name):
     def handler(ary, indices_or_sections, axis=0):
         (ary,) = resolve_variables([ary])
-        if isinstance(indices_or_sections, Tensor):
+        if symbolic(indices_or_sections):
             raise TypeError(f"np.{name}: the split points must be static in graphs{where()}")
         ax, n = _axis_length(ary, axis, name)
         if np.ndim(indices_or_sections) == 0:
@@ -190,10 +199,10 @@ def _select(condlist, choicelist, default=0):
     conds = resolve_variables(list(condlist))
     choices = resolve_variables(list(choicelist)) + resolve_variables([default])
     for i, c in enumerate(conds):
-        if np.asarray(c).dtype != bool if not isinstance(c, Tensor) else c.dtype != bool:
+        if dtype(c).kind != "b":
             raise static_error(TypeError, f"invalid entry {i} in condlist: should be boolean "
                                "ndarray")
-    dt = np.result_type(*choices)
+    dt = result_type(*choices)
     out = np.broadcast_to(choices[-1], _select_shape(conds, choices))
     for c, v in zip(reversed(conds), reversed(choices[:-1]), strict=True):
         out = np.where(c, v, out)
@@ -201,7 +210,7 @@ def _select(condlist, choicelist, default=0):
 
 
 def _same_dtype(v, dt) -> bool:
-    return isinstance(v, (Tensor, np.ndarray)) and v.dtype == dt
+    return (symbolic(v) or isinstance(v, np.ndarray)) and v.dtype == dt
 
 
 def _select_shape(conds, choices):
@@ -217,9 +226,9 @@ def _select_shape(conds, choices):
 def _polyval(p, x):
     p, x = resolve_variables([p, x])
     if isinstance(p, (list, tuple)):
-        p = np.asarray(p) if not any(isinstance(c, Tensor) for c in p) else np.stack(p)
-    p = p if isinstance(p, Tensor) else np.asarray(p)
-    x = x if isinstance(x, Tensor) else np.asarray(x)
+        p = np.asarray(p) if not any(symbolic(c) for c in p) else np.stack(p)
+    p = p if symbolic(p) else np.asarray(p)
+    x = x if symbolic(x) else np.asarray(x)
     n = shape(p)[0] if np.ndim(p) else None
     if n is None:
         raise static_error(TypeError, "np.polyval needs coefficients of a fixed length in "

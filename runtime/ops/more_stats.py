@@ -10,7 +10,8 @@ import numpy as np
 
 from runtime.errors import where
 from runtime.ops.functions import TABLE, resolve_variables
-from runtime.ops.rules_common import axes_tuple, shape, size, static_error
+from runtime.ops.more import symbolic
+from runtime.ops.rules_common import axes_tuple, result_type, shape, size, static_error
 from runtime.tensor import Tensor
 
 
@@ -22,11 +23,10 @@ def _covariance(m, y, rowvar, bias, ddof, dtype, name):
         if v is not None and np.ndim(v) > 2:
             raise static_error(ValueError, f"{what} has more than 2 dimensions")
     if dtype is None:
-        dtype = np.result_type(m, np.float64) if y is None else \
-            np.result_type(m, y, np.float64)
+        dtype = result_type(*(v for v in (m, y) if v is not None), np.dtype(np.float64))
 
     def rows(v, transpose):
-        v = np.astype(v, dtype) if isinstance(v, Tensor) else np.asarray(v, dtype)
+        v = np.astype(v, dtype) if symbolic(v) else np.asarray(v, dtype)
         if np.ndim(v) < 2:
             v = np.reshape(v, (1, -1))
         elif transpose:
@@ -105,7 +105,7 @@ _diff = TABLE.handlers[np.diff]
 
 @TABLE.register(np.diff)
 def _diff_arrays(a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
-    if not isinstance(prepend, Tensor) and not isinstance(append, Tensor):
+    if not symbolic(prepend) and not symbolic(append):
         extra = {k: v for k, v in (("prepend", prepend), ("append", append))
                  if v is not np._NoValue}
         return _diff(a, n=n, axis=axis, **extra)
@@ -136,7 +136,7 @@ _pad = TABLE.handlers[np.pad]
 @TABLE.register(np.pad)
 def _pad_value(array, pad_width, mode="constant", **kwargs):
     value = kwargs.get("constant_values")
-    if not isinstance(value, Tensor):
+    if not symbolic(value):
         return _pad(array, pad_width, mode, **kwargs)
     if mode != "constant" or set(kwargs) != {"constant_values"}:
         raise TypeError(f"np.pad: a symbolic constant_values needs mode='constant' and no "
@@ -148,7 +148,7 @@ def _pad_value(array, pad_width, mode="constant", **kwargs):
     (array,) = resolve_variables([array])
     padded = _pad(array, pad_width, mode)
     inside = _pad(np.ones_like(array, dtype=bool), pad_width, mode)  # False in the padding
-    fill = np.astype(np.reshape(value, ()), array.dtype if isinstance(array, Tensor)
+    fill = np.astype(np.reshape(value, ()), array.dtype if symbolic(array)
                      else np.asarray(array).dtype)
     return np.where(inside, padded, fill)
 
@@ -158,7 +158,7 @@ _repeat = TABLE.handlers[np.repeat]
 
 @TABLE.register(np.repeat)
 def _repeat_static(a, repeats, axis=None):
-    if isinstance(repeats, Tensor):
+    if symbolic(repeats):
         raise TypeError(f"np.repeat with repeats computed in the graph{where()}: the result's "
                         "length is the sum of the repeats, a shape that depends on values, "
                         "which graphs (static shapes) cannot express. Pass repeats as a Python "
