@@ -35,7 +35,11 @@ def take_along_axis_rule(op, inputs, attrs):
     if len(i) != len(a):
         raise static_error(ValueError, "`indices` and `arr` must have the same number of "
                            "dimensions")
-    rest = broadcast_shapes(a[:ax] + (1,) + a[ax + 1:], i[:ax] + (1,) + i[ax + 1:])
+    try:  # NumPy indexes with broadcast index arrays: a mismatch is an IndexError
+        rest = broadcast_shapes(a[:ax] + (1,) + a[ax + 1:], i[:ax] + (1,) + i[ax + 1:])
+    except ValueError:
+        raise static_error(IndexError, f"shape mismatch: indexing arrays could not be "
+                           f"broadcast together with shapes {i} {a}") from None
     return [(rest[:ax] + (i[ax],) + rest[ax + 1:], dtype(arr))]
 
 
@@ -69,6 +73,9 @@ def digitize_rule(op, inputs, attrs):
 def interp_rule(op, inputs, attrs):
     x, xp, fp = inputs
     reject("interp", attrs, {"left", "right", "period"})
+    if dtype(x).kind == "c" or dtype(xp).kind == "c":
+        raise static_error(TypeError, "Cannot cast array data from dtype('complex128') to "
+                           "dtype('float64') according to the rule 'safe'")
     for v in (xp, fp):
         if len(shape(v)) != 1:
             raise static_error(ValueError, "object too deep for desired array" if shape(v)
@@ -78,9 +85,6 @@ def interp_rule(op, inputs, attrs):
         raise static_error(ValueError, "fp and xp are not of the same length.")
     if n == 0 or m == 0:
         raise static_error(ValueError, "array of sample points is empty")
-    if dtype(x).kind == "c" or dtype(xp).kind == "c":
-        raise static_error(TypeError, "Cannot cast array data from dtype('complex128') to "
-                           "dtype('float64') according to the rule 'safe'")
     return [(shape(x), np.dtype(np.complex128) if dtype(fp).kind == "c" else _F8)]
 
 
@@ -94,6 +98,8 @@ def convolve_rule(op, inputs, attrs):
             raise static_error(ValueError, "object too deep for desired array")
     if n == 0 or m == 0:
         raise static_error(ValueError, f"{'a' if n == 0 else 'v'} cannot be empty")
+    if op.name == "correlate" and None not in (n, m) and min(len(shape(a)), len(shape(v))) == 0:
+        raise static_error(ValueError, "object of too small depth for desired array")
     mode = attrs.get("mode", "full" if op.name == "convolve" else "valid")
     if mode not in ("full", "same", "valid"):
         raise static_error(ValueError, f"mode must be one of 'valid', 'same', or 'full' "
@@ -111,15 +117,22 @@ def convolve_rule(op, inputs, attrs):
 
 
 # -- order statistics -----------------------------------------------------------------
-def quantile_dtype(a, q=None) -> np.dtype:
-    """NumPy's: ints compute in float64; q (weak when a Python number) joins in."""
+def quantile_dtype(a, q=None, percentile: bool = False) -> np.dtype:
+    """NumPy's: the median of ints is float64; quantile(a, q) is result_type(a, q) with a
+    Python q weak (so an int q keeps an int a's dtype); percentile divides q by 100 first."""
     dt = dtype(a)
-    if dt.kind == "c":
+    if dt.kind == "c" and q is not None:  # (the median of complex values is fine)
         raise static_error(TypeError, "a must be an array of real numbers")
-    base = _F8 if dt.kind in "biu" else dt
+    if dt.kind == "b" and q is not None:  # NumPy interpolates with `-` (not for booleans)
+        raise static_error(TypeError, "numpy boolean subtract, the `-` operator, is not "
+                           "supported, use the bitwise_xor, the `^` operator, or the "
+                           "logical_xor function instead.")
     if q is None:
-        return base
-    return result_type(base, q if is_weak(q) else dtype(q))
+        return _F8 if dt.kind in "biu" else dt
+    qd = q if is_weak(q) else dtype(q)
+    if percentile:
+        qd = 0.5 if is_weak(q) else _F8 if qd.kind in "biu" else qd
+    return result_type(dt, qd)
 
 
 def _reduce(a, attrs, name):
@@ -143,7 +156,10 @@ def quantile_rule(op, inputs, attrs):
                                                  "weights": None})
     if dtype(q).kind not in "biuf":
         raise static_error(TypeError, "q must be a real number")
-    return [(shape(q) + _reduce(a, attrs, op.name), quantile_dtype(a, q))]
+    if dtype(a).kind == "c":  # NumPy's order: complex values, an empty axis, booleans
+        quantile_dtype(a, q)
+    out = shape(q) + _reduce(a, attrs, op.name)
+    return [(out, quantile_dtype(a, q, op.name == "percentile"))]
 
 
 @rule("partition", "argpartition")
@@ -156,15 +172,15 @@ def partition_rule(op, inputs, attrs):
     if kth.ndim > 1:
         raise static_error(ValueError, "kth array must have dimension <= 1")
     axis = attrs.get("axis", -1)
-    if axis is None:
+    if axis is None or (not shp and op.name == "argpartition"):  # (0-d: as one element)
         shp = (size(shp),)
         axis = 0
     if not shp:
         raise static_error(np.exceptions.AxisError, "axis -1 is out of bounds for array of "
                            "dimension 0")
     n = shp[axis_index(axis, len(shp))]
-    for k in kth.ravel().tolist():
-        if n is not None and not -n <= k < n:
+    for k in kth.ravel().tolist():  # (an empty array takes any kth: unknown if a dim is)
+        if n and size(shp) and not -n <= k < n:
             raise static_error(ValueError, f"kth(={k}) out of bounds ({n})")
     return [(shp, _INTP if op.name == "argpartition" else dtype(inputs[0]))]
 
