@@ -106,7 +106,6 @@ UNSUPPORTED = {
     "np.unique": lambda x: np.unique(x),
     "np.nonzero": lambda x: np.nonzero(x),
     "np.argwhere": lambda x: np.argwhere(x),
-    "np.histogram": lambda x: np.histogram(x),
     "np.linalg.svd": lambda x: np.linalg.svd(x),
     "np.add.reduce": lambda x: np.add.reduce(x),
     "np.maximum.accumulate": lambda x: np.maximum.accumulate(x),
