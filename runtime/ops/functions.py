@@ -248,3 +248,7 @@ def _broadcast_arrays(*args):
 
 
 TABLE.handlers[np.broadcast_arrays] = _broadcast_arrays
+
+
+# np.linalg beyond det/inv/solve/norm, and np.fft: in their own modules
+from runtime.ops import fft, linalg  # noqa: E402,F401
