@@ -123,7 +123,9 @@ def _tensordot(x1, x2, /, *, axes=2):
 
 @TABLE.register(_la.vecdot)
 def _vecdot(x1, x2, /, *, axis=-1):
-    return np.vecdot(x1, x2, axis=axis)
+    if axis == -1:
+        return np.vecdot(x1, x2)
+    return np.vecdot(np.moveaxis(x1, axis, -1), np.moveaxis(x2, axis, -1))
 
 
 @TABLE.register(_la.outer)

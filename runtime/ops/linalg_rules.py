@@ -81,9 +81,9 @@ def svd_rule(op, inputs, attrs):
     reject("linalg.svd", attrs, {"full_matrices", "hermitian"})
     shp = shape(inputs[0])
     at_least_2d(shp)
-    dt = linalg_dtype(inputs[0])
-    if attrs.get("hermitian"):
+    if attrs.get("hermitian"):  # through eigh, which checks the shape first
         _square(shp)
+    dt = linalg_dtype(inputs[0])
     *batch, m, n = shp
     batch, k = tuple(batch), dmin(m, n)
     if attrs.get("full_matrices", True):
@@ -95,9 +95,9 @@ def svd_rule(op, inputs, attrs):
 def svdvals_rule(op, inputs, attrs):
     shp = shape(inputs[0])
     at_least_2d(shp)
-    dt = linalg_dtype(inputs[0])
     if attrs.get("hermitian"):
         _square(shp)
+    dt = linalg_dtype(inputs[0])
     return [(shp[:-2] + (dmin(shp[-2], shp[-1]),), real_dtype(dt))]
 
 
@@ -246,13 +246,13 @@ def cond_rule(op, inputs, attrs):
     shp = shape(inputs[0])
     p = attrs.get("p")
     at_least_2d(shp)
-    if 0 in shp:
+    if 0 in shp[-2:]:
         raise static_error(_LinAlgError, "cond is not defined on empty arrays")
-    dt = linalg_dtype(inputs[0])
     if p not in (None, 2, -2):
         _square(shp)
-        if p not in (1, -1, np.inf, -np.inf, "fro", "nuc"):
-            raise static_error(ValueError, "Invalid norm order for matrices.")
+    dt = linalg_dtype(inputs[0])
+    if p not in (None, 2, -2, 1, -1, np.inf, -np.inf, "fro", "nuc"):
+        raise static_error(ValueError, "Invalid norm order for matrices.")
     return [(shp[:-2], real_dtype(dt))]
 
 
@@ -267,8 +267,12 @@ def vector_norm_rule(op, inputs, attrs):
         axes = tuple(axis_index(a, len(shp)) for a in items)
         if len(set(axes)) != len(axes):
             raise static_error(ValueError, "repeated axis")
-    if isinstance(attrs.get("ord", 2), str):
-        raise static_error(ValueError, f"Invalid norm order '{attrs['ord']}' for vectors")
+    ord_ = attrs.get("ord", 2)
+    if isinstance(ord_, str):
+        raise static_error(ValueError, f"Invalid norm order '{ord_}' for vectors")
+    if ord_ == -np.inf and 0 in [shp[a] for a in axes]:  # a min; the max starts at 0
+        raise static_error(ValueError, "zero-size array to reduction operation minimum which "
+                           "has no identity")
     return [(reduced_shape(shp, axes, keep) if keep or axis is not None else (),
              _norm_dtype(dt))]
 
@@ -277,8 +281,7 @@ def vector_norm_rule(op, inputs, attrs):
 def matrix_norm_rule(op, inputs, attrs):
     shp, dt = shape(inputs[0]), dtype(inputs[0])
     ord_ = attrs.get("ord", "fro")
-    if len(shp) < 2:
-        raise static_error(ValueError, "Improper number of dimensions to norm.")
+    axis_index(-2, len(shp))  # NumPy's AxisError for fewer than two dimensions
     out_dt = _norm_dtype(dt)
     if ord_ in (2, -2, "nuc"):
         out_dt = real_dtype(linalg_dtype(out_dt))
