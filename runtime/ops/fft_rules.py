@@ -50,14 +50,20 @@ def _size(n, default):
     return n
 
 
-def step(shp: tuple, dt: np.dtype, kind: str, n, axis: int) -> tuple:
-    """One 1-d transform of `kind` ("c2c", "r2c", "c2r") along `axis`: new (shape, dtype)."""
-    ax = axis_index(axis, len(shp))
-    length = shp[ax]
-    if kind == "c2r":
-        n = _size(n, None if length is None else (length - 1) * 2)
+def step(shp: tuple, dt: np.dtype, kind: str, n, axis: int, attrs: dict) -> tuple:
+    """One 1-d transform of `kind` ("c2c", "r2c", "c2r") along `axis`: new (shape, dtype).
+    Checked in NumPy's order: the default length, the length, the norm, the axis."""
+    if n is None:
+        try:
+            length = shp[operator.index(axis)]
+        except IndexError:
+            raise static_error(IndexError, "tuple index out of range") from None
+        n = _size(None, None if length is None else (length - 1) * 2 if kind == "c2r"
+                  else length)
     else:
-        n = _size(n, length)
+        n = _size(n, None)
+    _check_norm(attrs)
+    ax = axis_index(axis, len(shp))
     out_len = n
     if kind == "r2c":
         if dt.kind == "c":
@@ -80,13 +86,9 @@ _ONE_D = {"fft.fft": "c2c", "fft.ifft": "c2c", "fft.rfft": "r2c", "fft.irfft": "
 @rule(*_ONE_D)
 def one_d_rule(op, inputs, attrs):
     reject(op.name, attrs, {"n", "axis", "norm"})
-    _check_norm(attrs)
     x = inputs[0]
-    shp, dt = shape(x), dtype(x)
-    if not shp:
-        raise static_error(np.exceptions.AxisError, "axis -1 is out of bounds for array of "
-                           "dimension 0")
-    return [step(shp, dt, _ONE_D[op.name], attrs.get("n"), attrs.get("axis", -1))]
+    return [step(shape(x), dtype(x), _ONE_D[op.name], attrs.get("n"), attrs.get("axis", -1),
+                 attrs)]
 
 
 def cook_nd(shp: tuple, s, axes, inverse_real: bool) -> tuple[list, list]:
@@ -125,7 +127,6 @@ _N_D = {"fft.fftn": "c2c", "fft.ifftn": "c2c", "fft.fft2": "c2c", "fft.ifft2": "
 @rule(*_N_D)
 def n_d_rule(op, inputs, attrs):
     reject(op.name, attrs, {"s", "axes", "norm"})
-    _check_norm(attrs)
     x = inputs[0]
     shp, dt = shape(x), dtype(x)
     default_axes = (-2, -1) if op.name.endswith("2") else None
@@ -138,7 +139,9 @@ def n_d_rule(op, inputs, attrs):
     else:
         order = [(i, "c2c") for i in range(len(axes) - 1, -1, -1)]
     for i, k in order:
-        shp, dt = step(shp, dt, k, s[i], axes[i])
+        shp, dt = step(shp, dt, k, s[i], axes[i], attrs)
+    if not axes:
+        _check_norm(attrs)
     return [(shp, dt)]
 
 
