@@ -124,25 +124,25 @@ def power(z):
 for _name in ("fft", "ifft", "rfft", "ihfft"):
     for _kw in ({}, {"n": 8}, {"n": 3, "axis": 0, "norm": "ortho"}, {"n": 5, "norm": "forward"}):
         case(f"{_name}-{_kw}", [f"fft.{_name}"],
-             lambda x, f=getattr(np.fft, _name), kw=_kw: power(f(x, **kw)), X)
+             lambda x, n=_name, kw=_kw: power(getattr(np.fft, n)(x, **kw)), X)
 for _name in ("irfft", "hfft"):
     for _kw in ({}, {"n": 8}, {"n": 5, "axis": 0, "norm": "ortho"}, {"n": 7, "norm": "forward"},
                 {"n": 3}):
         case(f"{_name}-{_kw}", [f"fft.{_name}"],
-             lambda x, f=getattr(np.fft, _name), kw=_kw: weighted(f(x * (1 + 0.5j), **kw) ** 2),
+             lambda x, n=_name, kw=_kw: weighted(getattr(np.fft, n)(x * (1 + 0.5j), **kw) ** 2),
              X)
     case(f"{_name}-of-real", [f"fft.{_name}"],
-         lambda x, f=getattr(np.fft, _name): weighted(f(x)), X)
+         lambda x, n=_name: weighted(getattr(np.fft, n)(x)), X)
 case("fft-of-complex-input", ["fft.fft", "fft.ifft"],
      lambda x, y: power(np.fft.ifft(np.fft.fft(x + 1j * y, n=7) * (2 - 1j))), X, A(4, 6, seed=21))
 for _name in ("fftn", "ifftn", "rfftn", "fft2", "ifft2", "rfft2"):
     for _kw in ({}, {"s": (3, 8), "axes": (1, 0)}, {"norm": "ortho", "axes": (0,)}):
         case(f"{_name}-{_kw}", [f"fft.{_name}"],
-             lambda x, f=getattr(np.fft, _name), kw=_kw: power(f(x, **kw)), X)
+             lambda x, n=_name, kw=_kw: power(getattr(np.fft, n)(x, **kw)), X)
 for _name in ("irfftn", "irfft2"):
     for _kw in ({}, {"s": (3, 8), "axes": (1, 0)}, {"norm": "forward", "axes": (0, 1)}):
         case(f"{_name}-{_kw}", [f"fft.{_name}"],
-             lambda x, f=getattr(np.fft, _name), kw=_kw: weighted(f(x * (1 - 2j), **kw) ** 2), X)
+             lambda x, n=_name, kw=_kw: weighted(getattr(np.fft, n)(x * (1 - 2j), **kw) ** 2), X)
 case("fftshift", ["fft.fftshift", "fft.ifftshift"],
      lambda x: weighted(np.fft.fftshift(x, axes=1)) + weighted(np.fft.ifftshift(x) ** 2), X)
 case("spectral-filter", ["fft.rfft", "fft.irfft"],
