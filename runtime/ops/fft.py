@@ -5,8 +5,9 @@ NumPy computes; lengths (`n`, `s`), axes and `norm` are static attributes.
 
 `np.fft.fftfreq` / `rfftfreq` do not dispatch on their arguments: with a static `n`
 (a Python int, or `x.shape[i]` of a known dimension) NumPy's own function runs, and a
-symbolic `d` becomes a graph multiplication. A symbolic `n` would give an array whose
-length is only known when the graph runs; `fft_freq_error` explains that.
+symbolic `d` becomes a graph multiplication. A symbolic `n` (an unknown dimension)
+reaches NumPy's own check, which raises ValueError("n should be an integer"): NumPy
+calls are not routed through converted_call, so nothing here can see that call.
 Shape/dtype rules: fft_rules.py; gradients (the adjoint transforms):
 runtime/autodiff/fft_grad_rules.py.
 """
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.errors import where
 from runtime.ops.fft_rules import RULES
 from runtime.ops.functions import OPS, leading_arrays
 from runtime.ops.functions_rules import RULES as _FUNCTION_RULES
@@ -30,12 +30,3 @@ for _name in TRANSFORMS:
     _op.kernel_ref = f"np.fft.{_name}"
 
 FFT_OPS = {name: op for name, op in OPS.items() if name.startswith("fft.")}
-
-
-def fft_freq_error(name: str) -> TypeError:
-    """np.fft.fftfreq / rfftfreq with a symbolic length."""
-    return TypeError(
-        f"np.fft.{name}(n, d) with a symbolic n is not supported in graphs{where()}: the "
-        "result's length is n, which is only known when the graph runs. Pass n as a Python "
-        "int (x.shape[i] of a dimension that is known while tracing is one), or compute "
-        "the frequencies outside the decorated function and pass them in.")

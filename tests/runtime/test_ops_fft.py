@@ -83,3 +83,4 @@ def test_fftfreq_with_static_n_and_symbolic_d():
 
     check_three_ways(f, np.ones(7), np.float64(0.1))
     check_three_ways(f, np.ones(8), np.float32(0.5))
+
