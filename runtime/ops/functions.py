@@ -249,3 +249,7 @@ def _broadcast_arrays(*args, subok=False):
 
 TABLE.handlers[np.broadcast_arrays] = _broadcast_arrays
 from runtime.ops import more as _more  # noqa: E402,F401 - more NumPy functions (more.py)
+
+
+# np.linalg beyond det/inv/solve/norm, and np.fft: in their own modules
+from runtime.ops import fft, linalg  # noqa: E402,F401

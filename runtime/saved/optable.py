@@ -160,10 +160,9 @@ _UFUNC_KEYWORDS = frozenset({"dtype", "casting", "order", "subok", "signature"})
 
 @functools.cache
 def _numpy_keywords(name: str):
-    """The keyword names NumPy function `name` takes (None: any identifier, **kwargs)."""
-    fn = getattr(np, name, None) or getattr(np.linalg, name, None)
-    if fn is None:
-        return frozenset()
+    """The keyword names op `name`'s kernel takes (None: any identifier, **kwargs). Most
+    kernels are NumPy's own function (`np.sum`, `np.linalg.svd` for "linalg.svd")."""
+    fn = op_table()[name].kernel
     try:
         params = inspect.signature(fn).parameters.values()
     except (TypeError, ValueError):
