@@ -139,10 +139,10 @@ def _compile(fn, recursive: bool) -> tuple:
         body = templates.replace("return fn", origin=node, fn=node)
     else:
         # a name that is not a factory local, so a recursive call still reads the global
-        node.name = name = "ag__converted"
+        node.name = name = ctx.namer.new("ag__converted")
         body = [node] + templates.replace("return fn", origin=node, fn=name)
     factory = templates.replace("def ag__factory(params):\n    body", origin=node,
-                                params=["ag__"] + freevars, body=body)
+                                params=[ctx.ag_name] + freevars, body=body)
     module = ast.Module(body=[gast_to_ast.convert(factory[0])], type_ignores=[])
     ast.fix_missing_locations(module)
     code = compile(module, src.filename, "exec")
@@ -179,7 +179,7 @@ def _instantiate(inner: types.CodeType, fn: types.FunctionType) -> types.Functio
     original = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     cells = []
     for name in inner.co_freevars:
-        if name == "ag__":
+        if name not in original and name.startswith("ag__"):  # `Context.ag_name`
             cells.append(types.CellType(operators))
         else:
             cells.append(original.get(name, types.CellType()))

@@ -27,8 +27,9 @@ import types
 import gast
 
 from autograph.converters import (
-    asserts, break_statements, call_trees, conditional_expressions, control_flow, directives,
-    lists, logical_expressions, return_statements, slices, variables,
+    asserts, break_statements, call_trees, closures, conditional_expressions, control_flow,
+    directives, introspection, lists, logical_expressions, return_statements, scoping, slices,
+    variables,
 )
 from autograph.errors import ConversionError
 from autograph.pyct import activity, blocks, dataflow, transformer
@@ -37,6 +38,7 @@ from autograph.pyct.naming import IDENTIFIER, Namer
 _MISSING = call_trees._MISSING
 # cheap tests on the source text that let the pipeline skip whole passes
 _MAYBE_UNSUPPORTED = re.compile(r"\b(yield|await|async)\b")
+_MAYBE_INTROSPECTION = re.compile(r"\b(locals|vars|dir)\s*\(\s*\)")
 _MAYBE_TARGETS = re.compile(r"\.(append|pop)\s*\(|\]\s*(\*\*|//|>>|<<|[-+*/%@&|^])?=(?!=)")
 
 
@@ -67,6 +69,8 @@ class Context:
         self.freevars = frozenset(code.co_freevars) if code is not None else frozenset()
         self.globals = getattr(fn, "__globals__", {})
         self.enclosing: frozenset = frozenset()  # locals of the defs around a nested def
+        self.qualname = getattr(fn, "__qualname__", "")
+        self.ag_name = "ag__"  # the operators module's name in the generated code
         # global name -> the module (or BUILTIN) the converted code was specialized for
         self.assumed: dict = {}
         self.enter(None)
@@ -77,6 +81,7 @@ class Context:
             self.local = self.local_defs = self.params = self.declared = frozenset()
             self.global_names = self.nonlocal_names = frozenset()
             self.self_names = frozenset({"self", "cls"})
+            self.captured = set()
             return
         params = {a.id for a in _params(fn_node.args)}
         glob, nonloc = activity.declared(fn_node) if isinstance(fn_node, gast.FunctionDef) \
@@ -156,6 +161,9 @@ def _params(args) -> list:
 
 def convert_function_node(node, ctx: Context):
     """Convert a FunctionDef or Lambda node in place and return it."""
+    ctx.top = node
+    _reserve_operators_name(node, ctx)
+    scoping.transform(node, ctx.namer, scoping.class_of(ctx.qualname))
     if isinstance(node, gast.Lambda):
         ctx.enter(node)
         holder = gast.Expr(value=node)
@@ -170,7 +178,27 @@ def convert_function_node(node, ctx: Context):
     node.decorator_list = []
     node.returns = None
     convert_def(node, ctx)
+    _rename_operators(node, ctx)
     return node
+
+
+def _reserve_operators_name(node, ctx: Context) -> None:
+    """The generated code's name for the operators module is `ag__` unless the user's
+    function uses that name itself (a parameter, a variable): then a fresh one."""
+    user = [n for n in gast.walk(node) if isinstance(n, gast.Name) and n.id == "ag__"]
+    if not user:
+        return
+    for n in user:
+        n.ag_user = True
+    ctx.ag_name = ctx.namer.new("ag__")
+
+
+def _rename_operators(node, ctx: Context) -> None:
+    if ctx.ag_name == "ag__":
+        return
+    for n in gast.walk(node):
+        if isinstance(n, gast.Name) and n.id == "ag__" and not getattr(n, "ag_user", False):
+            n.id = ctx.ag_name
 
 
 # Converters that do not depend on each other share one walk over the tree.
@@ -203,17 +231,26 @@ def convert_def(node, ctx: Context) -> None:
     if _MAYBE_TARGETS.search(ctx.source):
         ctx.bound = activity.bound_names(node, ctx.walrus)
         transformer.apply(node, ctx, _TARGETS)
+    # the user's own variables (before the jump converters add flags), for `locals()`
+    user_local = activity.bound_names(node, ctx.walrus)
+    free_reads = set(ctx.freevars) if node is ctx.top else \
+        activity._scope_free_reads(node) & set(ctx.enclosing)
+    if _MAYBE_INTROSPECTION.search(ctx.source):
+        introspection.transform(node, ctx, user_local, free_reads)
     # 5-7. jumps
     return_statements.transform(node, ctx.namer)
     break_statements.transform(node, ctx.namer, filename)
     return_statements.restructure(node, filename)
     # 8. analysis
     ctx.enter(node)
+    ctx.captured = closures.captured_names(node, user_local)
     dataflow.analyze(node, ctx.params, ctx.local)
     # 9-10. possibly-undefined reads (variables), then the expression converters
     transformer.apply(node, ctx, _EXPRESSIONS)
-    # 11. control flow
+    # 11. control flow; then closures made inside generated functions share the user's
+    #     variables (late binding)
     node.body = control_flow.convert_block(node.body, ctx, frozenset())
+    closures.share_cells(node, ctx.captured, ctx.namer.generated, ctx.namer)
     node.ag_done = True
 
 
