@@ -123,6 +123,11 @@ def _compiled(fn, recursive: bool) -> types.CodeType:
 
 def _convert_node(fn, recursive: bool):
     node, src = parser.parse_function(fn)
+    with parser.recursion_room(getattr(node, "ag_depth", 0)):
+        return _convert_parsed(fn, node, src, recursive)
+
+
+def _convert_parsed(fn, node, src, recursive: bool):
     names = set(IDENTIFIER.findall(src.text)) | {"ag__"}
     ctx = Context(fn, src.filename, Namer(names), recursive, src.text)
     return convert_function_node(node, ctx), src, ctx
@@ -131,6 +136,11 @@ def _convert_node(fn, recursive: bool):
 def _compile(fn, recursive: bool) -> tuple:
     """(inner code object, the assumptions about globals it was converted under)."""
     node, src, ctx = _convert_node(fn, recursive)
+    with parser.recursion_room(getattr(node, "ag_depth", 0)):
+        return _compile_node(fn, node, src, ctx)
+
+
+def _compile_node(fn, node, src, ctx) -> tuple:
     freevars = list(fn.__code__.co_freevars)
     if "__class__" in freevars:
         _explicit_super(node)
@@ -209,7 +219,8 @@ def _to_code(fn, recursive: bool, seen: set) -> list:
                                   "functions and methods")
     seen.add(plain.__code__)
     node, _, ctx = _convert_node(plain, recursive)
-    out = [parser.unparse(node)]
+    with parser.recursion_room(getattr(node, "ag_depth", 0)):
+        out = [parser.unparse(node)]
     if recursive:
         for callee in _callees(node, ctx):
             fn2 = _plain_function(callee)
