@@ -265,7 +265,54 @@ def converted_call(f, *args, **kwargs):
             _WARNED.add(key)
             warnings.warn(f"{e} Calling it unconverted.", stacklevel=2)
         g = f
-    return g(*args, **kwargs)
+    stack = _STACK
+    depth = getattr(stack, "depth", 0)
+    if depth in _CHECK_AT or (depth and not depth % 64):
+        _make_room(stack, depth)
+    stack.depth = depth + 1
+    try:
+        return g(*args, **kwargs)
+    finally:
+        stack.depth = depth
+        if not depth and getattr(stack, "limit", None):
+            _restore_limit(stack)
+
+
+# -- recursion in converted code ----------------------------------------------------------
+# Converted code spends several Python frames per user-level call (the function, the
+# `if_stmt` operator and the branch function, `converted_call`). So that a recursive
+# function reaches the depth it reaches unconverted, the recursion limit is read as a
+# number of *user-level* calls while converted calls nest: from a few levels deep,
+# it is raised to (frames per level seen so far) x (the limit the program set), at most
+# _MAX_FRAMES (the C stack bounds how far it can safely go), and restored when the
+# outermost converted call returns.
+_STACK = threading.local()   # .depth: nested converted calls; .limit: the limit to restore
+_CHECK_AT = frozenset({8, 16, 32})
+_MAX_FRAMES = 25_000
+_LIMIT_LOCK = threading.Lock()
+
+
+def _make_room(stack, depth: int) -> None:
+    import sys
+
+    frame, used = sys._getframe(), 0
+    while frame is not None:
+        used, frame = used + 1, frame.f_back
+    with _LIMIT_LOCK:
+        current = sys.getrecursionlimit()
+        base = getattr(stack, "limit", None) or current
+        wanted = min(_MAX_FRAMES, -(-used // depth) * base + 50)
+        if wanted > current:
+            stack.limit = base
+            sys.setrecursionlimit(wanted)
+
+
+def _restore_limit(stack) -> None:
+    import sys
+
+    with _LIMIT_LOCK:
+        sys.setrecursionlimit(max(stack.limit, 100))
+        stack.limit = None
 
 
 def do_not_convert(fn: Callable) -> Callable:
@@ -295,6 +342,17 @@ def _reset_caches() -> None:
         _CONVERTED.clear()
         parser._SOURCE_CACHE.clear()
 
+
+def _bind_operator() -> None:
+    """Generated code calls `ag__.converted_call`: bind it to this function directly, so
+    that a converted call costs no wrapper frame (`operators/call.py` forwards here
+    until this module is imported)."""
+    from autograph import operators
+
+    operators.converted_call = converted_call
+
+
+_bind_operator()
 
 __all__ = ["convert", "to_code", "do_not_convert", "set_loop_options", "converted_call",
            "is_convertible"]
