@@ -45,7 +45,7 @@ def closure_before_loop_called_inside(n):
 
     def g():
         return i * 2
-    for i in range(n):
+    for i in range(n):  # noqa: B007 - g reads it
         out.append(g())
     return out
 
