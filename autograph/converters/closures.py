@@ -79,12 +79,13 @@ def share_cells(fn_node, captured: set, generated: set, namer) -> None:
 def _share(fn, captured: set, generated: set, namer) -> bool:
     """Declare the captured names `fn` binds `nonlocal` (renaming such parameters and
     assigning them on entry); recurses into the generated functions nested in it."""
+    inner = False
     for n in statements(fn.body):
         if isinstance(n, gast.FunctionDef) and n.name in generated:
-            _share(n, captured, generated, namer)
+            inner = _share(n, captured, generated, namer) or inner
     names = sorted(bound_names(fn) & captured)
     if not names:
-        return False
+        return inner
     entry = []
     for arg in fn.args.args:
         if arg.id in captured:
