@@ -251,6 +251,18 @@ def generated_names_as_parameters(v1, loop_body, if_true, ag__, retval_, itr=1):
     return s
 
 
+def break_return_raise_in_loop(xs, n):
+    # (found by the fuzzer) the branch that raises passed `break_` through as state,
+    # reading it before any assignment
+    for e in xs:
+        if e > 5:
+            break
+        if e == n:
+            return e
+        raise ValueError(f"bad {n}")
+    return -1
+
+
 def numpy_alias_write(x):
     y = x
     for i in range(2):
@@ -284,5 +296,6 @@ CASES = [
     ("set_attributes", [(1,), (0,)]),
     ("int_with_base", [("101",)]),
     ("generated_names_as_parameters", [(4, 1, 2, 3, 4)]),
+    ("break_return_raise_in_loop", [([1, 2], 1), ([1, 2], 3), ([9], 0)]),
     ("numpy_alias_write", [(np.array([1.0, -2.0, 3.0]),)]),
 ]
