@@ -274,7 +274,7 @@ def converted_call(f, *args, **kwargs):
         return g(*args, **kwargs)
     finally:
         stack.depth = depth
-        if not depth and getattr(stack, "limit", None):
+        if not depth and getattr(stack, "first", None):
             _restore_limit(stack)
 
 
@@ -282,11 +282,12 @@ def converted_call(f, *args, **kwargs):
 # Converted code spends several Python frames per user-level call (the function, the
 # `if_stmt` operator and the branch function, `converted_call`). So that a recursive
 # function reaches the depth it reaches unconverted, the recursion limit is read as a
-# number of *user-level* calls while converted calls nest: from a few levels deep,
-# it is raised to (frames per level seen so far) x (the limit the program set), at most
-# _MAX_FRAMES (the C stack bounds how far it can safely go), and restored when the
-# outermost converted call returns.
-_STACK = threading.local()   # .depth: nested converted calls; .limit: the limit to restore
+# number of *user-level* calls while converted calls nest: a few levels deep, the frames
+# per level are measured and the limit is set to what the program's own limit allows
+# at that rate (at most _MAX_FRAMES: the C stack bounds how far it can safely go); it is
+# restored when the outermost converted call returns.
+_STACK = threading.local()   # .depth: nested converted calls; .limit: the limit to restore;
+                             # .first: (depth, frames) at the first measurement
 _CHECK_AT = frozenset({8, 16, 32})
 _MAX_FRAMES = 25_000
 _LIMIT_LOCK = threading.Lock()
@@ -298,21 +299,29 @@ def _make_room(stack, depth: int) -> None:
     frame, used = sys._getframe(), 0
     while frame is not None:
         used, frame = used + 1, frame.f_back
+    first = getattr(stack, "first", None)
+    if first is None or first[0] >= depth:
+        stack.first = first = (depth, used)
+        per_level = -(-used // depth)  # an over-estimate until the next measurement
+    else:
+        per_level = max(1, -(-(used - first[1]) // (depth - first[0])))
     with _LIMIT_LOCK:
         current = sys.getrecursionlimit()
         base = getattr(stack, "limit", None) or current
-        wanted = min(_MAX_FRAMES, -(-used // depth) * base + 50)
-        if wanted > current:
+        outside = max(0, first[1] - first[0] * per_level)  # frames below the recursion
+        wanted = min(_MAX_FRAMES, outside + (base - outside) * per_level + 2 * per_level)
+        if wanted != current and wanted > used + 50:
             stack.limit = base
-            sys.setrecursionlimit(wanted)
+            sys.setrecursionlimit(max(wanted, base))
 
 
 def _restore_limit(stack) -> None:
     import sys
 
     with _LIMIT_LOCK:
-        sys.setrecursionlimit(max(stack.limit, 100))
-        stack.limit = None
+        if getattr(stack, "limit", None):
+            sys.setrecursionlimit(max(stack.limit, 100))
+        stack.limit = stack.first = None
 
 
 def do_not_convert(fn: Callable) -> Callable:
