@@ -28,6 +28,9 @@ def autograph_artifact(fn):
     return fn
 
 
+slice_ = slice  # for generated code in a function where `slice` names something else
+
+
 def locals_(getters: dict) -> dict:
     """What `locals()` / `vars()` give in the user's function: `getters` maps each of its
     variables to a function reading it; unbound ones (and ones generated code marks as

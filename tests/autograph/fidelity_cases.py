@@ -263,6 +263,12 @@ def break_return_raise_in_loop(xs, n):
     return -1
 
 
+def slice_named_by_the_user(x, slice):  # noqa: A002 - the generated slice() is not this
+    if slice > 0:
+        x[1:3] = slice
+    return x
+
+
 def numpy_alias_write(x):
     y = x
     for i in range(2):
@@ -297,5 +303,6 @@ CASES = [
     ("int_with_base", [("101",)]),
     ("generated_names_as_parameters", [(4, 1, 2, 3, 4)]),
     ("break_return_raise_in_loop", [([1, 2], 1), ([1, 2], 3), ([9], 0)]),
+    ("slice_named_by_the_user", [(np.zeros(4), 2.0)]),
     ("numpy_alias_write", [(np.array([1.0, -2.0, 3.0]),)]),
 ]
