@@ -1,12 +1,17 @@
 """The conversion pipeline: a parsed function node in, the converted node out.
 
-The order matters and is written out in `convert_def`:
+The order matters and is written out in `convert_function_node` and `convert_def`:
 
+ 0. scope rewrites for the whole tree (`scoping`: `global` / bare annotations hoisted,
+    walrus in `while` tests, private names mangled) and, where the user's function uses
+    `ag__` itself, a fresh name for the operators module;
  1. nested `def`s first (each converted as a function of its own);
  2. unsupported constructs are rejected, `try` blocks marked to stay Python;
  3. directives (`set_loop_options`) are lifted onto their loops;
  4. subscript targets and list mutation become assignments (`x = ag__.setitem(...)`,
     `xs = ag__.list_append(...)`) so the analysis sees them as writes;
+    argument-less `locals()` / `vars()` / `dir()` list the user's variables
+    (`introspection`, before the jumps add flags);
  5. returns inside loops become flags + `break` (`return_statements`; so do returns in
     a `with` block that returns on some paths only, without the `break`),
  6. then `break` / `continue` / loop `else` become flags (`break_statements`),
@@ -16,7 +21,9 @@ The order matters and is written out in `convert_def`:
  9. possibly-undefined reads get `ag__.ld`;
 10. expression converters: asserts, conditional expressions, and/or/not, calls;
 11. control flow last: `if`, `while`, `for` -> functions + `ag__` calls, using the
-    analysis of step 8 (the expressions they move were already converted).
+    analysis of step 8 (the expressions they move were already converted);
+12. the generated functions declare `nonlocal` the variables closures capture
+    (`closures`: late binding, one cell per variable as in Python).
 """
 from __future__ import annotations
 
