@@ -160,9 +160,32 @@ def _compile_node(fn, node, src, ctx) -> tuple:
     inner = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType))
     inner = inner.replace(co_name=fn.__code__.co_name)
     if hasattr(inner, "co_qualname"):
-        inner = inner.replace(co_qualname=fn.__code__.co_qualname)
+        inner = _user_qualnames(inner, inner.co_qualname, fn.__code__.co_qualname,
+                                ctx.namer.generated)
     _register_codes(inner)
     return inner, dict(ctx.assumed)
+
+
+def _user_qualnames(code, old: str, new: str, generated: set):
+    """Give `code` and the code nested in it the qualified names the original has: the
+    factory prefix `old` becomes `new` (the function's own) and the generated functions
+    drop out (`f.<locals>.loop_body.<locals>.g` -> `f.<locals>.g`), so functions and
+    classes made by converted code look like the original's (repr, __qualname__)."""
+    consts = tuple(_user_qualnames(c, old, new, generated) if isinstance(c, types.CodeType)
+                   else c for c in code.co_consts)
+    qualname = code.co_qualname
+    if qualname.startswith(old):
+        parts = qualname[len(old):].split(".")
+        kept: list = []
+        k = 0
+        while k < len(parts):
+            if parts[k] in generated and k + 1 < len(parts) and parts[k + 1] == "<locals>":
+                k += 2
+                continue
+            kept.append(parts[k])
+            k += 1
+        qualname = new + ".".join(kept)
+    return code.replace(co_consts=consts, co_qualname=qualname)
 
 
 def _register_codes(code) -> None:

@@ -180,3 +180,25 @@ def test_generated_identifiers_avoid_every_user_name(tmp_path):
     assert ag.to_graph(module.f)(*args) == module.f(*args)
     code = ag.to_code(module.f)
     assert "ag___1.for_stmt" in code and "def f(ag__, if_true, loop_body" in code
+
+
+# -- what functions made by converted code look like ---------------------------------------
+def makes_functions(n):
+    fs = []
+    for i in range(n):
+        def g(v):
+            return v + i
+        fs.append(g)
+        if i > 0:
+            fs.append(lambda: i)
+
+            class Local:
+                def method(self):
+                    return i
+            fs.append(Local.method)
+    return [h.__qualname__ for h in fs]
+
+
+def test_functions_made_in_generated_code_keep_their_qualified_names():
+    assert ag.to_graph(makes_functions)(3) == makes_functions(3)
+    assert "makes_functions.<locals>.Local.method" in makes_functions(2)
