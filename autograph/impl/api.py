@@ -309,11 +309,12 @@ def converted_call(f, *args, **kwargs):
 # per level are measured and the limit is set to what the program's own limit allows
 # at that rate (at most _MAX_FRAMES: the C stack bounds how far it can safely go); it is
 # restored when the outermost converted call returns.
-_STACK = threading.local()   # .depth: nested converted calls; .limit: the limit to restore;
-                             # .first: (depth, frames) at the first measurement
+_STACK = threading.local()   # .depth: nested converted calls; .first: (depth, frames) at
+                             # the first measurement; .room: this thread raised the limit
 _CHECK_AT = frozenset({8, 16, 32})
 _MAX_FRAMES = 25_000
 _LIMIT_LOCK = threading.Lock()
+_ROOM = {"threads": 0, "limit": 0}  # threads that raised the limit; the limit before
 
 
 def _make_room(stack, depth: int) -> None:
@@ -330,21 +331,35 @@ def _make_room(stack, depth: int) -> None:
         per_level = max(1, -(-(used - first[1]) // (depth - first[0])))
     with _LIMIT_LOCK:
         current = sys.getrecursionlimit()
-        base = getattr(stack, "limit", None) or current
+        base = _ROOM["limit"] if _ROOM["threads"] else current
         outside = max(0, first[1] - first[0] * per_level)  # frames below the recursion
         wanted = min(_MAX_FRAMES, outside + (base - outside) * per_level + 2 * per_level)
-        if wanted != current and wanted > used + 50:
-            stack.limit = base
-            sys.setrecursionlimit(max(wanted, base))
+        if wanted <= base and not getattr(stack, "room", False):
+            return  # the program's own limit is room enough
+        if not getattr(stack, "room", False):  # every thread relying on the room counts
+            stack.room = True
+            if not _ROOM["threads"]:
+                _ROOM["limit"] = current
+            _ROOM["threads"] += 1
+        if _ROOM["threads"] > 1:
+            wanted = max(wanted, current)  # other threads may be deep: never lower it
+        wanted = max(wanted, used + 100, base)
+        if wanted != current:
+            sys.setrecursionlimit(wanted)
 
 
 def _restore_limit(stack) -> None:
+    """The outermost converted call of this thread returned: the program's own limit is
+    back once no other thread needs the room."""
     import sys
 
     with _LIMIT_LOCK:
-        if getattr(stack, "limit", None):
-            sys.setrecursionlimit(max(stack.limit, 100))
-        stack.limit = stack.first = None
+        if getattr(stack, "room", False):
+            _ROOM["threads"] -= 1
+            if not _ROOM["threads"]:
+                sys.setrecursionlimit(max(_ROOM["limit"], 100))
+        stack.room = False
+        stack.first = None
 
 
 def do_not_convert(fn: Callable) -> Callable:

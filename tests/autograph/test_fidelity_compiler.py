@@ -149,6 +149,28 @@ def test_converted_recursion_reaches_the_original_depth(fn):
     assert sys.getrecursionlimit() == limit
 
 
+def test_recursion_room_is_shared_safely_between_threads():
+    import threading
+
+    limit = sys.getrecursionlimit()
+    converted = ag.to_graph(countdown)
+    for depth, expected in ((900, 900), (5000, "RecursionError")):
+        out: list = []
+
+        def run(depth=depth, out=out):
+            try:
+                out.append(converted(depth))
+            except RecursionError:
+                out.append("RecursionError")
+        threads = [threading.Thread(target=run) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert out == [expected] * 4
+        assert sys.getrecursionlimit() == limit
+
+
 # -- generated names ---------------------------------------------------------------------------
 def scaled(v1, x, a1, c2):
     if x > 0:
