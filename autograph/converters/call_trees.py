@@ -18,6 +18,8 @@ array / list / dict method name (`x.reshape`, `xs.append`) are left alone. With
 from __future__ import annotations
 
 import builtins
+import functools
+import inspect
 
 import gast
 import numpy as np
@@ -52,7 +54,8 @@ def _call(node, walk):
         return node
     ctx = walk.ctx
     f = node.func
-    if isinstance(f, gast.Name) and f.id in BUILTIN_OVERRIDES and f.id not in ctx.local:
+    if isinstance(f, gast.Name) and f.id in BUILTIN_OVERRIDES and f.id not in ctx.local \
+            and _fits_override(node, BUILTIN_OVERRIDES[f.id]):
         if ctx.lookup(f.id) is getattr(builtins, f.id):
             node.func = templates.replace_expr(f"ag__.{BUILTIN_OVERRIDES[f.id]}", origin=f)
             return node
@@ -73,6 +76,32 @@ def _call(node, walk):
     if isinstance(f, gast.Name):
         ctx.callees.append(f.id)
     return call
+
+
+def _fits_override(node, name: str) -> bool:
+    """Whether the call's arguments fit the `ag__` override's signature (`int(s, base=2)`
+    does not fit `int_(x=0, *args)`: it stays the builtin call, which handles it)."""
+    var_pos, var_kw, names, n_positional = _override_signature(name)
+    if any(isinstance(a, gast.Starred) for a in node.args) and not var_pos:
+        return False
+    for k in node.keywords:
+        if (k.arg is None or k.arg not in names) and not var_kw:
+            return False
+    n_args = sum(not isinstance(a, gast.Starred) for a in node.args)
+    return var_pos or n_args <= n_positional
+
+
+@functools.lru_cache(maxsize=None)
+def _override_signature(name: str) -> tuple:
+    """(takes *args, takes **kwargs, keyword names, how many positional) of an override."""
+    from autograph import operators
+
+    params = inspect.signature(getattr(operators, name)).parameters.values()
+    kinds = [p.kind for p in params]
+    named = [p for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return (inspect.Parameter.VAR_POSITIONAL in kinds, inspect.Parameter.VAR_KEYWORD in kinds,
+            frozenset(p.name for p in named), len(positional))
 
 
 def _leave(f, ctx) -> bool:

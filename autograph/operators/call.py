@@ -65,3 +65,28 @@ def autograph_artifact(fn):
     if code is not None:
         _register_codes(code)
     return fn
+
+
+slice_ = slice  # for generated code in a function where `slice` names something else
+
+
+def locals_(getters: dict) -> dict:
+    """What `locals()` / `vars()` give in the user's function: `getters` maps each of its
+    variables to a function reading it; unbound ones (and ones generated code marks as
+    not defined yet) are left out."""
+    from autograph.operators.variables import Undefined
+
+    out = {}
+    for name, get in getters.items():
+        try:
+            value = get()
+        except NameError:  # (UnboundLocalError too) not assigned yet
+            continue
+        if not isinstance(value, Undefined):
+            out[name] = value
+    return out
+
+
+def dir_(getters: dict) -> list:
+    """What `dir()` gives in the user's function: the sorted names of its variables."""
+    return sorted(locals_(getters))
