@@ -315,6 +315,15 @@ def converted_call(f, *args, **kwargs):
     stack.depth = depth + 1
     try:
         return g(*args, **kwargs)
+    except RecursionError as e:
+        # explained by the outermost call, where the stack has room again
+        if not depth:
+            from autograph.operators.call import explain_recursion
+
+            explained = explain_recursion(e)
+            if explained is not None:
+                raise explained from None
+        raise
     finally:
         stack.depth = depth
         if not depth and getattr(stack, "first", None):
