@@ -25,7 +25,7 @@ import sys
 from autograph.cli import diagnostics
 from autograph.cli.convert import no_such_name, split_target
 from autograph.cli.diagnostics import UserError
-from autograph.cli.files import atomic_write
+from autograph.cli.files import write_output
 
 _SPEC = re.compile(r"^\s*([A-Za-z_]\w*)\s*\[(.*)\]\s*$")
 INSTALL_GRAPHVIZ = ("--format svg needs the Graphviz `dot` program, which is not installed: "
@@ -155,7 +155,7 @@ def run_graph(args) -> int:
         if text is None:
             raise UserError(INSTALL_GRAPHVIZ)
     if args.output:
-        atomic_write(args.output, text)
+        write_output(args.output, text)
     else:
         sys.stdout.write(text)
         sys.stdout.flush()
