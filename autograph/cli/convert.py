@@ -30,7 +30,7 @@ def _convert_text(path: str) -> tuple[str, str]:
         raise diagnostics.from_conversion_error(e, lines) from None
 
 
-def _same_file(a: str, b: str) -> bool:
+def same_file(a: str, b: str) -> bool:
     try:
         return os.path.samefile(a, b)
     except OSError:
@@ -45,7 +45,7 @@ def run_convert(args) -> int:
         raise UserError(f"{src}: no such file or directory")
     if out is not None and os.path.isdir(out):
         out = os.path.join(out, os.path.basename(src))
-    if out is not None and _same_file(src, out):
+    if out is not None and same_file(src, out):
         raise UsageError(f"refusing to overwrite the input {src}: choose another -o")
     text, encoding = _convert_text(src)
     if out is None:  # UTF-8, whatever the source's encoding: the declaration says so
@@ -70,7 +70,7 @@ def _convert_tree(src: str, out: str | None) -> int:
         raise UsageError(f"{src} is a directory: give an output directory with -o DIR")
     if os.path.exists(out) and not os.path.isdir(out):
         raise UsageError(f"{src} is a directory but -o {out} is not a directory")
-    if _same_file(src, out):
+    if same_file(src, out):
         raise UsageError(f"refusing to overwrite the input directory {src}: choose another -o")
     results, errors = [], []
     for rel in python_files(src, exclude=out):

@@ -201,3 +201,13 @@ def test_graph_output_onto_dev_null(src):
     assert result.returncode == 0, result.stderr
     assert os.stat(os.devnull).st_ino == before.st_ino
     assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+
+
+@pytest.mark.parametrize("how", ["same path", "symlink"])
+def test_graph_output_is_the_input(src, tmp_path, how):
+    out = src if how == "same path" else tmp_path / "alias.py"
+    if how == "symlink":
+        out.symlink_to(src.name)
+    result = run_cli("graph", f"{src}::f", "--arg", "float32[]", "-o", out)
+    assert "refusing to overwrite the input" in assert_user_error(result, 2)
+    assert src.read_text() == SOURCE
