@@ -49,6 +49,9 @@ def _resolve(node, ctx):
     return _MISSING
 
 
+_ARRAY_CONSTRUCTORS = (np.array, np.asarray, np.asanyarray, np.ascontiguousarray)
+
+
 def _call(node, walk):
     if is_ag_call(node):
         return node
@@ -59,13 +62,18 @@ def _call(node, walk):
         if ctx.lookup(f.id) is getattr(builtins, f.id):
             node.func = templates.replace_expr(f"ag__.{BUILTIN_OVERRIDES[f.id]}", origin=f)
             return node
-    if ctx.list_names and node.args and not isinstance(node.args[0], gast.Starred) and \
-            qualified_name(node.args[0]) in ctx.list_names:
+    if node.args and not isinstance(node.args[0], gast.Starred):
         target = _resolve(f, ctx)
-        if target is np.stack or target in (np.array, np.asarray):
+        if target in _ARRAY_CONSTRUCTORS:
+            # NumPy cannot take a symbolic value here: `ag__.array_(np.asarray, x)` makes
+            # it a graph op (and stacks a graph list)
+            node.args[0:0] = [f]
+            node.func = templates.replace_expr("ag__.array_", origin=f)
+            return node
+        if target is np.stack and ctx.list_names and \
+                qualified_name(node.args[0]) in ctx.list_names:
             # a list appended to in a loop may be a graph list: stack it either way (a
             # `stack` imported by name is not resolved: `converted_call` stacks it)
-            node.args[1:1] = [] if target is np.stack else [f]
             node.func = templates.replace_expr("ag__.stack", origin=f)
             return node
     if not ctx.recursive or _leave(f, ctx):

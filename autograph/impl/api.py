@@ -290,10 +290,15 @@ def converted_call(f, *args, **kwargs):
     if not is_convertible(f):
         if tracing.in_graph_mode():
             note_call(f)  # a random generator's method: its numbers get frozen
-        if args and (f is np.stack or f is np.array or f is np.asarray):
+        if args and f is np.stack:
             from autograph.operators.lists import stack  # the list may be a graph list
 
             return stack(args[0], f, *args[1:], **kwargs)
+        if args and (f is np.array or f is np.asarray or f is np.asanyarray or
+                     f is np.ascontiguousarray):
+            from autograph.operators.lists import array_  # the value may be symbolic
+
+            return array_(f, *args, **kwargs)
         overload = overload_of(f)  # `fn = range; fn(n)` means what `range(n)` means
         if overload is not None:
             return overload(*args, **kwargs)

@@ -6,7 +6,7 @@ values, and builds graph nodes (through `runtime`) when given symbolic ones.
 from autograph.operators.call import autograph_artifact, converted_call, dir_, locals_, slice_
 from autograph.operators.conditionals import if_exp, if_stmt
 from autograph.operators.exceptions import assert_stmt, python_only
-from autograph.operators.lists import list_append, list_pop, stack
+from autograph.operators.lists import array_, list_append, list_pop, stack
 from autograph.operators.logical import and_, compare_chain, not_, or_, truth
 from autograph.operators.loops import for_stmt, while_stmt
 from autograph.operators.printing import print_
@@ -23,4 +23,4 @@ __all__ = [
     "UNSET", "Undefined", "ld", "ld_attr", "set_attr", "setitem",
     "print_",
 ]
-__all__ += ["isinstance_"]
+__all__ += ["isinstance_", "array_"]
