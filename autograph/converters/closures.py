@@ -92,9 +92,35 @@ def _share(fn, captured: set, generated: set, namer) -> bool:
             fresh = namer.new(arg.id)
             entry.append((arg.id, fresh))
             arg.id = fresh
+    _drop_annotations(fn, set(names))
     decl = gast.Nonlocal(names=names)
     templates.copy_location(decl, fn)
     assigns = [templates.replace("name = fresh", origin=fn, name=name, fresh=fresh)[0]
                for name, fresh in entry]
     fn.body = [decl] + assigns + fn.body
     return True
+
+
+def _drop_annotations(fn, names: set) -> None:
+    """`x: T = v` -> `x = v` (a bare `x: T` goes) for the names `fn` will declare nonlocal:
+    Python forbids annotating a nonlocal name, and the annotation of a local variable is
+    never evaluated, so nothing else changes."""
+    def rewrite(block: list) -> list:
+        out = []
+        for n in block:
+            if isinstance(n, gast.AnnAssign) and isinstance(n.target, gast.Name) and \
+                    n.target.id in names:
+                if n.value is None:
+                    continue
+                n = templates.copy_location(
+                    gast.Assign(targets=[n.target], value=n.value, type_comment=None), n)
+            for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+                part = getattr(n, field, None)
+                if isinstance(part, list) and not isinstance(n, (gast.FunctionDef,
+                                                                 gast.ClassDef)):
+                    setattr(n, field, rewrite(part))
+            out.append(n)
+        return out if out or not block else [gast.copy_location(gast.Pass(), block[0])]
+
+    fn.body = rewrite(fn.body)
+

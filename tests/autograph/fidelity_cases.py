@@ -141,6 +141,23 @@ def global_inside_block(x):
     return COUNTER
 
 
+def annotated_cache_read_by_a_closure(limit):
+    # after an early return the rest is a generated branch that declares `cache` nonlocal
+    if limit <= 0:
+        return []
+    cache: dict[int, int] = {}
+
+    def square(d):
+        if d not in cache:
+            cache[d] = d * d
+        return cache[d]
+
+    out = []
+    for n in range(limit):
+        out.append(square(n % 3))
+    return out, len(cache)
+
+
 def bare_annotation_before_loop(xs):
     best: int
     for v in xs:
@@ -293,6 +310,7 @@ CASES = [
     ("vars_and_dir", [(1.5, 3)]),
     ("global_inside_block", [(2,), (-1,)]),
     ("bare_annotation_before_loop", [([0, 3, 0, 5],), ([0],)]),
+    ("annotated_cache_read_by_a_closure", [(5,), (0,)]),
     ("walrus_in_while_test", [([1, 2, 0],)]),
     ("walrus_in_while_test_with_else", [([1, 2, 3, 0], 2), ([1, 2, 3, 0], 9)]),
     ("private_total", [(2,)]),
