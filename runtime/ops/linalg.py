@@ -159,7 +159,7 @@ def _diagonal(x, /, *, offset=0):
     return np.diagonal(x, offset, axis1=-2, axis2=-1)
 
 
-@TABLE.register(_la.matrix_transpose)
+@TABLE.register(_la.matrix_transpose, np.matrix_transpose)
 def _matrix_transpose(x, /):
     nd = len(shape(x))
     if nd < 2:

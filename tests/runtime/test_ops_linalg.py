@@ -65,6 +65,7 @@ RECT_FNS = {
     "matrix_norm-nuc": lambda x: np.linalg.matrix_norm(x, ord="nuc", keepdims=True),
     "matrix_norm-inf": lambda x: np.linalg.matrix_norm(x, ord=np.inf),
     "matrix_transpose": lambda x: np.linalg.matrix_transpose(x),
+    "np.matrix_transpose": lambda x: np.matrix_transpose(x),
 }
 
 
