@@ -4,8 +4,9 @@ When the condition is a Python bool the loop runs as Python; if it turns symboli
 part-way (its loop variables became Tensors), the loop hands over to a graph
 `while_loop` from the current state. Loop variables keep their dtype and shape across
 an iteration; a Python scalar takes the dtype the body gives it (`i = 0` then
-`i = i + n` with an int32 `n` is an int32 loop variable), and a dimension may change
-only where `shape_invariants` says it is unknown (None).
+`i = i + n` with an int32 `n` is an int32 loop variable). A dimension an iteration
+changes becomes unknown (None) automatically, as in TF (the body is traced again);
+`shape_invariants` states the shape explicitly, and then the body must fit it.
 """
 from __future__ import annotations
 
@@ -115,6 +116,10 @@ def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_i
                 adopted = True
     if adopted:  # the body does not read a stand-in: its second trace gives the same types
         g_body, out_leaves = trace_body()
+    # a dimension an iteration changes becomes unknown (None), as in TF: trace again until
+    # the shapes are a fixpoint (each round relaxes at least one dimension)
+    while _relax_shapes(carried, leaves, out_leaves, avals, invariants):
+        g_body, out_leaves = trace_body()
     for i, (a, b) in enumerate(zip(leaves, out_leaves)):
         if i not in avals:
             if not _same_constant(a, b):
@@ -143,6 +148,24 @@ def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_i
     for i, value in zip(carried, outs):
         final[i] = value
     return unflatten(tree, final)
+
+
+def _relax_shapes(carried, leaves, out_leaves, avals, invariants) -> bool:
+    """Relax to None each dimension of a loop variable that one iteration changed (same
+    rank, no explicit shape invariant); whether any did. A rank change stays an error."""
+    changed = False
+    for i in carried:
+        out = out_leaves[i]
+        if invariants[i] is not None or not isinstance(out, (Tensor, np.ndarray, np.generic)):
+            continue
+        shape, dtype = avals[i]
+        out_shape = _aval(out)[0]
+        if len(out_shape) == len(shape) and any(
+                d is not None and d != o for d, o in zip(shape, out_shape)):
+            avals[i] = (tuple(None if d != o else d for d, o in zip(shape, out_shape)),) + \
+                tuple(avals[i][1:])
+            changed = True
+    return changed
 
 
 def _is_carried(x) -> bool:
