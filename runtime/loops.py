@@ -288,16 +288,22 @@ def _check_loop_var(label, aval, out):
     if _is_python_scalar(out):
         check_number_fits(label, out, dtype)
         return
-    if len(out_shape) != len(shape) or any(
-            d is not None and d != o for d, o in zip(shape, out_shape)):
-        relaxed = tuple(None if a != b else a for a, b in zip(shape, out_shape))
-        hint = (f"ag.set_loop_options(shape_invariants=[({label}, {relaxed!r})]) as the loop's "
-                "first statement (or runtime.while_loop(..., shape_invariants=...))") \
-            if len(out_shape) == len(shape) else "keeping its rank fixed"
+    if len(out_shape) != len(shape):
         raise ValueError(
             f"Loop variable {label} has shape {_fmt_shape(shape)} before the loop but "
-            f"{_fmt_shape(out_shape)} after one iteration{_at()}. Its shape must not change "
-            f"unless relaxed: mark the changing dimension unknown with {hint}."
+            f"{_fmt_shape(out_shape)} after one iteration{_at()}: its rank (number of "
+            "dimensions) must not change inside a symbolic loop (a changing dimension is "
+            "relaxed to unknown, a changing rank is not). Give it its final rank before "
+            "the loop, e.g. with np.reshape or np.expand_dims.")
+    if any(d is not None and d != o for d, o in zip(shape, out_shape)):
+        relaxed = tuple(None if a != b else a for a, b in zip(shape, out_shape))
+        raise ValueError(
+            f"Loop variable {label} has shape {_fmt_shape(shape)} before the loop but "
+            f"{_fmt_shape(out_shape)} after one iteration{_at()}, which does not fit the shape "
+            f"invariant given for it. Relax the changing dimension: ag.set_loop_options("
+            f"shape_invariants=[({label}, {relaxed!r})]) as the loop's first statement (or "
+            "runtime.while_loop(..., shape_invariants=...)), or leave the shape invariant "
+            "out (a changing dimension is then relaxed automatically)."
         )
 
 
