@@ -140,12 +140,12 @@ class BufferPlan:
         if self.keep_layouts or not _is_elementwise(node) or len(node.outputs) != 1:
             return None
         out = node.outputs[0]
-        if out.ndim == 0 or None in out.shape:
+        if out.ndim == 0 or None in out.static_shape:
             return None
         for x in node.inputs:
             if (isinstance(x, Tensor) and self.last_use.get(id(x)) == k
                     and id(x) in self.produced and _fresh_array(self.produced[id(x)])
-                    and self.only_ufunc_users.get(id(x)) and x.shape == out.shape
+                    and self.only_ufunc_users.get(id(x)) and x.static_shape == out.static_shape
                     and x.dtype == out.dtype):
                 return x
         return None
@@ -177,11 +177,11 @@ class BufferPlan:
         """(name, C-contiguous?) of a spare buffer `node` can write its result into."""
         out = node.outputs[0] if len(node.outputs) == 1 else None
         matmul = is_float_2d_matmul(node)
-        if self.keep_layouts or out is None or out.ndim == 0 or None in out.shape or not (
+        if self.keep_layouts or out is None or out.ndim == 0 or None in out.static_shape or not (
                 matmul or _is_elementwise(node)):
             return None
         for name, (shape, dtype, contiguous) in reversed(self.spare.items()):
-            if shape == out.shape and dtype == out.dtype and (contiguous or not matmul):
+            if shape == out.static_shape and dtype == out.dtype and (contiguous or not matmul):
                 del self.spare[name]
                 self.free.remove(name)
                 return name, contiguous
@@ -209,10 +209,10 @@ class BufferPlan:
                 if name.isidentifier() and name not in self.free:
                     self.free.append(name)
                     if self._may_be_spare(x):
-                        self.spare[name] = (x.shape, x.dtype, id(x) in self.contiguous)
+                        self.spare[name] = (x.static_shape, x.dtype, id(x) in self.contiguous)
 
     def _may_be_spare(self, x: Tensor) -> bool:
         """Its buffer is private: a fresh array that only ufuncs read (no view, no alias)."""
         producer = self.produced[id(x)]
-        return x.ndim > 0 and None not in x.shape and bool(self.only_ufunc_users.get(id(x))) \
+        return x.ndim > 0 and None not in x.static_shape and bool(self.only_ufunc_users.get(id(x))) \
             and (_fresh_array(producer) or is_float_2d_matmul(producer))

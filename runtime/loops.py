@@ -84,8 +84,9 @@ def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_i
             shape = _check_invariant(labels[i], shape, invariants[i])
         avals[i] = (shape, dtype)
     weak = [i for i in carried if _is_python_scalar(leaves[i]) or _is_weak(leaves[i])]
+    still_weak: set = set()  # Python numbers the body keeps Python numbers
     if weak:
-        _discover_dtypes(body_fn, leaves, tree, carried, weak, avals, graph)
+        still_weak = _discover_dtypes(body_fn, leaves, tree, carried, weak, avals, graph)
 
     def call(fn):
         def run(*phs):
@@ -143,6 +144,8 @@ def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_i
     attrs = {"cond": g_cond, "body": g_body, "has_max": maximum_iterations is not None}
     inputs = init + caps + ([maximum_iterations] if maximum_iterations is not None else [])
     outs = add_node(graph, WHILE_LOOP, inputs, attrs, [avals[i] for i in carried])
+    for i, value in zip(carried, outs):  # (their dtype yields to typed operands, NEP 50)
+        value.weak = i in still_weak and type(leaves[i]) is not bool
     views.link_outputs([leaves[i] for i in carried], [g_body], list(outs))
     final = list(leaves)
     for i, value in zip(carried, outs):
@@ -222,6 +225,7 @@ def _discover_dtypes(body_fn, leaves, tree, carried, weak, avals, graph):
     for i in weak:
         if i not in typed:
             avals[i] = (avals[i][0], default[i])
+    return set(weak) - typed
 
 
 def _discover_round(body_fn, leaves, tree, carried, weak, typed, avals, graph) -> bool:

@@ -48,12 +48,18 @@ def shape_of(x: Any) -> Any:
     return _shape_kernel(x)
 
 
+def _weak(t: Tensor) -> Tensor:
+    # it stands for the Python int NumPy gives: NEP 50 weak, so `f32 * x.shape[0]` is f32
+    t.weak = True
+    return t
+
+
 def symbolic_shape(x: Tensor) -> tuple:
     """`x.shape` as user code sees it: ints where known, int64 scalars where unknown.
     Outside a trace (inspecting a finished graph) the static shape, None where unknown."""
     if tracing.current_graph() is None:
         return x.static_shape
-    return tuple(bind(SHAPE_DIM, x, axis=i) if d is None else d
+    return tuple(_weak(bind(SHAPE_DIM, x, axis=i)) if d is None else d
                  for i, d in enumerate(x.static_shape))
 
 
@@ -61,4 +67,4 @@ def symbolic_size(x: Tensor) -> Any:
     """`x.size` as user code sees it when a dimension is unknown (None outside a trace)."""
     if tracing.current_graph() is None:
         return None
-    return bind(SIZE_OF, x)
+    return _weak(bind(SIZE_OF, x))
