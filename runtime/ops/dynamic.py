@@ -211,8 +211,10 @@ _COUNTS, _INVERSE, _ALL = (type(f(np.zeros(1))) for f in (
     np.unique_counts, np.unique_inverse, np.unique_all))
 
 
-def _bincount_kernel(x, weights, minlength=0):
-    return np.bincount(x, weights, minlength)
+def _bincount_kernel(x, weights, minlength=0, weighted=False):
+    out = np.bincount(x, weights, minlength)
+    # NumPy gives int64 for an empty input even with weights: an unknown length is float64
+    return out.astype(np.float64, copy=False) if weighted else out
 
 
 BINCOUNT = _op("bincount", _bincount_kernel)
@@ -280,7 +282,10 @@ def _bincount(x, weights=None, minlength=0):
     if isinstance(minlength, Tensor):
         raise TypeError(f"np.bincount: minlength must be static{where()}")
     x, weights = _array(x), _array(weights)
-    return bind(BINCOUNT, x, weights, **({"minlength": minlength} if minlength else {}))
+    attrs = {"minlength": minlength} if minlength else {}
+    if weights is not None and isinstance(x, Tensor) and x.static_shape[:1] == (None,):
+        attrs["weighted"] = True
+    return bind(BINCOUNT, x, weights, **attrs)
 
 
 @TABLE.register(np.append)

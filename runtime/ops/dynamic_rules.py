@@ -182,4 +182,5 @@ def bincount_rule(op, inputs, attrs):
     if dtype(x).kind not in "biu":
         raise static_error(TypeError, "Cannot cast array data from dtype('"
                            f"{dtype(x)}') to dtype('int64') according to the rule 'safe'")
-    return [((None,), _INTP if weights is None else _F8)]
+    empty = shape(x)[0] == 0  # NumPy: int64 zeros for an empty input, weights or not
+    return [((None,), _INTP if weights is None or empty else _F8)]
