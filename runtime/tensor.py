@@ -292,6 +292,8 @@ class Tensor(NumpyOperators):
     def size(self):
         """Number of elements: an int when known, a symbolic int64 scalar in user code."""
         n = 1
+        if 0 in self.static_shape:
+            return 0
         for d in self.static_shape:
             if d is None:
                 if _library_caller(sys._getframe(1).f_code):

@@ -7,7 +7,8 @@ The result's unknown dimensions are None in the static shape (dynamic_rules.py) 
 symbolic `x.shape[i]` in user code. NumPy's creation functions (`np.zeros`, ...) take
 sizes through `__index__`, which no protocol lets a Tensor answer, so converted code
 routes a creation call with a symbolic argument here (`CREATORS`, used by
-`autograph`'s `converted_call`); with plain Python arguments they are NumPy's own.
+`autograph`'s `converted_call`; so is `np.pad` of a NumPy array with a symbolic
+`constant_values`); with plain Python arguments they are NumPy's own.
 """
 from __future__ import annotations
 
@@ -153,7 +154,7 @@ def creator_call(f, args, kwargs) -> Any:
 
 
 # -- NumPy functions taking a symbolic size along with an array (dispatched) ---------------
-def _wrap(fn, symbolic_arg: Callable):
+def _wrap(fn, symbolic_arg: Callable) -> None:
     plain = TABLE.handlers.get(fn)
 
     def handler(*args, **kwargs):
@@ -294,3 +295,42 @@ def _append(arr, values, axis=None):
     if axis is None:
         return np.concatenate((np.ravel(arr), np.ravel(values)))
     return np.concatenate((arr, values), axis=axis)
+
+
+def _pad_kernel(x, pad_width, constant_values):
+    return np.pad(x, pad_width, constant_values=constant_values)
+
+
+PAD = _op("pad_dynamic", _pad_kernel)
+
+
+def _pad(array, pad_width, mode="constant", **kwargs):
+    c = kwargs.get("constant_values", 0)
+    if not _symbolic(pad_width, c):
+        return None
+    if mode != "constant" or set(kwargs) - {"constant_values"}:
+        raise TypeError(f"np.pad with a symbolic pad_width or constant_values supports only "
+                        f"mode='constant'{where()}")
+    widths = _array(pad_width) if _symbolic(pad_width) else np.asarray(pad_width)
+    return bind(PAD, *resolve_variables([array]), widths, _array(c))
+
+
+def _size(a, axis=None):
+    """np.size of a Tensor: as x.size / x.shape[axis] (symbolic where unknown)."""
+    from runtime.ops.shape import symbolic_shape, symbolic_size
+
+    (a,) = resolve_variables([a])
+    if not isinstance(a, Tensor):
+        return np.size(a, axis)
+    if axis is not None:
+        return symbolic_shape(a)[axis]
+    if None in a.static_shape and 0 not in a.static_shape:
+        return symbolic_size(a)
+    return 0 if 0 in a.static_shape else int(np.prod(a.static_shape, dtype=np.int64))
+
+
+_wrap(np.pad, _pad)
+TABLE.handlers[np.size] = _size
+# np.pad(array, w, constant_values=c) dispatches on `array` only: a symbolic c or w with
+# a NumPy array is routed like a creation function
+CREATORS[np.pad] = lambda array, *args, **kwargs: TABLE.handlers[np.pad](array, *args, **kwargs)

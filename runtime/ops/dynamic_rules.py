@@ -184,3 +184,17 @@ def bincount_rule(op, inputs, attrs):
                            f"{dtype(x)}') to dtype('int64') according to the rule 'safe'")
     empty = shape(x)[0] == 0  # NumPy: int64 zeros for an empty input, weights or not
     return [((None,), _INTP if weights is None or empty else _F8)]
+
+
+@rule("pad_dynamic")
+def pad_dynamic_rule(op, inputs, attrs):
+    """np.pad(x, pad_width, constant_values=c) with a symbolic c or pad_width: c is cast
+    to x's dtype; a symbolic pad_width leaves every dimension unknown."""
+    from runtime.ops.functions_rules import RULES as FUNCTION_RULES
+
+    x, widths, _c = inputs
+    if isinstance(widths, Tensor):
+        if widths.dtype.kind not in "iu":
+            raise static_error(TypeError, "`pad_width` must be of integral type.")
+        return [((None,) * len(shape(x)), dtype(x))]
+    return FUNCTION_RULES["pad"](op, [x], {"pad_width": widths})

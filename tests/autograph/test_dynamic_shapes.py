@@ -207,3 +207,17 @@ def test_shape_is_ints_and_symbolic_scalars():
     assert rows.dtype == np.int64 and rows.ndim == 0
     cf = f.get_concrete_function(ag.TensorSpec((None, 3), np.float32))
     assert cf.graph.inputs[0].shape == (None, 3)  # a finished graph shows its static shape
+
+
+def grow_matrix_by_padding(x):
+    m = np.zeros((1, 1), x.dtype)
+    i = 0
+    while i < x.shape[0]:
+        m = np.pad(m, ((1, 1), (1, 1)), constant_values=x[i])
+        i += 1
+    return m, np.size(m), np.size(m, 0), np.pad(x, x.shape[0] % 3)
+
+
+def test_padding_with_symbolic_values_grows_a_loop_matrix():
+    run_everywhere(grow_matrix_by_padding, [(None,)], np.int32, VECTORS,
+                   make=lambda s: np.arange(s[0], dtype=np.int32))

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from runtime.ops.dynamic import creator_call
-from tests.runtime.shape_rules_check import ALL_DTYPES, check_known_dims_used, check_rule
+from tests.runtime.shape_rules_check import ALL_DTYPES, check_known_dims_used, check_rule, trace
 
 SHAPES = [(), (0,), (3,), (2, 3), (0, 4), (None,), (None, 3), (2, None), (None, None)]
 INTS = [np.dtype(d) for d in (np.int8, np.uint8, np.int32, np.int64, np.uint64)]
@@ -125,3 +125,19 @@ def test_reshape_repeat_tile_with_symbolic_counts():
             check_rule(lambda x, n: np.repeat(x, n, axis=-1), [(s, d), ((), np.int64)])
             check_rule(lambda x, n: np.tile(x, n), [(s, d), ((), np.int64)])
             check_rule(lambda x, n: np.tile(x, (n, 2)), [(s, d), ((), np.int64)])
+
+
+def test_pad_with_symbolic_value_or_width_and_np_size():
+    for s in [(3,), (2, 3), (None,), (None, 2), (0,)]:
+        for d in ALL_DTYPES[::3]:
+            check_rule(lambda x, c: np.pad(x, 1, constant_values=c), [(s, d), ((), np.float64)])
+            check_rule(lambda x, c: np.pad(x, ((1, 0),) * len(x.shape), constant_values=c),
+                       [(s, d), ((), np.int8)])
+            check_rule(lambda x, n: np.pad(x, n), [(s, d), ((), np.int64)])
+    for s, axis in [((None,), 0), ((None, 2), 0), ((3, None), -1)]:  # known: ints (below)
+        check_rule(lambda x: np.size(x), [(s, np.float32)])
+        check_rule(lambda x, axis=axis: np.size(x, axis), [(s, np.float32)])
+    assert trace(lambda x: np.size(x), [((2, None, 0), np.float32)]) == 0  # empty either way
+    for s in [(3,), (2, 3), (0, 2)]:
+        assert trace(lambda x: (np.size(x), np.size(x, -1)), [(s, np.float32)]) == \
+            (np.size(np.zeros(s)), np.size(np.zeros(s), -1))
