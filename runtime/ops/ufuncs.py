@@ -36,6 +36,9 @@ PYTHON_NUMBER = OpDef("python_number", _python_number_kernel,
                       lambda op, ins, attrs: [(ins[0].static_shape, ins[0].dtype)])
 
 
+PYTHON_NUMBER.grad = lambda rec, cts: [cts[0]]  # the same number
+
+
 def python_number(x: Tensor) -> Tensor:
     out = bind(PYTHON_NUMBER, x)
     out.weak = True

@@ -221,3 +221,32 @@ def grow_matrix_by_padding(x):
 def test_padding_with_symbolic_values_grows_a_loop_matrix():
     run_everywhere(grow_matrix_by_padding, [(None,)], np.int32, VECTORS,
                    make=lambda s: np.arange(s[0], dtype=np.int32))
+
+
+def shaped_loss(x, c):
+    n = x.shape[0]
+    y = x.reshape(n, -1) * n
+    z = np.pad(x, 1, constant_values=c)
+    return (np.sum(y ** 2) + np.sum(z * np.arange(z.shape[0])) + np.sum(np.repeat(x, n) ** 2)
+            + np.sum(np.full((2, n), c) * 3) + np.sum(x[x > 1] ** 3))
+
+
+def shaped_loss_grads(x, c):
+    with ag.GradientTape() as tape:
+        tape.watch([x, c])
+        loss = shaped_loss(x, c)
+    return loss, tape.gradient(loss, [x, c])
+
+
+def test_gradients_through_symbolic_sizes_match_central_differences():
+    from tests.runtime.gradcheck import assert_grads, numeric_grads
+
+    sig = [ag.TensorSpec((None,), np.float64), ag.TensorSpec((), np.float64)]
+    f = ag.function(shaped_loss_grads, input_signature=sig)
+    ops = {n.op.name for n in f.get_concrete_function(*sig).graph.walk()}
+    assert {"reshape_dynamic", "pad_dynamic", "repeat_dynamic", "full"} <= ops
+    for n in (1, 4, 2):  # (n = 0: x.reshape(0, -1) raises in NumPy and in the graph)
+        args = [np.arange(n, dtype=np.float64) * 0.75 + 0.5, np.float64(0.25)]
+        value, grads = f(*args)
+        assert_same(value, shaped_loss(*args))
+        assert_grads(grads, numeric_grads(shaped_loss, args), "graph tape, unknown dims")
