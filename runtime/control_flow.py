@@ -184,10 +184,8 @@ def _fill_placeholder(x, other):
     if not isinstance(other, (Tensor, np.ndarray, np.generic)) and not _is_python_scalar(other):
         return x
     shape, dtype = _aval(other)
-    if None in shape:
-        raise ValueError(f"A value set on only one side of a conditional{_at()} has an unknown "
-                         f"shape {_fmt_shape(shape)}; give it a value before the `if`.")
-    zeros = np.zeros(shape, dtype)
+    # (an unknown dim: any size will do - the merged dim is unknown and the value unused)
+    zeros = np.zeros(tuple(0 if d is None else d for d in shape), dtype)
     return zeros[()] if zeros.ndim == 0 else zeros
 
 

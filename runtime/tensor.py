@@ -253,6 +253,10 @@ class NumpyOperators:
     @property
     def nbytes(self):
         size = self.size
+        if size is None:  # an unknown dim: symbolic while tracing, like x.size
+            from runtime.ops.shape import symbolic_size
+
+            size = symbolic_size(self)
         return None if size is None else size * self.dtype.itemsize
 
 

@@ -250,3 +250,15 @@ def test_gradients_through_symbolic_sizes_match_central_differences():
         value, grads = f(*args)
         assert_same(value, shaped_loss(*args))
         assert_grads(grads, numeric_grads(shaped_loss, args), "graph tape, unknown dims")
+
+
+def early_return_of_unknown_shape(x):
+    out = x * 2
+    if np.sum(x) > 2:
+        return x[x > 1], x.nbytes
+    out = out[:3]
+    return out, out.nbytes
+
+
+def test_value_of_unknown_shape_set_on_one_path_only():
+    run_everywhere(early_return_of_unknown_shape, [(None,)], np.float32, VECTORS)
