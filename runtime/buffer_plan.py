@@ -74,6 +74,16 @@ def is_float_2d_matmul(node: Node) -> bool:
         for x in node.inputs)
 
 
+def _same_size(x: Tensor, out: Tensor, node: Node) -> bool:
+    """Whether `x` provably has the shape of `out` when the graph runs: equal known shapes,
+    or (with unknown dims) every other operand 0-d, so nothing broadcasts `x` larger."""
+    if x.static_shape != out.static_shape:
+        return False
+    return None not in out.static_shape or all(
+        y is x or np.ndim(y) == 0 if not isinstance(y, Tensor) else y is x or y.ndim == 0
+        for y in node.inputs)
+
+
 class BufferPlan:
     """Last uses within one graph body: names to recycle and buffers to write into.
 
@@ -140,12 +150,12 @@ class BufferPlan:
         if self.keep_layouts or not _is_elementwise(node) or len(node.outputs) != 1:
             return None
         out = node.outputs[0]
-        if out.ndim == 0 or None in out.static_shape:
+        if out.ndim == 0:
             return None
         for x in node.inputs:
             if (isinstance(x, Tensor) and self.last_use.get(id(x)) == k
                     and id(x) in self.produced and _fresh_array(self.produced[id(x)])
-                    and self.only_ufunc_users.get(id(x)) and x.static_shape == out.static_shape
+                    and self.only_ufunc_users.get(id(x)) and _same_size(x, out, node)
                     and x.dtype == out.dtype):
                 return x
         return None
