@@ -262,3 +262,13 @@ def early_return_of_unknown_shape(x):
 
 def test_value_of_unknown_shape_set_on_one_path_only():
     run_everywhere(early_return_of_unknown_shape, [(None,)], np.float32, VECTORS)
+
+
+def symbolic_slices(x):
+    n = x.shape[0]
+    return (x[:n // 2], x[n - 2:], x[::n // 2 + 1], x[1:n - 1:2],
+            np.stack((x[:n // 2], x[n - n // 2:])), x[-n:])
+
+
+def test_slicing_with_symbolic_bounds():
+    run_everywhere(symbolic_slices, [(None,)], np.float32, [[(n,)] for n in (2, 3, 6, 7)])
