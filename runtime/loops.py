@@ -292,6 +292,14 @@ def _check_loop_var(label, aval, out):
     if _is_python_scalar(out):
         check_number_fits(label, out, dtype)
         return
+    if dtype == object and shape == () and out_shape != ():  # a graph list (runtime/lists.py)
+        raise TypeError(
+            f"Loop variable {label} is a list whose length the symbolic loop changes{_at()} "
+            f"(carried as a graph list), but an iteration replaces it by {_describe(out)} "
+            f"(e.g. `{label} = {label} + [v]`): a symbolic loop grows a list only through "
+            f"{label}.append(v). Write "
+            f"`{label}.append(v)`, or build an array (np.concatenate / np.append), whose "
+            "changing length the loop relaxes to unknown.")
     if len(out_shape) != len(shape):
         raise ValueError(
             f"Loop variable {label} has shape {_fmt_shape(shape)} before the loop but "

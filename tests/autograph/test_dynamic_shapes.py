@@ -272,3 +272,17 @@ def symbolic_slices(x):
 
 def test_slicing_with_symbolic_bounds():
     run_everywhere(symbolic_slices, [(None,)], np.float32, [[(n,)] for n in (2, 3, 6, 7)])
+
+
+def list_rebuilt_in_loop(x):
+    s = [x[0]]
+    for v in x:
+        s = s + [v]
+    return s
+
+
+def test_list_rebuilt_in_a_symbolic_loop_says_to_append():
+    f = ag.function(list_rebuilt_in_loop, input_signature=[ag.TensorSpec((None,), np.float32)])
+    with pytest.raises(TypeError, match=r"Loop variable s is a list whose length the symbolic "
+                                        r"loop changes.*s.append\(v\)"):
+        f(np.ones(3, np.float32))
