@@ -292,7 +292,7 @@ def _check_loop_var(label, aval, out):
     if _is_python_scalar(out):
         check_number_fits(label, out, dtype)
         return
-    if dtype == object and shape == () and out_shape != ():  # a graph list (runtime/lists.py)
+    if dtype.kind == "O" and shape == () and out_shape != ():  # a graph list (runtime/lists.py)
         raise TypeError(
             f"Loop variable {label} is a list whose length the symbolic loop changes{_at()} "
             f"(carried as a graph list), but an iteration replaces it by {_describe(out)} "
