@@ -32,6 +32,7 @@ def run_everywhere(fn, spec_shapes, dtype, sizes_list, make=None):
         assert_same(got, expected)
         assert_same(relaxed(*args), expected)
         assert_interpreter_agrees(signed.get_concrete_function(*sig), args, got)
+    signed.get_concrete_function(*sig).graph.verify()
     assert signed.tracing_count == 1
     assert relaxed.tracing_count <= 2  # the first shape, then one relaxed trace
     return signed

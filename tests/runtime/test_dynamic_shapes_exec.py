@@ -24,6 +24,7 @@ def chain(x, y):
 def run_sizes(fn, sizes):
     f = ag.function(fn, input_signature=SIG)
     cf = f.get_concrete_function(*SIG)
+    cf.graph.verify()
     for n, m in sizes:
         args = (np.linspace(0, 1, n), np.linspace(1, 2, m))
         expected = fn(*args)
