@@ -186,6 +186,20 @@ def _tile(A, reps):
     return bind(TILE, *resolve_variables([A]), *_dims(reps))
 
 
+def _broadcast_to_kernel(x, *dims):
+    return np.broadcast_to(x, dims)
+
+
+BROADCAST_TO = _op("broadcast_to_dynamic", _broadcast_to_kernel)
+
+
+def _broadcast_to(array, shape, subok=False):
+    if not _symbolic(shape):
+        return None
+    return bind(BROADCAST_TO, *resolve_variables([array]), *_dims(shape))
+
+
+_wrap(np.broadcast_to, _broadcast_to)
 _wrap(np.reshape, _reshape)
 _wrap(np.repeat, _repeat)
 _wrap(np.tile, _tile)
@@ -375,6 +389,13 @@ def _repeat_grad(rec, cts):
     return [take_grad(x, index, axis, cts[0]), None]
 
 
+def _broadcast_to_grad(rec, cts):
+    from runtime.autodiff.shapes import sum_to
+
+    return [sum_to(cts[0], rec.inputs[0])] + [None] * (len(rec.inputs) - 1)
+
+
+BROADCAST_TO.grad = _broadcast_to_grad
 RESHAPE.grad = _reshape_grad
 FULL.grad = _full_grad
 PAD.grad = _pad_grad

@@ -198,3 +198,18 @@ def pad_dynamic_rule(op, inputs, attrs):
             raise static_error(TypeError, "`pad_width` must be of integral type.")
         return [((None,) * len(shape(x)), dtype(x))]
     return FUNCTION_RULES["pad"](op, [x], {"pad_width": widths})
+
+
+@rule("broadcast_to_dynamic")
+def broadcast_to_dynamic_rule(op, inputs, attrs):
+    """np.broadcast_to(x, shape) with symbolic entries in `shape` (unknown dims there)."""
+    x, *dims = inputs
+    out = tuple(size_dim(d) for d in dims)
+    xs = shape(x)
+    if len(xs) > len(out) or any(a not in (1, None) and b is not None and a != b
+                                 for a, b in zip(xs[::-1], out[::-1])):
+        raise static_error(ValueError, f"cannot broadcast a non-scalar to a scalar array"
+                           if not out else f"operands could not be broadcast together with "
+                           f"remapped shapes [original->remapped]: {xs} and requested shape "
+                           f"{out}")
+    return [(out, dtype(x))]

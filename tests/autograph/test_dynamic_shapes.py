@@ -287,3 +287,13 @@ def test_list_rebuilt_in_a_symbolic_loop_says_to_append():
     with pytest.raises(TypeError, match=r"Loop variable s is a list whose length the symbolic "
                                         r"loop changes.*s.append\(v\)"):
         f(np.ones(3, np.float32))
+
+
+def shape_tuples(x):
+    return (np.zeros(x.shape), x.reshape(x.shape), np.ones(x.shape[1:]),
+            np.broadcast_to(x[:1], x.shape), np.full(x.shape[::-1], 2, np.int8),
+            np.empty(x.shape).shape)
+
+
+def test_shape_tuples_as_sizes():
+    run_everywhere(shape_tuples, [(None, 4)], np.float32, MATRICES)

@@ -141,3 +141,12 @@ def test_pad_with_symbolic_value_or_width_and_np_size():
     for s in [(3,), (2, 3), (0, 2)]:
         assert trace(lambda x: (np.size(x), np.size(x, -1)), [(s, np.float32)]) == \
             (np.size(np.zeros(s)), np.size(np.zeros(s), -1))
+
+
+def test_broadcast_to_a_symbolic_shape():
+    for s in [(), (1,), (3,), (1, 3), (None,), (2, 3), (None, 1)]:
+        for d in ALL_DTYPES[::4]:
+            check_rule(lambda x, n: np.broadcast_to(x, (n, 3)), [(s, d), ((), np.int64)],
+                       value_error=True)
+            check_rule(lambda x, n: np.broadcast_to(x, (2, n, 1)), [(s, d), ((), np.int64)],
+                       value_error=True)
