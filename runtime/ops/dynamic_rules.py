@@ -208,7 +208,7 @@ def broadcast_to_dynamic_rule(op, inputs, attrs):
     xs = shape(x)
     if len(xs) > len(out) or any(a not in (1, None) and b is not None and a != b
                                  for a, b in zip(xs[::-1], out[::-1])):
-        raise static_error(ValueError, f"cannot broadcast a non-scalar to a scalar array"
+        raise static_error(ValueError, "cannot broadcast a non-scalar to a scalar array"
                            if not out else f"operands could not be broadcast together with "
                            f"remapped shapes [original->remapped]: {xs} and requested shape "
                            f"{out}")
