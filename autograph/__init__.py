@@ -14,6 +14,9 @@ from runtime import (
 )
 from runtime import print_ as print  # noqa: A001  (ag.print runs every time the graph runs)
 from autograph.api import do_not_convert, function, set_loop_options, to_code, to_graph
+from runtime.saved import LoadError, load, save
+from autograph import dask  # noqa: E402  (ag.dask.map_blocks; imports Dask only when used)
+from runtime.onnx_export import export_onnx  # needs the onnx extra only when called
 
 
 def __getattr__(name):
@@ -33,4 +36,5 @@ __all__ = [
     "function", "to_code", "to_graph", "do_not_convert", "set_loop_options",
     "run_functions_eagerly", "functions_run_eagerly", "print", "TensorSpec", "Variable",
     "GraphModeError", "RetracingWarning", "ConversionError", "GradientTape",
+    "save", "load", "LoadError", "dask", "export_onnx",
 ]

@@ -120,7 +120,7 @@ class CodeGen:
     def result_expr(self, x) -> str:
         """A value that becomes a branch or loop result: constant arrays are copied, since
         what a call returns must not be shared with the next call."""
-        if isinstance(x, np.ndarray) and x.ndim > 0:
+        if isinstance(x, np.ndarray):
             return f"{self.lit(x)}.copy()"
         return self.expr(x)
 

@@ -145,6 +145,7 @@ def cond(pred: Any, true_fn: Callable, false_fn: Callable, operands: Sequence = 
         if not isinstance(a, Tensor) and not isinstance(b, Tensor) and _same_constant(a, b):
             out_leaves.append(a)  # the same Python value either way: no graph value needed
             continue
+        _check_selectable(label, a, b)
         dtype = _merge_dtype(label, a, b)
         shape = _merge_shape(label, a, b, "true branch", "false branch")
         true_vals.append(_as_value(g_true, a, dtype))
@@ -165,6 +166,32 @@ def cond(pred: Any, true_fn: Callable, false_fn: Callable, operands: Sequence = 
     for slot, value in zip(slots, outs):
         out_leaves[slot] = value
     return unflatten(t_tree, out_leaves)
+
+
+def _is_selectable(x) -> bool:
+    return isinstance(x, (Tensor, np.ndarray, np.generic)) or _is_python_scalar(x) or \
+        _is_placeholder(x)
+
+
+def _check_selectable(label, a, b) -> None:
+    """A graph `cond` chooses between arrays and numbers only: two different functions,
+    strings or other objects cannot become one graph value."""
+    if _is_selectable(a) and _is_selectable(b):
+        return
+    raise TypeError(
+        f"'{label}' is {_describe_object(a)} in the true branch of a symbolic `if`{_at()} and "
+        f"{_describe_object(b)} in the false branch. A condition known only when the graph "
+        "runs can choose between arrays and numbers, not between other Python objects. "
+        "Choose with a Python value (an `if` on a Python argument), or compute the results "
+        "of both choices and select between them (np.where(cond, a, b)).")
+
+
+def _describe_object(x) -> str:
+    if _is_selectable(x):
+        return _describe(x)
+    kind = "a function" if callable(x) and hasattr(x, "__code__") else \
+        f"a {type(x).__name__}"
+    return f"{kind} ({x!r:.60})"
 
 
 def _at() -> str:

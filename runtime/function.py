@@ -28,7 +28,9 @@ from runtime.signature import (
 )
 from runtime.structure import flatten
 from runtime.tensor import Tensor, _fmt_shape
-from runtime.writeback import writing_back
+from runtime.writeback import (
+    apply_container_writes, container_writes, snapshot_containers, writing_back,
+)
 from runtime.variables import Variable
 
 
@@ -55,31 +57,37 @@ class ConcreteFunction:
     """One trace of a Function: a graph plus the compiled Python code that runs it."""
 
     def __init__(self, name, graph, key, params, out_tree, out_leaves, owner=None,
-                 optimize: bool = True, writeback: list = ()):
+                 optimize: bool = True, writeback: list = (), container_writes: tuple = ((), 0)):
         self.name = name
         self.graph = graph
         self.key = key
         self.params = params
         self._owner = owner
         self._out_leaves = out_leaves
+        self.out_tree = out_tree  # the result structure (saved functions record it)
         self.pass_summary = None
         run_graph, run_leaves = graph, out_leaves
         # (position, name) of the arguments written into: their final values are the
         # graph's last outputs, copied into the caller's arrays after each call
         self.writeback = list(writeback)
-        finals = graph.outputs[len(graph.outputs) - len(writeback):]
+        # list/dict arguments changed in place: templates of their final contents, and
+        # how many graph outputs (after the written arrays) those templates read
+        self._container_writes, n_values = container_writes
+        n_extra = len(writeback) + n_values
+        finals = graph.outputs[len(graph.outputs) - n_extra:] if n_extra else []
         if optimize:
             run_graph, _, self.pass_summary = optimize_graph(graph)
             outputs = iter(run_graph.outputs)
             run_leaves = [next(outputs) if isinstance(x, Tensor) else x for x in out_leaves]
             finals = list(outputs)
         self.optimized_graph = run_graph
-        if writeback:  # the results, then the final value of each argument written into
+        if n_extra:  # the results, then the final value of each argument written into
             out_tree, run_leaves = (tuple, [out_tree] + [None] * len(finals)), run_leaves + finals
         self._fn, self.python_code, self._gen, self._filename = compile_graph(
             run_graph, out_tree, run_leaves, name)
-        if writeback:
-            self._fn = writing_back(self._fn, writeback, name)
+        if n_extra or self._container_writes:
+            self._fn = writing_back(self._fn, writeback, name, n_extra,
+                                    keep_rest=bool(self._container_writes))
 
     def __call__(self, *args, **kwargs):
         if self._owner is not None:
@@ -91,10 +99,14 @@ class ConcreteFunction:
         if len(key) != len(self.key) or not all(key_fits(k, p) for k, p in zip(key, self.key)):
             raise TypeError(f"{self.name}: arguments {self._describe(key)} do not match this "
                             f"concrete function's signature {self._describe(self.key)}.")
-        return self._run(leaves)
+        return self._run(leaves, args)
 
-    def _run(self, leaves):
+    def _run(self, leaves, args=None):
         try:
+            if self._container_writes:
+                out, values = self._fn(*leaves)
+                apply_container_writes(self._container_writes, args, leaves, values)
+                return out
             return self._fn(*leaves)
         except Exception as e:
             self._annotate(e)
@@ -117,6 +129,12 @@ class ConcreteFunction:
 
     def _describe(self, key) -> str:
         return "(" + ", ".join(f"{p}: {describe_part(k)}" for p, k in zip(self.params, key)) + ")"
+
+    def to_onnx(self, **options):
+        """This trace as an `onnx.ModelProto` (opset 18; see runtime/onnx_export)."""
+        from runtime.onnx_export import to_onnx
+
+        return to_onnx(self, **options)
 
     @property
     def structured_input_signature(self):
@@ -228,7 +246,7 @@ class Function:
         cf = self._cache.get(key)
         if cf is None:
             cf = self._lookup_or_trace(key, args)
-        return cf._run(leaves)
+        return cf._run(leaves, args)
 
     def __get__(self, instance, owner=None):
         if instance is None:
@@ -266,7 +284,7 @@ class Function:
             leaves.append(_check_against_spec(self.__name__, name, spec, a))
         if not self._concrete:
             self.get_concrete_function()
-        return self._concrete[0]._run(leaves)
+        return self._concrete[0]._run(leaves, args)
 
     # -- tracing ----------------------------------------------------------------------
     def _lookup_or_trace(self, key, args):
@@ -348,6 +366,7 @@ class Function:
         graph = Graph(self.__name__)
         placeholders = iter(_placeholders(graph, self._params, key))
         traced_args = [_substitute(a, k, placeholders) for a, k in zip(args, key)]
+        containers = snapshot_containers(traced_args)
         watch = RandomWatch(self.python_function)
         with tracing.graph_context(graph):
             out = self._call_canonical(fn, traced_args)
@@ -357,12 +376,16 @@ class Function:
             out_leaves = [graph.capture(x) if isinstance(x, Tensor) else x for x in out_leaves]
             # argument arrays the function wrote into: the executor writes them back
             written = views.written_inputs(graph.inputs)
+            # list/dict arguments changed in place: every call updates the caller's
+            writes, values = container_writes(containers, graph.inputs, graph.capture)
         warn_if_drawn(watch, graph, self.__name__)
-        graph.outputs = [x for x in out_leaves if isinstance(x, Tensor)] + [v for _, v in written]
+        graph.outputs = ([x for x in out_leaves if isinstance(x, Tensor)] +
+                         [v for _, v in written] + values)
         graph.verify()
         cf = ConcreteFunction(self.__name__, graph, key, self._params, out_tree, out_leaves,
                               owner=self, optimize=self.optimize,
-                              writeback=[(k, graph.inputs[k].name) for k, _ in written])
+                              writeback=[(k, graph.inputs[k].name) for k, _ in written],
+                              container_writes=(writes, len(values)))
         self._concrete.append(cf)
         self.tracing_count += 1
         return cf

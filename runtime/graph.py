@@ -59,12 +59,25 @@ class Graph:
 
     # -- building ---------------------------------------------------------------
     def fresh_name(self, prefix: str = "v") -> str:
-        self._counter[0] += 1
-        return f"{prefix}{self._counter[0]}"
+        counter = self._counter  # [count, names given explicitly] shared by nested graphs
+        while True:
+            counter[0] += 1
+            name = f"{prefix}{counter[0]}"
+            if len(counter) < 2 or name not in counter[1]:
+                return name
+
+    def _reserve(self, name: str) -> str:
+        """A name given explicitly (a parameter's, added before any generated one), kept
+        out of the fresh names: a parameter `v1` must not collide with the generated `v1`."""
+        counter = self._counter
+        if len(counter) < 2:
+            counter.append(set())
+        counter[1].add(name)
+        return name
 
     def add_input(self, shape, dtype, name: str | None = None, weak: bool = False) -> Tensor:
-        t = Tensor(self, None, 0, tuple(shape), np.dtype(dtype), name or self.fresh_name("a"),
-                   weak)
+        name = self._reserve(name) if name else self.fresh_name("a")
+        t = Tensor(self, None, 0, tuple(shape), np.dtype(dtype), name, weak)
         self.inputs.append(t)
         return t
 

@@ -400,6 +400,16 @@ class Tensor(NumpyOperators):
             "in place. Write `x = np.sort(x, axis)` (a caller's array is then left unsorted, "
             "unlike x.sort() on an array argument).")
 
+    def __dlpack__(self, *args, **kwargs):
+        # np.from_dlpack(x) asks x for its buffer, which a symbolic value does not have yet
+        raise TypeError(
+            f"np.from_dlpack (and other DLPack consumers) is not supported on a symbolic "
+            f"Tensor{where()}: it has no memory to share while tracing. Inside a decorated "
+            "function the value already is an array: use it (or np.asarray(x)) directly.")
+
+    def __dlpack_device__(self):
+        return self.__dlpack__()
+
     # -- NumPy protocols --------------------------------------------------------
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         from runtime.ops.ufuncs import dispatch_ufunc

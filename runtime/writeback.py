@@ -13,18 +13,25 @@ from typing import Callable
 import numpy as np
 
 
-def writing_back(fn: Callable, writeback: list, name: str) -> Callable:
-    """`fn` returns (results, *final values); the wrapper copies the final values into the
-    argument arrays at `writeback`'s positions and returns the results."""
+def writing_back(fn: Callable, writeback: list, name: str, n_extra: int,
+                 keep_rest: bool = False) -> Callable:
+    """`fn` returns (results, *final values) when it has `n_extra` final values, else the
+    results; the wrapper copies the first final values into the argument arrays at
+    `writeback`'s positions and returns the results (with the values after those, when
+    `keep_rest`: they fill list and dict arguments)."""
     positions = [k for k, _ in writeback]
     labels = dict(writeback)
 
     def run(*leaves):
         for k in positions:
             _check_writable(leaves, k, labels[k], name)
+        if not n_extra:
+            return fn(*leaves), ()
         out, *finals = fn(*leaves)
         for k, value in zip(positions, finals):
             np.copyto(leaves[k], value, casting="unsafe")
+        if keep_rest:
+            return out, finals[len(positions):]
         return out
 
     run.__wrapped__ = fn
@@ -46,3 +53,119 @@ def _check_writable(leaves, k: int, label: str, name: str) -> None:
                 f"argument (argument #{j}); the graph treats arguments as separate arrays, so "
                 "it cannot show the write through the other one. Pass a copy (`x.copy()`) "
                 "for one of them.")
+
+
+# -- list and dict arguments ---------------------------------------------------------
+# A Function traces on a copy of each list/dict argument (its array leaves become
+# placeholders). A function that changes such a container in place (`t[i] = v`,
+# `t.append(v)`, `d[k] = v`) would change the caller's container in Python, so the trace
+# records each changed container's final contents as a template, and every call puts
+# those contents into the caller's container. Template items:
+#   ("ref", arg, path)   the caller's container at that path (identity kept)
+#   ("leaf", k)          the caller's k-th array leaf (identity kept)
+#   ("out", j)           the j-th extra graph output (a value computed by the graph)
+#   ("new", type, items) a container the function created (items are templates; a dict's
+#                        items are (key, template) pairs)
+#   ("const", v)         a Python value
+
+
+def snapshot_containers(args) -> list:
+    """(arg, path, container, shallow copy of its contents) for every list and dict
+    reachable from the (traced) arguments through lists, tuples and dicts."""
+    found: list = []
+
+    def walk(obj, arg, path):
+        t = type(obj)
+        if t is list:
+            found.append((arg, path, obj, list(obj)))
+            items = enumerate(obj)
+        elif t is dict:
+            found.append((arg, path, obj, list(obj.items())))
+            items = obj.items()
+        elif t is tuple:
+            items = enumerate(obj)
+        else:
+            return
+        for k, v in items:
+            walk(v, arg, path + (k,))
+
+    for i, a in enumerate(args):
+        walk(a, i, ())
+    return found
+
+
+def _changed(obj, before) -> bool:
+    now = list(obj) if type(obj) is list else list(obj.items())
+    if len(now) != len(before):
+        return True
+    if type(obj) is list:
+        return any(a is not b for a, b in zip(now, before))
+    return any(ka != kb or va is not vb for (ka, va), (kb, vb) in zip(now, before))
+
+
+def container_writes(snapshots: list, inputs: list, capture) -> tuple[list, list]:
+    """The changed containers as (arg, path, template), and the graph values the
+    templates read (their ("out", j) items), for the trace that just ran."""
+    from runtime.tensor import Tensor
+    from runtime.views import resolve
+
+    changed = [(arg, path, obj) for arg, path, obj, before in snapshots
+               if _changed(obj, before)]
+    if not changed:
+        return [], []
+    known = {id(obj): (arg, path) for arg, path, obj, _ in snapshots}
+    leaf_of = {id(p): k for k, p in enumerate(inputs)}
+    outputs: list = []
+
+    def encode(v):
+        if id(v) in known:
+            return ("ref",) + known[id(v)]
+        if type(v) is Tensor:
+            if id(v) in leaf_of and resolve(v) is v:
+                return ("leaf", leaf_of[id(v)])
+            outputs.append(capture(resolve(v)))
+            return ("out", len(outputs) - 1)
+        if type(v) in (list, tuple):
+            return ("new", type(v), [encode(x) for x in v])
+        if type(v) is dict:
+            return ("new", dict, [(k, encode(x)) for k, x in v.items()])
+        return ("const", v)
+
+    writes = [(arg, path, [(k, encode(x)) for k, x in obj.items()] if type(obj) is dict
+               else [encode(x) for x in obj]) for arg, path, obj in changed]
+    return writes, outputs
+
+
+def apply_container_writes(writes: list, args, leaves: list, values) -> None:
+    """Put each changed container's final contents into the caller's container."""
+    def at(arg, path):
+        obj = args[arg]
+        for k in path:
+            obj = obj[k]
+        return obj
+
+    targets = [at(arg, path) for arg, path, _ in writes]  # before anything moves
+
+    def build(t):
+        kind = t[0]
+        if kind == "ref":
+            return at(t[1], t[2])
+        if kind == "leaf":
+            return leaves[t[1]]
+        if kind == "out":
+            return values[t[1]]
+        if kind == "new":
+            if t[1] is dict:
+                return {k: build(x) for k, x in t[2]}
+            return t[1](build(x) for x in t[2])
+        return t[1]
+
+    contents = [[(k, build(x)) for k, x in items] if type(target) is dict else
+                [build(x) for x in items]
+                for target, (_, _, items) in zip(targets, writes)]
+    for target, new in zip(targets, contents):
+        if type(target) is dict:
+            target.clear()
+            target.update(new)
+        else:
+            target[:] = new

@@ -12,7 +12,7 @@ import sys
 
 from autograph.cli import diagnostics
 from autograph.cli.diagnostics import UsageError, UserError
-from autograph.cli.files import atomic_write, python_files, read_source
+from autograph.cli.files import python_files, read_source, utf8_source, write_output
 
 
 def _convert_text(path: str) -> tuple[str, str]:
@@ -30,7 +30,7 @@ def _convert_text(path: str) -> tuple[str, str]:
         raise diagnostics.from_conversion_error(e, lines) from None
 
 
-def _same_file(a: str, b: str) -> bool:
+def same_file(a: str, b: str) -> bool:
     try:
         return os.path.samefile(a, b)
     except OSError:
@@ -45,15 +45,24 @@ def run_convert(args) -> int:
         raise UserError(f"{src}: no such file or directory")
     if out is not None and os.path.isdir(out):
         out = os.path.join(out, os.path.basename(src))
-    if out is not None and _same_file(src, out):
+    if out is not None and same_file(src, out):
         raise UsageError(f"refusing to overwrite the input {src}: choose another -o")
     text, encoding = _convert_text(src)
-    if out is None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+    if out is None:  # UTF-8, whatever the source's encoding: the declaration says so
+        _write_stdout(utf8_source(text).encode("utf-8"))
     else:
-        atomic_write(out, text, encoding)
+        write_output(out, text, encoding)
     return 0
+
+
+def _write_stdout(data: bytes) -> None:
+    sys.stdout.flush()
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:  # a text-only stream (an embedding program's)
+        sys.stdout.write(data.decode("utf-8"))
+    else:
+        buffer.write(data)
+        buffer.flush()
 
 
 def _convert_tree(src: str, out: str | None) -> int:
@@ -61,7 +70,7 @@ def _convert_tree(src: str, out: str | None) -> int:
         raise UsageError(f"{src} is a directory: give an output directory with -o DIR")
     if os.path.exists(out) and not os.path.isdir(out):
         raise UsageError(f"{src} is a directory but -o {out} is not a directory")
-    if _same_file(src, out):
+    if same_file(src, out):
         raise UsageError(f"refusing to overwrite the input directory {src}: choose another -o")
     results, errors = [], []
     for rel in python_files(src, exclude=out):
@@ -75,8 +84,11 @@ def _convert_tree(src: str, out: str | None) -> int:
         raise errors[-1]
     for rel, text, encoding in results:
         target = os.path.join(out, rel)
-        os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
-        atomic_write(target, text, encoding)
+        try:
+            os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
+        except OSError as e:
+            raise UserError(f"cannot write {target}: {e.strerror or e}") from None
+        write_output(target, text, encoding)
     print(f"converted {len(results)} file(s) from {src} into {out}", file=sys.stderr)
     return 0
 
@@ -117,6 +129,9 @@ def run_show(args) -> int:
         raise diagnostics.from_syntax_error(e, lines) from None
     except ConversionError as e:
         raise diagnostics.from_conversion_error(e, lines) from None
+    # shown in the terminal's encoding; what it cannot show is escaped, not an error
+    if hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="backslashreplace")
     sys.stdout.write(code + "\n")
     sys.stdout.flush()
     return 0

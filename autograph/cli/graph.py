@@ -23,9 +23,9 @@ import shutil
 import sys
 
 from autograph.cli import diagnostics
-from autograph.cli.convert import no_such_name, split_target
-from autograph.cli.diagnostics import UserError
-from autograph.cli.files import atomic_write
+from autograph.cli.convert import same_file, no_such_name, split_target
+from autograph.cli.diagnostics import UsageError, UserError
+from autograph.cli.files import write_output
 
 _SPEC = re.compile(r"^\s*([A-Za-z_]\w*)\s*\[(.*)\]\s*$")
 INSTALL_GRAPHVIZ = ("--format svg needs the Graphviz `dot` program, which is not installed: "
@@ -132,6 +132,8 @@ def run_graph(args) -> int:
     if args.format == "svg" and shutil.which("dot") is None:
         raise UserError(INSTALL_GRAPHVIZ)
     path, name = split_target(args.target)
+    if args.output and same_file(path, args.output):
+        raise UsageError(f"refusing to overwrite the input {path}: choose another -o")
     specs = args.arg or []
     # the module's own prints (while importing and tracing) go to stderr, so the
     # output stays a clean listing / DOT / SVG
@@ -155,7 +157,7 @@ def run_graph(args) -> int:
         if text is None:
             raise UserError(INSTALL_GRAPHVIZ)
     if args.output:
-        atomic_write(args.output, text)
+        write_output(args.output, text)
     else:
         sys.stdout.write(text)
         sys.stdout.flush()

@@ -25,6 +25,7 @@ EXAMPLES_SHOW = """\
 examples:
   autograph show model.py::train_step
   autograph show model.py::Model.__call__
+  autograph show step.agz        a saved function: its signatures and graphs
 """
 EXAMPLES_GRAPH = """\
 argument specs (one --arg per positional parameter, in order):
@@ -48,6 +49,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     from autograph.cli.convert import run_convert, run_show
+    from autograph.cli.export import add_parsers as add_export_parsers, is_saved, run_show_saved
     from autograph.cli.graph import parse_arg, run_graph
 
     parser = _Parser(
@@ -80,8 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
                           "ag.to_code. SRC is parsed, never imported or run."),
         epilog=EXAMPLES_SHOW, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("target", metavar="SRC.py::NAME",
-                   help="a file and a function (NAME) or method (Class.method) in it")
-    p.set_defaults(run=run_show)
+                   help="a file and a function (NAME) or method (Class.method) in it; or a "
+                        "saved function (.agz file or directory): its signatures and graphs")
+    p.set_defaults(run=lambda a: run_show_saved(a.target) if is_saved(a.target) else run_show(a))
 
     p = sub.add_parser(
         "graph", help="import a file, trace a function and print its optimized graph",
@@ -100,6 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="output format (default: text)")
     p.add_argument("-o", "--output", metavar="FILE", help="output file (default: stdout)")
     p.set_defaults(run=run_graph)
+    add_export_parsers(sub, parse_arg)
     return parser
 
 

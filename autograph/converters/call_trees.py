@@ -18,6 +18,8 @@ array / list / dict method name (`x.reshape`, `xs.append`) are left alone. With
 from __future__ import annotations
 
 import builtins
+import functools
+import inspect
 
 import gast
 import numpy as np
@@ -47,22 +49,31 @@ def _resolve(node, ctx):
     return _MISSING
 
 
+_ARRAY_CONSTRUCTORS = (np.array, np.asarray, np.asanyarray, np.ascontiguousarray)
+
+
 def _call(node, walk):
     if is_ag_call(node):
         return node
     ctx = walk.ctx
     f = node.func
-    if isinstance(f, gast.Name) and f.id in BUILTIN_OVERRIDES and f.id not in ctx.local:
+    if isinstance(f, gast.Name) and f.id in BUILTIN_OVERRIDES and f.id not in ctx.local \
+            and _fits_override(node, BUILTIN_OVERRIDES[f.id]):
         if ctx.lookup(f.id) is getattr(builtins, f.id):
             node.func = templates.replace_expr(f"ag__.{BUILTIN_OVERRIDES[f.id]}", origin=f)
             return node
-    if ctx.list_names and node.args and not isinstance(node.args[0], gast.Starred) and \
-            qualified_name(node.args[0]) in ctx.list_names:
+    if node.args and not isinstance(node.args[0], gast.Starred):
         target = _resolve(f, ctx)
-        if target is np.stack or target in (np.array, np.asarray):
+        if target in _ARRAY_CONSTRUCTORS:
+            # NumPy cannot take a symbolic value here: `ag__.array_(np.asarray, x)` makes
+            # it a graph op (and stacks a graph list)
+            node.args[0:0] = [f]
+            node.func = templates.replace_expr("ag__.array_", origin=f)
+            return node
+        if target is np.stack and ctx.list_names and \
+                qualified_name(node.args[0]) in ctx.list_names:
             # a list appended to in a loop may be a graph list: stack it either way (a
             # `stack` imported by name is not resolved: `converted_call` stacks it)
-            node.args[1:1] = [] if target is np.stack else [f]
             node.func = templates.replace_expr("ag__.stack", origin=f)
             return node
     if not ctx.recursive or _leave(f, ctx):
@@ -73,6 +84,32 @@ def _call(node, walk):
     if isinstance(f, gast.Name):
         ctx.callees.append(f.id)
     return call
+
+
+def _fits_override(node, name: str) -> bool:
+    """Whether the call's arguments fit the `ag__` override's signature (`int(s, base=2)`
+    does not fit `int_(x=0, *args)`: it stays the builtin call, which handles it)."""
+    var_pos, var_kw, names, n_positional = _override_signature(name)
+    if any(isinstance(a, gast.Starred) for a in node.args) and not var_pos:
+        return False
+    for k in node.keywords:
+        if (k.arg is None or k.arg not in names) and not var_kw:
+            return False
+    n_args = sum(not isinstance(a, gast.Starred) for a in node.args)
+    return var_pos or n_args <= n_positional
+
+
+@functools.lru_cache(maxsize=None)
+def _override_signature(name: str) -> tuple:
+    """(takes *args, takes **kwargs, keyword names, how many positional) of an override."""
+    from autograph import operators
+
+    params = inspect.signature(getattr(operators, name)).parameters.values()
+    kinds = [p.kind for p in params]
+    named = [p for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return (inspect.Parameter.VAR_POSITIONAL in kinds, inspect.Parameter.VAR_KEYWORD in kinds,
+            frozenset(p.name for p in named), len(positional))
 
 
 def _leave(f, ctx) -> bool:

@@ -9,8 +9,9 @@
                                   n = ag__.if_stmt(n % 2 == 0, if_true, if_false, (n,), ('n',))
 
 - outputs: the variables a branch modifies that are live after the `if`;
-- state (parameters of both branches): the outputs that a branch may leave unchanged,
-  plus variables a branch modifies after reading them;
+- state (parameters of both branches): the outputs that a branch may leave unchanged
+  (a branch that always raises leaves nothing), plus variables a branch modifies after
+  reading them;
 - a branch with nothing to do is `None` (it returns the state unchanged);
 - an `if` whose branches end in `return` (after the jump restructuring) ends the
   function: it becomes `return ag__.if_stmt(...)`, and its branch functions keep their
@@ -49,7 +50,10 @@ def convert(node, ctx, taken: frozenset) -> list:
     outputs = [n for n in mod if n in live_out or cf.is_carried(n, ctx)]
     extras = {n for n in mod_b if n in node.ag_live_body or cf.is_carried(n, ctx)} | \
         {n for n in mod_o if n in node.ag_live_orelse or cf.is_carried(n, ctx)}
-    in_state = {n for n in outputs if not (n in mod_b and n in mod_o)} | extras
+    # a branch that always raises never gives outputs: it needs no state to pass through
+    raises_b, raises_o = _always_raises(node.body), _always_raises(node.orelse)
+    in_state = {n for n in outputs
+                if not ((n in mod_b or raises_b) and (n in mod_o or raises_o))} | extras
     outputs = cf.ordered(outputs, ctx)
     state = [n for n in outputs if n in in_state] + \
         cf.ordered(extras - set(outputs), ctx)
@@ -84,6 +88,10 @@ def convert(node, ctx, taken: frozenset) -> list:
             templates.replace("return retval_", origin=node, retval_=retval)
     call.args = cf.call_args(state, outputs, node, ctx, first)
     return functions + cf.assign(outputs, call, node, ctx)
+
+
+def _always_raises(block: list) -> bool:
+    return jumps.always_jumps(block, lambda s: isinstance(s, gast.Raise))
 
 
 def _check_jumps(node, ctx) -> None:

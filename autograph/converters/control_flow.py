@@ -247,8 +247,10 @@ def make_function(name: str, params: list, body: list, outputs: list | None, ori
     if returning and outputs:
         _return_also(body, outputs)
         if not jumps.always_jumps(body, lambda s: isinstance(s, (gast.Return, gast.Raise))):
-            body = body + templates.replace("return None, outputs", origin=origin,
-                                            outputs=outputs)
+            value = templates.tuple_node([gast.Constant(value=None, kind=None)] +
+                                         [templates.name_node(o) if isinstance(o, str)
+                                          else templates.clone(o) for o in outputs])
+            body = body + templates.replace("return value", origin=origin, value=value)
     elif outputs:
         body = body + templates.replace("return outputs", origin=origin, outputs=outputs)
     body = body or [gast.copy_location(gast.Pass(), origin)]

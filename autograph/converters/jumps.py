@@ -59,6 +59,9 @@ def restructure(stmts: list, kinds: tuple, enter_loops: bool, filename: str) -> 
     def has_jump(s):
         return contains(s, kinds, enter_loops)
 
+    def ends(s):
+        return isinstance(s, kinds) or isinstance(s, gast.Raise)
+
     out: list = []
     for i, s in enumerate(stmts):
         rest = stmts[i + 1:]
@@ -69,7 +72,9 @@ def restructure(stmts: list, kinds: tuple, enter_loops: bool, filename: str) -> 
             s.body = restructure(s.body, kinds, enter_loops, filename)
             s.orelse = restructure(s.orelse, kinds, enter_loops, filename)
             if rest:
-                bj, ej = always_jumps(s.body, is_jump), always_jumps(s.orelse, is_jump)
+                # a branch that always raises does not fall through either: the rest
+                # must not be copied after its `raise` (dead code the analysis skips)
+                bj, ej = always_jumps(s.body, ends), always_jumps(s.orelse, ends)
                 if bj and not ej:
                     s.orelse = restructure(s.orelse + rest, kinds, enter_loops, filename)
                 elif ej and not bj:

@@ -18,19 +18,21 @@ from autograph.pyct import templates, transformer
 from autograph.pyct.activity import qualified_name
 
 
-def _index_expr(index):
-    """The subscript as a value: slices become slice(...) calls."""
+def _index_expr(index, ctx):
+    """The subscript as a value: slices become slice(...) calls (`ag__.slice_(...)`
+    where the function's `slice` is not the builtin)."""
     if isinstance(index, gast.Slice):
         parts = [p if p is not None else gast.Constant(value=None, kind=None)
                  for p in (index.lower, index.upper, index.step)]
         if index.step is None:
             parts = parts[:2]
-        call = templates.replace_expr("slice()", origin=index if hasattr(index, "lineno")
-                                      else None)
+        builtin = "slice" not in ctx.bound and ctx.lookup("slice") is slice
+        call = templates.replace_expr("slice()" if builtin else "ag__.slice_()",
+                                      origin=index if hasattr(index, "lineno") else None)
         call.args = parts
         return call
     if isinstance(index, gast.Tuple):
-        return gast.Tuple(elts=[_index_expr(e) for e in index.elts], ctx=gast.Load())
+        return gast.Tuple(elts=[_index_expr(e, ctx) for e in index.elts], ctx=gast.Load())
     return index
 
 
@@ -49,7 +51,7 @@ def _assign(node, walk):
         return node
     t = node.targets[0]
     return templates.replace("base = ag__.setitem(base, index, value)", origin=node,
-                             base=t.value, index=_index_expr(t.slice), value=node.value)
+                             base=t.value, index=_index_expr(t.slice, walk.ctx), value=node.value)
 
 
 def _aug_assign(node, walk):
@@ -58,7 +60,7 @@ def _aug_assign(node, walk):
         return node
     op = gast.Constant(value=_OPS[type(node.op)], kind=None)
     return templates.replace("base = ag__.setitem(base, index, value, op)", origin=node,
-                             base=t.value, index=_index_expr(t.slice), value=node.value,
+                             base=t.value, index=_index_expr(t.slice, walk.ctx), value=node.value,
                              op=op)
 
 

@@ -140,6 +140,11 @@ def _compiled(fn, recursive: bool) -> types.CodeType:
 
 def _convert_node(fn, recursive: bool):
     node, src = parser.parse_function(fn)
+    with parser.recursion_room(getattr(node, "ag_depth", 0)):
+        return _convert_parsed(fn, node, src, recursive)
+
+
+def _convert_parsed(fn, node, src, recursive: bool):
     names = set(IDENTIFIER.findall(src.text)) | {"ag__"}
     ctx = Context(fn, src.filename, Namer(names), recursive, src.text)
     return convert_function_node(node, ctx), src, ctx
@@ -148,6 +153,11 @@ def _convert_node(fn, recursive: bool):
 def _compile(fn, recursive: bool) -> tuple:
     """(inner code object, the assumptions about globals it was converted under)."""
     node, src, ctx = _convert_node(fn, recursive)
+    with parser.recursion_room(getattr(node, "ag_depth", 0)):
+        return _compile_node(fn, node, src, ctx)
+
+
+def _compile_node(fn, node, src, ctx) -> tuple:
     freevars = list(fn.__code__.co_freevars)
     if "__class__" in freevars:
         _explicit_super(node)
@@ -156,10 +166,10 @@ def _compile(fn, recursive: bool) -> tuple:
         body = templates.replace("return fn", origin=node, fn=node)
     else:
         # a name that is not a factory local, so a recursive call still reads the global
-        node.name = name = "ag__converted"
+        node.name = name = ctx.namer.new("ag__converted")
         body = [node] + templates.replace("return fn", origin=node, fn=name)
     factory = templates.replace("def ag__factory(params):\n    body", origin=node,
-                                params=["ag__"] + freevars, body=body)
+                                params=[ctx.ag_name] + freevars, body=body)
     module = ast.Module(body=[gast_to_ast.convert(factory[0])], type_ignores=[])
     ast.fix_missing_locations(module)
     code = compile(module, src.filename, "exec")
@@ -167,9 +177,32 @@ def _compile(fn, recursive: bool) -> tuple:
     inner = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType))
     inner = inner.replace(co_name=fn.__code__.co_name)
     if hasattr(inner, "co_qualname"):
-        inner = inner.replace(co_qualname=fn.__code__.co_qualname)
+        inner = _user_qualnames(inner, inner.co_qualname, fn.__code__.co_qualname,
+                                ctx.namer.generated)
     _register_codes(inner)
     return inner, dict(ctx.assumed)
+
+
+def _user_qualnames(code, old: str, new: str, generated: set):
+    """Give `code` and the code nested in it the qualified names the original has: the
+    factory prefix `old` becomes `new` (the function's own) and the generated functions
+    drop out (`f.<locals>.loop_body.<locals>.g` -> `f.<locals>.g`), so functions and
+    classes made by converted code look like the original's (repr, __qualname__)."""
+    consts = tuple(_user_qualnames(c, old, new, generated) if isinstance(c, types.CodeType)
+                   else c for c in code.co_consts)
+    qualname = code.co_qualname
+    if qualname.startswith(old):
+        parts = qualname[len(old):].split(".")
+        kept: list = []
+        k = 0
+        while k < len(parts):
+            if parts[k] in generated and k + 1 < len(parts) and parts[k + 1] == "<locals>":
+                k += 2
+                continue
+            kept.append(parts[k])
+            k += 1
+        qualname = new + ".".join(kept)
+    return code.replace(co_consts=consts, co_qualname=qualname)
 
 
 def _register_codes(code) -> None:
@@ -196,7 +229,7 @@ def _instantiate(inner: types.CodeType, fn: types.FunctionType) -> types.Functio
     original = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     cells = []
     for name in inner.co_freevars:
-        if name == "ag__":
+        if name not in original and name.startswith("ag__"):  # `Context.ag_name`
             cells.append(types.CellType(operators))
         else:
             cells.append(original.get(name, types.CellType()))
@@ -226,7 +259,8 @@ def _to_code(fn, recursive: bool, seen: set) -> list:
                                   "functions and methods")
     seen.add(plain.__code__)
     node, _, ctx = _convert_node(plain, recursive)
-    out = [parser.unparse(node)]
+    with parser.recursion_room(getattr(node, "ag_depth", 0)):
+        out = [parser.unparse(node)]
     if recursive:
         for callee in _callees(node, ctx):
             fn2 = _plain_function(callee)
@@ -258,10 +292,15 @@ def converted_call(f, *args, **kwargs):
     if not is_convertible(f):
         if tracing.in_graph_mode():
             note_call(f)  # a random generator's method: its numbers get frozen
-        if args and (f is np.stack or f is np.array or f is np.asarray):
+        if args and f is np.stack:
             from autograph.operators.lists import stack  # the list may be a graph list
 
             return stack(args[0], f, *args[1:], **kwargs)
+        if args and (f is np.array or f is np.asarray or f is np.asanyarray or
+                     f is np.ascontiguousarray):
+            from autograph.operators.lists import array_  # the value may be symbolic
+
+            return array_(f, *args, **kwargs)
         if f in _CREATORS:  # np.zeros(n) with a symbolic n: NumPy would call n.__index__
             return creator_call(f, args, kwargs)
         overload = overload_of(f)  # `fn = range; fn(n)` means what `range(n)` means
@@ -278,7 +317,87 @@ def converted_call(f, *args, **kwargs):
             _WARNED.add(key)
             warnings.warn(f"{e} Calling it unconverted.", stacklevel=2)
         g = f
-    return g(*args, **kwargs)
+    stack = _STACK
+    depth = getattr(stack, "depth", 0)
+    if depth in _CHECK_AT or (depth and not depth % 64):
+        _make_room(stack, depth)
+    stack.depth = depth + 1
+    try:
+        return g(*args, **kwargs)
+    except RecursionError as e:
+        # explained by the outermost call, where the stack has room again
+        if not depth:
+            from autograph.operators.call import explain_recursion
+
+            explained = explain_recursion(e)
+            if explained is not None:
+                raise explained from None
+        raise
+    finally:
+        stack.depth = depth
+        if not depth and getattr(stack, "first", None):
+            _restore_limit(stack)
+
+
+# -- recursion in converted code ----------------------------------------------------------
+# Converted code spends several Python frames per user-level call (the function, the
+# `if_stmt` operator and the branch function, `converted_call`). So that a recursive
+# function reaches the depth it reaches unconverted, the recursion limit is read as a
+# number of *user-level* calls while converted calls nest: a few levels deep, the frames
+# per level are measured and the limit is set to what the program's own limit allows
+# at that rate (at most _MAX_FRAMES: the C stack bounds how far it can safely go); it is
+# restored when the outermost converted call returns.
+_STACK = threading.local()   # .depth: nested converted calls; .first: (depth, frames) at
+                             # the first measurement; .room: this thread raised the limit
+_CHECK_AT = frozenset({8, 16, 32})
+_MAX_FRAMES = 25_000
+_LIMIT_LOCK = threading.Lock()
+_ROOM = {"threads": 0, "limit": 0}  # threads that raised the limit; the limit before
+
+
+def _make_room(stack, depth: int) -> None:
+    import sys
+
+    frame, used = sys._getframe(), 0
+    while frame is not None:
+        used, frame = used + 1, frame.f_back
+    first = getattr(stack, "first", None)
+    if first is None or first[0] >= depth:
+        stack.first = first = (depth, used)
+        per_level = -(-used // depth)  # an over-estimate until the next measurement
+    else:
+        per_level = max(1, -(-(used - first[1]) // (depth - first[0])))
+    with _LIMIT_LOCK:
+        current = sys.getrecursionlimit()
+        base = _ROOM["limit"] if _ROOM["threads"] else current
+        outside = max(0, first[1] - first[0] * per_level)  # frames below the recursion
+        wanted = min(_MAX_FRAMES, outside + (base - outside) * per_level + 2 * per_level)
+        if wanted <= base and not getattr(stack, "room", False):
+            return  # the program's own limit is room enough
+        if not getattr(stack, "room", False):  # every thread relying on the room counts
+            stack.room = True
+            if not _ROOM["threads"]:
+                _ROOM["limit"] = current
+            _ROOM["threads"] += 1
+        if _ROOM["threads"] > 1:
+            wanted = max(wanted, current)  # other threads may be deep: never lower it
+        wanted = max(wanted, used + 100, base)
+        if wanted != current:
+            sys.setrecursionlimit(wanted)
+
+
+def _restore_limit(stack) -> None:
+    """The outermost converted call of this thread returned: the program's own limit is
+    back once no other thread needs the room."""
+    import sys
+
+    with _LIMIT_LOCK:
+        if getattr(stack, "room", False):
+            _ROOM["threads"] -= 1
+            if not _ROOM["threads"]:
+                sys.setrecursionlimit(max(_ROOM["limit"], 100))
+        stack.room = False
+        stack.first = None
 
 
 def do_not_convert(fn: Callable) -> Callable:
@@ -308,6 +427,17 @@ def _reset_caches() -> None:
         _GENERATION[0] += 1
         parser._SOURCE_CACHE.clear()
 
+
+def _bind_operator() -> None:
+    """Generated code calls `ag__.converted_call`: bind it to this function directly, so
+    that a converted call costs no wrapper frame (`operators/call.py` forwards here
+    until this module is imported)."""
+    from autograph import operators
+
+    operators.converted_call = converted_call
+
+
+_bind_operator()
 
 __all__ = ["convert", "to_code", "do_not_convert", "set_loop_options", "converted_call",
            "is_convertible"]

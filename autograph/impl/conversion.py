@@ -1,12 +1,17 @@
 """The conversion pipeline: a parsed function node in, the converted node out.
 
-The order matters and is written out in `convert_def`:
+The order matters and is written out in `convert_function_node` and `convert_def`:
 
+ 0. scope rewrites for the whole tree (`scoping`: `global` / bare annotations hoisted,
+    walrus in `while` tests, private names mangled) and, where the user's function uses
+    `ag__` itself, a fresh name for the operators module;
  1. nested `def`s first (each converted as a function of its own);
  2. unsupported constructs are rejected, `try` blocks marked to stay Python;
  3. directives (`set_loop_options`) are lifted onto their loops;
  4. subscript targets and list mutation become assignments (`x = ag__.setitem(...)`,
     `xs = ag__.list_append(...)`) so the analysis sees them as writes;
+    argument-less `locals()` / `vars()` / `dir()` list the user's variables
+    (`introspection`, before the jumps add flags);
  5. returns inside loops become flags + `break` (`return_statements`; so do returns in
     a `with` block that returns on some paths only, without the `break`),
  6. then `break` / `continue` / loop `else` become flags (`break_statements`),
@@ -16,7 +21,9 @@ The order matters and is written out in `convert_def`:
  9. possibly-undefined reads get `ag__.ld`;
 10. expression converters: asserts, conditional expressions, and/or/not, calls;
 11. control flow last: `if`, `while`, `for` -> functions + `ag__` calls, using the
-    analysis of step 8 (the expressions they move were already converted).
+    analysis of step 8 (the expressions they move were already converted);
+12. the generated functions declare `nonlocal` the variables closures capture
+    (`closures`: late binding, one cell per variable as in Python).
 """
 from __future__ import annotations
 
@@ -27,8 +34,9 @@ import types
 import gast
 
 from autograph.converters import (
-    asserts, break_statements, call_trees, conditional_expressions, control_flow, directives,
-    lists, logical_expressions, return_statements, slices, variables,
+    asserts, break_statements, call_trees, closures, conditional_expressions, control_flow,
+    directives, introspection, lists, logical_expressions, return_statements, scoping, slices,
+    variables,
 )
 from autograph.errors import ConversionError
 from autograph.pyct import activity, blocks, dataflow, transformer
@@ -37,6 +45,7 @@ from autograph.pyct.naming import IDENTIFIER, Namer
 _MISSING = call_trees._MISSING
 # cheap tests on the source text that let the pipeline skip whole passes
 _MAYBE_UNSUPPORTED = re.compile(r"\b(yield|await|async)\b")
+_MAYBE_INTROSPECTION = re.compile(r"\b(locals|vars|dir)\s*\(\s*\)")
 _MAYBE_TARGETS = re.compile(r"\.(append|pop)\s*\(|\]\s*(\*\*|//|>>|<<|[-+*/%@&|^])?=(?!=)")
 
 
@@ -67,6 +76,8 @@ class Context:
         self.freevars = frozenset(code.co_freevars) if code is not None else frozenset()
         self.globals = getattr(fn, "__globals__", {})
         self.enclosing: frozenset = frozenset()  # locals of the defs around a nested def
+        self.qualname = getattr(fn, "__qualname__", "")
+        self.ag_name = "ag__"  # the operators module's name in the generated code
         # global name -> the module (or BUILTIN) the converted code was specialized for
         self.assumed: dict = {}
         self.enter(None)
@@ -77,6 +88,7 @@ class Context:
             self.local = self.local_defs = self.params = self.declared = frozenset()
             self.global_names = self.nonlocal_names = frozenset()
             self.self_names = frozenset({"self", "cls"})
+            self.captured = set()
             return
         params = {a.id for a in _params(fn_node.args)}
         glob, nonloc = activity.declared(fn_node) if isinstance(fn_node, gast.FunctionDef) \
@@ -156,6 +168,9 @@ def _params(args) -> list:
 
 def convert_function_node(node, ctx: Context):
     """Convert a FunctionDef or Lambda node in place and return it."""
+    ctx.top = node
+    _reserve_operators_name(node, ctx)
+    scoping.transform(node, ctx.namer, scoping.class_of(ctx.qualname))
     if isinstance(node, gast.Lambda):
         ctx.enter(node)
         holder = gast.Expr(value=node)
@@ -170,7 +185,27 @@ def convert_function_node(node, ctx: Context):
     node.decorator_list = []
     node.returns = None
     convert_def(node, ctx)
+    _rename_operators(node, ctx)
     return node
+
+
+def _reserve_operators_name(node, ctx: Context) -> None:
+    """The generated code's name for the operators module is `ag__` unless the user's
+    function uses that name itself (a parameter, a variable): then a fresh one."""
+    user = [n for n in gast.walk(node) if isinstance(n, gast.Name) and n.id == "ag__"]
+    if not user:
+        return
+    for n in user:
+        n.ag_user = True
+    ctx.ag_name = ctx.namer.new("ag__")
+
+
+def _rename_operators(node, ctx: Context) -> None:
+    if ctx.ag_name == "ag__":
+        return
+    for n in gast.walk(node):
+        if isinstance(n, gast.Name) and n.id == "ag__" and not getattr(n, "ag_user", False):
+            n.id = ctx.ag_name
 
 
 # Converters that do not depend on each other share one walk over the tree.
@@ -203,17 +238,26 @@ def convert_def(node, ctx: Context) -> None:
     if _MAYBE_TARGETS.search(ctx.source):
         ctx.bound = activity.bound_names(node, ctx.walrus)
         transformer.apply(node, ctx, _TARGETS)
+    # the user's own variables (before the jump converters add flags), for `locals()`
+    user_local = activity.bound_names(node, ctx.walrus)
+    free_reads = set(ctx.freevars) if node is ctx.top else \
+        activity._scope_free_reads(node) & set(ctx.enclosing)
+    if _MAYBE_INTROSPECTION.search(ctx.source):
+        introspection.transform(node, ctx, user_local, free_reads)
     # 5-7. jumps
     return_statements.transform(node, ctx.namer)
     break_statements.transform(node, ctx.namer, filename)
     return_statements.restructure(node, filename)
     # 8. analysis
     ctx.enter(node)
+    ctx.captured = closures.captured_names(node, user_local)
     dataflow.analyze(node, ctx.params, ctx.local)
     # 9-10. possibly-undefined reads (variables), then the expression converters
     transformer.apply(node, ctx, _EXPRESSIONS)
-    # 11. control flow
+    # 11. control flow; then closures made inside generated functions share the user's
+    #     variables (late binding)
     node.body = control_flow.convert_block(node.body, ctx, frozenset())
+    closures.share_cells(node, ctx.captured, ctx.namer.generated, ctx.namer)
     node.ag_done = True
 
 

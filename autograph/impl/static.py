@@ -211,10 +211,13 @@ class Module:
         # the parser lets through ('return' outside function, misplaced nonlocal, ...)
         compile(text, filename, "exec", dont_inherit=True)
         self.tree = ast.parse(text, filename)
-        self.gast_tree = gast.ast_to_gast(self.tree)
+        self.depth = parser.nesting_depth(self.tree)
+        with parser.recursion_room(self.depth):
+            self.gast_tree = gast.ast_to_gast(self.tree)
         self.lines = source_lines(text)
         self.definitions = definitions(self.gast_tree)
         self.bindings = _Bindings(self.tree)
+        self.aliases: set = set()  # other names of the operators module (`Context.ag_name`)
 
     def find(self, qualname: str) -> Definition | None:
         """The definition named `qualname` (the last one, as Python would bind it)."""
@@ -227,9 +230,11 @@ class Module:
         first = min([node.lineno] + [x.lineno for x in node.decorator_list])
         source = "".join(self.lines[first - 1:node.end_lineno])
         ctx = StaticContext(self.bindings, self.filename, source)
+        ctx.qualname = d.qualname  # (private names are mangled with the class name)
         returns = node.returns
         try:
-            convert_function_node(node, ctx)
+            with parser.recursion_room(self.depth):
+                convert_function_node(node, ctx)
         except (ConversionError, SyntaxError):
             raise
         except Exception as e:  # a converter bug: say which function triggered it
@@ -237,6 +242,8 @@ class Module:
                                f"failed: {type(e).__name__}: {e}") from e
         if d.is_method:
             _explicit_super(node)  # super() may move into generated nested functions
+        if ctx.ag_name != "ag__":  # the function uses `ag__` itself
+            self.aliases.add(ctx.ag_name)
         return node, returns
 
     def function_code(self, qualname: str) -> str:
@@ -247,7 +254,8 @@ class Module:
         if d.skip:
             return parser.unparse(d.node)
         node, _ = self._convert(d)
-        return parser.unparse(node)
+        with parser.recursion_room(self.depth):
+            return parser.unparse(node)
 
     def converted(self) -> str:
         """The whole module with every convertible function converted."""
@@ -260,7 +268,8 @@ class Module:
             node.returns = returns
             line = self.lines[first - 1]
             indent = line[:len(line) - len(line.lstrip())]
-            text = f"@{ARTIFACT}\n" + parser.unparse(node) + "\n"
+            with parser.recursion_room(self.depth):
+                text = f"@{ARTIFACT}\n" + parser.unparse(node) + "\n"
             edits.append((first, last, _indent(text, indent)))
         if not edits:
             return self.text
@@ -269,7 +278,8 @@ class Module:
             out[first - 1:last] = [text]
         at = self._import_line()
         header = ("# Converted by `autograph convert`: control flow calls the `ag__` "
-                  "operators.\n" + IMPORT_LINE + "\n")
+                  "operators.\n" + IMPORT_LINE + "\n" +
+                  "".join(f"{IMPORT_LINE[:-4]}{alias}\n" for alias in sorted(self.aliases)))
         if at > 0 and not out[at - 1].endswith(("\n", "\r")):
             header = "\n" + header
         if at < len(out) and out[at].strip():
@@ -325,9 +335,11 @@ def convert_module_source(text: str, filename: str) -> str:
 
     Raises SyntaxError (the input does not compile) or ConversionError (a function
     cannot be converted)."""
-    out = Module(text, filename).converted()
+    module = Module(text, filename)
+    out = module.converted()
     try:
-        compile(out, filename, "exec", dont_inherit=True)
+        with parser.recursion_room(module.depth):
+            compile(out, filename, "exec", dont_inherit=True)
     except SyntaxError as e:  # a bug of the converter, not of the input
         raise RuntimeError(f"the converted code of {filename} does not compile: {e}") from e
     return out

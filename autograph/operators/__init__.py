@@ -3,10 +3,10 @@
 Each operator behaves exactly like the Python construct it replaces when given Python
 values, and builds graph nodes (through `runtime`) when given symbolic ones.
 """
-from autograph.operators.call import autograph_artifact, converted_call
+from autograph.operators.call import autograph_artifact, converted_call, dir_, locals_, slice_
 from autograph.operators.conditionals import if_exp, if_stmt
 from autograph.operators.exceptions import assert_stmt, python_only
-from autograph.operators.lists import list_append, list_pop, stack
+from autograph.operators.lists import array_, list_append, list_pop, stack
 from autograph.operators.logical import and_, compare_chain, not_, or_, truth
 from autograph.operators.loops import for_stmt, while_stmt
 from autograph.operators.printing import print_
@@ -17,10 +17,10 @@ from autograph.operators.py_builtins import isinstance_
 from autograph.operators.variables import UNSET, Undefined, ld, ld_attr, set_attr, setitem
 
 __all__ = [
-    "autograph_artifact", "converted_call", "if_exp", "if_stmt", "assert_stmt", "python_only", "list_append",
+    "autograph_artifact", "converted_call", "dir_", "locals_", "slice_", "if_exp", "if_stmt", "assert_stmt", "python_only", "list_append",
     "list_pop", "stack", "and_", "compare_chain", "not_", "or_", "truth", "for_stmt", "while_stmt", "abs_",
     "enumerate_", "float_", "int_", "len_", "max_", "min_", "range_", "sum_", "zip_",
     "UNSET", "Undefined", "ld", "ld_attr", "set_attr", "setitem",
     "print_",
 ]
-__all__ += ["isinstance_"]
+__all__ += ["isinstance_", "array_"]

@@ -9,41 +9,23 @@ everything else (NumPy, builtins, the standard library, already converted code,
 """
 from __future__ import annotations
 
-import threading
-
-_calls = threading.local()  # how deep converted calls are nested on this thread
-
 
 def converted_call(f, *args, **kwargs):
+    """Forwards to `autograph.impl.api.converted_call`, which binds itself in this
+    module's place when imported (so a converted call costs no wrapper frame)."""
     from autograph.impl.api import converted_call as impl
 
-    depth = getattr(_calls, "depth", 0)
-    _calls.depth = depth + 1
-    try:
-        return impl(f, *args, **kwargs)
-    except RecursionError as e:
-        # explained by the outermost call, where the stack has room again
-        if depth == 0 and not isinstance(e, _recursion_error()):
-            explained = _explain_recursion(e)
-            if explained is not None:
-                raise explained from None
-        raise
-    finally:
-        _calls.depth = depth
+    return impl(f, *args, **kwargs)
 
 
-def _recursion_error():
-    from runtime.errors import TracingRecursionError
-
-    return TracingRecursionError
-
-
-def _explain_recursion(e: RecursionError) -> Exception | None:
+def explain_recursion(e: RecursionError) -> Exception | None:
+    """A RecursionError while tracing, as an error that says why and what to do (None
+    outside tracing: plain Python recursion keeps Python's own error)."""
     from runtime import tracing
     from runtime.errors import TracingRecursionError, recursion_cycle
 
-    if not tracing.in_graph_mode():
-        return None  # plain Python recursion: Python's own error
+    if not tracing.in_graph_mode() or isinstance(e, TracingRecursionError):
+        return None
     cycle = recursion_cycle(e.__traceback__)
     return TracingRecursionError(
         f"Maximum recursion depth exceeded while tracing{' through ' + cycle if cycle else ''}. "
@@ -65,3 +47,28 @@ def autograph_artifact(fn):
     if code is not None:
         _register_codes(code)
     return fn
+
+
+slice_ = slice  # for generated code in a function where `slice` names something else
+
+
+def locals_(getters: dict) -> dict:
+    """What `locals()` / `vars()` give in the user's function: `getters` maps each of its
+    variables to a function reading it; unbound ones (and ones generated code marks as
+    not defined yet) are left out."""
+    from autograph.operators.variables import Undefined
+
+    out = {}
+    for name, get in getters.items():
+        try:
+            value = get()
+        except NameError:  # (UnboundLocalError too) not assigned yet
+            continue
+        if not isinstance(value, Undefined):
+            out[name] = value
+    return out
+
+
+def dir_(getters: dict) -> list:
+    """What `dir()` gives in the user's function: the sorted names of its variables."""
+    return sorted(locals_(getters))

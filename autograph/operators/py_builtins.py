@@ -266,7 +266,10 @@ def sum_(x, start=0):
     if is_graph_list(x):  # a list appended to in a symbolic loop: sum of its items
         x = stack(x)
     if is_symbolic(x):
-        return np.sum(x, axis=0) + start
+        # Python adds start + x[0] + x[1] + ...: the items' dtype meets start's (a Python
+        # number is weak, NEP 50), where np.sum alone would widen int32 to int64
+        dtype = np.result_type(x.dtype, start.dtype if hasattr(start, "dtype") else start)
+        return np.sum(x, axis=0, dtype=dtype) + start
     return builtins.sum(x, start)
 
 

@@ -151,8 +151,9 @@ def _writes_fields(node, out: set) -> None:
     if isinstance(node, gast.Assign):
         for t in node.targets:
             _target_names(t, out)
-    elif isinstance(node, (gast.AugAssign, gast.AnnAssign)):
-        _target_names(node.target, out)
+    elif isinstance(node, gast.AugAssign) or \
+            (isinstance(node, gast.AnnAssign) and node.value is not None):
+        _target_names(node.target, out)  # (a bare `x: int` declares x, assigns nothing)
     elif isinstance(node, (gast.For, gast.AsyncFor)):
         _target_names(node.target, out)
     elif isinstance(node, gast.NamedExpr):

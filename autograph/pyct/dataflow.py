@@ -183,9 +183,13 @@ class _Definitions:
                     stack.append(v)
 
     def block(self, stmts: list, maybe: set, must: set):
-        for s in stmts:
+        for k, s in enumerate(stmts):
             result = self.stmt(s, maybe, must)
             if result is _TERMINAL:
+                # unreachable statements after a `return` / `raise` are still annotated
+                # (the converters handle every statement alike)
+                if k + 1 < len(stmts):
+                    self.block(stmts[k + 1:], set(maybe), set(must))
                 return _TERMINAL
             maybe, must = result
         return maybe, must

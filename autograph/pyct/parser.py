@@ -14,9 +14,12 @@ code positions) or, failing that, by matching compiled code.
 from __future__ import annotations
 
 import ast
+import contextlib
 import inspect
 import linecache
 import re
+import sys
+import threading
 import types
 from typing import NamedTuple
 
@@ -78,7 +81,52 @@ def _parse_text(text: str, first_line: int) -> gast.Module:
         tree.body = tree.body[0].body
     else:
         tree = ast.parse("\n" * (first_line - 1) + text)
-    return gast.ast_to_gast(tree)
+    depth = nesting_depth(tree)
+    with recursion_room(depth):
+        module = gast.ast_to_gast(tree)
+    for node in module.body:
+        node.ag_depth = depth
+    return module
+
+
+def nesting_depth(tree) -> int:
+    """How deeply the nodes of an `ast` tree nest (found without recursion)."""
+    deepest, stack = 0, [(tree, 1)]
+    while stack:
+        node, d = stack.pop()
+        deepest = max(deepest, d)
+        stack.extend((c, d + 1) for c in ast.iter_child_nodes(node))
+    return deepest
+
+
+# Python frames the conversion (gast, the converters, unparse, compile) may use per level
+# of nesting of the converted tree; a plain recursion limit would fail on an expression
+# CPython itself compiles (a sum of ~1000 terms).
+FRAMES_PER_LEVEL = 8
+_ROOM_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def recursion_room(depth: int):
+    """Make sure the recursion limit leaves room for converting a tree `depth` deep
+    (raised for the duration of the block, then restored)."""
+    needed = depth * FRAMES_PER_LEVEL + 200
+    if needed < 300:  # the common case: nothing to do
+        yield
+        return
+    frame, used = sys._getframe(), 0
+    while frame is not None:
+        used, frame = used + 1, frame.f_back
+    with _ROOM_LOCK:
+        old = sys.getrecursionlimit()
+        new = max(old, used + needed)
+        sys.setrecursionlimit(new)
+    try:
+        yield
+    finally:
+        with _ROOM_LOCK:
+            if sys.getrecursionlimit() == new:
+                sys.setrecursionlimit(old)
 
 
 def parse_function(fn: types.FunctionType) -> tuple[gast.AST, Source]:

@@ -130,7 +130,8 @@ def _pad(rec, cts):
     nd = np.ndim(x)
     widths = np.broadcast_to(np.asarray(rec.attrs["pad_width"]), (nd, 2))
     shape = shape_of_value(cts[0])
-    index = tuple(slice(int(lo), None if shape[i] is None else shape[i] - int(hi))
+    # an unknown dim: the end padding counted from the end (`-hi`, or to the end for 0)
+    index = tuple(slice(int(lo), (-int(hi) or None) if shape[i] is None else shape[i] - int(hi))
                   for i, (lo, hi) in enumerate(widths))
     return [cts[0][index]]
 
@@ -235,17 +236,18 @@ def _nan_to_num(rec, cts):
     return [np.where(np.isfinite(x), cts[0], np.zeros_like(cts[0]))]
 
 
+# A complex value's cotangent is dL/dRe + i dL/dIm (as np.abs's rule g * x / |x| has it).
 @rule("real")
 def _real(rec, cts):
     if _dtype(rec.inputs[0]).kind == "c":
-        raise NotImplementedError("gradient of np.real of a complex array")
+        return [cts[0] * (1 + 0j)]
     return [cts[0]]
 
 
 @rule("imag")
 def _imag(rec, cts):
     if _dtype(rec.inputs[0]).kind == "c":
-        raise NotImplementedError("gradient of np.imag of a complex array")
+        return [cts[0] * 1j]
     return [np.zeros_like(rec.inputs[0])]
 
 

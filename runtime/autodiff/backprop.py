@@ -49,11 +49,23 @@ def backprop(records, seeds: dict, wanted: set) -> dict:
         for key, x, g in zip(rec.in_keys, rec.inputs, in_cts):
             if key is None or g is None or not is_differentiable(x):
                 continue
+            g = _real_for_real(g, x)
             if key in cts:
                 cts[key] = cts[key] + g
             else:
                 cts[key] = g
     return cts
+
+
+def _real_for_real(g, x):
+    """A real input's cotangent is real: the part of a complex one along the real axis (a
+    real value feeding a complex op, as in np.fft.fft(x) or x * 1j)."""
+    g_dt, x_dt = getattr(g, "dtype", None), getattr(x, "dtype", None)
+    if x_dt is None and isinstance(x, float):
+        x_dt = np.dtype(float)
+    if g_dt is not None and g_dt.kind == "c" and x_dt is not None and x_dt.kind != "c":
+        return np.real(g)
+    return g
 
 
 def _is_list(x) -> bool:

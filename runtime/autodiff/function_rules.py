@@ -261,3 +261,4 @@ def _flip(rec, cts):
 
 # the other rule modules add to RULES when imported
 from runtime.autodiff import array_rules, linalg_rules  # noqa: E402,F401
+from runtime.autodiff import fft_grad_rules, linalg_more_rules, norm_rules  # noqa: E402,F401

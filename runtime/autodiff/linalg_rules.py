@@ -1,5 +1,6 @@
 """Gradient rules for the linear-algebra ops: einsum and what reduces to it (dot, inner,
-tensordot), outer, vdot, trace, diagonal, inv, det, solve, norm, cross.
+tensordot), outer, vdot, trace, diagonal, inv, det, solve, cross. The norms (np.linalg.norm
+included) are in norm_rules.py, the rest of np.linalg in linalg_more_rules.py.
 
 Written with NumPy calls, so each rule runs eagerly on arrays and records graph nodes on
 Tensors. `matmul` is a ufunc; its rule is in `rules.py`.
@@ -218,25 +219,6 @@ def _solve(rec, cts):
         return [sum_to(-gb[..., :, None] * x[..., None, :], a), sum_to(gb, b)]
     gb = np.linalg.solve(_mT(a), cts[0])
     return [sum_to(-np.matmul(gb, _mT(x)), a), sum_to(gb, b)]
-
-
-@rule("norm")
-def _norm(rec, cts):
-    x = rec.inputs[0]
-    attrs = rec.attrs
-    if attrs.get("ord") not in (None, 2, "fro") or (attrs.get("ord") == 2 and (
-            np.ndim(x) != 1 and not isinstance(attrs.get("axis"), int))):
-        raise NotImplementedError(f"gradient of np.linalg.norm with ord={attrs.get('ord')!r} "
-                                  "(only the 2-norm / Frobenius norm has a rule)")
-    axis = attrs.get("axis")
-    y, g = rec.outputs[0], cts[0]
-    if not attrs.get("keepdims", False):
-        axes = tuple(range(np.ndim(x))) if axis is None else \
-            (axis if isinstance(axis, tuple) else (axis,))
-        axes = tuple(sorted(a % np.ndim(x) for a in axes))
-        y, g = np.expand_dims(y, axes), np.expand_dims(g, axes)
-    safe = np.where(y == 0, 1.0, y)
-    return [g * x / safe]
 
 
 @rule("cross")

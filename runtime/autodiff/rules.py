@@ -45,18 +45,24 @@ def _subtract(rec, cts):
     return [sum_to(g, rec.inputs[0]), sum_to(-g, rec.inputs[1])]
 
 
+def _conj(x):
+    """x's complex conjugate (a complex cotangent is dL/dRe + i dL/dIm); real x as is."""
+    dt = getattr(x, "dtype", None)
+    return np.conjugate(x) if (dt is not None and dt.kind == "c") or type(x) is complex else x
+
+
 @ufunc_rule(np.multiply)
 def _multiply(rec, cts):
     g = cts[0]
     a, b = rec.inputs
-    return [sum_to(g * b, a), sum_to(g * a, b)]
+    return [sum_to(g * _conj(b), a), sum_to(g * _conj(a), b)]
 
 
 @ufunc_rule(np.true_divide)
 def _divide(rec, cts):
     g = cts[0]
     a, b = rec.inputs
-    return [sum_to(g / b, a), sum_to(-g * rec.outputs[0] / b, b)]
+    return [sum_to(g / _conj(b), a), sum_to(-g * _conj(rec.outputs[0] / b), b)]
 
 
 @ufunc_rule(np.negative)

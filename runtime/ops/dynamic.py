@@ -320,7 +320,7 @@ PAD = _op("pad_dynamic", _pad_kernel)
 
 def _pad(array, pad_width, mode="constant", **kwargs):
     c = kwargs.get("constant_values", 0)
-    if not _symbolic(pad_width, c):
+    if not _symbolic(pad_width):  # (a symbolic constant_values alone: more_stats.py)
         return None
     if mode != "constant" or set(kwargs) - {"constant_values"}:
         raise TypeError(f"np.pad with a symbolic pad_width or constant_values supports only "
@@ -329,18 +329,27 @@ def _pad(array, pad_width, mode="constant", **kwargs):
     return bind(PAD, *resolve_variables([array]), widths, _array(c))
 
 
+_static_size = TABLE.handlers.get(np.size)
+
+
 def _size(a, axis=None):
     """np.size of a Tensor: as x.size / x.shape[axis] (symbolic where unknown)."""
+    from runtime.ops.rules_common import axes_tuple
     from runtime.ops.shape import symbolic_shape, symbolic_size
 
     (a,) = resolve_variables([a])
     if not isinstance(a, Tensor):
         return np.size(a, axis)
-    if axis is not None:
-        return symbolic_shape(a)[axis]
-    if None in a.static_shape and 0 not in a.static_shape:
+    shp = a.static_shape
+    dims = shp if axis is None else tuple(shp[i] for i in axes_tuple(axis, len(shp)))
+    if None not in dims or 0 in dims:
+        return _static_size(a, axis)
+    if axis is None:
         return symbolic_size(a)
-    return 0 if 0 in a.static_shape else int(np.prod(a.static_shape, dtype=np.int64))
+    n = 1
+    for d in (symbolic_shape(a)[i] for i in axes_tuple(axis, len(shp))):
+        n = n * d
+    return n
 
 
 _wrap(np.pad, _pad)

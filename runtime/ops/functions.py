@@ -241,11 +241,16 @@ def _result_type(*arrays_and_dtypes):
     return np.result_type(*(x.dtype if isinstance(x, Tensor) else x for x in arrays_and_dtypes))
 
 
-def _broadcast_arrays(*args):
+def _broadcast_arrays(*args, subok=False):
     shape = broadcast_shapes(*(a.shape if isinstance(a, Tensor) else np.shape(a) for a in args))
     if None in shape:
         raise TypeError(f"np.broadcast_arrays with unknown dimensions is not supported{where()}")
-    return [np.broadcast_to(a, shape) for a in args]
+    return tuple(np.broadcast_to(a, shape) for a in args)  # a tuple, as in NumPy 2
 
 
 TABLE.handlers[np.broadcast_arrays] = _broadcast_arrays
+from runtime.ops import more as _more  # noqa: E402,F401 - more NumPy functions (more.py)
+
+
+# np.linalg beyond det/inv/solve/norm, and np.fft: in their own modules
+from runtime.ops import fft, linalg  # noqa: E402,F401

@@ -76,7 +76,8 @@ def _evaluate(node):
         arr = np.asarray(r)
         if arr.dtype != o.dtype or arr.shape != o.shape:
             return None
-        out.append(arr[()] if arr.ndim == 0 else _readonly(arr))
+        # a 0-d array stays one (zeros_like of a 0-d array), a NumPy scalar stays a scalar
+        out.append(arr[()] if arr.ndim == 0 and not isinstance(r, np.ndarray) else _readonly(arr))
     return out
 
 

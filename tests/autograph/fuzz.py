@@ -18,7 +18,14 @@ loops are bounded (`while` loops carry a counter), int arithmetic cannot overflo
 (a value that could grow geometrically is taken `% 1009`), no float NaN can arise (no
 float products of two variables, divisions only by constants).
 
-Run `python -m tests.autograph.fuzz START COUNT` to check many seeds and print failures.
+With `features` (fuzz_features.py) the programs also make closures in loops, build a
+linked list and dicts/lists through rebound names, raise in branches and write to `xs`
+through an alias; the runs then compare raised exceptions (type and message) and `xs`
+after the call too, and the graph run is only made for the features in
+`fuzz_features.SYMBOLIC_OK` (unless asked with `--graph`).
+
+Run `python -m tests.autograph.fuzz START COUNT [--features=all|a,b] [--graph |
+--python-only]` to check many seeds and print failures.
 """
 from __future__ import annotations
 
@@ -29,6 +36,8 @@ import traceback
 from pathlib import Path
 
 import numpy as np
+
+from tests.autograph import fuzz_features
 
 XS_LEN = 4
 MOD = 1009
@@ -53,9 +62,10 @@ class _Env:
 
 
 class _Gen:
-    def __init__(self, seed: int):
+    def __init__(self, seed: int, features=frozenset()):
         self.r = random.Random(seed)
         self.seed = seed
+        self.features = frozenset(features)
         self.uid = 0
         self.budget = self.r.randint(5, 18)
         self.int_names = ["a", "b", "c"][:self.r.randint(1, 3)]
@@ -214,7 +224,7 @@ class _Gen:
     def ret_stmt(self, env):
         vals = [self.int_value(env, 1) if t == "i" else self.float_expr(env, 1)
                 for t in self.ret_types]
-        return "return " + ", ".join(vals)
+        return "return " + ", ".join(vals + fuzz_features.observed(self.features))
 
     def block(self, env, indent, lines, min_stmts=1, max_stmts=4):
         """Appends a block; returns True if it ends in an unconditional jump."""
@@ -240,6 +250,8 @@ class _Gen:
         kinds += ["return"]
         if last and (env.loop_depth or env.if_depth):
             kinds += ["bare_jump"]
+        if self.features:
+            kinds += fuzz_features.kinds(self, env)
         kind = r.choice(kinds)
         if kind == "assign_i":
             lines.append(f"{pad}{r.choice(self.int_names)} = {self.int_value(env)}")
@@ -300,6 +312,8 @@ class _Gen:
             else:
                 lines.append(f"{pad}{self.ret_stmt(env)}")
             return True
+        else:
+            return fuzz_features.stmt(self, kind, env, pad, lines)
         return False
 
     def if_stmt(self, env, indent, lines):
@@ -401,12 +415,14 @@ class _Gen:
                 continue
             lines.append(f"    {name} = {self.r.choice(['0.0', '1.5', 'x', 'y', 'xs[0]'])}")
             env.fvars.append(name)
+        lines += ["    " + line for line in fuzz_features.setup(self.features)]
         body: list = []
         ended = self.block(env, 1, body, min_stmts=2, max_stmts=8)
         lines += body
         if not ended:
             lines.append("    " + self.ret_stmt(env))
-        return "\n".join(lines) + "\n"
+        helpers = fuzz_features.HELPERS + "\n\n" if "linked" in self.features else ""
+        return helpers + "\n".join(lines) + "\n"
 
 
 def _worst(a, b):
@@ -414,9 +430,10 @@ def _worst(a, b):
     return a if order[a] >= order[b] else b
 
 
-def generate(seed: int) -> str:
-    """The source text of `fuzz_<seed>(n, k, x, y, xs)`."""
-    return _Gen(seed).program()
+def generate(seed: int, features=frozenset()) -> str:
+    """The source text of `fuzz_<seed>(n, k, x, y, xs)` (with the optional statement
+    kinds of `fuzz_features` named in `features`)."""
+    return _Gen(seed, features).program()
 
 
 def arg_sets(seed: int, count: int = 4) -> list:
@@ -454,45 +471,70 @@ def _python_value(a):
 
 
 def _same_exact(a, b) -> bool:
-    if isinstance(a, tuple) or isinstance(b, tuple):
-        return (isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b)
-                and all(_same_exact(x, y) for x, y in zip(a, b)))
+    for kind in (tuple, list):
+        if isinstance(a, kind) or isinstance(b, kind):
+            return (type(a) is type(b) and len(a) == len(b)
+                    and all(_same_exact(x, y) for x, y in zip(a, b)))
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return type(a) is type(b) and a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True)
     if type(a) is not type(b):
         return False
     return bool(a == b) or (a != a and b != b)
 
 
 def _same_numeric(expected, actual) -> bool:
-    if isinstance(expected, tuple):
-        return (isinstance(actual, tuple) and len(actual) == len(expected)
+    if isinstance(expected, (tuple, list)):
+        return (isinstance(actual, (tuple, list)) and len(actual) == len(expected)
                 and all(_same_numeric(e, a) for e, a in zip(expected, actual)))
+    if isinstance(expected, str):
+        return expected == actual
     if isinstance(actual, tuple) or np.shape(actual) != ():
         return False
     return bool(np.isclose(np.float64(actual), np.float64(expected), rtol=1e-9, atol=0,
                            equal_nan=True))
 
 
-def check(seed: int, directory: Path, source: str | None = None, graph: bool = True):
-    """None if the three runs agree, else a description of the mismatch."""
+def _run(fn, args, may_raise: bool):
+    """(outcome, the arguments after the call) of fn on copies of `args`; the outcome
+    of a call that raises (where the program may raise) is ('raised', type, message)."""
+    args = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+    try:
+        return fn(*args), args
+    except ValueError as e:
+        if not may_raise:
+            raise
+        return ("raised", type(e).__name__, str(e)), args
+
+
+def check(seed: int, directory: Path, source: str | None = None, graph: bool | None = None,
+          features=frozenset()):
+    """None if the three runs agree, else a description of the mismatch. The graph run
+    is made with `graph=True`, skipped with False; by default it is made unless
+    `features` (see fuzz_features.py) has one outside `fuzz_features.SYMBOLIC_OK`."""
     import autograph as ag
 
-    fn = load(generate(seed) if source is None else source, directory)
+    fn = load(generate(seed, features) if source is None else source, directory)
     sets = arg_sets(seed)
     py_sets = [tuple(_python_value(a) for a in args) for args in sets]
+    may_raise = "raise" in features
     try:
-        expected = [fn(*args) for args in py_sets]
+        expected = [_run(fn, args, may_raise) for args in py_sets]
     except Exception:
         return f"python raised (a generator bug):\n{traceback.format_exc()}"
     try:
         converted = ag.to_graph(fn)
         for args, e in zip(py_sets, expected):
-            got = converted(*args)
-            if not _same_exact(e, got):
-                return f"to_graph{_fmt(args)}: {got!r} != python {e!r}"
+            got = _run(converted, args, may_raise)
+            if not _same_exact(e[0], got[0]):
+                return f"to_graph{_fmt(args)}: {got[0]!r} != python {e[0]!r}"
+            if not _same_exact(e[1], got[1]):
+                return f"to_graph{_fmt(args)}: arguments after the call {got[1]!r} != " \
+                       f"python {e[1]!r}"
     except Exception:
         return f"to_graph raised:\n{traceback.format_exc()}"
-    if not graph:
+    if graph is False or (graph is None and not set(features) <= fuzz_features.SYMBOLIC_OK):
         return None
+    expected = [e[0] for e in expected]
     try:
         f = ag.function(fn)
         for args, e in zip(sets, expected):
@@ -516,12 +558,13 @@ def _signature(problem: str) -> str:
     return re.sub(r"'[^']*'|/\S+|\d+", "_", last)[:80]
 
 
-def reduce(seed: int, directory: Path, source: str | None = None) -> str:
+def reduce(seed: int, directory: Path, source: str | None = None, features=frozenset(),
+           graph: bool | None = None) -> str:
     """A smaller program that fails the same way (greedy statement and expression cuts)."""
     import ast
 
-    source = generate(seed) if source is None else source
-    problem = check(seed, directory, source)
+    source = generate(seed, features) if source is None else source
+    problem = check(seed, directory, source, graph, features)
     assert problem, "seed passes"
     want = _signature(problem)
 
@@ -534,7 +577,7 @@ def reduce(seed: int, directory: Path, source: str | None = None) -> str:
         signal.signal(signal.SIGALRM, timeout)
         signal.alarm(2)
         try:
-            p = check(seed, directory, text)
+            p = check(seed, directory, text, graph, features)
         except TimeoutError:
             return False
         finally:
@@ -598,15 +641,25 @@ def main(argv=None):
     import tempfile
 
     argv = sys.argv[1:] if argv is None else argv
+    options = [a for a in argv if a.startswith("--")]
+    argv = [a for a in argv if not a.startswith("--")]
     start = int(argv[0]) if argv else 0
     count = int(argv[1]) if len(argv) > 1 else 200
+    features: frozenset = frozenset()
+    graph = None  # --graph: also on the symbolic path; --python-only: never
+    for o in options:
+        if o.startswith("--features="):
+            value = o.split("=", 1)[1]
+            features = fuzz_features.ALL if value == "all" else frozenset(value.split(","))
+        elif o in ("--graph", "--python-only"):
+            graph = o == "--graph"
     failures = 0
     with tempfile.TemporaryDirectory() as d:
         for seed in range(start, start + count):
-            problem = check(seed, Path(d))
+            problem = check(seed, Path(d), graph=graph, features=features)
             if problem:
                 failures += 1
-                print(f"=== seed {seed}\n{generate(seed)}{problem}\n", flush=True)
+                print(f"=== seed {seed}\n{generate(seed, features)}{problem}\n", flush=True)
     print(f"{failures} failures in {count} seeds ({start}..{start + count - 1})")
     return failures
 

@@ -12,15 +12,16 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 _COUNTER = itertools.count()
 
 
-def run_cli(*args, cwd=None, env=None, timeout=120) -> subprocess.CompletedProcess:
-    """`python -m autograph *args`, with its exit code, stdout and stderr."""
+def run_cli(*args, cwd=None, env=None, timeout=120, text=True) -> subprocess.CompletedProcess:
+    """`python -m autograph *args`, with its exit code, stdout and stderr (bytes when
+    `text` is false)."""
     full_env = dict(os.environ)
     full_env["PYTHONPATH"] = ROOT + os.pathsep + full_env.get("PYTHONPATH", "")
     full_env.pop("AUTOGRAPH_TRACEBACK", None)
     if env:
         full_env.update(env)
     return subprocess.run([sys.executable, "-m", "autograph", *map(str, args)], cwd=cwd,
-                          env=full_env, capture_output=True, text=True, timeout=timeout)
+                          env=full_env, capture_output=True, text=text, timeout=timeout)
 
 
 def import_path(path, name: str | None = None):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pytest
 
 import autograph as ag
 from tests.helpers import assert_interpreter_agrees, assert_same
@@ -66,3 +67,52 @@ def folded_and_shared(x, y):
 
 def test_folding_and_cse_with_symbolic_dims():
     run_sizes(folded_and_shared, [(3, 2), (0, 1), (4, 5)])
+
+
+def symbolic_dims_exported(x, y):
+    n = x.shape[0]
+    return x * n + y.size, np.float32(2) ** (n % 3), np.size(x, 0) * 2
+
+
+def test_symbolic_dims_export_to_onnx_and_save():
+    pytest.importorskip("onnxruntime")
+    from tests.onnx_harness import check_export
+
+    sig = [ag.TensorSpec((None,), np.float32), ag.TensorSpec((2, None), np.float64)]
+    f = ag.function(symbolic_dims_exported, input_signature=sig)
+    cf = f.get_concrete_function(*sig)
+    assert {"shape_dim", "size_of", "python_number"} <= {n.op.name for n in cf.graph.walk()}
+    for n, m in ((3, 2), (0, 5), (4, 0)):
+        args = (np.arange(n, dtype=np.float32), np.ones((2, m)))
+        check_export(cf, args)
+
+
+def test_symbolic_dims_round_trip_through_save(tmp_path):
+    sig = [ag.TensorSpec((None,), np.float32), ag.TensorSpec((2, None), np.float64)]
+    f = ag.function(symbolic_dims_exported, input_signature=sig)
+    f.get_concrete_function(*sig)
+    ag.save(f, str(tmp_path / "fn"))
+    loaded = ag.load(str(tmp_path / "fn"))
+    for n, m in ((3, 2), (0, 5)):
+        args = (np.arange(n, dtype=np.float32), np.ones((2, m)))
+        assert_same(loaded(*args), symbolic_dims_exported(*args))
+
+
+def data_dependent_saved(x, y):
+    n = x.shape[0]
+    m = x[x > 1]
+    return (np.zeros(n + 1, np.int32), np.arange(m.size), np.nonzero(x > 1), np.unique(x),
+            np.unique(x, return_counts=True), np.bincount(np.arange(n) % 2), x.reshape(n, -1),
+            np.repeat(x, n), np.tile(x, n), np.pad(x, n), np.broadcast_to(x, (2, n)),
+            np.linspace(0, 1, n), np.eye(n), np.full(n, y[0, 0]), tuple(np.unique_all(x)))
+
+
+def test_data_dependent_ops_round_trip_through_save(tmp_path):
+    sig = [ag.TensorSpec((None,), np.float32), ag.TensorSpec((2, None), np.float64)]
+    f = ag.function(data_dependent_saved, input_signature=sig)
+    f.get_concrete_function(*sig)
+    ag.save(f, str(tmp_path / "fn"))
+    loaded = ag.load(str(tmp_path / "fn"))
+    for n in (3, 1, 4):
+        args = (np.arange(n, dtype=np.float32) % 3, np.ones((2, 2)))
+        assert_same(loaded(*args), data_dependent_saved(*args))

@@ -1,0 +1,132 @@
+"""`ag.dask.map_blocks`: run a converted function on every block of Dask arrays.
+
+    import dask.array as da
+    y = ag.dask.map_blocks(f, x)            # x: a dask.array; y: a dask.array
+    y.compute()                              # on the current scheduler / distributed Client
+
+The function is traced once for blocks of any size (every dimension unknown), and the
+trace travels to the workers in the saved format (`ag.save`): bytes that each worker
+process loads once — with `ag.load`, which runs nothing from them — and caches by
+digest. No Python code of the user's is pickled. Keyword arguments are Dask's
+`map_blocks` ones (`chunks`, `drop_axis`, `new_axis`, `dtype`, `meta`, `name`, ...);
+`dtype` and `meta` default to the traced result's. Needs the `dask` extra
+(`pip install "autograph-numpy[dask]"`).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+import threading
+from typing import Any
+
+import numpy as np
+
+INSTALL = ('ag.dask needs Dask: pip install "autograph-numpy[dask]" '
+           '(or pip install "dask[distributed]")')
+
+_cache: dict = {}           # digest -> loaded function, per worker process
+_calls: dict = {}           # digest -> [loads, calls], for cache_info()
+_lock = threading.Lock()
+
+
+def _dask_array():
+    try:
+        import dask.array as da
+    except ImportError:
+        raise ImportError(INSTALL) from None
+    return da
+
+
+def saved_bytes(cf) -> bytes:
+    """The `.agz` bytes of a ConcreteFunction (what travels to the workers)."""
+    from runtime.saved import save
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "fn.agz")
+        save(cf, path)
+        with open(path, "rb") as f:
+            return f.read()
+
+
+class SavedBlockFunction:
+    """The per-block callable Dask runs: holds only the saved bytes and their digest.
+    Pickled, it is those bytes; on a worker the first call loads them, later calls (and
+    other tasks in the same process) reuse the loaded function."""
+
+    def __init__(self, data: bytes, name: str = "fn"):
+        self.data = bytes(data)
+        self.digest = hashlib.sha256(self.data).hexdigest()
+        self.__name__ = f"ag_{name}"
+
+    def __dask_tokenize__(self):
+        return ("autograph-saved", self.digest)
+
+    def __reduce__(self):
+        return (SavedBlockFunction, (self.data, self.__name__[3:]))
+
+    def loaded(self):
+        fn = _cache.get(self.digest)
+        if fn is None:
+            with _lock:
+                fn = _cache.get(self.digest)
+                if fn is None:
+                    from runtime.saved import load
+
+                    fn = _cache[self.digest] = load(self.data)
+                    _calls.setdefault(self.digest, [0, 0])[0] += 1
+        return fn
+
+    def __call__(self, *blocks, **kwargs):
+        fn = self.loaded()
+        with _lock:
+            _calls.setdefault(self.digest, [0, 0])[1] += 1
+        return fn(*blocks, **kwargs)
+
+
+def cache_info() -> dict:
+    """{digest: (times loaded, blocks run)} in this process (run it on workers with
+    `client.run(ag.dask.cache_info)`)."""
+    with _lock:
+        return {k: tuple(v) for k, v in _calls.items()}
+
+
+def concrete_for_blocks(fn, args: tuple):
+    """The trace of `fn` that serves every block: dask arrays become TensorSpecs with all
+    dimensions unknown; other arguments are traced as they are."""
+    from autograph import function
+    from runtime import TensorSpec
+    from runtime.function import ConcreteFunction, Function
+
+    da = _dask_array()
+    if isinstance(fn, ConcreteFunction):
+        return fn
+    if not isinstance(fn, Function):
+        fn = function(fn)
+    if fn.input_signature is not None:
+        return fn.get_concrete_function()
+    specs = [TensorSpec((None,) * a.ndim, a.dtype) if isinstance(a, da.Array) else a
+             for a in args]
+    return fn.get_concrete_function(*specs)
+
+
+def map_blocks(fn, *args: Any, **map_blocks_kwargs: Any):
+    """`dask.array.map_blocks` for a converted function: `fn` (an `ag.function`, a plain
+    function, which is converted, or a ConcreteFunction) runs on every block of the
+    dask-array arguments as its saved graph. Returns a dask array."""
+    da = _dask_array()
+    from runtime.tensor import Tensor
+
+    cf = concrete_for_blocks(fn, args)
+    leaves = cf._out_leaves
+    if cf.out_tree is not None or len(leaves) != 1 or not isinstance(leaves[0], Tensor):
+        raise TypeError(f"ag.dask.map_blocks: {cf.name} must return one array per block "
+                        f"(it returns {cf.pretty_printed_signature().split(' -> ')[1]}); "
+                        "map each result separately")
+    out = leaves[0]
+    kwargs = dict(map_blocks_kwargs)
+    kwargs.setdefault("dtype", out.dtype)
+    if "meta" not in kwargs:  # Dask would otherwise call the function on empty blocks
+        kwargs["meta"] = np.empty((0,) * len(out.shape), kwargs["dtype"])
+    block_fn = SavedBlockFunction(saved_bytes(cf), cf.name)
+    return da.map_blocks(block_fn, *args, **kwargs)

@@ -1,0 +1,62 @@
+"""ONNX export of traced graphs: `export_onnx(fn_or_cf, path)` and `to_onnx(cf)`.
+
+Every graph op maps to standard ONNX ops (opset 18): ufuncs (elementwise.py),
+reductions (reductions.py), shape and joining ops (shapes.py), indexing (indexing.py),
+control flow, constants and Variables (control.py). `model.py` assembles the model and
+states the input/output conventions (also in docs/onnx.md). An op with no ONNX form
+raises `OnnxExportError` naming the op and the user's line. `onnx` (and `onnxruntime`
+to run the result) is the optional extra `pip install -e ".[onnx]"`.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from runtime.onnx_export.context import OnnxExportError
+
+
+def _concrete(fn_or_cf, args, kwargs):
+    from runtime.function import BoundFunction, ConcreteFunction, Function
+
+    if isinstance(fn_or_cf, ConcreteFunction):
+        if args or kwargs:
+            raise TypeError("export_onnx: a ConcreteFunction takes no example arguments")
+        return fn_or_cf
+    if isinstance(fn_or_cf, (Function, BoundFunction)):
+        if args or kwargs or fn_or_cf.input_signature is not None:
+            return fn_or_cf.get_concrete_function(*args, **kwargs)
+        traces = fn_or_cf.concrete_functions
+        if len(traces) == 1:
+            return traces[0]
+        raise TypeError(
+            f"export_onnx({fn_or_cf.__name__}): the function has {len(traces)} traces; pass "
+            "example arguments or TensorSpecs (export_onnx(f, path, ag.TensorSpec((None, 3), "
+            "np.float32))), or one ConcreteFunction (f.get_concrete_function(...)).")
+    raise TypeError(f"export_onnx expects an ag.function or a ConcreteFunction, not "
+                    f"{type(fn_or_cf).__name__}")
+
+
+def to_onnx(cf, *, assertions: str = "error", optimized: bool = True):
+    """The `onnx.ModelProto` of ConcreteFunction `cf` (checked by `onnx.checker`)."""
+    from runtime.onnx_export.model import to_model
+
+    if assertions not in ("error", "drop"):
+        raise ValueError(f"assertions must be 'error' or 'drop', not {assertions!r}")
+    return to_model(cf, optimized=optimized, assertions=assertions)
+
+
+def export_onnx(fn_or_cf, path: Any = None, *args, assertions: str = "error", **kwargs):
+    """Write the ONNX model of `fn_or_cf` to `path` (when given); returns the ModelProto.
+
+    `fn_or_cf` is a ConcreteFunction, or an `ag.function` with one trace, an
+    input_signature, or example arguments / TensorSpecs passed after `path`.
+    """
+    cf = _concrete(fn_or_cf, args, kwargs)
+    model = to_onnx(cf, assertions=assertions)
+    if path is not None:
+        import onnx
+
+        onnx.save_model(model, str(path))
+    return model
+
+
+__all__ = ["export_onnx", "to_onnx", "OnnxExportError"]

@@ -1,0 +1,150 @@
+"""Reductions (`np.sum`, `np.mean`, `np.max`, `np.argmax`, `np.std`, ...) as ONNX.
+
+The input is cast to the node's result dtype first, as NumPy accumulates in it
+(`np.sum` of int32 is int64, `np.mean` of ints is float64). `np.max`/`np.min` and
+`np.argmax`/`np.argmin` give NaN (its first index) when a NaN is present, as NumPy
+does; the `nan*` forms skip NaNs. `np.any`/`np.all` count truthy elements, so empty
+inputs give NumPy's False/True. `initial=` and `where=` are refused.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from runtime.onnx_export.kernels import apply
+from runtime.onnx_export.table import converter
+
+_REDUCE = {"sum": "ReduceSum", "nansum": "ReduceSum", "prod": "ReduceProd",
+           "mean": "ReduceMean", "nanmean": "ReduceMean", "max": "ReduceMax",
+           "amax": "ReduceMax", "nanmax": "ReduceMax", "min": "ReduceMin", "amin": "ReduceMin",
+           "nanmin": "ReduceMin"}
+
+
+def axes_of(em, node, ndim: int):
+    axis = node.attrs.get("axis")
+    if axis is None:
+        return list(range(ndim))
+    axes = list(axis) if isinstance(axis, (tuple, list)) else [axis]
+    try:
+        return sorted(int(a) % ndim if ndim else int(a) for a in axes)
+    except (TypeError, ZeroDivisionError):
+        raise em.error(f"axis={axis!r} is not a static axis") from None
+
+
+def reduce(em, op: str, x: str, dtype, axes: list[int], keepdims: bool) -> str:
+    if not axes:
+        return x
+    return apply(em, op, [x, em.const(np.asarray(axes, np.int64))], dtype,
+                 keepdims=int(keepdims))
+
+
+def _refuse_options(em, node, allowed=()):
+    for k in ("initial", "where", "out", "correction", "mean"):
+        if node.attrs.get(k) is not None and k not in allowed:
+            raise em.error(f"the {k}= argument has no ONNX form in this exporter")
+
+
+@converter(*_REDUCE)
+def _reduction(em, node):
+    _refuse_options(em, node)
+    x, out = node.inputs[0], node.outputs[0]
+    ndim, dtype = len(x.shape), out.dtype
+    axes = axes_of(em, node, ndim)
+    keep = bool(node.attrs.get("keepdims", False))
+    name = node.op.name
+    work = dtype
+    if name in ("max", "amax", "min", "amin", "nanmax", "nanmin"):
+        if any(x.shape[a] == 0 for a in axes):
+            raise em.error("a maximum/minimum over an empty axis raises in NumPy")
+        work = x.dtype
+    value = em.value(x, work if work.kind != "b" else np.int8)
+    if work.kind == "b":
+        work = np.dtype(np.int8)
+    op = _REDUCE[name]
+    if name.startswith("nan") and work.kind == "f":
+        fill = {"nansum": 0, "nanmean": 0, "nanmax": -np.inf, "nanmin": np.inf}[name]
+        nan = em.op("IsNaN", [value])
+        clean = em.op("Where", [nan, em.const(fill, work), value])
+        result = reduce(em, op if name != "nanmean" else "ReduceSum", clean, work, axes, keep)
+        counts = reduce(em, "ReduceSum", em.cast(em.op("Not", [nan]), np.bool_, work), work,
+                        axes, keep)
+        if name == "nanmean":
+            result = em.op("Div", [result, counts])
+        elif name in ("nanmax", "nanmin"):  # an all-NaN slice gives NaN
+            result = em.op("Where", [em.op("Equal", [counts, em.const(0, work)]),
+                                     em.const(np.nan, work), result])
+    else:
+        result = reduce(em, op, value, work, axes, keep)
+        if name in ("max", "amax", "min", "amin") and work.kind == "f":
+            any_nan = reduce(em, "ReduceMax", em.cast(em.op("IsNaN", [value]), np.bool_, np.int8),
+                             np.int8, axes, keep)
+            result = em.op("Where", [em.cast(any_nan, np.int8, np.bool_),
+                                     em.const(np.nan, work), result])
+    if not axes:
+        result = em.op("Identity", [result])
+    return [em.cast(result, work, dtype)]
+
+
+@converter("any", "all")
+def _any_all(em, node):
+    _refuse_options(em, node)
+    x = node.inputs[0]
+    axes = axes_of(em, node, len(x.shape))
+    keep = bool(node.attrs.get("keepdims", False))
+    flags = em.value(x, np.bool_)
+    if node.op.name == "all":
+        flags = em.op("Not", [flags])
+    count = reduce(em, "ReduceSum", em.cast(flags, np.bool_, np.int64), np.int64, axes, keep)
+    hit = em.op("Greater", [count, em.const(0, np.int64)])
+    return [em.op("Not", [hit]) if node.op.name == "all" else hit]
+
+
+@converter("std", "var")
+def _moments(em, node):
+    _refuse_options(em, node)
+    if node.attrs.get("dtype") is not None:
+        raise em.error("dtype= of np.std/np.var is not exported")
+    x, out = node.inputs[0], node.outputs[0]
+    dtype = out.dtype
+    axes = axes_of(em, node, len(x.shape))
+    keep = bool(node.attrs.get("keepdims", False))
+    value = em.value(x, dtype)
+    mean = reduce(em, "ReduceMean", value, dtype, axes, True)
+    d = em.op("Sub", [value, mean])
+    total = reduce(em, "ReduceSum", em.op("Mul", [d, d]), dtype, axes, keep)
+    shape = em.cast(em.op("Shape", [value]), np.int64, dtype)
+    n = em.op("ReduceProd", [em.op("Gather", [shape, em.const(np.asarray(axes, np.int64))]),
+                              em.const(np.zeros(1, np.int64))], keepdims=0) if axes \
+        else em.const(1, dtype)
+    ddof = em.const(node.attrs.get("ddof", 0) or 0, dtype)
+    denom = em.op("Max", [em.op("Sub", [n, ddof]), em.const(0, dtype)])
+    var = em.op("Div", [total, denom])
+    return [em.op("Sqrt", [var]) if node.op.name == "std" else var]
+
+
+@converter("argmax", "argmin")
+def _arg(em, node):
+    x, out = node.inputs[0], node.outputs[0]
+    axis, keep = node.attrs.get("axis"), bool(node.attrs.get("keepdims", False))
+    if x.shape and any(d == 0 for d in x.shape):
+        raise em.error("argmax/argmin of an empty array raises in NumPy")
+    value = em.value(x)
+    dtype = x.dtype
+    if dtype.kind == "b":
+        value, dtype = em.cast(value, dtype, np.int8), np.dtype(np.int8)
+    if axis is None:
+        value = em.op("Reshape", [value, em.const(np.asarray([-1], np.int64))])
+        ax = 0
+    else:
+        ax = int(axis) % max(len(x.shape), 1)
+    op = "ArgMax" if node.op.name == "argmax" else "ArgMin"
+    idx = apply(em, op, [value], dtype, keep=False, axis=ax, keepdims=int(keep),
+                select_last_index=0)
+    if dtype.kind == "f":  # NumPy: the first NaN wins
+        nan = em.cast(em.op("IsNaN", [value]), np.bool_, np.int8)
+        first_nan = em.op("ArgMax", [nan], axis=ax, keepdims=int(keep), select_last_index=0)
+        has_nan = em.op("ReduceMax", [nan, em.const(np.asarray([ax], np.int64))],
+                        keepdims=int(keep))
+        idx = em.op("Where", [em.cast(has_nan, np.int8, np.bool_), first_nan, idx])
+    if axis is None and keep:
+        idx = em.op("Reshape", [idx, em.const(np.ones(len(x.shape), np.int64))])
+    return [em.cast(idx, np.int64, out.dtype)]

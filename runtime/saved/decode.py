@@ -1,0 +1,207 @@
+"""Rebuilding graphs from their saved description, checking everything on the way.
+
+Values are referred to by name and resolve only to values defined earlier in the same
+graph (a subgraph sees its own inputs), so a reference to an unknown or later value —
+a cycle — is an error. Each node's op comes from the fixed op table, its attributes
+are checked against the op's schema, and its declared output shapes and dtypes must be
+what the op's own shape/dtype rule computes from its inputs (a file cannot lie about
+shapes: the code generator trusts them). Control-flow nodes must agree with their
+subgraphs. The result passes the graph verifier.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from runtime.errors import Origin
+from runtime.graph import Graph
+from runtime.saved.format import (
+    MAX_GRAPH_DEPTH, MAX_NODES, Decoder, LoadError, check_int, check_shape, check_text,
+    parse_dtype,
+)
+from runtime.saved.optable import SUBGRAPHS, check_attrs, lookup
+from runtime.tensor import Tensor
+
+
+def obj(value, where: str, required=(), optional=()) -> dict:
+    """`value` as a JSON object with exactly these keys (required ones present)."""
+    if type(value) is not dict:
+        raise LoadError(f"{where}: expected an object")
+    missing = [k for k in required if k not in value]
+    if missing:
+        raise LoadError(f"{where}: missing {', '.join(map(repr, missing))}")
+    extra = [k for k in value if k not in required and k not in optional]
+    if extra:
+        raise LoadError(f"{where}: unexpected key {str(extra[0])[:40]!r}")
+    return value
+
+
+def seq(value, where: str, limit: int = MAX_NODES) -> list:
+    if type(value) is not list or len(value) > limit:
+        raise LoadError(f"{where}: expected a list")
+    return value
+
+
+class GraphDecoder:
+    def __init__(self, values: Decoder):
+        self.values = values
+        self.nodes = 0
+        self.names: set[str] = set()
+
+    def graph(self, d, where: str, parent: Graph | None = None, outer: dict | None = None,
+              depth: int = 0) -> Graph:
+        if depth > MAX_GRAPH_DEPTH:
+            raise LoadError(f"{where}: subgraphs nested more than {MAX_GRAPH_DEPTH} deep")
+        d = obj(d, where, ("name", "inputs", "nodes", "outputs"),
+                ("captures",) if parent is not None else ())
+        graph = Graph(check_text(d["name"], f"{where}: name"), parent=parent)
+        scope: dict[str, Tensor] = {}
+        for k, t in enumerate(seq(d["inputs"], f"{where}: inputs")):
+            name, shape, dtype, weak = self.aval(t, f"{where}: input {k}")
+            scope[name] = graph.add_input(shape, dtype, name, weak)
+        for k, pair in enumerate(seq(d.get("captures", []), f"{where}: captures")):
+            if type(pair) is not list or len(pair) != 2 or type(pair[0]) is not str \
+                    or pair[0] not in outer:
+                raise LoadError(f"{where}: capture {k} is malformed")
+            i = check_int(pair[1], f"{where}: capture {k}", 0, len(graph.inputs) - 1)
+            graph.captures[outer[pair[0]]] = graph.inputs[i]
+        for k, n in enumerate(seq(d["nodes"], f"{where}: nodes")):
+            self.node(graph, n, scope, f"{where}, node {k}", depth)
+        graph.outputs = [self.input(x, scope, f"{where}: output {k}")
+                         for k, x in enumerate(seq(d["outputs"], f"{where}: outputs"))]
+        return graph
+
+    def aval(self, t, where: str):
+        t = obj(t, where, ("name", "dtype", "shape"), ("weak",))
+        name = check_text(t["name"], f"{where}: name", 200)
+        if name in self.names:
+            raise LoadError(f"{where}: the value name {name!r} is defined twice")
+        self.names.add(name)
+        weak = t.get("weak", False)
+        if type(weak) is not bool:
+            raise LoadError(f"{where}: weak must be a boolean")
+        return (name, check_shape(t["shape"], f"{where}: shape"),
+                parse_dtype(t["dtype"], f"{where}: dtype", allow_object=True), weak)
+
+    def input(self, x, scope: dict, where: str):
+        if type(x) is dict and "ref" in x:
+            x = obj(x, where, ("ref",))
+            if type(x["ref"]) is not str or x["ref"] not in scope:
+                raise LoadError(f"{where}: refers to {str(x['ref'])[:80]!r}, which is not "
+                                "defined before it in this graph")
+            return scope[x["ref"]]
+        return self.values.value(x, where)
+
+    def node(self, graph: Graph, n, scope: dict, where: str, depth: int) -> None:
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise LoadError(f"{where}: more than {MAX_NODES} nodes")
+        n = obj(n, where, ("op", "inputs", "attrs", "outputs"), ("subgraphs", "origin"))
+        op = lookup(n["op"], where)
+        where = f"{where} ({op.name})"
+        inputs = [self.input(x, scope, f"{where}: input {k}")
+                  for k, x in enumerate(seq(n["inputs"], f"{where}: inputs"))]
+        raw_attrs = n["attrs"]
+        if type(raw_attrs) is not dict:
+            raise LoadError(f"{where}: attrs must be an object")
+        attrs = {k: self.values.value(v, f"{where}: attribute {k[:40]!r}")
+                 for k, v in raw_attrs.items()}
+        check_attrs(op, attrs, len(inputs), where)
+        names = SUBGRAPHS.get(op.name, ())
+        subs = obj(n.get("subgraphs", {}), f"{where}: subgraphs", names)
+        outer = {name: t for name, t in scope.items()}
+        for k in names:
+            attrs[k] = self.graph(subs[k], f"{where}/{k}", graph, outer, depth + 1)
+        declared = [self.aval(o, f"{where}: output {k}")
+                    for k, o in enumerate(seq(n["outputs"], f"{where}: outputs"))]
+        avals = [(shape, dtype) for _, shape, dtype, _ in declared]
+        if names:
+            _check_control_flow(op.name, inputs, attrs, avals, where)
+        else:
+            _check_rule(op, inputs, attrs, avals, where)
+        node = graph.add_node(op, inputs, attrs, avals, _origin(n.get("origin"), where))
+        for o, (name, _, _, weak) in zip(node.outputs, declared):
+            o.name, o.weak = name, weak
+            scope[name] = o
+
+
+def _origin(o, where: str) -> Origin | None:
+    if o is None:
+        return None
+    o = obj(o, f"{where}: origin", ("file", "line", "function"))
+    return Origin(check_text(o["file"], f"{where}: origin file"),
+                  check_int(o["line"], f"{where}: origin line", 0, 10**9),
+                  check_text(o["function"], f"{where}: origin function"))
+
+
+def _same(avals, computed) -> bool:
+    if len(avals) != len(computed):
+        return False
+    return all(tuple(s) == tuple(cs) and np.dtype(d) == np.dtype(cd)
+               for (s, d), (cs, cd) in zip(avals, computed))
+
+
+def _check_rule(op, inputs, attrs, avals, where: str) -> None:
+    try:
+        computed = op.abstract_eval(op, inputs, attrs)
+        computed = [(tuple(s), np.dtype(d)) for s, d in computed]
+    except LoadError:
+        raise
+    except Exception as e:  # noqa: BLE001 - any failure of the op's rule: bad inputs/attrs
+        raise LoadError(f"{where}: the op does not accept these inputs and attributes "
+                        f"({type(e).__name__}: {str(e)[:200]})") from None
+    if not _same(avals, computed):
+        raise LoadError(f"{where}: the file declares outputs {_text(avals)} but the op "
+                        f"computes {_text(computed)} (the description was altered)")
+
+
+def _text(avals) -> str:
+    return ", ".join(f"{np.dtype(d)}{list(s)}" for s, d in avals)
+
+
+def _aval_of(x):
+    if isinstance(x, Tensor):
+        return x.shape, x.dtype
+    a = np.asarray(x)
+    return a.shape, a.dtype
+
+
+def _fits(shape, declared) -> bool:
+    return len(shape) == len(declared) and all(
+        d is None or d == s for s, d in zip(shape, declared))
+
+
+def _check_control_flow(name, inputs, attrs, avals, where: str) -> None:
+    def fail(what):
+        raise LoadError(f"{where}: {what}")
+
+    if name == "cond":
+        if not inputs:
+            fail("a cond needs a predicate")
+        for branch in (attrs["then"], attrs["else_"]):
+            if len(branch.inputs) != len(inputs) - 1:
+                fail(f"branch {branch.name} takes {len(branch.inputs)} inputs, the node "
+                     f"passes {len(inputs) - 1}")
+            if len(branch.outputs) != len(avals):
+                fail(f"branch {branch.name} gives {len(branch.outputs)} results, the node "
+                     f"declares {len(avals)}")
+            for x, (shape, dtype) in zip(branch.outputs, avals):
+                s, d = _aval_of(x)
+                if d != dtype or not _fits(s, shape):
+                    fail(f"branch {branch.name} gives {d}{list(s)} where the node declares "
+                         f"{dtype}{list(shape)}")
+        return
+    has_max = attrs["has_max"]
+    n_pass = len(inputs) - (1 if has_max else 0)
+    if n_pass < len(avals):
+        fail("the loop has fewer inputs than loop variables")
+    g_cond, body = attrs["cond"], attrs["body"]
+    for sub in (g_cond, body):
+        if len(sub.inputs) != n_pass:
+            fail(f"subgraph {sub.name} takes {len(sub.inputs)} inputs, the node passes {n_pass}")
+    if len(body.outputs) != len(avals) or len(g_cond.outputs) != 1:
+        fail("the loop body or condition gives the wrong number of results")
+    for k, (shape, dtype) in enumerate(avals):
+        for s, d in (_aval_of(inputs[k]), _aval_of(body.outputs[k]), _aval_of(body.inputs[k])):
+            if d != dtype or not _fits(s, shape):
+                fail(f"loop variable {k} is {d}{list(s)} where the node declares "
+                     f"{dtype}{list(shape)}")

@@ -1,0 +1,280 @@
+"""`load(path)`: a saved function back as a callable, without the Python that made it.
+
+The result is a `LoadedFunction`: a `Function` whose traces are the saved ones, so it
+matches arguments, checks input signatures and reports mismatches exactly as the
+original did; arguments that need a new trace raise a TypeError listing the saved
+signatures (there is no Python code to trace). Its executors are generated from the
+loaded graphs by the runtime's own code generator; nothing from the file is evaluated.
+"""
+from __future__ import annotations
+
+import inspect
+import os
+
+from runtime.function import ConcreteFunction, Function
+from runtime.saved import container
+from runtime.saved.decode import GraphDecoder, obj, seq
+from runtime.saved.format import (
+    FORMAT, MAX_FUNCTIONS, VERSION, Decoder, LoadError, check_int, check_shape, check_text,
+    parse_dtype,
+)
+from runtime.signature import FloatKey, IdentityKey, TensorSpec, has_unknown_dims
+from runtime.structure import LEAF
+from runtime.tensor import Tensor
+from runtime.variables import Variable
+
+
+class LoadedFunction(Function):
+    """A Function restored by `load`: its saved traces, and no Python code."""
+
+    variables: tuple = ()
+
+    def _only(self) -> ConcreteFunction:
+        if len(self._concrete) != 1:
+            raise ValueError(f"{self.__name__} was saved with {len(self._concrete)} traces; "
+                             "pick one: loaded.concrete_functions[i].graph (see "
+                             "loaded.pretty_printed_concrete_signatures())")
+        return self._concrete[0]
+
+    @property
+    def graph(self):
+        return self._only().graph
+
+    @property
+    def optimized_graph(self):
+        return self._only().optimized_graph
+
+    @property
+    def python_code(self) -> str:
+        return self._only().python_code
+
+    def __repr__(self) -> str:
+        return f"<ag.LoadedFunction {self.__name__}: {len(self._concrete)} saved traces>"
+
+
+def load(path: str | os.PathLike | bytes) -> LoadedFunction:
+    """The function saved at `path` (by `save`), or in the bytes of a `.agz` file. Raises
+    LoadError (a ValueError) for a malformed, truncated, altered, oversized or
+    newer-version file."""
+    description, arrays = container.read(path)
+    label = "<saved function bytes>" if isinstance(path, (bytes, bytearray)) else os.fspath(path)
+    try:
+        return _build(description, arrays)
+    except LoadError as e:
+        raise LoadError(f"{label}: {e}") from None
+    except RecursionError:
+        raise LoadError(f"{label}: nested too deeply") from None
+
+
+def _build(d: dict, arrays: dict) -> LoadedFunction:
+    if d.get("format") != FORMAT:
+        raise LoadError(f"not a saved autograph-numpy function (format {str(d.get('format'))[:60]!r})")
+    version = d.get("version")
+    if type(version) is not int or version < 1:
+        raise LoadError(f"bad format version {str(version)[:20]!r}")
+    if version > VERSION:
+        raise LoadError(f"saved with format version {version}, newer than this autograph-numpy "
+                        f"reads (version {VERSION}); upgrade autograph-numpy to load it")
+    d = obj(d, "file", ("format", "version", "function", "concrete_functions", "variables"))
+    variables = []
+    for k, v in enumerate(seq(d["variables"], "variables", 100_000)):
+        v = obj(v, f"variable {k}", ("name", "array"))
+        name = check_text(v["name"], f"variable {k}: name")
+        if v["array"] != f"v{k}" or v["array"] not in arrays:
+            raise LoadError(f"variable {k}: its value is not in the archive")
+        variables.append(Variable(arrays[v["array"]], name=name))
+    values = Decoder({k: a for k, a in arrays.items() if k.startswith("a")}, variables)
+    fn = _function(obj(d["function"], "function", ("name", "parameters", "input_signature")))
+    fn.variables = tuple(variables)
+    cfs = seq(d["concrete_functions"], "concrete_functions", MAX_FUNCTIONS)
+    if not cfs:
+        raise LoadError("the file holds no traces")
+    graphs = GraphDecoder(values)
+    for k, c in enumerate(cfs):
+        cf = _concrete(fn, c, values, graphs, f"trace {k}")
+        fn._concrete.append(cf)
+        fn._cache[cf.key] = cf
+        if any(has_unknown_dims(p) for p in cf.key):
+            fn._relaxed.append(cf)
+    fn.tracing_count = len(fn._concrete)
+    return fn
+
+
+_KINDS = {k.name: k for k in (inspect.Parameter.POSITIONAL_ONLY,
+                              inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                              inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.KEYWORD_ONLY,
+                              inspect.Parameter.VAR_KEYWORD)}
+
+
+def _function(info: dict) -> LoadedFunction:
+    name = check_text(info["name"], "function name", 200)
+    params = []
+    decoder = Decoder({}, [])
+    for k, p in enumerate(seq(info["parameters"], "parameters", 10_000)):
+        p = obj(p, f"parameter {k}", ("name", "kind"), ("default",))
+        kind = _KINDS.get(p["kind"]) if type(p["kind"]) is str else None
+        pname = p["name"]
+        if kind is None or type(pname) is not str or not pname.isidentifier() or len(pname) > 200:
+            raise LoadError(f"parameter {k} is malformed")
+        default = decoder.value(p["default"], f"default of {pname}") if "default" in p \
+            else inspect.Parameter.empty
+        try:
+            params.append(inspect.Parameter(pname, kind, default=default))
+        except ValueError as e:
+            raise LoadError(f"parameter {k}: {e}") from None
+    try:
+        signature = inspect.Signature(params)
+    except ValueError as e:
+        raise LoadError(f"parameters: {e}") from None
+    specs = info["input_signature"]
+    if specs is not None:
+        specs = [TensorSpec(check_shape(obj(s, "input_signature", ("shape", "dtype"))["shape"],
+                                        "input_signature"),
+                            parse_dtype(s["dtype"], "input_signature"))
+                 for s in seq(specs, "input_signature", len(params))]
+    holder: list = []
+
+    def saved_only(*args, **kwargs):
+        fn = holder[0]
+        raise TypeError(
+            f"{fn.__name__}() was loaded from a saved graph and has no Python code to trace "
+            "these arguments; it was saved for:\n  "
+            + fn.pretty_printed_concrete_signatures().replace("\n\n", "\n  ")
+            + "\nCall it with matching arguments, or save the function after calling it with "
+            "these.")
+
+    saved_only.__name__ = name
+    saved_only.__qualname__ = name
+    saved_only.__signature__ = signature
+    try:
+        fn = LoadedFunction(saved_only, input_signature=specs, autograph=False, optimize=False)
+    except TypeError as e:
+        raise LoadError(f"function: {e}") from None
+    holder.append(fn)
+    return fn
+
+
+def _concrete(fn: LoadedFunction, c, values: Decoder, graphs: GraphDecoder, where: str):
+    c = obj(c, where, ("key", "results", "writeback", "graph", "optimized_graph"))
+    key = tuple(_key_part(p, values, f"{where}: key", 0)
+                for p in seq(c["key"], f"{where}: key", 10_000))
+    if len(key) != len(fn._params):
+        raise LoadError(f"{where}: the key has {len(key)} parts for {len(fn._params)} parameters")
+    results = obj(c["results"], f"{where}: results", ("tree", "leaves"))
+    tree = _tree(results["tree"], values, f"{where}: results", 0)
+    leaves = seq(results["leaves"], f"{where}: results")
+    if _count_leaves(tree) != len(leaves):
+        raise LoadError(f"{where}: the result structure does not match its leaves")
+    writeback = []
+    for w in seq(c["writeback"], f"{where}: writeback", 10_000):
+        if type(w) is not list or len(w) != 2:
+            raise LoadError(f"{where}: writeback entry malformed")
+        writeback.append((check_int(w[0], f"{where}: writeback", 0, 10_000),
+                          check_text(w[1], f"{where}: writeback")))
+    graphs.names = set()
+    graph = graphs.graph(c["graph"], f"{where}/graph")
+    graphs.names = set()
+    optimized = graphs.graph(c["optimized_graph"], f"{where}/optimized_graph")
+    out_leaves = {}
+    for label, g in (("graph", graph), ("optimized_graph", optimized)):
+        out_leaves[label] = _leaves(leaves, g, writeback, values, f"{where}/{label}")
+    for g in (graph, optimized):
+        try:
+            g.verify()
+        except AssertionError as e:
+            raise LoadError(f"{where}: {e}") from None
+    for k, _ in writeback:
+        if k >= len(optimized.inputs):
+            raise LoadError(f"{where}: writes back into input {k}, which does not exist")
+    try:
+        cf = ConcreteFunction(fn.__name__, optimized, key, fn._params, tree,
+                              out_leaves["optimized_graph"], owner=fn, optimize=False,
+                              writeback=writeback)
+    except Exception as e:  # noqa: BLE001 - a graph the code generator cannot lower
+        raise LoadError(f"{where}: cannot generate code for the graph ({e})") from None
+    cf.graph = graph
+    return cf
+
+
+def _leaves(leaves, graph, writeback, values: Decoder, where: str) -> list:
+    outputs = iter(graph.outputs)
+    out = []
+    for k, leaf in enumerate(leaves):
+        if type(leaf) is dict and "output" in leaf:
+            obj(leaf, f"{where}: result {k}", ("output",))
+            x = next(outputs, None)
+            if not isinstance(x, Tensor):
+                raise LoadError(f"{where}: result {k} has no graph output")
+            out.append(x)
+        else:
+            out.append(values.value(obj(leaf, f"{where}: result {k}", ("value",))["value"],
+                                    f"{where}: result {k}"))
+    rest = list(outputs)
+    if len(rest) != len(writeback) or not all(isinstance(x, Tensor) for x in rest):
+        raise LoadError(f"{where}: the graph has {len(rest)} outputs beyond the results, "
+                        f"for {len(writeback)} written arguments")
+    return out
+
+
+def _count_leaves(tree) -> int:
+    if tree is LEAF:
+        return 1
+    return sum(_count_leaves(t) for t in tree[-1])
+
+
+def _tree(t, values: Decoder, where: str, depth: int):
+    if depth > 64:
+        raise LoadError(f"{where}: nested too deeply")
+    if t is None:
+        return LEAF
+    t = obj(t, where, (), ("tuple", "list", "dict"))
+    if len(t) != 1:
+        raise LoadError(f"{where}: malformed structure")
+    (kind, body), = t.items()
+    if kind == "dict":
+        body = obj(body, where, ("keys", "items"))
+        keys = tuple(values.value(k, where) for k in seq(body["keys"], where))
+        items = tuple(_tree(x, values, where, depth + 1) for x in seq(body["items"], where))
+        try:
+            if len(keys) != len(items) or len(set(keys)) != len(keys):
+                raise LoadError(f"{where}: malformed dict")
+        except TypeError:
+            raise LoadError(f"{where}: unhashable dict key") from None
+        return (dict, keys, items)
+    return ({"tuple": tuple, "list": list}[kind],
+            tuple(_tree(x, values, where, depth + 1) for x in seq(body, where)))
+
+
+def _key_part(p, values: Decoder, where: str, depth: int):
+    if depth > 64:
+        raise LoadError(f"{where}: nested too deeply")
+    p = obj(p, where, (), ("array", "tuple", "list", "dict", "variable", "python"))
+    if len(p) != 1:
+        raise LoadError(f"{where}: malformed key part")
+    (kind, body), = p.items()
+    if kind == "array":
+        body = obj(body, where, ("dtype", "shape"))
+        return (parse_dtype(body["dtype"], where), check_shape(body["shape"], where))
+    if kind in ("tuple", "list"):
+        return ({"tuple": tuple, "list": list}[kind],
+                tuple(_key_part(x, values, where, depth + 1) for x in seq(body, where)))
+    if kind == "dict":
+        items = []
+        for pair in seq(body, where):
+            if type(pair) is not list or len(pair) != 2:
+                raise LoadError(f"{where}: malformed dict key part")
+            items.append((values.value(pair[0], where), _key_part(pair[1], values, where,
+                                                                    depth + 1)))
+        return (dict, tuple(items))
+    if kind == "variable":
+        v = values.value({"variable": body}, where)
+        return (Variable, IdentityKey(v))
+    v = values.value(body, where)
+    if type(v) in (float, complex):
+        return (type(v), FloatKey(v))
+    if type(v) not in (int, bool, str, bytes, type(None)):
+        raise LoadError(f"{where}: an argument value must be a Python scalar")
+    return (type(v), v)
+
+
+__all__ = ["load", "LoadedFunction", "LoadError"]

@@ -1,0 +1,190 @@
+"""`save(fn_or_cf, path)`: a Function's traces (or one ConcreteFunction) as a saved function.
+
+Each trace is written with its cache key, its result structure, its unoptimized and
+optimized graphs (ops by name, attributes in the exact encoding of format.py, subgraphs
+nested in their node, user origins), and the arguments it writes back into. Arrays
+(constants, Variable values) go to the `.npz`. A value the format cannot represent (a
+Python object held by a trace, a namedtuple result) raises SaveError naming it.
+"""
+from __future__ import annotations
+
+import os
+
+from runtime.graph import Graph
+from runtime.saved import container
+from runtime.saved.format import FORMAT, VERSION, Encoder, SaveError, dtype_text
+from runtime.saved.optable import op_table
+from runtime.signature import FloatKey, IdentityKey, TensorSpec, is_array_part
+from runtime.tensor import Tensor
+
+
+def save(fn_or_cf, path: str | os.PathLike) -> None:
+    """Write every trace of a Function (or one ConcreteFunction) to `path`: a `.agz`
+    file, or a directory. Load it with `load(path)`, with no need for the Python code."""
+    from runtime.function import BoundFunction, ConcreteFunction, Function
+
+    if isinstance(fn_or_cf, BoundFunction):
+        raise SaveError("save a method's Function through a ConcreteFunction: "
+                        "ag.save(obj.method.get_concrete_function(...), path)")
+    if isinstance(fn_or_cf, ConcreteFunction):
+        cfs, owner = [fn_or_cf], fn_or_cf._owner
+    elif isinstance(fn_or_cf, Function):
+        cfs, owner = fn_or_cf.concrete_functions, fn_or_cf
+        if not cfs:
+            raise SaveError(f"{fn_or_cf.__name__} has not been traced yet: call it (or "
+                            "get_concrete_function(...)) with the arguments to save graphs "
+                            "for, then save it")
+    else:
+        raise SaveError(f"save() takes an ag.function or a ConcreteFunction, not "
+                        f"{type(fn_or_cf).__name__}")
+    enc = Encoder()
+    description = {
+        "format": FORMAT,
+        "version": VERSION,
+        "function": _function_info(owner, cfs[0], enc),
+        "concrete_functions": [_concrete(cf, enc) for cf in cfs],
+    }
+    description["variables"] = [_variable(v, i, enc) for i, v in enumerate(enc.variables)]
+    container.write(path, description, enc.arrays)
+
+
+def _variable(v, i: int, enc: Encoder) -> dict:
+    name = f"v{i}"
+    dtype_text(v.dtype)
+    enc.arrays[name] = v.numpy()
+    return {"name": str(v.name), "array": name}
+
+
+def _function_info(owner, cf, enc: Encoder) -> dict:
+    info = {"name": cf.name, "parameters": [], "input_signature": None}
+    if owner is None:
+        info["parameters"] = [{"name": p, "kind": "POSITIONAL_OR_KEYWORD"} for p in cf.params]
+        return info
+    for p in owner._sig.parameters.values():
+        entry = {"name": p.name, "kind": p.kind.name}
+        if p.default is not p.empty:
+            try:
+                entry["default"] = enc.value(p.default, f"default of {p.name}")
+            except SaveError:
+                pass  # not representable: the loaded function needs the argument passed
+        info["parameters"].append(entry)
+    if owner.input_signature is not None:
+        info["input_signature"] = [
+            {"shape": list(s.shape), "dtype": dtype_text(s.dtype)} if isinstance(s, TensorSpec)
+            else _refuse(f"input_signature entry {s!r}") for s in owner.input_signature]
+    return info
+
+
+def _refuse(what):
+    raise SaveError(f"{what} cannot be saved")
+
+
+def _concrete(cf, enc: Encoder) -> dict:
+    leaves = []
+    for x in cf._out_leaves:
+        leaves.append({"output": True} if isinstance(x, Tensor) else
+                      {"value": enc.value(x, f"{cf.name}: a constant result")})
+    return {
+        "key": [_key_part(p, enc, cf.name) for p in cf.key],
+        "results": {"tree": _tree(cf, enc), "leaves": leaves},
+        "writeback": [[k, name] for k, name in cf.writeback],
+        "graph": _graph(cf.graph, enc, {}),
+        "optimized_graph": _graph(cf.optimized_graph, enc, {}),
+    }
+
+
+def _tree(cf, enc: Encoder):
+    # the tree as the ConcreteFunction was built with it (before write-back wrapping)
+    return _encode_tree(cf.out_tree, enc, cf.name)
+
+
+def _encode_tree(tree, enc: Encoder, name: str):
+    if tree is None:
+        return None
+    kind = tree[0]
+    if kind is dict:
+        return {"dict": {"keys": [enc.value(k, f"{name}: a result key") for k in tree[1]],
+                         "items": [_encode_tree(t, enc, name) for t in tree[2]]}}
+    if kind is tuple or kind is list:
+        return {kind.__name__: [_encode_tree(t, enc, name) for t in tree[1]]}
+    raise SaveError(f"{name} returns a {kind.__name__} (a namedtuple): saved functions return "
+                    "tuples, lists and dicts, since loading never imports classes; return "
+                    "a tuple or a dict instead")
+
+
+def _key_part(part, enc: Encoder, name: str):
+    if is_array_part(part):
+        return {"array": {"dtype": dtype_text(part[0]), "shape": list(part[1])}}
+    t, v = part
+    if (t is tuple or t is list) and type(v) is tuple:
+        return {t.__name__: [_key_part(p, enc, name) for p in v]}
+    if t is dict and type(v) is tuple:
+        return {"dict": [[enc.value(k, f"{name}: a dict key"), _key_part(p, enc, name)]
+                         for k, p in v]}
+    if isinstance(v, IdentityKey):
+        from runtime.variables import Variable
+
+        if isinstance(v.obj, Variable):
+            return {"variable": enc.variable(v.obj)}
+    if isinstance(v, FloatKey):
+        v = v.value
+    if t in (int, float, bool, str, complex, bytes, type(None)) and type(v) is t:
+        return {"python": enc.value(v, f"{name}: an argument value")}
+    raise SaveError(f"{name} was traced for an argument of type {t.__name__}, which a saved "
+                    "function cannot match without its Python code; pass arrays, numbers, "
+                    "strings and tuples/lists/dicts of them")
+
+
+def _graph(graph: Graph, enc: Encoder, outer: dict) -> dict:
+    """Encode `graph`; `outer` maps the parent's Tensors (by id) to their names."""
+    table = op_table()
+    scope: dict[int, str] = {}
+
+    def ref(x, what):
+        if isinstance(x, Tensor):
+            name = scope.get(id(x))
+            if name is None:
+                raise SaveError(f"graph {graph.name}: {what} uses {x.name}, which is not "
+                                "defined in this graph")
+            return {"ref": name}
+        return enc.value(x, f"graph {graph.name}: {what}")
+
+    def declare(t: Tensor) -> dict:
+        scope[id(t)] = t.name
+        entry = {"name": t.name, "dtype": dtype_text(t.dtype), "shape": list(t.shape)}
+        if t.weak:
+            entry["weak"] = True
+        return entry
+
+    inputs = [declare(t) for t in graph.inputs]
+    nodes = []
+    for node in graph.nodes:
+        if table.get(node.op.name) is not node.op:
+            raise SaveError(f"graph {graph.name}: op {node.op.name!r} is not in the table of "
+                            "ops saved graphs may use")
+        entry = {"op": node.op.name, "inputs": [ref(x, f"input of {node.op.name}")
+                                               for x in node.inputs]}
+        attrs, subs = {}, {}
+        for k, v in node.attrs.items():
+            if isinstance(v, Graph):
+                subs[k] = _graph(v, enc, scope)
+            else:
+                attrs[k] = enc.value(v, f"graph {graph.name}: attribute {k!r} of "
+                                     f"{node.op.name}")
+        entry["attrs"] = attrs
+        if subs:
+            entry["subgraphs"] = subs
+        entry["outputs"] = [declare(o) for o in node.outputs]
+        if node.origin is not None:
+            entry["origin"] = {"file": str(node.origin.filename), "line": int(node.origin.lineno),
+                               "function": str(node.origin.function)}
+        nodes.append(entry)
+    out = {"name": graph.name, "inputs": inputs, "nodes": nodes,
+           "outputs": [ref(x, "an output") for x in graph.outputs]}
+    if graph.parent is not None:
+        # which inputs stand for values of the enclosing graph (list shape rules use it)
+        position = {id(t): i for i, t in enumerate(graph.inputs)}
+        out["captures"] = [[outer[id(o)], position[id(i)]] for o, i in graph.captures.items()
+                           if id(o) in outer and id(i) in position]
+    return out
+

@@ -1,0 +1,133 @@
+"""Optional statement kinds for the compiler fuzzer (`fuzz.py`), chosen with `features`:
+
+- "closures": lambdas and defs appended to a list inside loops (and branches), called
+  after the loop - late binding: they see the variables' final values;
+- "linked": a small linked list built through a rebound name
+  (`cur.next = Node(v); cur = cur.next`) and attribute updates through it;
+- "dicts": `d[k] = v`, `d.pop(k, None)`, `d = dict(d)` (rebound), under conditions;
+- "lists": `acc.append(v)` / `acc.pop()` under conditions;
+- "raise": `raise ValueError(...)` in branches (the runner compares the exception's
+  type and message);
+- "arrays": writes to the `xs` argument through an alias (`ys = xs; ys[i] = v`), read
+  back through `xs` (the runner compares `xs` after the call too).
+
+Each feature adds its setup lines at the top of the function, its statements to the
+statement kinds, and its observable state as one more element of every returned tuple.
+On the symbolic path (NumPy arguments) these are other items' work: `SYMBOLIC_OK` lists
+the ones the graph path is checked with (none yet - see the module `fuzz.py` docstring).
+"""
+from __future__ import annotations
+
+ALL = frozenset({"closures", "linked", "dicts", "lists", "raise", "arrays"})
+SYMBOLIC_OK: frozenset = frozenset()
+
+HELPERS = '''
+class Node:
+    def __init__(self, val):
+        self.val = val
+        self.next = None
+
+
+def walk(node):
+    out = []
+    while node is not None:
+        out.append(node.val)
+        node = node.next
+    return out
+'''
+
+
+def setup(features) -> list:
+    """Lines at the top of the function body."""
+    out = []
+    if "closures" in features:
+        out.append("fs = []")
+    if "linked" in features:
+        out += ["head = Node(0)", "cur = head"]
+    if "dicts" in features:
+        out.append("d = {}")
+    if "lists" in features:
+        out.append("acc = []")
+    if "arrays" in features:
+        out.append("ys = xs")
+    return out
+
+
+def observed(features) -> list:
+    """Expressions appended to every returned tuple: the state the features built."""
+    out = []
+    if "closures" in features:
+        out.append("[f(1) for f in fs]")
+    if "linked" in features:
+        out.append("walk(head)")
+    if "dicts" in features:
+        out.append("sorted(d.items())")
+    if "lists" in features:
+        out.append("list(acc)")
+    return out
+
+
+def kinds(gen, env) -> list:
+    """Extra statement kinds available at this point of the program."""
+    out = []
+    features = gen.features
+    if "closures" in features and (env.loop_depth or env.if_depth):
+        out += ["closure", "closure"]
+    if "linked" in features:
+        out += ["link"]
+    if "dicts" in features:
+        out += ["dict"]
+    if "lists" in features:
+        out += ["list"]
+    if "raise" in features and env.if_depth:
+        out += ["raise"]
+    if "arrays" in features:
+        out += ["alias_write"]
+    return out
+
+
+def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
+    """Append one statement of `kind`; True if it always jumps (raise)."""
+    r = gen.r
+    if kind == "closure":
+        if env.fvars and gen.chance(0.5):
+            var = r.choice(env.fvars)
+        else:
+            var = r.choice(env.bounded + env.ivars)
+        if gen.chance(0.5):
+            lines.append(f"{pad}fs.append(lambda q: q + {var})")
+        else:
+            g = gen.fresh("g")
+            lines += [f"{pad}def {g}(q):", f"{pad}    return q * 2 + {var}",
+                      f"{pad}fs.append({g})"]
+    elif kind == "link":
+        form = r.choice(["append", "append", "update", "restart"])
+        if form == "append":
+            lines += [f"{pad}cur.next = Node({gen.int_value(env, 1)})", f"{pad}cur = cur.next"]
+        elif form == "update":
+            lines.append(f"{pad}cur.val = (cur.val + {gen.bounded_int(env)}) % 1009")
+        else:
+            lines.append(f"{pad}cur = head")
+    elif kind == "dict":
+        key = f"({gen.bounded_int(env)}) % 3"
+        form = r.choice(["store", "store", "pop", "rebind", "aug"])
+        if form == "store":
+            lines.append(f"{pad}d[{key}] = {gen.int_value(env, 1)}")
+        elif form == "pop":
+            lines.append(f"{pad}d.pop({key}, None)")
+        elif form == "rebind":
+            lines.append(f"{pad}d = dict(d)")
+        else:
+            lines += [f"{pad}if {key} in d:", f"{pad}    d[{key}] += 1"]
+    elif kind == "list":
+        if gen.chance(0.6):
+            lines.append(f"{pad}acc.append({gen.int_value(env, 1)})")
+        else:
+            lines += [f"{pad}if acc:", f"{pad}    acc.pop()"]
+    elif kind == "raise":
+        lines.append(f"{pad}raise ValueError(f'bad {{{r.choice(env.bounded)}}}')")
+        return True
+    elif kind == "alias_write":
+        idx = gen.index(env)
+        lines.append(f"{pad}ys[{idx}] = {gen.float_expr(env, 1)}")
+    return False

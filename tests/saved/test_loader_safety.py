@@ -1,0 +1,233 @@
+"""The loader refuses malformed, tampered, oversized and future-version files with LoadError
+(a ValueError) and a clear message, never executes or unpickles file content, and keeps
+memory bounded. Targeted tampering first, then the random fuzzer (fuzz_loader.py)."""
+from __future__ import annotations
+
+import io
+import json
+import os
+import zipfile
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from runtime.saved import LoadError
+from tests.saved import fuzz_loader
+
+
+@pytest.fixture
+def saved(tmp_path):
+    """(description, npz bytes, writer) of a small saved function with a cond and a check."""
+    @ag.function
+    def f(x, n):
+        y = x[1:] * 2.0
+        if np.sum(y) > 0:
+            y = y + n
+        for _ in range(n):
+            y = y - 1.0
+        return y
+
+    f(np.arange(4.0), np.int64(2))
+    ag.save(f, tmp_path / "orig.agz")
+    with zipfile.ZipFile(tmp_path / "orig.agz") as zf:
+        description, npz = json.loads(zf.read("graph.json")), zf.read("arrays.npz")
+
+    def write(desc, arrays=npz, raw=None):
+        path = tmp_path / "case.agz"
+        with zipfile.ZipFile(path, "w") as zf:
+            zf.writestr("graph.json", raw if raw is not None else json.dumps(desc))
+            zf.writestr("arrays.npz", arrays)
+        return path
+    return description, npz, write
+
+
+def _nodes(description):
+    """Every node of every graph in the description."""
+    def walk(g):
+        for node in g["nodes"]:
+            yield node
+            for sub in node.get("subgraphs", {}).values():
+                yield from walk(sub)
+    for cf in description["concrete_functions"]:
+        for key in ("graph", "optimized_graph"):
+            yield from walk(cf[key])
+
+
+def _first(description, op):
+    return next(n for n in _nodes(description) if n["op"] == op)
+
+
+def _refuses(path, match):
+    with pytest.raises(LoadError, match=match):
+        ag.load(path)
+
+
+def test_the_unaltered_file_loads(saved):
+    description, _, write = saved
+    fn = ag.load(write(description))
+    np.testing.assert_allclose(fn(np.arange(4.0), np.int64(2)), [2.0, 4.0, 6.0])
+
+
+def test_load_error_is_a_value_error():
+    assert issubclass(LoadError, ValueError) and ag.LoadError is LoadError
+
+
+def test_unknown_ops_are_refused_by_name(saved):
+    description, _, write = saved
+    node = _first(description, "multiply")
+    for name in ("no_such_op", "system", "__import__", "eval"):
+        node["op"] = name
+        _refuses(write(description), "unknown op")
+
+
+def test_attributes_are_checked_against_the_op(saved):
+    description, _, write = saved
+    node = _first(description, "getitem")
+    node["attrs"]["x=1)\nimport os\n#"] = 1
+    _refuses(write(description), "not an attribute name")
+    del node["attrs"]["x=1)\nimport os\n#"]
+    index = node["attrs"]["index"]
+    node["attrs"]["index"] = {"slot": 5}
+    _refuses(write(description), "malformed index")
+    node["attrs"]["index"] = index
+    node = _first(description, "sum")
+    node["attrs"]["evil"] = 1
+    _refuses(write(description), "takes no keyword 'evil'")
+
+
+def test_a_check_may_only_raise_its_own_exceptions(saved, tmp_path):
+    @ag.function
+    def g(n, step):
+        total = 0
+        for i in range(0, n, step):  # a symbolic step: a run-time check that it is not 0
+            total += i
+        return total
+
+    g(np.int64(3), np.int64(1))
+    ag.save(g, tmp_path / "g.agz")
+    with zipfile.ZipFile(tmp_path / "g.agz") as zf:
+        description, npz = json.loads(zf.read("graph.json")), zf.read("arrays.npz")
+    write = saved[2]
+    node = _first(description, "check")
+    for bad in ("__import__", "exit", "SystemExit", 3):
+        node["attrs"]["error"] = bad
+        _refuses(write(description, npz), "bad attribute 'error'")
+
+
+def test_strings_that_reach_generated_code_must_be_printable(saved):
+    description, _, write = saved
+    node = _first(description, "multiply")
+    node["origin"]["file"] = "x.py\nimport os; os.system('echo pwned')\n"
+    _refuses(write(description), "unprintable")
+    node["origin"]["file"] = "x.py"
+    node["outputs"][0]["name"] = "v\n__import__('os')"
+    _refuses(write(description), "unprintable")
+
+
+def test_code_like_names_stay_names(saved):
+    description, _, write = saved
+    for node in _nodes(description):
+        node["origin"] = {"file": "__import__('os').system('x')", "line": 1, "function": "f()"}
+    fn = ag.load(write(description))
+    fuzz_loader.check_loaded(fn)
+    np.testing.assert_allclose(fn(np.arange(4.0), np.int64(2)), [2.0, 4.0, 6.0])
+
+
+def test_references_only_to_earlier_values(saved):
+    description, _, write = saved
+    graph = description["concrete_functions"][0]["graph"]
+    first, last = graph["nodes"][0], graph["nodes"][-1]
+    first["inputs"][0] = {"ref": last["outputs"][0]["name"]}  # a cycle through the graph
+    _refuses(write(description), "not defined before it")
+
+
+def test_shape_and_dtype_lies_are_caught(saved):
+    description, _, write = saved
+    node = _first(description, "getitem")
+    node["outputs"][0]["shape"] = [7]
+    _refuses(write(description), "declares outputs")
+    node["outputs"][0]["shape"] = [3]
+    node["outputs"][0]["dtype"] = "<f4"
+    _refuses(write(description), "declares outputs")
+
+
+def test_bad_dtypes_are_refused(saved):
+    description, _, write = saved
+    for bad in ("|O", "<V8", "object", "[('a', '<i4')]", "<M8[ns]"):
+        description["concrete_functions"][0]["graph"]["inputs"][0]["dtype"] = bad
+        if bad == "|O":
+            _refuses(write(description), "declares outputs|object|dtype")
+        else:
+            _refuses(write(description), "not an allowed dtype")
+
+
+def test_future_versions_and_other_formats(saved):
+    description, _, write = saved
+    description["version"] = 2
+    _refuses(write(description), "newer than this autograph-numpy reads")
+    description["version"] = 1
+    description["format"] = "something else"
+    _refuses(write(description), "not a saved autograph-numpy function")
+
+
+def test_truncated_and_garbage_files(saved, tmp_path):
+    description, _, write = saved
+    data = open(write(description), "rb").read()
+    for cut in (0, 10, len(data) // 2, len(data) - 1):
+        (tmp_path / "cut.agz").write_bytes(data[:cut])
+        _refuses(tmp_path / "cut.agz", "not a readable|not a saved|truncated")
+    _refuses(write(None, raw=b'{"format": '), "not valid JSON")
+    _refuses(write(None, raw=b"[" * 100_000 + b"]" * 100_000), "nested too deeply|top level")
+    _refuses(write(None, raw=b'{"version": NaN}'), "not valid JSON")
+
+
+def _npz(**members: bytes) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    return out.getvalue()
+
+
+def _npy(array, allow_pickle=False) -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, array, allow_pickle=allow_pickle)
+    return buffer.getvalue()
+
+
+def test_arrays_never_unpickle_and_headers_cannot_lie(saved):
+    description, npz, write = saved
+    pickled = _npy(np.array([print], dtype=object), allow_pickle=True)
+    _refuses(write(description, _npz(**{"a0.npy": pickled})), "not an allowed dtype")
+    huge = _npy(np.zeros(3)).replace(b"'shape': (3,), }" + b" " * 12,
+                                     b"'shape': (4000000000000,), }")  # same header size
+    _refuses(write(description, _npz(**{"a0.npy": huge})), "header says")
+    _refuses(write(description, _npz(**{"../a0.npy": _npy(np.zeros(3))})), "unexpected member")
+    _refuses(write(description, b"not a zip"), "not a readable NumPy archive")
+
+
+def test_oversized_members_are_refused_before_reading(saved, monkeypatch):
+    from runtime.saved import container
+
+    description, npz, write = saved
+    monkeypatch.setattr(container, "MAX_JSON_BYTES", 100)
+    _refuses(write(description), "larger than")
+
+
+def test_a_directory_needs_both_files(saved, tmp_path):
+    description, npz, _ = saved
+    folder = tmp_path / "dir"
+    folder.mkdir()
+    (folder / "graph.json").write_text(json.dumps(description))
+    _refuses(folder, "missing")
+    (folder / "arrays.npz").write_bytes(npz)
+    assert ag.load(folder)(np.arange(4.0), np.int64(2)).shape == (3,)
+
+
+def test_random_corruptions_only_raise_load_error(tmp_path):
+    counts = fuzz_loader.run(300, seed=12345, directory=str(tmp_path))
+    total = sum(counts.values())
+    refused = sum(k for (_, outcome), k in counts.items() if outcome == "LoadError")
+    assert total == 300 and refused > 200, counts
+    assert not os.path.exists(tmp_path / fuzz_loader.SENTINEL)
