@@ -409,3 +409,20 @@ RESHAPE.grad = _reshape_grad
 FULL.grad = _full_grad
 PAD.grad = _pad_grad
 REPEAT.grad = _repeat_grad
+
+
+@TABLE.register(np.extract)
+def _extract(condition, arr):
+    # NumPy's own definition: the items of ravel(arr) where ravel(condition) is nonzero
+    return np.take(np.ravel(_array(arr)), np.nonzero(np.ravel(_array(condition)))[0])
+
+
+@TABLE.register(np.compress)
+def _compress(condition, a, axis=None, out=None):
+    if out is not None:
+        raise TypeError(f"np.compress(..., out=...) is not supported in graphs{where()}")
+    a, condition = _array(a), _array(condition)
+    if np.ndim(condition) != 1:
+        raise ValueError(f"condition must be a 1-d array{where()}")
+    index = np.nonzero(condition)[0]
+    return np.take(np.ravel(a), index) if axis is None else np.take(a, index, axis=axis)

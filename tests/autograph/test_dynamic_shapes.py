@@ -297,3 +297,13 @@ def shape_tuples(x):
 
 def test_shape_tuples_as_sizes():
     run_everywhere(shape_tuples, [(None, 4)], np.float32, MATRICES)
+
+
+def extract_and_compress(x):
+    m = x.reshape(-1, 2)
+    return (np.extract(x > 0, x), np.extract(m > 0, m), np.compress(m[:, 0] > 0, m, axis=0),
+            np.compress(x > 0, x), np.compress([True, False], m, axis=1))
+
+
+def test_extract_and_compress():
+    run_everywhere(extract_and_compress, [(None,)], np.float64, [[(n,)] for n in (4, 0, 6, 2)])

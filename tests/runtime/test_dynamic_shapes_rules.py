@@ -150,3 +150,14 @@ def test_broadcast_to_a_symbolic_shape():
                        value_error=True)
             check_rule(lambda x, n: np.broadcast_to(x, (2, n, 1)), [(s, d), ((), np.int64)],
                        value_error=True)
+
+
+def test_extract_and_compress():
+    for s in [(4,), (2, 3), (None,), (None, 3), (0,)]:
+        for d in ALL_DTYPES[::3]:
+            check_rule(lambda x: np.extract(x, x), [(s, d)])
+            check_rule(lambda c, x: np.compress(c, x), [((None,), bool), (s, d)],
+                       value_error=True)
+    check_rule(lambda c, x: np.compress(c, x, axis=1), [((3,), bool), ((None, 3), np.int8)])
+    check_rule(lambda c, x: np.compress(c, x, axis=0), [((None,), bool), ((None, 3), np.int8)],
+               value_error=True)
