@@ -307,3 +307,20 @@ def extract_and_compress(x):
 
 def test_extract_and_compress():
     run_everywhere(extract_and_compress, [(None,)], np.float64, [[(n,)] for n in (4, 0, 6, 2)])
+
+
+def python_numbers_through_control_flow(x, n):
+    i = 0
+    while i < n:
+        i += 1
+    k = 2 if n > 1 else 3
+    return x * i, x + k, x * (i + k), x[:1] * x.shape[0]
+
+
+def test_python_numbers_through_loops_and_branches_keep_nep50_dtypes():
+    # a Python int a loop or branch produces stays weak: float32 * i is float32, as eagerly
+    f = ag.function(python_numbers_through_control_flow)
+    for dt in (np.float32, np.int8, np.float16):
+        for n in (0, 3):
+            x = np.ones(3, dt)
+            assert_same(f(x, np.int64(n)), python_numbers_through_control_flow(x, np.int64(n)))
