@@ -11,6 +11,7 @@ from runtime.tensor import Tensor
 from runtime.tracing import in_graph_mode
 from runtime.graph import Graph, Node
 from runtime.ops import functions as _functions  # noqa: F401  (fills the NumPy table)
+from runtime.ops import dynamic as _dynamic  # noqa: F401  (symbolic and data-dependent sizes)
 from runtime.ops.indexing import index_update
 from runtime.ops.shape import shape_of
 from runtime.ops.registry import OpDef, bind

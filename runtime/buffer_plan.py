@@ -74,6 +74,16 @@ def is_float_2d_matmul(node: Node) -> bool:
         for x in node.inputs)
 
 
+def _same_size(x: Tensor, out: Tensor, node: Node) -> bool:
+    """Whether `x` provably has the shape of `out` when the graph runs: equal known shapes,
+    or (with unknown dims) every other operand 0-d, so nothing broadcasts `x` larger."""
+    if x.static_shape != out.static_shape:
+        return False
+    return None not in out.static_shape or all(
+        y is x or np.ndim(y) == 0 if not isinstance(y, Tensor) else y is x or y.ndim == 0
+        for y in node.inputs)
+
+
 class BufferPlan:
     """Last uses within one graph body: names to recycle and buffers to write into.
 
@@ -140,12 +150,12 @@ class BufferPlan:
         if self.keep_layouts or not _is_elementwise(node) or len(node.outputs) != 1:
             return None
         out = node.outputs[0]
-        if out.ndim == 0 or None in out.shape:
+        if out.ndim == 0:
             return None
         for x in node.inputs:
             if (isinstance(x, Tensor) and self.last_use.get(id(x)) == k
                     and id(x) in self.produced and _fresh_array(self.produced[id(x)])
-                    and self.only_ufunc_users.get(id(x)) and x.shape == out.shape
+                    and self.only_ufunc_users.get(id(x)) and _same_size(x, out, node)
                     and x.dtype == out.dtype):
                 return x
         return None
@@ -177,11 +187,11 @@ class BufferPlan:
         """(name, C-contiguous?) of a spare buffer `node` can write its result into."""
         out = node.outputs[0] if len(node.outputs) == 1 else None
         matmul = is_float_2d_matmul(node)
-        if self.keep_layouts or out is None or out.ndim == 0 or None in out.shape or not (
+        if self.keep_layouts or out is None or out.ndim == 0 or None in out.static_shape or not (
                 matmul or _is_elementwise(node)):
             return None
         for name, (shape, dtype, contiguous) in reversed(self.spare.items()):
-            if shape == out.shape and dtype == out.dtype and (contiguous or not matmul):
+            if shape == out.static_shape and dtype == out.dtype and (contiguous or not matmul):
                 del self.spare[name]
                 self.free.remove(name)
                 return name, contiguous
@@ -209,10 +219,10 @@ class BufferPlan:
                 if name.isidentifier() and name not in self.free:
                     self.free.append(name)
                     if self._may_be_spare(x):
-                        self.spare[name] = (x.shape, x.dtype, id(x) in self.contiguous)
+                        self.spare[name] = (x.static_shape, x.dtype, id(x) in self.contiguous)
 
     def _may_be_spare(self, x: Tensor) -> bool:
         """Its buffer is private: a fresh array that only ufuncs read (no view, no alias)."""
         producer = self.produced[id(x)]
-        return x.ndim > 0 and None not in x.shape and bool(self.only_ufunc_users.get(id(x))) \
+        return x.ndim > 0 and None not in x.static_shape and bool(self.only_ufunc_users.get(id(x))) \
             and (_fresh_array(producer) or is_float_2d_matmul(producer))

@@ -192,7 +192,9 @@ class CodeGen:
             plan.release(node, k, self.names)
             return
         if outs and reuse is None:
-            self.emit(indent, f"{', '.join(outs)} = {_bare(call)}", node)
+            # an op with a varying number of outputs returns a tuple, even of one
+            target = ", ".join(outs) + ("," if len(outs) == 1 and node.op.num_outputs != 1 else "")
+            self.emit(indent, f"{target} = {_bare(call)}", node)
         else:  # no result, or one computed in place into its input's buffer
             self.emit(indent, call, node)
         plan.release(node, k, self.names, keep=reuse)

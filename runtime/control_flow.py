@@ -44,7 +44,7 @@ def _is_python_scalar(x) -> bool:
 
 def _describe(x) -> str:
     if isinstance(x, Tensor):
-        return f"{x.dtype}{_fmt_shape(x.shape)}"
+        return f"{x.dtype}{_fmt_shape(x.static_shape)}"
     if isinstance(x, np.ndarray) or isinstance(x, np.generic):
         return f"{x.dtype}{_fmt_shape(x.shape)}"
     return f"the Python value {x!r}"
@@ -52,15 +52,15 @@ def _describe(x) -> str:
 
 def _aval(x):
     if isinstance(x, Tensor):
-        return x.shape, x.dtype
+        return x.static_shape, x.dtype
     a = np.asarray(x)
     return a.shape, a.dtype
 
 
 def _check_scalar_predicate(pred, what: str):
-    if pred.ndim != 0 and not all(d == 1 for d in pred.shape):
+    if pred.ndim != 0 and not all(d == 1 for d in pred.static_shape):
         raise ValueError(
-            f"The {what} must be a scalar, but it is a Tensor of shape {_fmt_shape(pred.shape)}"
+            f"The {what} must be a scalar, but it is a Tensor of shape {_fmt_shape(pred.static_shape)}"
             f"{where()}. Reduce it first, e.g. with np.all(...) or np.any(...)."
         )
 
@@ -100,7 +100,8 @@ def _finish_captures(subs: Sequence[Graph], n_args: int) -> list[Tensor]:
         for outer in union:
             inner = sub.captures.get(outer)
             if inner is None:
-                inner = Tensor(sub, None, 0, outer.shape, outer.dtype, sub.fresh_name("c"))
+                inner = Tensor(sub, None, 0, outer.static_shape, outer.dtype, sub.fresh_name("c"),
+                               outer.weak)
                 sub.captures[outer] = inner
             caps.append(inner)
         sub.inputs = args + caps
@@ -159,6 +160,8 @@ def cond(pred: Any, true_fn: Callable, false_fn: Callable, operands: Sequence = 
     if tracing.tapes_recording():
         attrs["copy_lists"] = True  # a gradient replays branches from their input lists
     outs = add_node(graph, COND, inputs, attrs, node_avals)
+    for slot, value in zip(slots, outs):  # a Python number on both sides stays one (NEP 50)
+        value.weak = _number_like(t_leaves[slot]) and _number_like(f_leaves[slot])
     views.link_outputs([op_leaves[i] for i in sym], [g_true, g_false], list(outs))
     for slot, value in zip(slots, outs):
         out_leaves[slot] = value
@@ -208,10 +211,8 @@ def _fill_placeholder(x, other):
     if not isinstance(other, (Tensor, np.ndarray, np.generic)) and not _is_python_scalar(other):
         return x
     shape, dtype = _aval(other)
-    if None in shape:
-        raise ValueError(f"A value set on only one side of a conditional{_at()} has an unknown "
-                         f"shape {_fmt_shape(shape)}; give it a value before the `if`.")
-    zeros = np.zeros(shape, dtype)
+    # (an unknown dim: any size will do - the merged dim is unknown and the value unused)
+    zeros = np.zeros(tuple(0 if d is None else d for d in shape), dtype)
     return zeros[()] if zeros.ndim == 0 else zeros
 
 
@@ -238,6 +239,11 @@ def _structure_text(tree, leaves) -> str:
 
 def _is_weak(x) -> bool:
     return isinstance(x, Tensor) and x.weak
+
+
+def _number_like(x) -> bool:
+    """A Python number, or a value standing for one (its dtype yields, NEP 50)."""
+    return _is_weak(x) or (_is_python_scalar(x) and type(x) is not bool)
 
 
 def _merge_dtype(label, a, b):

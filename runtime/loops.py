@@ -4,8 +4,9 @@ When the condition is a Python bool the loop runs as Python; if it turns symboli
 part-way (its loop variables became Tensors), the loop hands over to a graph
 `while_loop` from the current state. Loop variables keep their dtype and shape across
 an iteration; a Python scalar takes the dtype the body gives it (`i = 0` then
-`i = i + n` with an int32 `n` is an int32 loop variable), and a dimension may change
-only where `shape_invariants` says it is unknown (None).
+`i = i + n` with an int32 `n` is an int32 loop variable). A dimension an iteration
+changes becomes unknown (None) automatically, as in TF (the body is traced again);
+`shape_invariants` states the shape explicitly, and then the body must fit it.
 """
 from __future__ import annotations
 
@@ -83,8 +84,9 @@ def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_i
             shape = _check_invariant(labels[i], shape, invariants[i])
         avals[i] = (shape, dtype)
     weak = [i for i in carried if _is_python_scalar(leaves[i]) or _is_weak(leaves[i])]
+    still_weak: set = set()  # Python numbers the body keeps Python numbers
     if weak:
-        _discover_dtypes(body_fn, leaves, tree, carried, weak, avals, graph)
+        still_weak = _discover_dtypes(body_fn, leaves, tree, carried, weak, avals, graph)
 
     def call(fn):
         def run(*phs):
@@ -115,6 +117,10 @@ def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_i
                 adopted = True
     if adopted:  # the body does not read a stand-in: its second trace gives the same types
         g_body, out_leaves = trace_body()
+    # a dimension an iteration changes becomes unknown (None), as in TF: trace again until
+    # the shapes are a fixpoint (each round relaxes at least one dimension)
+    while _relax_shapes(carried, leaves, out_leaves, avals, invariants):
+        g_body, out_leaves = trace_body()
     for i, (a, b) in enumerate(zip(leaves, out_leaves)):
         if i not in avals:
             if not _same_constant(a, b):
@@ -138,11 +144,31 @@ def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_i
     attrs = {"cond": g_cond, "body": g_body, "has_max": maximum_iterations is not None}
     inputs = init + caps + ([maximum_iterations] if maximum_iterations is not None else [])
     outs = add_node(graph, WHILE_LOOP, inputs, attrs, [avals[i] for i in carried])
+    for i, value in zip(carried, outs):  # (their dtype yields to typed operands, NEP 50)
+        value.weak = i in still_weak and type(leaves[i]) is not bool
     views.link_outputs([leaves[i] for i in carried], [g_body], list(outs))
     final = list(leaves)
     for i, value in zip(carried, outs):
         final[i] = value
     return unflatten(tree, final)
+
+
+def _relax_shapes(carried, leaves, out_leaves, avals, invariants) -> bool:
+    """Relax to None each dimension of a loop variable that one iteration changed (same
+    rank, no explicit shape invariant); whether any did. A rank change stays an error."""
+    changed = False
+    for i in carried:
+        out = out_leaves[i]
+        if invariants[i] is not None or not isinstance(out, (Tensor, np.ndarray, np.generic)):
+            continue
+        shape, dtype = avals[i]
+        out_shape = _aval(out)[0]
+        if len(out_shape) == len(shape) and any(
+                d is not None and d != o for d, o in zip(shape, out_shape)):
+            avals[i] = (tuple(None if d != o else d for d, o in zip(shape, out_shape)),) + \
+                tuple(avals[i][1:])
+            changed = True
+    return changed
 
 
 def _is_carried(x) -> bool:
@@ -199,6 +225,7 @@ def _discover_dtypes(body_fn, leaves, tree, carried, weak, avals, graph):
     for i in weak:
         if i not in typed:
             avals[i] = (avals[i][0], default[i])
+    return set(weak) - typed
 
 
 def _discover_round(body_fn, leaves, tree, carried, weak, typed, avals, graph) -> bool:
@@ -265,16 +292,30 @@ def _check_loop_var(label, aval, out):
     if _is_python_scalar(out):
         check_number_fits(label, out, dtype)
         return
-    if len(out_shape) != len(shape) or any(
-            d is not None and d != o for d, o in zip(shape, out_shape)):
-        relaxed = tuple(None if a != b else a for a, b in zip(shape, out_shape))
-        hint = (f"ag.set_loop_options(shape_invariants=[({label}, {relaxed!r})]) as the loop's "
-                "first statement (or runtime.while_loop(..., shape_invariants=...))") \
-            if len(out_shape) == len(shape) else "keeping its rank fixed"
+    if dtype.kind == "O" and shape == () and out_shape != ():  # a graph list (runtime/lists.py)
+        raise TypeError(
+            f"Loop variable {label} is a list whose length the symbolic loop changes{_at()} "
+            f"(carried as a graph list), but an iteration replaces it by {_describe(out)} "
+            f"(e.g. `{label} = {label} + [v]`): a symbolic loop grows a list only through "
+            f"{label}.append(v). Write "
+            f"`{label}.append(v)`, or build an array (np.concatenate / np.append), whose "
+            "changing length the loop relaxes to unknown.")
+    if len(out_shape) != len(shape):
         raise ValueError(
             f"Loop variable {label} has shape {_fmt_shape(shape)} before the loop but "
-            f"{_fmt_shape(out_shape)} after one iteration{_at()}. Its shape must not change "
-            f"unless relaxed: mark the changing dimension unknown with {hint}."
+            f"{_fmt_shape(out_shape)} after one iteration{_at()}: its rank (number of "
+            "dimensions) must not change inside a symbolic loop (a changing dimension is "
+            "relaxed to unknown, a changing rank is not). Give it its final rank before "
+            "the loop, e.g. with np.reshape or np.expand_dims.")
+    if any(d is not None and d != o for d, o in zip(shape, out_shape)):
+        relaxed = tuple(None if a != b else a for a, b in zip(shape, out_shape))
+        raise ValueError(
+            f"Loop variable {label} has shape {_fmt_shape(shape)} before the loop but "
+            f"{_fmt_shape(out_shape)} after one iteration{_at()}, which does not fit the shape "
+            f"invariant given for it. Relax the changing dimension: ag.set_loop_options("
+            f"shape_invariants=[({label}, {relaxed!r})]) as the loop's first statement (or "
+            "runtime.while_loop(..., shape_invariants=...)), or leave the shape invariant "
+            "out (a changing dimension is then relaxed automatically)."
         )
 
 

@@ -31,7 +31,7 @@ def _check_tracing(t) -> None:
 
 def _graph_mode_error(what: str, t) -> GraphModeError:
     return GraphModeError(
-        f"Using a symbolic Tensor ({t.dtype}{_fmt_shape(t.shape)}) as {what} is not allowed: its "
+        f"Using a symbolic Tensor ({t.dtype}{_fmt_shape(t.static_shape)}) as {what} is not allowed: its "
         f"value is only known when the graph runs{where()}. Let AutoGraph convert the Python "
         "control flow (ag.function(..., autograph=True), the default), or write it with "
         "runtime.cond / runtime.while_loop. If AutoGraph is already on, this code was left "
@@ -44,7 +44,7 @@ def _graph_mode_error(what: str, t) -> GraphModeError:
 
 def _text_error(t, how: str) -> GraphModeError:
     return GraphModeError(
-        f"Converting a symbolic Tensor ({t.dtype}{_fmt_shape(t.shape)}) to text ({how}) is "
+        f"Converting a symbolic Tensor ({t.dtype}{_fmt_shape(t.static_shape)}) to text ({how}) is "
         f"not allowed: its digits are only known when the graph runs{where()}. Compute "
         "with arithmetic instead of on its text (n % 10, n // 10, np.log10), or pass a "
         "Python value (a Python int or str argument is a constant of the trace). To see it: "
@@ -54,7 +54,7 @@ def _text_error(t, how: str) -> GraphModeError:
 
 def _value_needed(t, call: str, what: str, fix: str) -> GraphModeError:
     return GraphModeError(
-        f"{call} on a symbolic Tensor ({t.dtype}{_fmt_shape(t.shape)}) is not allowed: "
+        f"{call} on a symbolic Tensor ({t.dtype}{_fmt_shape(t.static_shape)}) is not allowed: "
         f"{what} needs its value, which is only known when the graph runs{where()}. Instead "
         f"{fix}, or return it from the function and call {call} on the result.")
 
@@ -63,7 +63,7 @@ def _no_sequence_repeat(t, o) -> None:
     """`"*" * n` / `[0] * n`: a NumPy scalar repeats the sequence, which needs the count."""
     if t.ndim == 0 and isinstance(o, (str, bytes, list, tuple)):
         raise GraphModeError(
-            f"Repeating a {type(o).__name__} by a symbolic count ({t.dtype}{_fmt_shape(t.shape)}) "
+            f"Repeating a {type(o).__name__} by a symbolic count ({t.dtype}{_fmt_shape(t.static_shape)}) "
             f"is not allowed: the count is only known when the graph runs{where()}. Pass the "
             "count as a Python int (a constant of the trace), or build an array instead "
             "(np.zeros(n), np.full(n, v)).")
@@ -102,6 +102,17 @@ def describing():
 
 # code objects of the graph library, which may hash Tensors (by identity), by id
 _LIBRARY_CODE: dict = {}
+
+
+def _library_caller(code) -> bool:
+    """Whether `code` belongs to the graph library (which reads static shapes, None where
+    unknown) rather than to user code (which sees symbolic dimensions)."""
+    if id(code) in _LIBRARY_CODE:
+        return True
+    if is_library_code(code):
+        _LIBRARY_CODE[id(code)] = code  # kept alive, so its id is never reused
+        return True
+    return False
 
 
 def _fmt_shape(shape) -> str:
@@ -242,19 +253,24 @@ class NumpyOperators:
     @property
     def nbytes(self):
         size = self.size
+        if size is None:  # an unknown dim: symbolic while tracing, like x.size
+            from runtime.ops.shape import symbolic_size
+
+            size = symbolic_size(self)
         return None if size is None else size * self.dtype.itemsize
 
 
 class Tensor(NumpyOperators):
     """A symbolic value: output `index` of `node` in `graph` (node None for an input)."""
 
-    __slots__ = ("graph", "node", "index", "shape", "dtype", "name", "weak")
+    __slots__ = ("graph", "node", "index", "static_shape", "dtype", "name", "weak")
 
     def __init__(self, graph, node, index, shape, dtype, name, weak: bool = False):
         self.graph = graph
         self.node = node
         self.index = index
-        self.shape = shape
+        # what the graph library reads: a tuple of ints and None (unknown while tracing)
+        self.static_shape = shape
         self.dtype = dtype
         self.name = name
         # stands for a Python number (NEP 50 "weak" type); only in dtype-discovery traces
@@ -262,20 +278,39 @@ class Tensor(NumpyOperators):
 
     @property
     def ndim(self) -> int:
-        return len(self.shape)
+        return len(self.static_shape)
+
+    @property
+    def shape(self) -> tuple:
+        """As `ndarray.shape` in user code: an int where the dimension is known, a symbolic
+        int64 scalar (computed when the graph runs, like `tf.shape`) where it is unknown.
+        The graph library itself reads `static_shape` (None where unknown)."""
+        static = self.static_shape
+        if None not in static or _library_caller(sys._getframe(1).f_code):
+            return static
+        from runtime.ops.shape import symbolic_shape
+
+        return symbolic_shape(self)
 
     @property
     def size(self):
+        """Number of elements: an int when known, a symbolic int64 scalar in user code."""
         n = 1
-        for d in self.shape:
+        if 0 in self.static_shape:
+            return 0
+        for d in self.static_shape:
             if d is None:
-                return None
+                if _library_caller(sys._getframe(1).f_code):
+                    return None
+                from runtime.ops.shape import symbolic_size
+
+                return symbolic_size(self)
             n *= d
         return n
 
     def __repr__(self) -> str:
         # the symbolic description: for error messages, debuggers and `f"{x!r}"`
-        return f"Tensor({self.name}, {self.dtype}{_fmt_shape(self.shape)})"
+        return f"Tensor({self.name}, {self.dtype}{_fmt_shape(self.static_shape)})"
 
     # -- text and hashing: what NumPy would compute from the value ----------------
     def __str__(self):
@@ -292,14 +327,10 @@ class Tensor(NumpyOperators):
         # The graph library keys its own bookkeeping by Tensor identity; anywhere else
         # (user code, the stdlib, other packages) a hash would be one of the object, not
         # of the value NumPy would hash, so `{a, b}` and dict keys would silently differ.
-        code = sys._getframe(1).f_code
-        if id(code) in _LIBRARY_CODE:
-            return id(self)
-        if is_library_code(code):
-            _LIBRARY_CODE[id(code)] = code  # kept alive, so its id is never reused
+        if _library_caller(sys._getframe(1).f_code):
             return id(self)
         raise GraphModeError(
-            f"A symbolic Tensor ({self.dtype}{_fmt_shape(self.shape)}) is unhashable: set "
+            f"A symbolic Tensor ({self.dtype}{_fmt_shape(self.static_shape)}) is unhashable: set "
             f"members and dict keys need its value, which is only known when the graph "
             f"runs{where()}. Key by a Python value (an index, a name, or a Python int/str "
             "argument), keep the values in a list or an array and compare them with NumPy "
@@ -430,9 +461,11 @@ class Tensor(NumpyOperators):
                 "np.stack(xs) on such lists to that) and index the stacked array.")
         if self.ndim == 0:
             raise TypeError("len() of a 0-d Tensor")
-        if self.shape[0] is None:
-            raise _graph_mode_error("len() (its first dimension is unknown)", self)
-        return self.shape[0]
+        if self.static_shape[0] is None:
+            raise _graph_mode_error(
+                "len() (its first dimension is unknown; x.shape[0] is its symbolic length)",
+                self)
+        return self.static_shape[0]
 
     def __iter__(self):
         n = len(self)

@@ -119,6 +119,8 @@ def _leave(f, ctx) -> bool:
     if target is not _MISSING:
         from autograph.impl.api import is_convertible
 
+        if _sized_creator(target):
+            return False  # np.zeros(n): `converted_call` builds it when n is symbolic
         return not is_convertible(target)
     if isinstance(f, gast.Attribute) and f.attr in KNOWN_METHODS:
         root = f.value
@@ -126,6 +128,15 @@ def _leave(f, ctx) -> bool:
             root = root.value
         return not (isinstance(root, gast.Name) and root.id in ctx.self_names)
     return False
+
+
+def _sized_creator(target) -> bool:
+    from runtime.ops.dynamic import CREATORS
+
+    try:
+        return target in CREATORS
+    except TypeError:  # unhashable
+        return False
 
 
 HANDLERS = {gast.Call: _call}

@@ -287,6 +287,8 @@ _WARNED: set = set()
 
 def converted_call(f, *args, **kwargs):
     """Call `f`, converted first if it is user code."""
+    from runtime.ops.dynamic import CREATORS as _CREATORS, creator_call
+
     if not is_convertible(f):
         if tracing.in_graph_mode():
             note_call(f)  # a random generator's method: its numbers get frozen
@@ -299,6 +301,8 @@ def converted_call(f, *args, **kwargs):
             from autograph.operators.lists import array_  # the value may be symbolic
 
             return array_(f, *args, **kwargs)
+        if f in _CREATORS:  # np.zeros(n) with a symbolic n: NumPy would call n.__index__
+            return creator_call(f, args, kwargs)
         overload = overload_of(f)  # `fn = range; fn(n)` means what `range(n)` means
         if overload is not None:
             return overload(*args, **kwargs)

@@ -152,9 +152,9 @@ def len_(x):
 
 
 def _dynamic_dim(x, axis: int):
-    import runtime
+    from runtime.ops.shape import symbolic_shape
 
-    return runtime.shape_of(x)[axis]
+    return symbolic_shape(x)[axis]  # as x.shape[axis]: weak, like the int len() gives
 
 
 def range_(*args):

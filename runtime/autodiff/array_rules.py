@@ -130,7 +130,8 @@ def _pad(rec, cts):
     nd = np.ndim(x)
     widths = np.broadcast_to(np.asarray(rec.attrs["pad_width"]), (nd, 2))
     shape = shape_of_value(cts[0])
-    index = tuple(slice(int(lo), None if shape[i] is None else shape[i] - int(hi))
+    # an unknown dim: the end padding counted from the end (`-hi`, or to the end for 0)
+    index = tuple(slice(int(lo), (-int(hi) or None) if shape[i] is None else shape[i] - int(hi))
                   for i, (lo, hi) in enumerate(widths))
     return [cts[0][index]]
 

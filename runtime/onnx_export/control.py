@@ -30,6 +30,24 @@ def _shape_of(em, node):
     return [em.op("Shape", [em.value(node.inputs[0])])]
 
 
+@converter("shape_dim")
+def _shape_dim(em, node):  # x.shape[axis] of an unknown dim: a 0-d int64
+    x = node.inputs[0]
+    axis = node.attrs["axis"] % len(x.static_shape)
+    dim = em.op("Shape", [em.value(x)], start=axis, end=axis + 1)
+    return [em.op("Reshape", [dim, em.const(np.zeros(0, np.int64))])]
+
+
+@converter("size_of")
+def _size_of(em, node):
+    return [em.op("Size", [em.value(node.inputs[0])])]
+
+
+@converter("python_number")
+def _python_number(em, node):  # a NumPy scalar handed to NumPy as the Python number
+    return [em.op("Identity", [em.value(node.inputs[0])])]
+
+
 @converter("check", "assert")
 def _check(em, node):
     if em.shared.get("assertions") == "drop":

@@ -224,10 +224,11 @@ def _asarray(a, dtype=None, *args, **kwargs):
 
 @TABLE.register(np.shape)
 def _shape(a):
-    if None in a.shape:
-        raise TypeError(f"np.shape of a Tensor with unknown dimensions {a.shape}{where()}; "
-                        "use runtime.shape_of(x) for the run-time shape.")
-    return a.shape
+    from runtime.ops.shape import symbolic_shape
+
+    if not isinstance(a, Tensor):  # e.g. an eager tape's value
+        return a.shape
+    return symbolic_shape(a)  # as x.shape: a symbolic int64 scalar where a dim is unknown
 
 
 @TABLE.register(np.ndim)

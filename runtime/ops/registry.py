@@ -94,6 +94,18 @@ def _frozen(v):
     return v
 
 
+def _has_tensor(x) -> bool:
+    return isinstance(x, Tensor) or (type(x) in (list, tuple) and any(map(_has_tensor, x)))
+
+
+def _list_input(x: list):
+    """A list argument (`np.concatenate((x, [i]))`): an array, or a graph value stacked
+    from its items when one of them is symbolic (as np.array would build it)."""
+    if not _has_tensor(x):
+        return np.array(x)
+    return np.stack([_list_input(list(e)) if type(e) in (list, tuple) else e for e in x])
+
+
 def _snapshot(graph, array: np.ndarray) -> np.ndarray:
     """Arrays a trace reads from closures or attributes are constants of the trace, taken
     by value (as jax.jit and tf.function do): mutating one later must not change what a
@@ -112,7 +124,7 @@ def _snapshot(graph, array: np.ndarray) -> np.ndarray:
 
 def add_node(graph, op: OpDef, inputs: list, attrs: dict, avals: AVals | None = None):
     inputs = [graph.capture(x) if isinstance(x, Tensor) else
-              np.array(x) if type(x) is list and not op.effect else
+              _list_input(x) if type(x) is list and not op.effect else
               _snapshot(graph, x) if isinstance(x, np.ndarray) else x for x in inputs]
     attrs = {k: _frozen(v) for k, v in attrs.items()}
     if avals is None:  # the op's explicit rule; kernels never run while tracing

@@ -22,7 +22,7 @@ _PYTHON_TYPE = {"b": bool, "f": float, "i": int, "u": int, "c": complex}
 
 def shape(x: Any) -> tuple:
     """Static shape of an op input (a Tensor or a constant)."""
-    return x.shape if isinstance(x, Tensor) else np.shape(x)
+    return x.static_shape if isinstance(x, Tensor) else np.shape(x)
 
 
 def ndim(x: Any) -> int:

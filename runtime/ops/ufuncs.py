@@ -25,6 +25,26 @@ def ufunc_op(ufunc: np.ufunc) -> OpDef:
     return op
 
 
+def _python_number_kernel(v):
+    return v.item() if isinstance(v, (np.generic, np.ndarray)) else v
+
+
+# A value standing for a Python number (`x.shape[i]` of an unknown dimension, a Python int
+# carried by a loop) is a NumPy scalar when the graph runs; mixed with typed operands it
+# must promote as the Python number does, so the ufunc is given the number itself.
+PYTHON_NUMBER = OpDef("python_number", _python_number_kernel,
+                      lambda op, ins, attrs: [(ins[0].static_shape, ins[0].dtype)])
+
+
+PYTHON_NUMBER.grad = lambda rec, cts: [cts[0]]  # the same number
+
+
+def python_number(x: Tensor) -> Tensor:
+    out = bind(PYTHON_NUMBER, x)
+    out.weak = True
+    return out
+
+
 def dispatch_ufunc(ufunc, method, inputs, kwargs):
     """`__array_ufunc__` of Tensor: record `ufunc(*inputs)` as a node."""
     if method != "__call__":
@@ -42,8 +62,11 @@ def dispatch_ufunc(ufunc, method, inputs, kwargs):
     from runtime.ops.functions import resolve_variables
 
     inputs = resolve_variables(inputs)
+    weak_all = all_weak(inputs)
+    if not weak_all:  # a weak value among typed ones: NumPy sees the Python number (NEP 50)
+        inputs = [python_number(x) if isinstance(x, Tensor) and x.weak else x for x in inputs]
     result = bind(ufunc_op(ufunc), *inputs, **kwargs)
-    if all_weak(inputs):  # Python numbers in, a Python number out (dtype discovery)
+    if weak_all:  # Python numbers in, a Python number out (dtype discovery)
         for r in result if isinstance(result, tuple) else (result,):
             if isinstance(r, Tensor):
                 r.weak = True

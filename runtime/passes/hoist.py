@@ -95,7 +95,7 @@ def _hoist_from(outer: Graph, loop: Node) -> bool:
         # Rebuild the node in the outer graph, just before the loop.
         inputs = [outer_of[id(x)] if isinstance(x, Tensor) else x for x in node.inputs]
         hoisted = Node(node.op, inputs, dict(node.attrs), node.origin)
-        hoisted.outputs = [Tensor(outer, hoisted, i, o.shape, o.dtype, outer.fresh_name())
+        hoisted.outputs = [Tensor(outer, hoisted, i, o.static_shape, o.dtype, outer.fresh_name(), o.weak)
                            for i, o in enumerate(node.outputs)]
         outer.nodes.insert(outer.nodes.index(loop), hoisted)
         replacements = {}
@@ -113,7 +113,8 @@ def _hoist_from(outer: Graph, loop: Node) -> bool:
 
 
 def _add_capture(sub: Graph, outer_value: Tensor, position: int) -> Tensor:
-    ph = Tensor(sub, None, 0, outer_value.shape, outer_value.dtype, sub.fresh_name("c"))
+    ph = Tensor(sub, None, 0, outer_value.static_shape, outer_value.dtype, sub.fresh_name("c"),
+                outer_value.weak)
     sub.inputs.insert(position, ph)
     sub.captures[outer_value] = ph
     return ph

@@ -12,7 +12,7 @@ def clone(graph: Graph, parent: Graph | None = None, mapping: dict | None = None
     new._counter = graph._counter if parent is None else parent._counter
 
     def copy_value(t: Tensor, node) -> Tensor:
-        c = Tensor(new, node, t.index, t.shape, t.dtype, t.name)
+        c = Tensor(new, node, t.index, t.static_shape, t.dtype, t.name, t.weak)
         mapping[id(t)] = c
         return c
 

@@ -46,7 +46,8 @@ def op_table() -> dict:
             add(ufuncs.ufunc_op(u))
     for op in functions.OPS.values():
         add(op)
-    for op in (indexing.GETITEM, indexing.INDEX_UPDATE, shape.SHAPE_OF, control_flow.CONSTANT,
+    for op in (indexing.GETITEM, indexing.INDEX_UPDATE, shape.SHAPE_OF, shape.SHAPE_DIM,
+               shape.SIZE_OF, ufuncs.PYTHON_NUMBER, control_flow.CONSTANT,
                control_flow.COND, control_flow.WHILE_LOOP, variables.READ_VARIABLE,
                variables.ASSIGN_VARIABLE, printing.PRINT, effects.ASSERT, effects.RAISE,
                checks.CHECK,

@@ -114,12 +114,18 @@ def test_while_maximum_iterations():
     assert_same(g(np.int64(10), np.int64(3)), (np.int64(3),))
 
 
-def test_while_shape_change_needs_invariant():
+def test_while_shape_change_relaxes_unless_invariant_given():
     def grow(x):
         return while_loop(lambda v: v.shape[0] < 4 if False else np.sum(v) < 10,
                           lambda v: (np.concatenate([v, v]),), (x,))
+    # the changed dimension relaxes to None (as in TF); a stated invariant must hold
+    assert_same(runtime.function(grow)(np.ones(1)), (np.ones(16),))
+
+    def grow_fixed(x):
+        return while_loop(lambda v: np.sum(v) < 10, lambda v: (np.concatenate([v, v]),), (x,),
+                          shape_invariants=[(1,)])
     with pytest.raises(ValueError, match=r"loop_vars\[0\].*shape \[1\].*\[2\].*shape_invariants"):
-        runtime.function(grow)(np.ones(1))
+        runtime.function(grow_fixed)(np.ones(1))
 
     def grow_relaxed(x):
         return while_loop(lambda v: np.sum(v) < 10, lambda v: (np.concatenate([v, v]),), (x,),

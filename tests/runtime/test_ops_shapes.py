@@ -103,9 +103,6 @@ def test_unknown_dims_in_static_shapes(arr):
 # -- errors and warnings ------------------------------------------------------------------
 UNSUPPORTED = {
     "np.linalg.eig": lambda x: np.linalg.eig(x),
-    "np.unique": lambda x: np.unique(x),
-    "np.nonzero": lambda x: np.nonzero(x),
-    "np.argwhere": lambda x: np.argwhere(x),
     "np.linalg.tensorinv": lambda x: np.linalg.tensorinv(x, ind=1),
     "np.add.reduce": lambda x: np.add.reduce(x),
     "np.maximum.accumulate": lambda x: np.maximum.accumulate(x),

@@ -21,11 +21,12 @@ def test_shape_of_known_shape_is_a_constant():
     assert_same(cf(np.ones((2, 5))), np.array([2, 5], np.int64))
 
 
-def test_np_shape_with_unknown_dims_points_to_shape_of():
-    f = ag.function(lambda x: np.shape(x), autograph=False)
-    try:
-        f.get_concrete_function(ag.TensorSpec((None,), np.float32))
-    except TypeError as e:
-        assert "shape_of" in str(e)
-    else:
-        raise AssertionError("np.shape of an unknown dimension must raise")
+def test_np_shape_with_unknown_dims_is_symbolic_there():
+    def fn(x):
+        rows, cols = np.shape(x)
+        return rows * 10 + cols
+
+    cf = ag.function(fn, autograph=False).get_concrete_function(ag.TensorSpec((None, 3), np.float32))
+    for n in (0, 4):
+        x = np.ones((n, 3), np.float32)
+        assert_same(cf(x), np.int64(fn(x)))
