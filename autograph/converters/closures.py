@@ -27,7 +27,7 @@ from __future__ import annotations
 import gast
 
 from autograph.pyct import templates
-from autograph.pyct.activity import _scope_free_reads, bound_names
+from autograph.pyct.activity import _scope_free_reads, bound_names, declared
 from autograph.pyct.blocks import statements
 
 _FUNCTION_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
@@ -54,19 +54,22 @@ def captured_names(fn_node, local: set) -> set:
     return out & set(local)
 
 
-def share_cells(fn_node, captured: set, generated: set, namer) -> None:
+def share_cells(fn_node, captured: set, generated: set, namer,
+                global_names: set = frozenset()) -> None:
     """Make the generated functions inside `fn_node` (by name: `generated`) write the
-    captured variables of the user's function instead of locals of their own."""
+    captured variables of the user's function instead of locals of their own (its
+    `global_names` through `global` declarations, the others through `nonlocal`)."""
     if not captured:
         return
     found = False
     for n in statements(fn_node.body):
         if isinstance(n, gast.FunctionDef) and n.name in generated:
-            found = _share(n, captured, generated, namer) or found
+            found = _share(n, captured, generated, namer, global_names) or found
     if not found:
         return
     outer = bound_names(fn_node)  # (`statements` does not enter the generated functions)
-    missing = sorted(captured - outer)
+    glob, nonloc = declared(fn_node)
+    missing = sorted(captured - outer - glob - nonloc)
     if missing:
         decls = [templates.replace(f"{name}: 'cell'", origin=fn_node)[0] for name in missing]
         body = fn_node.body
@@ -76,13 +79,14 @@ def share_cells(fn_node, captured: set, generated: set, namer) -> None:
         fn_node.body = body[:at] + decls + body[at:]
 
 
-def _share(fn, captured: set, generated: set, namer) -> bool:
-    """Declare the captured names `fn` binds `nonlocal` (renaming such parameters and
-    assigning them on entry); recurses into the generated functions nested in it."""
+def _share(fn, captured: set, generated: set, namer, global_names: set) -> bool:
+    """Declare the captured names `fn` binds `nonlocal` / `global` (renaming such
+    parameters and assigning them on entry); recurses into the generated functions
+    nested in it."""
     inner = False
     for n in statements(fn.body):
         if isinstance(n, gast.FunctionDef) and n.name in generated:
-            inner = _share(n, captured, generated, namer) or inner
+            inner = _share(n, captured, generated, namer, global_names) or inner
     names = sorted(bound_names(fn) & captured)
     if not names:
         return inner
@@ -93,11 +97,14 @@ def _share(fn, captured: set, generated: set, namer) -> bool:
             entry.append((arg.id, fresh))
             arg.id = fresh
     _drop_annotations(fn, set(names))
-    decl = gast.Nonlocal(names=names)
-    templates.copy_location(decl, fn)
+    decls = []
+    for kind, group in ((gast.Global, [n for n in names if n in global_names]),
+                        (gast.Nonlocal, [n for n in names if n not in global_names])):
+        if group:
+            decls.append(templates.copy_location(kind(names=group), fn))
     assigns = [templates.replace("name = fresh", origin=fn, name=name, fresh=fresh)[0]
                for name, fresh in entry]
-    fn.body = [decl] + assigns + fn.body
+    fn.body = decls + assigns + fn.body
     return True
 
 

@@ -28,7 +28,15 @@ from autograph.pyct import templates, transformer
 _SIMPLE = (gast.Name, gast.Constant, gast.Attribute)
 
 
+def _binds_names(nodes) -> bool:
+    """An operand holding `:=` binds in the enclosing scope; inside a lambda it would bind
+    in the lambda instead, so such an `and` / `or` stays Python's."""
+    return any(isinstance(n, gast.NamedExpr) for v in nodes for n in gast.walk(v))
+
+
 def _bool_op(node, walk):
+    if _binds_names(node.values[1:]):
+        return node
     fn = "and_" if isinstance(node.op, gast.And) else "or_"
     call = templates.replace_expr(f"ag__.{fn}(first)", origin=node, first=node.values[0])
     call.args.extend(templates.replace_expr("lambda: value", origin=v, value=v)
@@ -81,7 +89,7 @@ _OPS = {gast.Lt: "<", gast.LtE: "<=", gast.Gt: ">", gast.GtE: ">=", gast.Eq: "==
 
 
 def _compare(node, walk):
-    if len(node.ops) < 2:
+    if len(node.ops) < 2 or _binds_names(node.comparators):
         return node
     if not all(isinstance(c, _SIMPLE) for c in node.comparators[:-1]):
         call = templates.replace_expr("ag__.compare_chain(first)", origin=node, first=node.left)

@@ -306,17 +306,20 @@ def converted_call(f, *args, **kwargs):
         overload = overload_of(f)  # `fn = range; fn(n)` means what `range(n)` means
         if overload is not None:
             return overload(*args, **kwargs)
-        return f(*args, **kwargs)
-    try:
-        g = convert(f, recursive=True)
-    except ConversionError as e:
-        if "source code is unavailable" not in str(e):
-            raise
-        key = getattr(_plain_function(f), "__code__", None)
-        if key not in _WARNED:
-            _WARNED.add(key)
-            warnings.warn(f"{e} Calling it unconverted.", stacklevel=2)
+        # called as is; still counted below: it may be converted code (a module written by
+        # `autograph convert`) or wrap it (functools.cache), and so recurse
         g = f
+    else:
+        try:
+            g = convert(f, recursive=True)
+        except ConversionError as e:
+            if "source code is unavailable" not in str(e):
+                raise
+            key = getattr(_plain_function(f), "__code__", None)
+            if key not in _WARNED:
+                _WARNED.add(key)
+                warnings.warn(f"{e} Calling it unconverted.", stacklevel=2)
+            g = f
     stack = _STACK
     depth = getattr(stack, "depth", 0)
     if depth in _CHECK_AT or (depth and not depth % 64):

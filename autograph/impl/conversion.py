@@ -250,14 +250,18 @@ def convert_def(node, ctx: Context) -> None:
     return_statements.restructure(node, filename)
     # 8. analysis
     ctx.enter(node)
-    ctx.captured = closures.captured_names(node, user_local)
+    # names the function declares global / nonlocal are shared the same way: a call made
+    # inside a branch or loop body (a recursion) may change them meanwhile
+    declared = activity.declared(node)
+    ctx.captured = closures.captured_names(node, user_local) | declared[0] | declared[1]
     dataflow.analyze(node, ctx.params, ctx.local)
     # 9-10. possibly-undefined reads (variables), then the expression converters
     transformer.apply(node, ctx, _EXPRESSIONS)
     # 11. control flow; then closures made inside generated functions share the user's
     #     variables (late binding)
     node.body = control_flow.convert_block(node.body, ctx, frozenset())
-    closures.share_cells(node, ctx.captured, ctx.namer.generated, ctx.namer)
+    closures.share_cells(node, ctx.captured, ctx.namer.generated, ctx.namer,
+                         global_names=declared[0])
     node.ag_done = True
 
 

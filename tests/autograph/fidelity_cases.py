@@ -141,6 +141,67 @@ def global_inside_block(x):
     return COUNTER
 
 
+class Tree:
+    def __init__(self, val, left=None, right=None):
+        self.val, self.left, self.right = val, left, right
+
+
+def best_bst_sum(root):
+    # a recursive call inside a branch updates the nonlocal `best` meanwhile
+    best = 0
+
+    def solve(node):
+        nonlocal best
+        if not node:
+            return True, 10 ** 9, -10 ** 9, 0
+        lv, lmin, lmax, ls = solve(node.left)
+        rv, rmin, rmax, rs = solve(node.right)
+        if lv and rv and lmax < node.val < rmin:
+            total = ls + rs + node.val
+            best = max(best, total)
+            return True, min(lmin, node.val), max(rmax, node.val), total
+        return False, -1, -1, -1
+
+    solve(root)
+    return best
+
+
+def bst_sums():
+    return [best_bst_sum(Tree(4, Tree(3, Tree(1), Tree(2)))),
+            best_bst_sum(Tree(-4, Tree(-2), Tree(-5))),
+            best_bst_sum(Tree(2, Tree(1), Tree(3)))]
+
+
+def deepest(n):
+    # the same with a global (the harness resets COUNTER before each run) updated by the
+    # recursion inside the branch
+    global COUNTER
+    if n > 0:
+        deepest(n - 1)
+        COUNTER = max(COUNTER, n) + 1
+    return COUNTER
+
+
+def walrus_in_conditions(px, py, grid):
+    return [(x, y) for a in [(0, 1), (1, 0), (0, -1), (-1, 0)]
+            if (0 <= (x := px + a[1]) < len(grid[0]) and 0 <= (y := py + a[0]) < len(grid)
+                and grid[y][x] == 0)]
+
+
+def cached_chain(n):
+    """A memoised recursion (functools.cache around converted code): its depth is checked
+    against the original's by test_fidelity_compiler."""
+    import functools
+
+    @functools.cache
+    def rest(i):
+        if i >= n:
+            return 0
+        return 1 + rest(i + 1)
+
+    return rest(0)
+
+
 def annotated_cache_read_by_a_closure(limit):
     # after an early return the rest is a generated branch that declares `cache` nonlocal
     if limit <= 0:
@@ -311,6 +372,9 @@ CASES = [
     ("global_inside_block", [(2,), (-1,)]),
     ("bare_annotation_before_loop", [([0, 3, 0, 5],), ([0],)]),
     ("annotated_cache_read_by_a_closure", [(5,), (0,)]),
+    ("bst_sums", [()]),
+    ("deepest", [(4,)]),
+    ("walrus_in_conditions", [(0, 0, [[0, 0], [0, 1]]), (1, 1, [[0, 0], [0, 0]])]),
     ("walrus_in_while_test", [([1, 2, 0],)]),
     ("walrus_in_while_test_with_else", [([1, 2, 3, 0], 2), ([1, 2, 3, 0], 9)]),
     ("private_total", [(2,)]),

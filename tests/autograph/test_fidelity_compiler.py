@@ -149,6 +149,16 @@ def test_converted_recursion_reaches_the_original_depth(fn):
     assert sys.getrecursionlimit() == limit
 
 
+def test_recursion_through_a_cache_in_convert_output_reaches_the_original_depth(static_module):
+    # `autograph convert` output calls itself through functools.cache: converted_call runs
+    # the wrapper as is but still counts the level
+    limit = sys.getrecursionlimit()
+    original = _max_depth(fidelity_cases.cached_chain)
+    converted = _max_depth(static_module.cached_chain)
+    assert converted >= original * 0.95, (original, converted)
+    assert sys.getrecursionlimit() == limit
+
+
 def test_recursion_room_is_shared_safely_between_threads():
     import threading
 
