@@ -89,20 +89,15 @@ _ARRAY_CONSTRUCTORS = ("array", "asarray", "asanyarray", "ascontiguousarray")
 def array_(fn, value, *args, **kwargs):
     """`np.array(value, ...)` / `np.asarray(...)` in converted code: NumPy cannot hand a
     symbolic value (or a list holding one) to these, so they become graph ops; a graph
-    list is stacked. `np.array` copies, as in NumPy, so a later write to the result is
-    not seen through `value`; `np.asarray` of an array is that array."""
-    import numpy as np
-
+    list is stacked. `np.array` (and `copy=True`) copies, as in NumPy, so a later write
+    to the result is not seen through `value`; `np.asarray` of an array is that array."""
     if is_graph_list(value) and not args and not kwargs:
         return stack(value)
     if not _holds_symbolic(value):
         return fn(value, *args, **kwargs)
     from runtime.ops.functions import TABLE
 
-    out = TABLE.handlers[fn](value, *args, **kwargs)
-    if fn is np.array and out is value and kwargs.get("copy", True):
-        out = np.copy(out)
-    return out
+    return TABLE.handlers[fn](value, *args, **kwargs)
 
 
 def _holds_symbolic(value) -> bool:

@@ -212,14 +212,23 @@ def _einsum(subscripts, *operands, **kwargs):
 
 
 # -- array construction from values: np.array / np.asarray of tensors ---------------------
-@TABLE.register(np.asarray, np.asanyarray, np.array, np.ascontiguousarray)
-def _asarray(a, dtype=None, *args, **kwargs):
+@TABLE.register(np.asarray, np.asanyarray, np.ascontiguousarray)
+def _asarray(a, dtype=None, *args, copy=None, **kwargs):
     if isinstance(a, Tensor):
-        return a if dtype is None or np.dtype(dtype) == a.dtype else np.astype(a, dtype)
+        if dtype is not None and np.dtype(dtype) != a.dtype:
+            return np.astype(a, dtype)
+        # copy=True: a new array, so a write to the result is not seen through `a`
+        return np.copy(a) if copy else a
     if isinstance(a, (list, tuple)):
         stacked = np.stack([_asarray(x) for x in a])
         return stacked if dtype is None else np.astype(stacked, dtype)
     return np.asarray(a, dtype=dtype)
+
+
+@TABLE.register(np.array)
+def _array(a, dtype=None, *args, copy=True, **kwargs):
+    """np.array copies unless told not to (`copy=False` / `None` may return `a` itself)."""
+    return _asarray(a, dtype, *args, copy=copy, **kwargs)
 
 
 @TABLE.register(np.shape)

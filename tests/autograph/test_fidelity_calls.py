@@ -23,6 +23,20 @@ def asarray_through_a_variable(x):
     return make(x) * 2
 
 
+def copy_flags(x):
+    return np.asarray(x, copy=True), np.array(x, copy=False), np.asarray(x), np.array(x)
+
+
+def test_copies_are_new_arrays_and_aliases_are_the_argument():
+    x = np.arange(3.0)
+    graph = ag.function(copy_flags)
+    for _ in range(2):  # traced, then cached
+        results = graph(x)
+        assert [r is x for r in results] == [r is x for r in copy_flags(x)]
+        results[0][0] = 7.0  # a copy: the argument (and the next call) do not see it
+        assert x[0] == 0.0 and graph(x)[0][0] == 0.0
+
+
 def test_array_constructors_of_symbolic_values_are_numpys():
     for fn in (array_copies_asarray_aliases, asarray_through_a_variable):
         x = np.arange(3.0)
