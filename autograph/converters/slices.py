@@ -50,8 +50,20 @@ def _assign(node, walk):
     if len(node.targets) != 1 or _target(node.targets[0], walk.ctx) is None:
         return node
     t = node.targets[0]
+    if _has_effects(node.value) and _has_effects(t.slice):
+        # Python evaluates the value before the index (`a[randint()] = choice()`): keep it so
+        value = walk.ctx.namer.new("value")
+        return templates.replace("value = v\nbase = ag__.setitem(base, index, value)",
+                                 origin=node, value=value, v=node.value, base=t.value,
+                                 index=_index_expr(t.slice, walk.ctx))
     return templates.replace("base = ag__.setitem(base, index, value)", origin=node,
                              base=t.value, index=_index_expr(t.slice, walk.ctx), value=node.value)
+
+
+def _has_effects(node) -> bool:
+    """Whether evaluating `node` may do something (a call, `:=`, `await`, `yield`)."""
+    return any(isinstance(n, (gast.Call, gast.NamedExpr, gast.Await, gast.Yield,
+                              gast.YieldFrom)) for n in gast.walk(node))
 
 
 def _aug_assign(node, walk):

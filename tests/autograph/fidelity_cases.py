@@ -188,6 +188,20 @@ def walrus_in_conditions(px, py, grid):
                 and grid[y][x] == 0)]
 
 
+def subscript_store_order():
+    # Python evaluates `v` before `i` in `xs[i] = v`, and `i` before `v` in `xs[i] += v`
+    log = []
+
+    def note(tag, v):
+        log.append(tag)
+        return v
+
+    xs = [0, 0, 0]
+    xs[note("index", 1)] = note("value", 5)
+    xs[note("aug index", 2)] += note("aug value", 1)
+    return xs, log
+
+
 def cached_chain(n):
     """A memoised recursion (functools.cache around converted code): its depth is checked
     against the original's by test_fidelity_compiler."""
@@ -373,6 +387,7 @@ CASES = [
     ("bare_annotation_before_loop", [([0, 3, 0, 5],), ([0],)]),
     ("annotated_cache_read_by_a_closure", [(5,), (0,)]),
     ("bst_sums", [()]),
+    ("subscript_store_order", [()]),
     ("deepest", [(4,)]),
     ("walrus_in_conditions", [(0, 0, [[0, 0], [0, 1]]), (1, 1, [[0, 0], [0, 0]])]),
     ("walrus_in_while_test", [([1, 2, 0],)]),
