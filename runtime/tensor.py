@@ -9,13 +9,15 @@ so `x + 1`, `np.add(x, 1)` and `x.sum()` all record the same node.
 """
 from __future__ import annotations
 
-import contextlib
 import sys
-import threading
 
 import numpy as np
 
 from runtime.errors import GraphModeError, is_library_code, where
+from runtime.tensor_text import (  # noqa: F401 - describing, _fmt_shape: imported from here
+    _fmt_shape, _never_equal, _no_sequence_repeat, _text, _text_error, _value_needed,
+    describing,
+)
 
 
 def _check_tracing(t) -> None:
@@ -42,62 +44,12 @@ def _graph_mode_error(what: str, t) -> GraphModeError:
     )
 
 
-def _text_error(t, how: str) -> GraphModeError:
-    return GraphModeError(
-        f"Converting a symbolic Tensor ({t.dtype}{_fmt_shape(t.static_shape)}) to text ({how}) is "
-        f"not allowed: its digits are only known when the graph runs{where()}. Compute "
-        "with arithmetic instead of on its text (n % 10, n // 10, np.log10), or pass a "
-        "Python value (a Python int or str argument is a constant of the trace). To see it: "
-        "print(x) while tracing shows its symbolic description (as does f'{x!r}'), "
-        "ag.print(x) prints its value on every call.")
-
-
-def _value_needed(t, call: str, what: str, fix: str) -> GraphModeError:
-    return GraphModeError(
-        f"{call} on a symbolic Tensor ({t.dtype}{_fmt_shape(t.static_shape)}) is not allowed: "
-        f"{what} needs its value, which is only known when the graph runs{where()}. Instead "
-        f"{fix}, or return it from the function and call {call} on the result.")
-
-
-def _no_sequence_repeat(t, o) -> None:
-    """`"*" * n` / `[0] * n`: a NumPy scalar repeats the sequence, which needs the count."""
-    if t.ndim == 0 and isinstance(o, (str, bytes, list, tuple)):
-        raise GraphModeError(
-            f"Repeating a {type(o).__name__} by a symbolic count ({t.dtype}{_fmt_shape(t.static_shape)}) "
-            f"is not allowed: the count is only known when the graph runs{where()}. Pass the "
-            "count as a Python int (a constant of the trace), or build an array instead "
-            "(np.zeros(n), np.full(n, v)).")
-
-
-def _never_equal(t, ne: bool, other):
-    """`x == "text"` / `x == None`: NumPy compares elementwise and finds no element equal
-    (a NumPy scalar answers `== None` with a Python bool)."""
-    if t.ndim == 0:
-        return ne if other is None else np.bool_(ne)
-    return np.full_like(t, ne, dtype=np.bool_)
-
-
 def _python_index(value, what: str) -> int:
     import operator
 
     if isinstance(value, Tensor):
         raise _graph_mode_error(what, value)
     return operator.index(value)
-
-
-_text = threading.local()
-
-
-@contextlib.contextmanager
-def describing():
-    """Within: str() / format() of a Tensor give its symbolic description instead of
-    raising - for text that is only ever shown (an assert's message), never computed with."""
-    before = getattr(_text, "describe", False)
-    _text.describe = True
-    try:
-        yield
-    finally:
-        _text.describe = before
 
 
 # code objects of the graph library, which may hash Tensors (by identity), by id
@@ -113,10 +65,6 @@ def _library_caller(code) -> bool:
         _LIBRARY_CODE[id(code)] = code  # kept alive, so its id is never reused
         return True
     return False
-
-
-def _fmt_shape(shape) -> str:
-    return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
 
 
 _DEFAULTS = {"axis": None, "dtype": None, "keepdims": False, "ddof": 0}
