@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.ops.rules_common import dtype, is_weak, result_type, shape, static_error
+from runtime.ops.rules_common import dtype, is_weak, registrar, result_type, shape, static_error
 from runtime.tensor import Tensor
 
 RULES: dict = {}
@@ -17,12 +17,7 @@ _INTP = np.dtype(np.intp)
 _F8 = np.dtype(np.float64)
 
 
-def rule(*names):
-    def deco(fn):
-        for n in names:
-            RULES[n] = fn
-        return fn
-    return deco
+rule = registrar(RULES)
 
 
 def size_dim(v) -> int | None:

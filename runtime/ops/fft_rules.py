@@ -13,18 +13,15 @@ import operator
 import numpy as np
 
 from runtime.ops.functions_rules import real_dtype
-from runtime.ops.rules_common import axes_tuple, axis_index, dtype, reject, shape, static_error
+from runtime.ops.rules_common import (
+    axes_tuple, axis_index, dtype, registrar, reject, shape, static_error,
+)
 
 RULES: dict = {}
 _NORMS = (None, "backward", "ortho", "forward")
 
 
-def rule(*names):
-    def deco(fn):
-        for n in names:
-            RULES[n] = fn
-        return fn
-    return deco
+rule = registrar(RULES)
 
 
 def _check_norm(attrs) -> None:

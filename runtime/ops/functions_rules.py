@@ -15,7 +15,7 @@ import numpy as np
 
 from runtime.ops.rules_common import (axes_tuple, axis_index, broadcast_into, broadcast_shapes,
                                       cast_error, dtype, reject, result_type, shape, size,
-                                      static_error)
+                                      registrar, static_error)
 from runtime.ops.ufuncs_rules import resolve
 
 RULES: dict = {}
@@ -24,12 +24,7 @@ _BOOL = np.dtype(bool)
 _F8 = np.dtype(np.float64)
 
 
-def rule(*names):
-    def deco(fn):
-        for n in names:
-            RULES[n] = fn
-        return fn
-    return deco
+rule = registrar(RULES)
 
 
 def real_dtype(dt: np.dtype) -> np.dtype:

@@ -14,7 +14,9 @@ import operator
 
 import numpy as np
 
-from runtime.ops.rules_common import broadcast_into, dtype, ndim, shape, size, static_error
+from runtime.ops.rules_common import (
+    broadcast_into, broadcast_shapes, dtype, ndim, shape, size, static_error,
+)
 from runtime.tensor import Tensor
 
 _VALID = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer "
@@ -109,17 +111,8 @@ def _adv_shape(kinds, dims_of) -> tuple:
                 shapes.append((count,))
             else:
                 shapes.append(shape(v))
-    nd = max((len(s) for s in shapes), default=0)
-    out = []
-    for axis in range(-nd, 0):
-        dims = [s[axis] for s in shapes if len(s) >= -axis]
-        known = {d for d in dims if d is not None and d != 1}
-        if len(known) > 1:
-            raise static_error(IndexError, "shape mismatch: indexing arrays could not be "
-                               "broadcast together with shapes "
-                               + " ".join(str(tuple(s)) for s in shapes if s))
-        out.append(known.pop() if known else None if None in dims else 1)
-    return tuple(out)
+    return broadcast_shapes(*shapes, error=IndexError, message="shape mismatch: indexing "
+                            "arrays could not be broadcast together with shapes")
 
 
 def getitem_shape(xshape: tuple, template, dynamic) -> tuple:

@@ -14,7 +14,7 @@ import numpy as np
 from runtime.ops.functions_rules import (_strong, _square, dot_rule, linalg_dtype,
                                          real_dtype, reduced_shape)
 from runtime.ops.rules_common import (axis_index, broadcast_shapes, dtype, reject, shape,
-                                      static_error)
+                                      registrar, static_error)
 
 RULES: dict = {}
 _INTP = np.dtype(np.intp)
@@ -22,12 +22,7 @@ _F8 = np.dtype(np.float64)
 _LinAlgError = np.linalg.LinAlgError
 
 
-def rule(*names):
-    def deco(fn):
-        for n in names:
-            RULES[n] = fn
-        return fn
-    return deco
+rule = registrar(RULES)
 
 
 def dmin(a, b):

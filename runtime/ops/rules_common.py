@@ -102,11 +102,24 @@ def static_error(kind: type, message: str) -> Exception:
     return kind(f"{message}{where()}")
 
 
-def broadcast_shapes(*shapes) -> tuple:
+def registrar(table: dict):
+    """`rule = registrar(RULES)`; then `@rule("name", ...)` files a rule under those op names."""
+    def rule(*names):
+        def deco(fn):
+            for n in names:
+                table[n] = fn
+            return fn
+        return deco
+    return rule
+
+
+def broadcast_shapes(*shapes, error=ValueError,
+                     message="operands could not be broadcast together with shapes") -> tuple:
     """Broadcast static shapes whose entries may be None (unknown).
 
     An unknown dim against a known one != 1 takes the known one (anything else fails when
-    the graph runs); against 1 or unknown it stays unknown.
+    the graph runs); against 1 or unknown it stays unknown. Known dims that differ raise
+    `error(message + the shapes)` at the user's line.
     """
     nd = max((len(s) for s in shapes), default=0)
     out = []
@@ -114,8 +127,7 @@ def broadcast_shapes(*shapes) -> tuple:
         dims = [s[axis] for s in shapes if len(s) >= -axis]
         known = {d for d in dims if d is not None and d != 1}
         if len(known) > 1:
-            raise static_error(ValueError, "operands could not be broadcast together with shapes "
-                               + " ".join(str(tuple(s)) for s in shapes))
+            raise static_error(error, f"{message} " + " ".join(str(tuple(s)) for s in shapes))
         if known:
             out.append(known.pop())
         elif None in dims:
