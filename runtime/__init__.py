@@ -1,10 +1,20 @@
 """runtime: trace NumPy code into graphs, optimize them and run them as generated Python.
 
-Knows nothing about ASTs (the `autograph` package builds on it). Main pieces:
-`Tensor` (symbolic NumPy value), op records and `bind` (`ops/`), the graph IR
-(`graph.py`), `cond` / `while_loop` (`control_flow.py`, `loops.py`), `Variable`,
-`Function` (tracing + cache, `function.py`) and the code-generating executor
-(`codegen.py`), with `interpreter.py` as the reference semantics.
+Knows nothing about ASTs (the `autograph` package builds on it). The pipeline reads from
+the folder names:
+
+- `tensor.py`, `tracing.py`, `graph.py`: the symbolic value, the tracing context, the IR.
+- `ops/`: one record (`OpDef`) per op with its kernel and shape/dtype rule; `bind` adds
+  a node. `constant` lives there too.
+- `control_flow/`: `cond`, `while_loop` and graph lists, traced into subgraphs.
+- `autodiff/`: `GradientTape` and the gradient rules.
+- `passes/`: the optimizer (folding, CSE, simplification, hoisting, dead code).
+- `exec/`: the code-generating executor, its buffer plan, and the reference interpreter.
+- `function.py` (+ `signature.py`, `trace_args.py`): `Function`, tracing per signature
+  and the cache.
+- `variables.py`, `effects.py`, `printing.py`, `checks.py`, `views.py`,
+  `writeback.py`: state, side effects and the NumPy aliasing model.
+- `saved/`, `onnx_export/`: portable forms of a graph.
 """
 from runtime.errors import GraphModeError
 from runtime.tensor import Tensor
@@ -15,11 +25,11 @@ from runtime.ops import dynamic as _dynamic  # noqa: F401  (symbolic and data-de
 from runtime.ops.indexing import index_update
 from runtime.ops.shape import shape_of
 from runtime.ops.registry import OpDef, bind
-from runtime.control_flow import cond, constant
-from runtime.loops import while_loop
+from runtime.control_flow import cond, while_loop
+from runtime.ops.constant import constant
 from runtime.effects import assert_, print_
 from runtime.variables import Variable
-from runtime.lists import list_append, list_len, list_new, list_stack
+from runtime.control_flow.lists import list_append, list_len, list_new, list_stack
 from runtime.signature import TensorSpec
 from runtime.function import (
     ConcreteFunction, Function, RetracingWarning, function, functions_run_eagerly,

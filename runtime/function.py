@@ -17,7 +17,7 @@ import weakref
 import numpy as np
 
 from runtime import tracing, views
-from runtime.codegen import compile_graph
+from runtime.exec.codegen import compile_graph
 from runtime.errors import GraphModeError, user_stacklevel
 from runtime.random_watch import RandomWatch, warn_if_drawn
 from runtime.graph import Graph

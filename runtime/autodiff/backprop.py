@@ -69,8 +69,8 @@ def _real_for_real(g, x):
 
 
 def _is_list(x) -> bool:
-    """A graph list (see runtime/lists.py): a 0-d value of dtype object."""
-    from runtime.lists import is_list
+    """A graph list (see runtime/control_flow/lists.py): a 0-d value of dtype object."""
+    from runtime.control_flow.lists import is_list
 
     return is_list(x)
 

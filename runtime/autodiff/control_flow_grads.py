@@ -16,10 +16,10 @@ from runtime import tracing
 from runtime.autodiff.backprop import backprop
 from runtime.autodiff.shapes import is_differentiable
 from runtime.control_flow import COND, WHILE_LOOP, cond
-from runtime.lists import (
+from runtime.control_flow.lists import (
     LIST_APPEND, SAVE_STATE, is_list, list_append, list_copy, list_get, list_len, list_new, list_zeros,
 )
-from runtime.loops import while_loop
+from runtime.control_flow.while_loop import while_loop
 from runtime.ops.registry import add_node, bind
 from runtime.tensor import Tensor
 

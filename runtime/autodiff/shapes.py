@@ -87,7 +87,7 @@ def reshape_like(g, like):
 
 
 def is_differentiable(x) -> bool:
-    from runtime.lists import is_list
+    from runtime.control_flow.lists import is_list
 
     if is_list(x):
         return True  # a graph list: its cotangent is its stacked array's

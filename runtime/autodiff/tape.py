@@ -381,7 +381,7 @@ def _describe_source(s) -> str:
 
 
 def _constant(value) -> Tensor:
-    from runtime.control_flow import constant
+    from runtime.ops.constant import constant
 
     return constant(value)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.liveness import live_nodes
+from runtime.exec.liveness import live_nodes
 from runtime.onnx_export.context import Emitter, OnnxExportError, _onnx, onnx_dtype
 from runtime.onnx_export.table import CONVERTERS, NO_ONNX_FORM
 from runtime.tensor import Tensor

@@ -100,7 +100,7 @@ GETITEM = OpDef(
 
 def getitem(x, index):
     if isinstance(x, Tensor) and x.dtype == np.dtype(object) and isinstance(index, (int, np.integer, Tensor)):
-        from runtime.lists import is_list, list_get
+        from runtime.control_flow.lists import is_list, list_get
 
         if is_list(x):  # `xs[k]` of a list appended to in a symbolic loop
             return list_get(x, index)

@@ -8,7 +8,7 @@ Nodes with side effects (print, assign, assert, or subgraphs containing them) st
 from __future__ import annotations
 
 from runtime.graph import Graph
-from runtime.liveness import live_nodes
+from runtime.exec.liveness import live_nodes
 from runtime.passes.rewrite import each_graph
 
 

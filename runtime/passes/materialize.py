@@ -33,7 +33,7 @@ import math
 
 import numpy as np
 
-from runtime.buffer_plan import reads_memory_order
+from runtime.exec.buffer_plan import reads_memory_order
 from runtime.graph import Graph, Node
 from runtime.passes.rewrite import each_graph
 from runtime.tensor import Tensor

@@ -30,8 +30,9 @@ SUBGRAPHS = {"cond": ("then", "else_"), "while_loop": ("cond", "body")}
 def op_table() -> dict:
     """op name -> OpDef, for every op a graph can hold."""
     from runtime.autodiff import shapes
-    from runtime import checks, control_flow, effects, lists, printing, variables
-    from runtime.ops import functions, indexing, shape, ufuncs
+    from runtime import checks, control_flow, effects, printing, variables
+    from runtime.control_flow import lists
+    from runtime.ops import constant, functions, indexing, shape, ufuncs
 
     table: dict = {}
 
@@ -47,7 +48,7 @@ def op_table() -> dict:
     for op in functions.OPS.values():
         add(op)
     for op in (indexing.GETITEM, indexing.INDEX_UPDATE, shape.SHAPE_OF, shape.SHAPE_DIM,
-               shape.SIZE_OF, ufuncs.PYTHON_NUMBER, control_flow.CONSTANT,
+               shape.SIZE_OF, ufuncs.PYTHON_NUMBER, constant.CONSTANT,
                control_flow.COND, control_flow.WHILE_LOOP, variables.READ_VARIABLE,
                variables.ASSIGN_VARIABLE, printing.PRINT, effects.ASSERT, effects.RAISE,
                checks.CHECK,

@@ -29,9 +29,9 @@ import numpy as np
 
 from runtime.control_flow import COND, WHILE_LOOP
 from runtime.graph import Graph, Node
-from runtime.liveness import live_nodes
-from runtime.lists import is_list
-from runtime.buffer_plan import (BufferPlan, is_float_2d_matmul, reads_memory_order,
+from runtime.exec.liveness import live_nodes
+from runtime.control_flow.lists import is_list
+from runtime.exec.buffer_plan import (BufferPlan, is_float_2d_matmul, reads_memory_order,
                                   updated_in_place)
 from runtime.tensor import Tensor
 

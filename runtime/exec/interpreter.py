@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from runtime.control_flow import COND, WHILE_LOOP
 from runtime.graph import Graph
-from runtime.liveness import live_nodes
+from runtime.exec.liveness import live_nodes
 from runtime.tensor import Tensor
 
 

@@ -15,15 +15,18 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from runtime import tracing, views
-from runtime.control_flow import (
-    WHILE_LOOP, _as_value, _at, _aval, _check_scalar_predicate, _describe, _finish_captures,
-    _is_python_scalar, _is_weak, _same_constant, _trace_subgraph, check_number_fits,
+from runtime.control_flow.common import (
+    as_value, at_user_line, aval_of, check_scalar_predicate, describe, finish_captures,
+    is_python_scalar, is_weak, same_constant, trace_subgraph, check_number_fits,
 )
 from runtime.errors import where
 from runtime.graph import Graph
-from runtime.ops.registry import add_node
+from runtime.ops.registry import OpDef, add_node
 from runtime.structure import flatten, path_names, unflatten
 from runtime.tensor import Tensor, _fmt_shape
+
+
+WHILE_LOOP = OpDef("while_loop", None, num_outputs=-1)
 
 
 def while_loop(cond_fn: Callable, body_fn: Callable, loop_vars: Sequence, maximum_iterations: Any = None,
@@ -56,7 +59,7 @@ class StandIn(np.ndarray):
 
 def stand_in(value) -> StandIn:
     """A StandIn with the dtype and (known) shape of `value` (a Tensor, array or number)."""
-    shape, dtype = _aval(value)
+    shape, dtype = aval_of(value)
     return np.zeros(tuple(0 if d is None else d for d in shape), dtype).view(StandIn)
 
 
@@ -79,11 +82,11 @@ def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_i
     carried = [i for i, x in enumerate(leaves) if _is_carried(x)]
     avals = {}
     for i in carried:
-        shape, dtype = _aval(leaves[i])
+        shape, dtype = aval_of(leaves[i])
         if invariants[i] is not None:
             shape = _check_invariant(labels[i], shape, invariants[i])
         avals[i] = (shape, dtype)
-    weak = [i for i in carried if _is_python_scalar(leaves[i]) or _is_weak(leaves[i])]
+    weak = [i for i in carried if is_python_scalar(leaves[i]) or is_weak(leaves[i])]
     still_weak: set = set()  # Python numbers the body keeps Python numbers
     if weak:
         still_weak = _discover_dtypes(body_fn, leaves, tree, carried, weak, avals, graph)
@@ -97,11 +100,11 @@ def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_i
         return run
 
     def trace_body():
-        g, outs, out_tree = _trace_subgraph("body", call(body_fn), [avals[i] for i in carried],
+        g, outs, out_tree = trace_subgraph("body", call(body_fn), [avals[i] for i in carried],
                                             [], graph)
         if out_tree != tree:
             raise ValueError(
-                f"The loop body{_at()} changes the structure of the loop variables: "
+                f"The loop body{at_user_line()} changes the structure of the loop variables: "
                 f"{_shape_text(tree, leaves)} before, {_shape_text(out_tree, outs)} after."
             )
         return g, outs
@@ -111,8 +114,8 @@ def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_i
     for i in carried:
         if isinstance(leaves[i], StandIn) and isinstance(out_leaves[i], (Tensor, np.ndarray,
                                                                          np.generic)):
-            if _aval(out_leaves[i]) != avals[i]:
-                avals[i] = _aval(out_leaves[i])
+            if aval_of(out_leaves[i]) != avals[i]:
+                avals[i] = aval_of(out_leaves[i])
                 leaves[i] = stand_in(out_leaves[i])
                 adopted = True
     if adopted:  # the body does not read a stand-in: its second trace gives the same types
@@ -123,23 +126,23 @@ def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_i
         g_body, out_leaves = trace_body()
     for i, (a, b) in enumerate(zip(leaves, out_leaves)):
         if i not in avals:
-            if not _same_constant(a, b):
-                raise ValueError(f"{labels[i]} is {_describe(a)} before the loop{_at()} and "
-                                 f"{_describe(b)} after an iteration; a loop variable that is "
+            if not same_constant(a, b):
+                raise ValueError(f"{labels[i]} is {describe(a)} before the loop{at_user_line()} and "
+                                 f"{describe(b)} after an iteration; a loop variable that is "
                                  "not a number or array must not change inside a symbolic loop.")
             continue
         _check_loop_var(labels[i], avals[i], b)
-    g_body.outputs = [_as_value(g_body, out_leaves[i], avals[i][1]) for i in carried]
+    g_body.outputs = [as_value(g_body, out_leaves[i], avals[i][1]) for i in carried]
 
     cond_avals = [avals[i] for i in carried]
-    g_cond, c_leaves, _ = _trace_subgraph("cond", call(cond_fn), cond_avals, [], graph)
+    g_cond, c_leaves, _ = trace_subgraph("cond", call(cond_fn), cond_avals, [], graph)
     if len(c_leaves) != 1:
-        raise ValueError(f"The loop condition{_at()} must be a single scalar value.")
+        raise ValueError(f"The loop condition{at_user_line()} must be a single scalar value.")
     pred = c_leaves[0]
     if isinstance(pred, Tensor):
-        _check_scalar_predicate(pred, "loop condition")
-    g_cond.outputs = [_as_value(g_cond, pred)]
-    caps = _finish_captures([g_cond, g_body], len(carried))
+        check_scalar_predicate(pred, "loop condition")
+    g_cond.outputs = [as_value(g_cond, pred)]
+    caps = finish_captures([g_cond, g_body], len(carried))
     init = [_initial(leaves[i], avals[i][1]) for i in carried]
     attrs = {"cond": g_cond, "body": g_body, "has_max": maximum_iterations is not None}
     inputs = init + caps + ([maximum_iterations] if maximum_iterations is not None else [])
@@ -162,7 +165,7 @@ def _relax_shapes(carried, leaves, out_leaves, avals, invariants) -> bool:
         if invariants[i] is not None or not isinstance(out, (Tensor, np.ndarray, np.generic)):
             continue
         shape, dtype = avals[i]
-        out_shape = _aval(out)[0]
+        out_shape = aval_of(out)[0]
         if len(out_shape) == len(shape) and any(
                 d is not None and d != o for d, o in zip(shape, out_shape)):
             avals[i] = (tuple(None if d != o else d for d, o in zip(shape, out_shape)),) + \
@@ -172,14 +175,14 @@ def _relax_shapes(carried, leaves, out_leaves, avals, invariants) -> bool:
 
 
 def _is_carried(x) -> bool:
-    return isinstance(x, (Tensor, np.ndarray, np.generic)) or _is_python_scalar(x)
+    return isinstance(x, (Tensor, np.ndarray, np.generic)) or is_python_scalar(x)
 
 
 def _saving_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_invariants):
     """Under a gradient tape: the loop also saves each iteration's state on graph lists
     (marked `saved` on the node), so the gradient runs it backwards without running the
     loop forward a second time. Loops carrying graph lists keep the re-running rule."""
-    from runtime.lists import is_list, list_new, save_state
+    from runtime.control_flow.lists import is_list, list_new, save_state
 
     leaves, _ = flatten(loop_vars)
     carried = [i for i, x in enumerate(leaves) if _is_carried(x)]
@@ -245,9 +248,9 @@ def _discover_round(body_fn, leaves, tree, carried, weak, typed, avals, graph) -
         out = outs[i] if out_tree == tree else None
         strong = isinstance(out, (np.ndarray, np.generic)) or (
             isinstance(out, Tensor) and not out.weak)
-        if strong and (i not in typed or _aval(out)[1] != avals[i][1]):
+        if strong and (i not in typed or aval_of(out)[1] != avals[i][1]):
             typed.add(i)
-            avals[i] = (avals[i][0], _aval(out)[1])
+            avals[i] = (avals[i][0], aval_of(out)[1])
             changed = True
     return changed
 
@@ -282,20 +285,20 @@ def _check_invariant(label, shape, invariant):
 
 def _check_loop_var(label, aval, out):
     shape, dtype = aval
-    out_shape, out_dtype = _aval(out)
-    if out_dtype != dtype and not _is_python_scalar(out):
+    out_shape, out_dtype = aval_of(out)
+    if out_dtype != dtype and not is_python_scalar(out):
         raise TypeError(
             f"Loop variable {label} has dtype {dtype} before the loop but {out_dtype} after one "
-            f"iteration{_at()}. A loop variable must keep its dtype; cast it, e.g. "
+            f"iteration{at_user_line()}. A loop variable must keep its dtype; cast it, e.g. "
             f"`{label} = {label}.astype(np.{dtype})`, or give it the final dtype before the loop."
         )
-    if _is_python_scalar(out):
+    if is_python_scalar(out):
         check_number_fits(label, out, dtype)
         return
-    if dtype.kind == "O" and shape == () and out_shape != ():  # a graph list (runtime/lists.py)
+    if dtype.kind == "O" and shape == () and out_shape != ():  # a graph list (runtime/control_flow/lists.py)
         raise TypeError(
-            f"Loop variable {label} is a list whose length the symbolic loop changes{_at()} "
-            f"(carried as a graph list), but an iteration replaces it by {_describe(out)} "
+            f"Loop variable {label} is a list whose length the symbolic loop changes{at_user_line()} "
+            f"(carried as a graph list), but an iteration replaces it by {describe(out)} "
             f"(e.g. `{label} = {label} + [v]`): a symbolic loop grows a list only through "
             f"{label}.append(v). Write "
             f"`{label}.append(v)`, or build an array (np.concatenate / np.append), whose "
@@ -303,7 +306,7 @@ def _check_loop_var(label, aval, out):
     if len(out_shape) != len(shape):
         raise ValueError(
             f"Loop variable {label} has shape {_fmt_shape(shape)} before the loop but "
-            f"{_fmt_shape(out_shape)} after one iteration{_at()}: its rank (number of "
+            f"{_fmt_shape(out_shape)} after one iteration{at_user_line()}: its rank (number of "
             "dimensions) must not change inside a symbolic loop (a changing dimension is "
             "relaxed to unknown, a changing rank is not). Give it its final rank before "
             "the loop, e.g. with np.reshape or np.expand_dims.")
@@ -311,7 +314,7 @@ def _check_loop_var(label, aval, out):
         relaxed = tuple(None if a != b else a for a, b in zip(shape, out_shape))
         raise ValueError(
             f"Loop variable {label} has shape {_fmt_shape(shape)} before the loop but "
-            f"{_fmt_shape(out_shape)} after one iteration{_at()}, which does not fit the shape "
+            f"{_fmt_shape(out_shape)} after one iteration{at_user_line()}, which does not fit the shape "
             f"invariant given for it. Relax the changing dimension: ag.set_loop_options("
             f"shape_invariants=[({label}, {relaxed!r})]) as the loop's first statement (or "
             "runtime.while_loop(..., shape_invariants=...)), or leave the shape invariant "
@@ -320,4 +323,4 @@ def _check_loop_var(label, aval, out):
 
 
 def _shape_text(tree, leaves) -> str:
-    return repr(unflatten(tree, [_describe(x) for x in leaves]))
+    return repr(unflatten(tree, [describe(x) for x in leaves]))

@@ -1,0 +1,17 @@
+"""Functional control flow: `cond`, `while_loop` and the graph lists they carry.
+
+With a Python predicate / condition these run as plain Python. With a symbolic one,
+each function is traced into a child graph and one `cond` / `while_loop` node is added;
+the executor turns it back into a real `if` / `while` statement.
+
+- `cond.py`: `cond` and how two branches' outputs merge (dtype, shape, placeholders).
+- `while_loop.py`: `while_loop`, hand-over from a Python loop to a graph loop, and the
+  relaxing of loop-variable shapes an iteration changes.
+- `lists.py`: graph lists (`list_new` / `list_append` / `list_stack`) for values a
+  symbolic loop accumulates.
+- `common.py`: what the two share (tracing a child graph, captures, value checks).
+"""
+from runtime.control_flow.cond import COND, cond
+from runtime.control_flow.while_loop import WHILE_LOOP, while_loop
+
+__all__ = ["COND", "WHILE_LOOP", "cond", "while_loop"]

@@ -1,0 +1,170 @@
+"""`cond`: a conditional whose predicate is symbolic, traced into two subgraphs.
+
+With a Python predicate it runs as plain Python. With a symbolic one, each branch is
+traced into a child graph and a single `cond` node is added; the code generator turns
+it back into a real `if` statement. Branch outputs must agree in structure and dtype;
+a Python scalar takes the dtype of the other side; a dimension that differs between
+the branches becomes unknown (None).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from runtime import tracing, views
+from runtime.control_flow.common import (
+    as_value, at_user_line, aval_of, check_number_fits, check_scalar_predicate, describe,
+    finish_captures, is_python_scalar, is_weak, same_constant, trace_subgraph,
+)
+from runtime.ops.registry import OpDef, add_node
+from runtime.structure import flatten, path_names, unflatten
+from runtime.tensor import Tensor, _fmt_shape
+
+
+COND = OpDef("cond", None, num_outputs=-1)
+
+
+def cond(pred: Any, true_fn: Callable, false_fn: Callable, operands: Sequence = (),
+         names: Sequence[str] | None = None) -> Any:
+    """`true_fn(*operands) if pred else false_fn(*operands)`, as a graph node when symbolic."""
+    if not isinstance(pred, Tensor):
+        return true_fn(*operands) if pred else false_fn(*operands)
+    check_scalar_predicate(pred, "condition of `if` / cond")
+    graph = tracing.current_graph()
+    op_leaves, op_tree = flatten(tuple(operands))
+    op_leaves = [views.resolve(x) for x in op_leaves]
+    sym = [i for i, x in enumerate(op_leaves) if isinstance(x, Tensor)]
+
+    def call(fn):
+        def run(*phs):
+            leaves = list(op_leaves)
+            for i, ph in zip(sym, phs):
+                leaves[i] = ph
+            return fn(*unflatten(op_tree, leaves))
+        return run
+
+    avals = [aval_of(op_leaves[i]) + (op_leaves[i].weak,) for i in sym]
+    g_true, t_leaves, t_tree = trace_subgraph("then", call(true_fn), avals, [], graph)
+    g_false, f_leaves, f_tree = trace_subgraph("else", call(false_fn), avals, [], graph)
+    labels = _output_labels(names, t_leaves, t_tree)
+    if t_tree != f_tree or len(t_leaves) != len(f_leaves):
+        raise ValueError(
+            f"The two branches of a conditional{at_user_line()} return different structures: "
+            f"{_structure_text(t_tree, t_leaves)} in the true branch, "
+            f"{_structure_text(f_tree, f_leaves)} in the false branch. Make both branches "
+            "produce the same variables."
+        )
+    out_leaves, true_vals, false_vals, node_avals, slots = [], [], [], [], []
+    for label, a, b in zip(labels, t_leaves, f_leaves):
+        a, b = _fill_placeholder(a, b), _fill_placeholder(b, a)
+        if not isinstance(a, Tensor) and not isinstance(b, Tensor) and same_constant(a, b):
+            out_leaves.append(a)  # the same Python value either way: no graph value needed
+            continue
+        _check_selectable(label, a, b)
+        dtype = _merge_dtype(label, a, b)
+        shape = _merge_shape(label, a, b, "true branch", "false branch")
+        true_vals.append(as_value(g_true, a, dtype))
+        false_vals.append(as_value(g_false, b, dtype))
+        node_avals.append((shape, dtype))
+        slots.append(len(out_leaves))
+        out_leaves.append(None)
+    g_true.outputs, g_false.outputs = true_vals, false_vals
+    caps = finish_captures([g_true, g_false], len(sym))
+    inputs = [pred] + [op_leaves[i] for i in sym] + caps
+    attrs = {"then": g_true, "else_": g_false}
+    if tracing.tapes_recording():
+        attrs["copy_lists"] = True  # a gradient replays branches from their input lists
+    outs = add_node(graph, COND, inputs, attrs, node_avals)
+    for slot, value in zip(slots, outs):  # a Python number on both sides stays one (NEP 50)
+        value.weak = _number_like(t_leaves[slot]) and _number_like(f_leaves[slot])
+    views.link_outputs([op_leaves[i] for i in sym], [g_true, g_false], list(outs))
+    for slot, value in zip(slots, outs):
+        out_leaves[slot] = value
+    return unflatten(t_tree, out_leaves)
+
+
+def _is_selectable(x) -> bool:
+    return isinstance(x, (Tensor, np.ndarray, np.generic)) or is_python_scalar(x) or \
+        _is_placeholder(x)
+
+
+def _check_selectable(label, a, b) -> None:
+    """A graph `cond` chooses between arrays and numbers only: two different functions,
+    strings or other objects cannot become one graph value."""
+    if _is_selectable(a) and _is_selectable(b):
+        return
+    raise TypeError(
+        f"'{label}' is {_describe_object(a)} in the true branch of a symbolic `if`{at_user_line()} and "
+        f"{_describe_object(b)} in the false branch. A condition known only when the graph "
+        "runs can choose between arrays and numbers, not between other Python objects. "
+        "Choose with a Python value (an `if` on a Python argument), or compute the results "
+        "of both choices and select between them (np.where(cond, a, b)).")
+
+
+def _describe_object(x) -> str:
+    if _is_selectable(x):
+        return describe(x)
+    kind = "a function" if callable(x) and hasattr(x, "__code__") else \
+        f"a {type(x).__name__}"
+    return f"{kind} ({x!r:.60})"
+
+
+def _is_placeholder(x) -> bool:
+    return getattr(type(x), "graph_placeholder", False)
+
+
+def _fill_placeholder(x, other):
+    """A "no value yet" marker (such as a return value not set on this path) on one side
+    becomes zeros of the other side's dtype and shape: the value is never used there."""
+    if not _is_placeholder(x) or _is_placeholder(other) or other is None:
+        return x
+    if not isinstance(other, (Tensor, np.ndarray, np.generic)) and not is_python_scalar(other):
+        return x
+    shape, dtype = aval_of(other)
+    # (an unknown dim: any size will do - the merged dim is unknown and the value unused)
+    zeros = np.zeros(tuple(0 if d is None else d for d in shape), dtype)
+    return zeros[()] if zeros.ndim == 0 else zeros
+
+
+def _output_labels(names, leaves, tree) -> list[str]:
+    if names is not None and len(names) == len(leaves):
+        return list(names)
+    return path_names(unflatten(tree, range(len(leaves))), "output") if leaves else []
+
+
+def _structure_text(tree, leaves) -> str:
+    return repr(unflatten(tree, [describe(x) for x in leaves]))
+
+
+def _number_like(x) -> bool:
+    """A Python number, or a value standing for one (its dtype yields, NEP 50)."""
+    return is_weak(x) or (is_python_scalar(x) and type(x) is not bool)
+
+
+def _merge_dtype(label, a, b):
+    if is_python_scalar(a) and not is_python_scalar(b):
+        return check_number_fits(label, a, aval_of(b)[1])
+    if is_python_scalar(b) and not is_python_scalar(a):
+        return check_number_fits(label, b, aval_of(a)[1])
+    if is_weak(a) != is_weak(b):  # a stand-in for a Python number takes the other's dtype
+        return aval_of(b if is_weak(a) else a)[1]
+    if a is None or b is None:
+        raise ValueError(f"{label} is None on one side of a conditional{at_user_line()} but "
+                         f"{describe(b if a is None else a)} on the other.")
+    da, db = aval_of(a)[1], aval_of(b)[1]
+    if da != db:
+        raise TypeError(
+            f"{label} has dtype {da} in the true branch but {db} in the false branch{at_user_line()}. "
+            f"Both branches must give it the same dtype; cast one with .astype({db}) or "
+            f".astype({da})."
+        )
+    return da
+
+
+def _merge_shape(label, a, b, side_a: str, side_b: str):
+    sa, sb = aval_of(a)[0], aval_of(b)[0]
+    if len(sa) != len(sb):
+        raise ValueError(f"{label} has shape {_fmt_shape(sa)} in the {side_a} but "
+                         f"{_fmt_shape(sb)} in the {side_b}{at_user_line()}; their ranks must agree.")
+    return tuple(x if x == y else None for x, y in zip(sa, sb))
