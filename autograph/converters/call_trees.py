@@ -27,6 +27,7 @@ import numpy as np
 from autograph.operators.py_builtins import BUILTIN_OVERRIDES
 from autograph.pyct import templates
 from autograph.pyct.activity import qualified_name
+from autograph.pyct.registry import is_convertible
 from autograph.pyct.transformer import apply, is_ag_call
 
 _MISSING = object()
@@ -117,8 +118,6 @@ def _leave(f, ctx) -> bool:
         return True  # a nested def: converted along with this function
     target = _resolve(f, ctx)
     if target is not _MISSING:
-        from autograph.impl.api import is_convertible
-
         if _sized_creator(target):
             return False  # np.zeros(n): `converted_call` builds it when n is symbolic
         return not is_convertible(target)
