@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph.pyct import templates
+from autograph.pyct import anno, templates
 from autograph.pyct.activity import _scope_free_reads, bound_names, declared
 from autograph.pyct.blocks import statements
 
@@ -42,7 +42,7 @@ def captured_names(fn_node, local: set) -> set:
     stack = list(fn_node.body)
     while stack:
         n = stack.pop()
-        if getattr(n, "ag_getter", False):
+        if anno.get(n, anno.GETTER, False):
             continue  # `locals()`'s getters only read, where the call stands
         if isinstance(n, _FUNCTION_SCOPES):
             out |= _scope_free_reads(n)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import gast
 
 from autograph.converters import jumps
-from autograph.pyct import templates
+from autograph.pyct import anno, templates
 from autograph.pyct.activity import qualified_name, writes
 from autograph.pyct.blocks import statements
 
@@ -31,7 +31,7 @@ def convert_block(stmts: list, ctx, taken: frozenset) -> list:
 
     out: list = []
     for s in stmts:
-        if getattr(s, "ag_python", False):
+        if anno.get(s, anno.PYTHON_ONLY, False):
             out.append(s)
         elif isinstance(s, gast.If):
             out.extend(conditionals.convert(s, ctx, taken))
@@ -130,7 +130,7 @@ def rename_composites(block, mapping: dict):
 
     class _Rename(gast.NodeTransformer):
         def generic_visit(self, node):
-            node.__dict__.pop("_ag_w", None)
+            anno.pop(node, anno.WRITES)
             return super().generic_visit(node)
 
         def visit_Attribute(self, node):
@@ -177,7 +177,7 @@ def write_through(state: list, outputs: list, local: dict, node) -> tuple[list, 
 def may_be_missing(name: str, node) -> bool:
     """Whether attribute chain `name` may not exist yet where the call generated for
     `node` passes it in (it is first assigned inside: `if c: obj.v = x`)."""
-    return "." in name and name not in getattr(node, "ag_attrs_in", frozenset())
+    return "." in name and name not in anno.get(node, anno.ATTRS_IN, frozenset())
 
 
 def _chain(name: str, origin, ctx_type=gast.Load):
@@ -202,7 +202,7 @@ def state_value(name: str, node, ctx):
         if may_be_missing(name, node):
             return _attr_call("ag__.ld_attr(root, path)", name, node)[0].value
         return _chain(name, node)
-    if name in node.ag_maybe_in or name in ctx.always_live or name in ctx.params or \
+    if name in anno.get(node, anno.MAYBE_IN) or name in ctx.always_live or name in ctx.params or \
             name in ctx.declared:
         return templates.name_node(name)
     return templates.replace_expr(f"ag__.Undefined('{name}')", origin=node)

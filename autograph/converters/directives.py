@@ -13,7 +13,7 @@ from __future__ import annotations
 import gast
 
 from autograph.errors import ConversionError
-from autograph.pyct import templates
+from autograph.pyct import anno, templates
 from autograph.pyct.activity import qualified_name
 
 _KNOWN = ("maximum_iterations", "shape_invariants")
@@ -43,7 +43,7 @@ def transform(fn_node, ctx) -> None:
                                       ctx.filename, call.lineno)
             if "shape_invariants" in options:
                 options["shape_invariants"] = _invariants(options["shape_invariants"], ctx)
-            node.ag_loop_options = options
+            anno.set_(node, anno.LOOP_OPTIONS, options)
             node.body = node.body[1:] or [gast.copy_location(gast.Pass(), node.body[0])]
 
 

@@ -34,7 +34,7 @@ from autograph.errors import ConversionError
 from autograph.impl.conversion import Context, assumptions_hold, convert_function_node
 from autograph.operators.builtin_calls import overload_of
 from autograph.operators.call import explain_recursion, set_converted_call
-from autograph.pyct import gast_to_ast, parser, registry, templates
+from autograph.pyct import anno, gast_to_ast, parser, registry, templates
 from autograph.pyct.naming import IDENTIFIER, Namer
 from runtime import tracing
 from runtime.random_watch import note_call
@@ -101,7 +101,7 @@ def _compiled(fn, recursive: bool) -> types.CodeType:
 
 def _convert_node(fn, recursive: bool):
     node, src = parser.parse_function(fn)
-    with parser.recursion_room(getattr(node, "ag_depth", 0)):
+    with parser.recursion_room(anno.get(node, anno.DEPTH, 0)):
         return _convert_parsed(fn, node, src, recursive)
 
 
@@ -114,7 +114,7 @@ def _convert_parsed(fn, node, src, recursive: bool):
 def _compile(fn, recursive: bool) -> tuple:
     """(inner code object, the assumptions about globals it was converted under)."""
     node, src, ctx = _convert_node(fn, recursive)
-    with parser.recursion_room(getattr(node, "ag_depth", 0)):
+    with parser.recursion_room(anno.get(node, anno.DEPTH, 0)):
         return _compile_node(fn, node, src, ctx)
 
 
@@ -130,7 +130,7 @@ def _compile_node(fn, node, src, ctx) -> tuple:
         node.name = name = ctx.namer.new("ag__converted")
         body = [node] + templates.replace("return fn", origin=node, fn=name)
     factory = templates.replace("def ag__factory(params):\n    body", origin=node,
-                                params=[ctx.ag_name] + freevars, body=body)
+                                params=[ctx.ops_name] + freevars, body=body)
     module = ast.Module(body=[gast_to_ast.convert(factory[0])], type_ignores=[])
     ast.fix_missing_locations(module)
     code = compile(module, src.filename, "exec")
@@ -190,7 +190,7 @@ def _instantiate(inner: types.CodeType, fn: types.FunctionType) -> types.Functio
     original = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     cells = []
     for name in inner.co_freevars:
-        if name not in original and name.startswith("ag__"):  # `Context.ag_name`
+        if name not in original and name.startswith("ag__"):  # `Context.ops_name`
             cells.append(types.CellType(operators))
         else:
             cells.append(original.get(name, types.CellType()))
@@ -220,7 +220,7 @@ def _to_code(fn, recursive: bool, seen: set) -> list:
                                   "functions and methods")
     seen.add(plain.__code__)
     node, _, ctx = _convert_node(plain, recursive)
-    with parser.recursion_room(getattr(node, "ag_depth", 0)):
+    with parser.recursion_room(anno.get(node, anno.DEPTH, 0)):
         out = [parser.unparse(node)]
     if recursive:
         for callee in _callees(node, ctx):

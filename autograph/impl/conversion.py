@@ -39,7 +39,7 @@ from autograph.converters import (
     variables,
 )
 from autograph.errors import ConversionError
-from autograph.pyct import activity, blocks, dataflow, transformer
+from autograph.pyct import activity, anno, blocks, dataflow, transformer
 from autograph.pyct.naming import IDENTIFIER, Namer
 
 _MISSING = call_trees._MISSING
@@ -77,7 +77,7 @@ class Context:
         self.globals = getattr(fn, "__globals__", {})
         self.enclosing: frozenset = frozenset()  # locals of the defs around a nested def
         self.qualname = getattr(fn, "__qualname__", "")
-        self.ag_name = "ag__"  # the operators module's name in the generated code
+        self.ops_name = "ag__"  # the operators module's name in the generated code
         # global name -> the module (or BUILTIN) the converted code was specialized for
         self.assumed: dict = {}
         self.enter(None)
@@ -196,16 +196,17 @@ def _reserve_operators_name(node, ctx: Context) -> None:
     if not user:
         return
     for n in user:
-        n.ag_user = True
-    ctx.ag_name = ctx.namer.new("ag__")
+        anno.set_(n, anno.USER_AG_NAME, True)
+    ctx.ops_name = ctx.namer.new("ag__")
 
 
 def _rename_operators(node, ctx: Context) -> None:
-    if ctx.ag_name == "ag__":
+    if ctx.ops_name == "ag__":
         return
     for n in gast.walk(node):
-        if isinstance(n, gast.Name) and n.id == "ag__" and not getattr(n, "ag_user", False):
-            n.id = ctx.ag_name
+        if isinstance(n, gast.Name) and n.id == "ag__" and \
+                not anno.get(n, anno.USER_AG_NAME, False):
+            n.id = ctx.ops_name
 
 
 # Converters that do not depend on each other share one walk over the tree.
@@ -262,7 +263,7 @@ def convert_def(node, ctx: Context) -> None:
     node.body = control_flow.convert_block(node.body, ctx, frozenset())
     closures.share_cells(node, ctx.captured, ctx.namer.generated, ctx.namer,
                          global_names=declared[0])
-    node.ag_done = True
+    anno.set_(node, anno.DONE, True)
 
 
 def _nested_defs(node) -> list:
@@ -305,8 +306,8 @@ def _mark_try_blocks(node) -> None:
         if isinstance(t, gast.Try):
             for n in gast.walk(t):
                 if isinstance(n, (gast.If, gast.While, gast.For)) and \
-                        not getattr(n, "ag_python", False):
-                    n.ag_python = True
+                        not anno.get(n, anno.PYTHON_ONLY, False):
+                    anno.set_(n, anno.PYTHON_ONLY, True)
                     field = "iter" if isinstance(n, gast.For) else "test"
                     setattr(n, field, _python_only(n, field))
 

@@ -217,7 +217,7 @@ class Module:
         self.lines = source_lines(text)
         self.definitions = definitions(self.gast_tree)
         self.bindings = _Bindings(self.tree)
-        self.aliases: set = set()  # other names of the operators module (`Context.ag_name`)
+        self.aliases: set = set()  # other names of the operators module (`Context.ops_name`)
 
     def find(self, qualname: str) -> Definition | None:
         """The definition named `qualname` (the last one, as Python would bind it)."""
@@ -242,8 +242,8 @@ class Module:
                                f"failed: {type(e).__name__}: {e}") from e
         if d.is_method:
             _explicit_super(node)  # super() may move into generated nested functions
-        if ctx.ag_name != "ag__":  # the function uses `ag__` itself
-            self.aliases.add(ctx.ag_name)
+        if ctx.ops_name != "ag__":  # the function uses `ag__` itself
+            self.aliases.add(ctx.ops_name)
         return node, returns
 
     def function_code(self, qualname: str) -> str:
