@@ -46,7 +46,7 @@ def convert(node, ctx, taken: frozenset) -> list:
     mod_b, mod_o = cf.modified(node.body, ctx, node), cf.modified(node.orelse, ctx, node)
     mod = mod_b | mod_o
     # after an `if` that returns only state outliving the function is live
-    live_out = set() if returns else anno.get(node, anno.LIVE_OUT) | ctx.always_live
+    live_out = set() if returns else anno.get(node, anno.LIVE_OUT) | ctx.out.always_live
     outputs = [n for n in mod if n in live_out or cf.is_carried(n, ctx)]
     live_b, live_o = anno.get(node, anno.LIVE_BODY), anno.get(node, anno.LIVE_ORELSE)
     extras = {n for n in mod_b if n in live_b or cf.is_carried(n, ctx)} | \
@@ -101,4 +101,4 @@ def _check_jumps(node, ctx) -> None:
             raise ConversionError(
                 f"`{word}` here could not be converted (it is inside a `try` or `with` "
                 "block); set a flag there and break/continue after the block",
-                ctx.filename, node.lineno)
+                ctx.info.filename, node.lineno)

@@ -80,10 +80,11 @@ def modified(block: list, ctx, scope=None) -> set:
     through the whole statement `scope` (the `if` or the loop, targets included): in
     `cur.next = Node(x); cur = cur.next` the store goes to a different object on each
     iteration, so it is an effect left in place, not a variable (`effect_chains`)."""
+    names = ctx.scope
     written = writes(block)
     effects = effect_chains(written, writes(scope) if scope is not None else written)
     return {n for n in written - effects
-            if "." in n or n in ctx.local or n in ctx.declared or n in ctx.always_live}
+            if "." in n or n in names.local or n in names.declared or n in ctx.out.always_live}
 
 
 def effect_chains(names: set, rebound: set) -> set:
@@ -105,7 +106,7 @@ def ordered(names, ctx) -> list:
 def is_carried(name: str, ctx) -> bool:
     """State that outlives the function - attributes (and their local stand-ins), global
     and nonlocal names: always taken and returned when modified."""
-    return "." in name or name in ctx.always_live or name in ctx.declared
+    return "." in name or name in ctx.out.always_live or name in ctx.scope.declared
 
 
 def local_names(names: list, ctx) -> dict:
@@ -113,10 +114,10 @@ def local_names(names: list, ctx) -> dict:
     out = {}
     for n in names:
         if "." in n:
-            local = ctx.composite.get(n)
+            local = ctx.out.composite.get(n)
             if local is None:
-                local = ctx.composite[n] = ctx.namer.new(n.replace(".", "_"))
-                ctx.always_live.add(local)
+                local = ctx.out.composite[n] = ctx.namer.new(n.replace(".", "_"))
+                ctx.out.always_live.add(local)
             out[n] = local
         else:
             out[n] = n
@@ -202,8 +203,8 @@ def state_value(name: str, node, ctx):
         if may_be_missing(name, node):
             return _attr_call("ag__.ld_attr(root, path)", name, node)[0].value
         return _chain(name, node)
-    if name in anno.get(node, anno.MAYBE_IN) or name in ctx.always_live or name in ctx.params or \
-            name in ctx.declared:
+    if name in anno.get(node, anno.MAYBE_IN) or name in ctx.out.always_live or \
+            name in ctx.scope.params or name in ctx.scope.declared:
         return templates.name_node(name)
     return templates.replace_expr(f"ag__.Undefined('{name}')", origin=node)
 

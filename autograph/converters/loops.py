@@ -29,7 +29,7 @@ from autograph.pyct.activity import target_names
 
 def _loop_vars(node, ctx, extra: set = frozenset()) -> list:
     mod = cf.modified(node.body, ctx, node) | extra
-    head = anno.get(node, anno.LIVE_HEAD) | ctx.always_live
+    head = anno.get(node, anno.LIVE_HEAD) | ctx.out.always_live
     return cf.ordered([n for n in mod if n in head or cf.is_carried(n, ctx)], ctx)
 
 

@@ -31,11 +31,11 @@ import gast
 import numpy as np
 
 from autograph.errors import ConversionError
-from autograph.impl.conversion import Context, assumptions_hold, convert_function_node
+from autograph.impl.context import Context, FunctionInfo, assumptions_hold
+from autograph.impl.conversion import convert_function_node
 from autograph.operators.builtin_calls import overload_of
 from autograph.operators.call import explain_recursion, set_converted_call
 from autograph.pyct import anno, gast_to_ast, parser, registry, templates
-from autograph.pyct.naming import IDENTIFIER, Namer
 from runtime import tracing
 from runtime.random_watch import note_call
 
@@ -106,8 +106,7 @@ def _convert_node(fn, recursive: bool):
 
 
 def _convert_parsed(fn, node, src, recursive: bool):
-    names = set(IDENTIFIER.findall(src.text)) | {"ag__"}
-    ctx = Context(fn, src.filename, Namer(names), recursive, src.text)
+    ctx = Context(FunctionInfo.of(fn, src.filename, src.text, recursive))
     return convert_function_node(node, ctx), src, ctx
 
 
@@ -130,7 +129,7 @@ def _compile_node(fn, node, src, ctx) -> tuple:
         node.name = name = ctx.namer.new("ag__converted")
         body = [node] + templates.replace("return fn", origin=node, fn=name)
     factory = templates.replace("def ag__factory(params):\n    body", origin=node,
-                                params=[ctx.ops_name] + freevars, body=body)
+                                params=[ctx.out.ops_name] + freevars, body=body)
     module = ast.Module(body=[gast_to_ast.convert(factory[0])], type_ignores=[])
     ast.fix_missing_locations(module)
     code = compile(module, src.filename, "exec")
@@ -141,7 +140,7 @@ def _compile_node(fn, node, src, ctx) -> tuple:
         inner = _user_qualnames(inner, inner.co_qualname, fn.__code__.co_qualname,
                                 ctx.namer.generated)
     _register_codes(inner)
-    return inner, dict(ctx.assumed)
+    return inner, dict(ctx.out.assumed)
 
 
 def _user_qualnames(code, old: str, new: str, generated: set):
@@ -190,7 +189,7 @@ def _instantiate(inner: types.CodeType, fn: types.FunctionType) -> types.Functio
     original = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     cells = []
     for name in inner.co_freevars:
-        if name not in original and name.startswith("ag__"):  # `Context.ops_name`
+        if name not in original and name.startswith("ag__"):  # `Outputs.ops_name`
             cells.append(types.CellType(operators))
         else:
             cells.append(original.get(name, types.CellType()))
@@ -235,9 +234,9 @@ def _to_code(fn, recursive: bool, seen: set) -> list:
 
 def _callees(node, ctx) -> list:
     out = []
-    for name in dict.fromkeys(ctx.callees):
+    for name in dict.fromkeys(ctx.out.callees):
         target = ctx.current_value(name)
-        if name not in ctx.local and is_convertible(target):
+        if name not in ctx.scope.local and is_convertible(target):
             out.append(target)
     return out
 
