@@ -62,7 +62,8 @@ def convert(node, ctx, taken: frozenset) -> list:
 
     local = cf.local_names(state + outputs, ctx)
     params = [local[n] for n in state]
-    prologue, rets = cf.write_through(state, outputs, local, node)
+    prologue, rets = cf.write_through(state, outputs, local, node,
+                                     ctx.scope.declared)
     taken_here = taken
     functions: list = []
     branch_names = []

@@ -147,12 +147,16 @@ def rename_composites(block, mapping: dict):
     return r.visit(block)
 
 
-def write_through(state: list, outputs: list, local: dict, node) -> tuple[list, list]:
+def write_through(state: list, outputs: list, local: dict, node,
+                  declared: frozenset = frozenset()) -> tuple[list, list]:
     """Attribute state written through to the object: the branch or loop body keeps its
     real attribute loads and stores (so a method it calls, an alias, or an exception
     part-way sees the object as Python would leave it), starts by storing the value it
     is given (`self.count = self_count`: under a symbolic condition that is the value
     being traced) and returns the attribute as it is at the end.
+
+    A `declared` (global / nonlocal) name is returned through `ag__.ld_declared`: it may
+    still be unbound where the generated function returns.
 
     Returns (the prologue statements, the output expressions)."""
     prologue = []
@@ -166,7 +170,9 @@ def write_through(state: list, outputs: list, local: dict, node) -> tuple[list, 
                                           target=_chain(n, node, gast.Store), local=local[n])
     outs = []
     for n in outputs:
-        if "." not in n:
+        if n in declared:
+            outs.append(_load_declared(local[n], node))
+        elif "." not in n:
             outs.append(local[n])
         elif may_be_missing(n, node):
             outs.append(_attr_call("ag__.ld_attr(root, path)", n, node)[0].value)
@@ -203,8 +209,12 @@ def state_value(name: str, node, ctx):
         if may_be_missing(name, node):
             return _attr_call("ag__.ld_attr(root, path)", name, node)[0].value
         return _chain(name, node)
+    if name in ctx.scope.declared:
+        # a global / nonlocal may not exist yet (`global G` then `if c: G = 1`): passed as
+        # `Undefined` then, and `assign` leaves it unbound again
+        return _load_declared(name, node)
     if name in anno.get(node, anno.MAYBE_IN) or name in ctx.out.always_live or \
-            name in ctx.scope.params or name in ctx.scope.declared:
+            name in ctx.scope.params:
         return templates.name_node(name)
     return templates.replace_expr(f"ag__.Undefined('{name}')", origin=node)
 
@@ -229,8 +239,23 @@ def assign(names: list, value, node, ctx) -> list:
             targets.append(_chain(n, node, gast.Store))
         else:
             targets.append(templates.name_node(n, gast.Store))
+    for n in names:
+        if n in ctx.scope.declared:
+            after += unbind_undefined(n, node)
     return templates.replace("targets = value", origin=node, targets=targets,
                              value=value) + after
+
+
+def _load_declared(name: str, origin):
+    return templates.replace_expr(f"ag__.ld_declared(lambda: {name}, '{name}')",
+                                  origin=origin)
+
+
+def unbind_undefined(name: str, origin) -> list:
+    """`if not ag__.defined(name): del name` - a `global` / `nonlocal` name that came back
+    `Undefined` (it was unbound and the path taken did not assign it) stays unbound."""
+    return templates.replace("if not ag__.defined(name):\n    del name", origin=origin,
+                             name=name)
 
 
 def is_empty(block: list) -> bool:

@@ -50,7 +50,8 @@ def convert_while(node, ctx, taken: frozenset) -> list:
     params = [local[n] for n in loop_vars]
     fname = ctx.namer.scoped("loop_body", taken)
     test = cf.rename_composites(node.test, local)
-    prologue, outs = cf.write_through(loop_vars, loop_vars, local, node)
+    prologue, outs = cf.write_through(loop_vars, loop_vars, local, node,
+                                    ctx.scope.declared)
     fn = cf.make_function(fname, params, node.body, outs, node, ctx, taken, prologue=prologue)
     call = templates.replace_expr("ag__.while_stmt()", origin=node)
     call.args = cf.call_args(loop_vars, loop_vars, node, ctx,
@@ -66,7 +67,8 @@ def convert_for(node, ctx, taken: frozenset) -> list:
     params = [local[n] for n in loop_vars]
     body = node.body
     target = node.target
-    prologue, outs = cf.write_through(loop_vars, loop_vars, local, node)
+    prologue, outs = cf.write_through(loop_vars, loop_vars, local, node,
+                                    ctx.scope.declared)
     if isinstance(target, gast.Name) and target.id not in loop_vars:
         item = target.id
     else:

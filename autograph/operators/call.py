@@ -74,6 +74,26 @@ def autograph_artifact(fn):
 slice_ = slice  # for generated code in a function where `slice` names something else
 
 
+def ld_declared(getter: Callable, name: str):
+    """The value of a name the function declares `global` / `nonlocal`, passed into a
+    branch or loop as state: `Undefined` (not a NameError) while it is unbound - the
+    original only creates it on the paths that assign it."""
+    from autograph.operators.variables import Undefined
+
+    try:
+        return getter()
+    except NameError:
+        return Undefined(name)
+
+
+def defined(value) -> bool:
+    """Whether a state value is a value (not `Undefined`): generated code deletes a
+    `global` / `nonlocal` name it would otherwise bind to `Undefined`."""
+    from autograph.operators.variables import Undefined
+
+    return type(value) is not Undefined
+
+
 def locals_(getters: dict) -> dict:
     """What `locals()` / `vars()` give in the user's function: `getters` maps each of its
     variables to a function reading it; unbound ones (and ones generated code marks as
