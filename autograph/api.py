@@ -3,12 +3,26 @@
 `ag.function` is `runtime.Function` with the AutoGraph converter plugged in: on the
 first trace the function's source is converted (control flow → `ag__.if_stmt`,
 `ag__.while_stmt`, ...), and the converted function is what gets traced.
+
+This module is where the layers are tied together; they never import upwards
+(pyct <- operators <- converters <- impl). The compiler (`autograph.impl`) is imported
+on first use, which keeps `import autograph` cheap; converted code that runs before
+that (a module written by `autograph convert` imports only the operators) loads it
+through the loader registered here.
 """
 from __future__ import annotations
 
 from typing import Callable
 
+from autograph.pyct import registry
 from runtime import Function
+
+
+def _load_compiler() -> None:
+    import autograph.impl.api  # noqa: F401  (injects its converted_call into the operators)
+
+
+registry.set_compiler_loader(_load_compiler)
 
 
 def _convert(fn: Callable) -> Callable:

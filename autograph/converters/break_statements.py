@@ -23,7 +23,7 @@ import gast
 
 from autograph.converters import jumps
 from autograph.errors import ConversionError
-from autograph.pyct import templates
+from autograph.pyct import anno, templates
 from autograph.pyct.blocks import blocks, statements
 from autograph.pyct.naming import Namer
 
@@ -39,7 +39,7 @@ def transform(fn_node, namer: Namer, filename: str) -> None:
 def _block(stmts: list, namer: Namer, filename: str) -> list:
     out = []
     for s in stmts:
-        if getattr(s, "ag_python", False):
+        if anno.get(s, anno.PYTHON_ONLY, False):
             out.append(s)  # loops in `try` blocks stay Python
             continue
         for owner, field in blocks(s):  # inner loops first (nested scopes have none)
@@ -57,7 +57,7 @@ def _loop(node, namer: Namer, filename: str) -> list:
     breaks = _breaks(node.body)
     flag = None
     if breaks:
-        kinds = {getattr(b, "ag_flag", None) for b in breaks}
+        kinds = {anno.get(b, anno.FLAG, None) for b in breaks}
         if len(kinds) == 1 and None not in kinds:
             flag = kinds.pop()
         else:
@@ -68,8 +68,8 @@ def _loop(node, namer: Namer, filename: str) -> list:
             node.test = gast.BoolOp(op=gast.And(), values=[test, node.test])
             gast.copy_location(node.test, node)
         else:  # not seen by the expression converters: written converted
-            node.ag_extra_test = templates.replace_expr("ag__.not_(flag)", origin=node,
-                                                        flag=flag)
+            anno.set_(node, anno.EXTRA_TEST,
+                      templates.replace_expr("ag__.not_(flag)", origin=node, flag=flag))
     node.body = jumps.pass_if_empty(_strip(node.body, flag, filename), node)
     after = node.orelse
     node.orelse = []
@@ -90,13 +90,13 @@ def _strip(block: list, flag, filename: str) -> list:
         if isinstance(s, gast.Continue):
             continue
         if isinstance(s, gast.Break):
-            if getattr(s, "ag_flag", None) != flag:
+            if anno.get(s, anno.FLAG, None) != flag:
                 out.extend(templates.replace("flag = True", origin=s, flag=flag))
             continue
         if isinstance(s, gast.If):
             s.body = jumps.pass_if_empty(_strip(s.body, flag, filename), s)
             s.orelse = _strip(s.orelse, flag, filename)
-            if getattr(s, "ag_generated", False) and _is_pass(s.body) and not s.orelse:
+            if anno.get(s, anno.GENERATED, False) and _is_pass(s.body) and not s.orelse:
                 continue  # `if do_return: break` where the break is the flag itself
         elif isinstance(s, gast.Match):
             for c in s.cases:

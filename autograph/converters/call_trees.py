@@ -27,6 +27,7 @@ import numpy as np
 from autograph.operators.py_builtins import BUILTIN_OVERRIDES
 from autograph.pyct import templates
 from autograph.pyct.activity import qualified_name
+from autograph.pyct.registry import is_convertible
 from autograph.pyct.transformer import apply, is_ag_call
 
 _MISSING = object()
@@ -38,7 +39,7 @@ KNOWN_METHODS = frozenset(
 def _resolve(node, ctx):
     """The object a Name / attribute chain refers to now, or _MISSING."""
     if isinstance(node, gast.Name):
-        if node.id in ctx.local:
+        if node.id in ctx.scope.local:
             return _MISSING
         return ctx.lookup(node.id)
     if isinstance(node, gast.Attribute):
@@ -57,7 +58,7 @@ def _call(node, walk):
         return node
     ctx = walk.ctx
     f = node.func
-    if isinstance(f, gast.Name) and f.id in BUILTIN_OVERRIDES and f.id not in ctx.local \
+    if isinstance(f, gast.Name) and f.id in BUILTIN_OVERRIDES and f.id not in ctx.scope.local \
             and _fits_override(node, BUILTIN_OVERRIDES[f.id]):
         if ctx.lookup(f.id) is getattr(builtins, f.id):
             node.func = templates.replace_expr(f"ag__.{BUILTIN_OVERRIDES[f.id]}", origin=f)
@@ -70,19 +71,19 @@ def _call(node, walk):
             node.args[0:0] = [f]
             node.func = templates.replace_expr("ag__.array_", origin=f)
             return node
-        if target is np.stack and ctx.list_names and \
-                qualified_name(node.args[0]) in ctx.list_names:
+        if target is np.stack and ctx.out.list_names and \
+                qualified_name(node.args[0]) in ctx.out.list_names:
             # a list appended to in a loop may be a graph list: stack it either way (a
             # `stack` imported by name is not resolved: `converted_call` stacks it)
             node.func = templates.replace_expr("ag__.stack", origin=f)
             return node
-    if not ctx.recursive or _leave(f, ctx):
+    if not ctx.info.recursive or _leave(f, ctx):
         return node
     call = templates.replace_expr("ag__.converted_call(f)", origin=node, f=f)
     call.args.extend(node.args)
     call.keywords = node.keywords
     if isinstance(f, gast.Name):
-        ctx.callees.append(f.id)
+        ctx.out.callees.append(f.id)
     return call
 
 
@@ -113,12 +114,10 @@ def _override_signature(name: str) -> tuple:
 
 
 def _leave(f, ctx) -> bool:
-    if isinstance(f, gast.Name) and f.id in ctx.local_defs:
+    if isinstance(f, gast.Name) and f.id in ctx.scope.local_defs:
         return True  # a nested def: converted along with this function
     target = _resolve(f, ctx)
     if target is not _MISSING:
-        from autograph.impl.api import is_convertible
-
         if _sized_creator(target):
             return False  # np.zeros(n): `converted_call` builds it when n is symbolic
         return not is_convertible(target)
@@ -126,7 +125,7 @@ def _leave(f, ctx) -> bool:
         root = f.value
         while isinstance(root, gast.Attribute):
             root = root.value
-        return not (isinstance(root, gast.Name) and root.id in ctx.self_names)
+        return not (isinstance(root, gast.Name) and root.id in ctx.scope.self_names)
     return False
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph.pyct import templates
+from autograph.pyct import anno, templates
 from autograph.pyct.activity import _scope_free_reads, bound_names, declared
 from autograph.pyct.blocks import statements
 
@@ -42,7 +42,7 @@ def captured_names(fn_node, local: set) -> set:
     stack = list(fn_node.body)
     while stack:
         n = stack.pop()
-        if getattr(n, "ag_getter", False):
+        if anno.get(n, anno.GETTER, False):
             continue  # `locals()`'s getters only read, where the call stands
         if isinstance(n, _FUNCTION_SCOPES):
             out |= _scope_free_reads(n)
@@ -62,13 +62,13 @@ def share_cells(fn_node, captured: set, generated: set, namer,
     if not captured:
         return
     found = False
+    glob, nonloc = declared(fn_node)
     for n in statements(fn_node.body):
         if isinstance(n, gast.FunctionDef) and n.name in generated:
-            found = _share(n, captured, generated, namer, global_names) or found
+            found = _share(n, captured, generated, namer, global_names, glob | nonloc) or found
     if not found:
         return
     outer = bound_names(fn_node)  # (`statements` does not enter the generated functions)
-    glob, nonloc = declared(fn_node)
     missing = sorted(captured - outer - glob - nonloc)
     if missing:
         decls = [templates.replace(f"{name}: 'cell'", origin=fn_node)[0] for name in missing]
@@ -79,14 +79,16 @@ def share_cells(fn_node, captured: set, generated: set, namer,
         fn_node.body = body[:at] + decls + body[at:]
 
 
-def _share(fn, captured: set, generated: set, namer, global_names: set) -> bool:
+def _share(fn, captured: set, generated: set, namer, global_names: set,
+           declared_names: set) -> bool:
     """Declare the captured names `fn` binds `nonlocal` / `global` (renaming such
     parameters and assigning them on entry); recurses into the generated functions
     nested in it."""
     inner = False
     for n in statements(fn.body):
         if isinstance(n, gast.FunctionDef) and n.name in generated:
-            inner = _share(n, captured, generated, namer, global_names) or inner
+            inner = _share(n, captured, generated, namer, global_names,
+                           declared_names) or inner
     names = sorted(bound_names(fn) & captured)
     if not names:
         return inner
@@ -102,8 +104,12 @@ def _share(fn, captured: set, generated: set, namer, global_names: set) -> bool:
                         (gast.Nonlocal, [n for n in names if n not in global_names])):
         if group:
             decls.append(templates.copy_location(kind(names=group), fn))
-    assigns = [templates.replace("name = fresh", origin=fn, name=name, fresh=fresh)[0]
-               for name, fresh in entry]
+    assigns = []
+    for name, fresh in entry:
+        assigns += templates.replace("name = fresh", origin=fn, name=name, fresh=fresh)
+        if name in declared_names:  # it may come in `Undefined` (`control_flow.state_value`)
+            assigns += templates.replace("if not ag__.defined(name):\n    del name",
+                                         origin=fn, name=name)
     fn.body = decls + assigns + fn.body
     return True
 

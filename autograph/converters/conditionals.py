@@ -38,7 +38,7 @@ import gast
 from autograph.converters import control_flow as cf
 from autograph.converters import jumps
 from autograph.errors import ConversionError
-from autograph.pyct import templates
+from autograph.pyct import anno, templates
 
 
 def convert(node, ctx, taken: frozenset) -> list:
@@ -46,10 +46,11 @@ def convert(node, ctx, taken: frozenset) -> list:
     mod_b, mod_o = cf.modified(node.body, ctx, node), cf.modified(node.orelse, ctx, node)
     mod = mod_b | mod_o
     # after an `if` that returns only state outliving the function is live
-    live_out = set() if returns else node.ag_live_out | ctx.always_live
+    live_out = set() if returns else anno.get(node, anno.LIVE_OUT) | ctx.out.always_live
     outputs = [n for n in mod if n in live_out or cf.is_carried(n, ctx)]
-    extras = {n for n in mod_b if n in node.ag_live_body or cf.is_carried(n, ctx)} | \
-        {n for n in mod_o if n in node.ag_live_orelse or cf.is_carried(n, ctx)}
+    live_b, live_o = anno.get(node, anno.LIVE_BODY), anno.get(node, anno.LIVE_ORELSE)
+    extras = {n for n in mod_b if n in live_b or cf.is_carried(n, ctx)} | \
+        {n for n in mod_o if n in live_o or cf.is_carried(n, ctx)}
     # a branch that always raises never gives outputs: it needs no state to pass through
     raises_b, raises_o = _always_raises(node.body), _always_raises(node.orelse)
     in_state = {n for n in outputs
@@ -61,7 +62,8 @@ def convert(node, ctx, taken: frozenset) -> list:
 
     local = cf.local_names(state + outputs, ctx)
     params = [local[n] for n in state]
-    prologue, rets = cf.write_through(state, outputs, local, node)
+    prologue, rets = cf.write_through(state, outputs, local, node,
+                                     ctx.scope.declared)
     taken_here = taken
     functions: list = []
     branch_names = []
@@ -100,4 +102,4 @@ def _check_jumps(node, ctx) -> None:
             raise ConversionError(
                 f"`{word}` here could not be converted (it is inside a `try` or `with` "
                 "block); set a flag there and break/continue after the block",
-                ctx.filename, node.lineno)
+                ctx.info.filename, node.lineno)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import gast
 
 from autograph.converters import jumps
-from autograph.pyct import templates
+from autograph.pyct import anno, templates
 from autograph.pyct.activity import qualified_name, writes
 from autograph.pyct.blocks import statements
 
@@ -31,7 +31,7 @@ def convert_block(stmts: list, ctx, taken: frozenset) -> list:
 
     out: list = []
     for s in stmts:
-        if getattr(s, "ag_python", False):
+        if anno.get(s, anno.PYTHON_ONLY, False):
             out.append(s)
         elif isinstance(s, gast.If):
             out.extend(conditionals.convert(s, ctx, taken))
@@ -80,10 +80,11 @@ def modified(block: list, ctx, scope=None) -> set:
     through the whole statement `scope` (the `if` or the loop, targets included): in
     `cur.next = Node(x); cur = cur.next` the store goes to a different object on each
     iteration, so it is an effect left in place, not a variable (`effect_chains`)."""
+    names = ctx.scope
     written = writes(block)
     effects = effect_chains(written, writes(scope) if scope is not None else written)
     return {n for n in written - effects
-            if "." in n or n in ctx.local or n in ctx.declared or n in ctx.always_live}
+            if "." in n or n in names.local or n in names.declared or n in ctx.out.always_live}
 
 
 def effect_chains(names: set, rebound: set) -> set:
@@ -105,7 +106,7 @@ def ordered(names, ctx) -> list:
 def is_carried(name: str, ctx) -> bool:
     """State that outlives the function - attributes (and their local stand-ins), global
     and nonlocal names: always taken and returned when modified."""
-    return "." in name or name in ctx.always_live or name in ctx.declared
+    return "." in name or name in ctx.out.always_live or name in ctx.scope.declared
 
 
 def local_names(names: list, ctx) -> dict:
@@ -113,10 +114,10 @@ def local_names(names: list, ctx) -> dict:
     out = {}
     for n in names:
         if "." in n:
-            local = ctx.composite.get(n)
+            local = ctx.out.composite.get(n)
             if local is None:
-                local = ctx.composite[n] = ctx.namer.new(n.replace(".", "_"))
-                ctx.always_live.add(local)
+                local = ctx.out.composite[n] = ctx.namer.new(n.replace(".", "_"))
+                ctx.out.always_live.add(local)
             out[n] = local
         else:
             out[n] = n
@@ -130,7 +131,7 @@ def rename_composites(block, mapping: dict):
 
     class _Rename(gast.NodeTransformer):
         def generic_visit(self, node):
-            node.__dict__.pop("_ag_w", None)
+            anno.pop(node, anno.WRITES)
             return super().generic_visit(node)
 
         def visit_Attribute(self, node):
@@ -146,12 +147,16 @@ def rename_composites(block, mapping: dict):
     return r.visit(block)
 
 
-def write_through(state: list, outputs: list, local: dict, node) -> tuple[list, list]:
+def write_through(state: list, outputs: list, local: dict, node,
+                  declared: frozenset = frozenset()) -> tuple[list, list]:
     """Attribute state written through to the object: the branch or loop body keeps its
     real attribute loads and stores (so a method it calls, an alias, or an exception
     part-way sees the object as Python would leave it), starts by storing the value it
     is given (`self.count = self_count`: under a symbolic condition that is the value
     being traced) and returns the attribute as it is at the end.
+
+    A `declared` (global / nonlocal) name is returned through `ag__.ld_declared`: it may
+    still be unbound where the generated function returns.
 
     Returns (the prologue statements, the output expressions)."""
     prologue = []
@@ -165,7 +170,9 @@ def write_through(state: list, outputs: list, local: dict, node) -> tuple[list, 
                                           target=_chain(n, node, gast.Store), local=local[n])
     outs = []
     for n in outputs:
-        if "." not in n:
+        if n in declared:
+            outs.append(_load_declared(local[n], node))
+        elif "." not in n:
             outs.append(local[n])
         elif may_be_missing(n, node):
             outs.append(_attr_call("ag__.ld_attr(root, path)", n, node)[0].value)
@@ -177,7 +184,7 @@ def write_through(state: list, outputs: list, local: dict, node) -> tuple[list, 
 def may_be_missing(name: str, node) -> bool:
     """Whether attribute chain `name` may not exist yet where the call generated for
     `node` passes it in (it is first assigned inside: `if c: obj.v = x`)."""
-    return "." in name and name not in getattr(node, "ag_attrs_in", frozenset())
+    return "." in name and name not in anno.get(node, anno.ATTRS_IN, frozenset())
 
 
 def _chain(name: str, origin, ctx_type=gast.Load):
@@ -202,8 +209,12 @@ def state_value(name: str, node, ctx):
         if may_be_missing(name, node):
             return _attr_call("ag__.ld_attr(root, path)", name, node)[0].value
         return _chain(name, node)
-    if name in node.ag_maybe_in or name in ctx.always_live or name in ctx.params or \
-            name in ctx.declared:
+    if name in ctx.scope.declared:
+        # a global / nonlocal may not exist yet (`global G` then `if c: G = 1`): passed as
+        # `Undefined` then, and `assign` leaves it unbound again
+        return _load_declared(name, node)
+    if name in anno.get(node, anno.MAYBE_IN) or name in ctx.out.always_live or \
+            name in ctx.scope.params:
         return templates.name_node(name)
     return templates.replace_expr(f"ag__.Undefined('{name}')", origin=node)
 
@@ -228,8 +239,23 @@ def assign(names: list, value, node, ctx) -> list:
             targets.append(_chain(n, node, gast.Store))
         else:
             targets.append(templates.name_node(n, gast.Store))
+    for n in names:
+        if n in ctx.scope.declared:
+            after += unbind_undefined(n, node)
     return templates.replace("targets = value", origin=node, targets=targets,
                              value=value) + after
+
+
+def _load_declared(name: str, origin):
+    return templates.replace_expr(f"ag__.ld_declared(lambda: {name}, '{name}')",
+                                  origin=origin)
+
+
+def unbind_undefined(name: str, origin) -> list:
+    """`if not ag__.defined(name): del name` - a `global` / `nonlocal` name that came back
+    `Undefined` (it was unbound and the path taken did not assign it) stays unbound."""
+    return templates.replace("if not ag__.defined(name):\n    del name", origin=origin,
+                             name=name)
 
 
 def is_empty(block: list) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import gast
 
 from autograph.errors import ConversionError
-from autograph.pyct import templates
+from autograph.pyct import anno, templates
 from autograph.pyct.activity import qualified_name
 
 _KNOWN = ("maximum_iterations", "shape_invariants")
@@ -36,28 +36,28 @@ def transform(fn_node, ctx) -> None:
                 if kw.arg not in _KNOWN:
                     raise ConversionError(
                         f"set_loop_options() got an unknown option {kw.arg!r}; it accepts "
-                        f"{', '.join(_KNOWN)}", ctx.filename, call.lineno)
+                        f"{', '.join(_KNOWN)}", ctx.info.filename, call.lineno)
                 options[kw.arg] = kw.value
             if call.args:
                 raise ConversionError("set_loop_options() takes keyword arguments only",
-                                      ctx.filename, call.lineno)
+                                      ctx.info.filename, call.lineno)
             if "shape_invariants" in options:
                 options["shape_invariants"] = _invariants(options["shape_invariants"], ctx)
-            node.ag_loop_options = options
+            anno.set_(node, anno.LOOP_OPTIONS, options)
             node.body = node.body[1:] or [gast.copy_location(gast.Pass(), node.body[0])]
 
 
 def _invariants(value, ctx):
     if not isinstance(value, (gast.List, gast.Tuple)):
         raise ConversionError("shape_invariants must be a list of (variable, shape) pairs "
-                              "written out in the call", ctx.filename, value.lineno)
+                              "written out in the call", ctx.info.filename, value.lineno)
     keys, values = [], []
     for pair in value.elts:
         name = qualified_name(pair.elts[0]) if isinstance(pair, gast.Tuple) and \
             len(pair.elts) == 2 else None
         if name is None:
             raise ConversionError("each shape_invariants entry must be (variable, shape), "
-                                  "e.g. (x, (None, 3))", ctx.filename, value.lineno)
+                                  "e.g. (x, (None, 3))", ctx.info.filename, value.lineno)
         keys.append(gast.Constant(value=name, kind=None))
         values.append(pair.elts[1])
     out = gast.Dict(keys=keys, values=values)

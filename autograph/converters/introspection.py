@@ -17,7 +17,7 @@ import builtins
 
 import gast
 
-from autograph.pyct import templates
+from autograph.pyct import anno, templates
 
 _CALLS = {"locals": "locals_", "vars": "locals_", "dir": "dir_"}
 
@@ -73,7 +73,7 @@ def _table_call(node, names: list):
     for name in names:
         keys.append(gast.Constant(value=name, kind=None))
         getter = templates.replace_expr("lambda: name", origin=node, name=name)
-        getter.ag_getter = True  # not a user closure (`closures.captured_names`)
+        anno.set_(getter, anno.GETTER, True)  # not a user closure (`closures.captured_names`)
         getters.append(getter)
     table = gast.Dict(keys=keys, values=getters)
     return templates.replace_expr(f"ag__.{_CALLS[node.func.id]}(table)", origin=node,

@@ -19,7 +19,7 @@ def _method_call(value, method: str, ctx):
     if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and \
             value.func.attr == method and not value.keywords:
         qn = qualified_name(value.func.value)
-        if qn is not None and ("." in qn or qn in ctx.bound):
+        if qn is not None and ("." in qn or qn in ctx.scope.local):
             return value
     return None
 
@@ -29,7 +29,7 @@ def _expr(node, walk):
         return node
     call = _method_call(node.value, "append", walk.ctx)
     if call is not None and len(call.args) == 1:
-        walk.ctx.list_names.add(qualified_name(call.func.value))
+        walk.ctx.out.list_names.add(qualified_name(call.func.value))
         return templates.replace("xs = ag__.list_append(xs, v)", origin=node,
                                  xs=call.func.value, v=call.args[0])
     call = _method_call(node.value, "pop", walk.ctx)

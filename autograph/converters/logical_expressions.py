@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph.pyct import templates, transformer
+from autograph.pyct import anno, templates, transformer
 
 _SIMPLE = (gast.Name, gast.Constant, gast.Attribute)
 
@@ -41,7 +41,7 @@ def _bool_op(node, walk):
     call = templates.replace_expr(f"ag__.{fn}(first)", origin=node, first=node.values[0])
     call.args.extend(templates.replace_expr("lambda: value", origin=v, value=v)
                      for v in node.values[1:])
-    call.ag_bool_op = True
+    anno.set_(call, anno.BOOL_OP, True)
     return call
 
 
@@ -64,12 +64,12 @@ def _is_bool(node) -> bool:
 def as_test(node):
     """A converted expression whose truth alone matters: the operands of its (converted)
     `and` / `or`, recursively, as truth values."""
-    if not getattr(node, "ag_bool_op", False):
+    if not anno.get(node, anno.BOOL_OP, False):
         return node
     for k, arg in enumerate(node.args):
         inner = arg.body if isinstance(arg, gast.Lambda) else arg
         inner = as_test(inner)
-        if not _is_bool(inner) and not getattr(inner, "ag_bool_op", False):
+        if not _is_bool(inner) and not anno.get(inner, anno.BOOL_OP, False):
             inner = templates.replace_expr("ag__.truth(value)", origin=inner, value=inner)
         if isinstance(arg, gast.Lambda):
             arg.body = inner

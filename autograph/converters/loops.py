@@ -23,13 +23,13 @@ from __future__ import annotations
 import gast
 
 from autograph.converters import control_flow as cf
-from autograph.pyct import templates
+from autograph.pyct import anno, templates
 from autograph.pyct.activity import target_names
 
 
 def _loop_vars(node, ctx, extra: set = frozenset()) -> list:
     mod = cf.modified(node.body, ctx, node) | extra
-    head = node.ag_live_head | ctx.always_live
+    head = anno.get(node, anno.LIVE_HEAD) | ctx.out.always_live
     return cf.ordered([n for n in mod if n in head or cf.is_carried(n, ctx)], ctx)
 
 
@@ -50,23 +50,25 @@ def convert_while(node, ctx, taken: frozenset) -> list:
     params = [local[n] for n in loop_vars]
     fname = ctx.namer.scoped("loop_body", taken)
     test = cf.rename_composites(node.test, local)
-    prologue, outs = cf.write_through(loop_vars, loop_vars, local, node)
+    prologue, outs = cf.write_through(loop_vars, loop_vars, local, node,
+                                    ctx.scope.declared)
     fn = cf.make_function(fname, params, node.body, outs, node, ctx, taken, prologue=prologue)
     call = templates.replace_expr("ag__.while_stmt()", origin=node)
     call.args = cf.call_args(loop_vars, loop_vars, node, ctx,
                              [_lambda(params, test, node), templates.name_node(fname)])
-    return fn + _finish(call, loop_vars, node, ctx, getattr(node, "ag_loop_options", {}))
+    return fn + _finish(call, loop_vars, node, ctx, anno.get(node, anno.LOOP_OPTIONS, {}))
 
 
 def convert_for(node, ctx, taken: frozenset) -> list:
     targets = target_names(node.target)
-    carried_targets = {t for t in targets if t in node.ag_live_out}
+    carried_targets = {t for t in targets if t in anno.get(node, anno.LIVE_OUT)}
     loop_vars = _loop_vars(node, ctx, carried_targets)
     local = cf.local_names(loop_vars, ctx)
     params = [local[n] for n in loop_vars]
     body = node.body
     target = node.target
-    prologue, outs = cf.write_through(loop_vars, loop_vars, local, node)
+    prologue, outs = cf.write_through(loop_vars, loop_vars, local, node,
+                                    ctx.scope.declared)
     if isinstance(target, gast.Name) and target.id not in loop_vars:
         item = target.id
     else:
@@ -78,8 +80,8 @@ def convert_for(node, ctx, taken: frozenset) -> list:
     call = templates.replace_expr("ag__.for_stmt()", origin=node)
     call.args = cf.call_args(loop_vars, loop_vars, node, ctx,
                              [node.iter, templates.name_node(fname)])
-    opts = dict(getattr(node, "ag_loop_options", {}))
-    extra = getattr(node, "ag_extra_test", None)
+    opts = dict(anno.get(node, anno.LOOP_OPTIONS, {}))
+    extra = anno.get(node, anno.EXTRA_TEST, None)
     if extra is not None:
         extra = cf.rename_composites(extra, local)
         call.keywords.append(gast.keyword(arg="extra_test", value=_lambda(params, extra, node)))

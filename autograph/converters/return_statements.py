@@ -34,7 +34,7 @@ from __future__ import annotations
 import gast
 
 from autograph.converters import jumps
-from autograph.pyct import templates
+from autograph.pyct import anno, templates
 from autograph.pyct.blocks import blocks, child_blocks
 from autograph.pyct.naming import Namer
 
@@ -65,7 +65,7 @@ def _block(stmts: list, flags: dict, namer: Namer, in_loop: bool) -> list:
         if isinstance(s, gast.Return) and in_loop:
             out.extend(_return_in_loop(s, flags, namer))
             continue
-        if isinstance(s, _LOOPS) and not getattr(s, "ag_python", False) and \
+        if isinstance(s, _LOOPS) and not anno.get(s, anno.PYTHON_ONLY, False) and \
                 jumps.contains(s, (gast.Return,), True):
             do_return, retval = _names(flags, namer)
             if not in_loop:
@@ -78,8 +78,8 @@ def _block(stmts: list, flags: dict, namer: Namer, in_loop: bool) -> list:
             if in_loop:
                 after = templates.replace("if do_return:\n    break", origin=s,
                                           do_return=do_return)
-                after[0].body[0].ag_flag = do_return
-                after[0].ag_generated = True
+                anno.set_(after[0].body[0], anno.FLAG, do_return)
+                anno.set_(after[0], anno.GENERATED, True)
             else:
                 after = templates.replace("if do_return:\n    return retval_", origin=s,
                                           do_return=do_return, retval_=retval)
@@ -133,5 +133,5 @@ def _return_in_loop(node, flags: dict, namer: Namer) -> list:
     value = node.value if node.value is not None else gast.Constant(value=None, kind=None)
     stmts = templates.replace("retval_ = value\ndo_return = True\nbreak", origin=node,
                               retval_=retval, value=value, do_return=do_return)
-    stmts[-1].ag_flag = do_return
+    anno.set_(stmts[-1], anno.FLAG, do_return)
     return stmts

@@ -26,7 +26,7 @@ def _index_expr(index, ctx):
                  for p in (index.lower, index.upper, index.step)]
         if index.step is None:
             parts = parts[:2]
-        builtin = "slice" not in ctx.bound and ctx.lookup("slice") is slice
+        builtin = "slice" not in ctx.scope.local and ctx.lookup("slice") is slice
         call = templates.replace_expr("slice()" if builtin else "ag__.slice_()",
                                       origin=index if hasattr(index, "lineno") else None)
         call.args = parts
@@ -41,7 +41,7 @@ def _target(target, ctx):
     if not isinstance(target, gast.Subscript):
         return None
     qn = qualified_name(target.value)
-    if qn is None or ("." not in qn and qn not in ctx.bound):
+    if qn is None or ("." not in qn and qn not in ctx.scope.local):
         return None  # a global or closure container: mutate it in place, as Python does
     return target
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import gast
 
-from autograph.pyct import templates, transformer
+from autograph.pyct import anno, templates, transformer
 
 
 def _name(node, walk):
-    if getattr(node, "ag_maybe_undefined", False):
+    if anno.get(node, anno.MAYBE_UNDEFINED, False):
         return templates.replace_expr("ag__.ld(name)", origin=node, name=node)
     return node
 

@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import ast
 import functools
-import inspect
-import sysconfig
 import threading
 import types
 import warnings
@@ -33,10 +31,11 @@ import gast
 import numpy as np
 
 from autograph.errors import ConversionError
-from autograph.impl.conversion import Context, assumptions_hold, convert_function_node
+from autograph.impl.context import Context, FunctionInfo, assumptions_hold
+from autograph.impl.conversion import convert_function_node
 from autograph.operators.builtin_calls import overload_of
-from autograph.pyct import gast_to_ast, parser, templates
-from autograph.pyct.naming import IDENTIFIER, Namer
+from autograph.operators.call import explain_recursion, set_converted_call
+from autograph.pyct import anno, gast_to_ast, parser, registry, templates
 from runtime import tracing
 from runtime.random_watch import note_call
 
@@ -49,47 +48,10 @@ _COMPILED: dict = {}          # (code, filename, recursive) -> [(assumed, inner 
 # function, the two form a cycle the garbage collector frees with the original.
 _CACHE_ATTR = "__ag_converted__"
 _GENERATION = [0]  # bumped by `_reset_caches`: older entries are ignored
-_CONVERTED_CODES: dict = {}     # id -> every code object we generated (code objects compare
-                                # by value, so a set could mistake an original for ours)
-_SKIP_MODULES = ("numpy", "runtime", "autograph", "gast", "builtins", "functools",
-                 "typing", "pytest", "_pytest")
-_SKIP_DIRS = tuple({sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib",
-                                                        "platlib")})
-_NOT_CONVERTIBLE_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | \
-    inspect.CO_ASYNC_GENERATOR | inspect.CO_ITERABLE_COROUTINE
-
-
-# -- what to convert ----------------------------------------------------------------------
-def _plain_function(f):
-    """The Python function behind f (method, partial), or None."""
-    while True:
-        if isinstance(f, types.MethodType):
-            f = f.__func__
-        elif isinstance(f, functools.partial):
-            f = f.func
-        else:
-            break
-    return f if isinstance(f, types.FunctionType) else None
-
-
-def is_convertible(f) -> bool:
-    """Whether converted code should convert `f` before calling it."""
-    fn = _plain_function(f)
-    if fn is None:
-        call = None if isinstance(f, type) else next(
-            (c.__dict__["__call__"] for c in type(f).__mro__ if "__call__" in c.__dict__), None)
-        if not isinstance(call, types.FunctionType):
-            return False
-        fn = call
-    if getattr(fn, "__ag_do_not_convert__", False) or getattr(f, "__ag_do_not_convert__", False):
-        return False
-    code = fn.__code__
-    if _CONVERTED_CODES.get(id(code)) is code or code.co_flags & _NOT_CONVERTIBLE_FLAGS:
-        return False
-    module = (getattr(fn, "__module__", None) or "").split(".")[0]
-    if module in _SKIP_MODULES:
-        return False
-    return not code.co_filename.startswith(_SKIP_DIRS)
+_CONVERTED_CODES = registry.CONVERTED_CODES  # (the shared registries live in pyct)
+_register_codes = registry.register_codes
+_plain_function = registry.plain_function
+is_convertible = registry.is_convertible
 
 
 # -- converting ---------------------------------------------------------------------------
@@ -104,8 +66,7 @@ def convert(fn: Callable, recursive: bool = True) -> Callable:
             return convert(fn.__call__, recursive)
         raise ConversionError(f"cannot convert {fn!r}: AutoGraph converts Python functions "
                               "and methods")
-    if getattr(fn, "__ag_do_not_convert__", False) or \
-            _CONVERTED_CODES.get(id(fn.__code__)) is fn.__code__:
+    if registry.is_marked_do_not_convert(fn) or registry.is_generated_code(fn.__code__):
         return fn
     entry = fn.__dict__.get(_CACHE_ATTR)
     if type(entry) is tuple and entry[0] == _GENERATION[0]:
@@ -140,20 +101,19 @@ def _compiled(fn, recursive: bool) -> types.CodeType:
 
 def _convert_node(fn, recursive: bool):
     node, src = parser.parse_function(fn)
-    with parser.recursion_room(getattr(node, "ag_depth", 0)):
+    with parser.recursion_room(anno.get(node, anno.DEPTH, 0)):
         return _convert_parsed(fn, node, src, recursive)
 
 
 def _convert_parsed(fn, node, src, recursive: bool):
-    names = set(IDENTIFIER.findall(src.text)) | {"ag__"}
-    ctx = Context(fn, src.filename, Namer(names), recursive, src.text)
+    ctx = Context(FunctionInfo.of(fn, src.filename, src.text, recursive))
     return convert_function_node(node, ctx), src, ctx
 
 
 def _compile(fn, recursive: bool) -> tuple:
     """(inner code object, the assumptions about globals it was converted under)."""
     node, src, ctx = _convert_node(fn, recursive)
-    with parser.recursion_room(getattr(node, "ag_depth", 0)):
+    with parser.recursion_room(anno.get(node, anno.DEPTH, 0)):
         return _compile_node(fn, node, src, ctx)
 
 
@@ -169,7 +129,7 @@ def _compile_node(fn, node, src, ctx) -> tuple:
         node.name = name = ctx.namer.new("ag__converted")
         body = [node] + templates.replace("return fn", origin=node, fn=name)
     factory = templates.replace("def ag__factory(params):\n    body", origin=node,
-                                params=[ctx.ag_name] + freevars, body=body)
+                                params=[ctx.out.ops_name] + freevars, body=body)
     module = ast.Module(body=[gast_to_ast.convert(factory[0])], type_ignores=[])
     ast.fix_missing_locations(module)
     code = compile(module, src.filename, "exec")
@@ -180,7 +140,7 @@ def _compile_node(fn, node, src, ctx) -> tuple:
         inner = _user_qualnames(inner, inner.co_qualname, fn.__code__.co_qualname,
                                 ctx.namer.generated)
     _register_codes(inner)
-    return inner, dict(ctx.assumed)
+    return inner, dict(ctx.out.assumed)
 
 
 def _user_qualnames(code, old: str, new: str, generated: set):
@@ -229,7 +189,7 @@ def _instantiate(inner: types.CodeType, fn: types.FunctionType) -> types.Functio
     original = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     cells = []
     for name in inner.co_freevars:
-        if name not in original and name.startswith("ag__"):  # `Context.ag_name`
+        if name not in original and name.startswith("ag__"):  # `Outputs.ops_name`
             cells.append(types.CellType(operators))
         else:
             cells.append(original.get(name, types.CellType()))
@@ -259,7 +219,7 @@ def _to_code(fn, recursive: bool, seen: set) -> list:
                                   "functions and methods")
     seen.add(plain.__code__)
     node, _, ctx = _convert_node(plain, recursive)
-    with parser.recursion_room(getattr(node, "ag_depth", 0)):
+    with parser.recursion_room(anno.get(node, anno.DEPTH, 0)):
         out = [parser.unparse(node)]
     if recursive:
         for callee in _callees(node, ctx):
@@ -274,9 +234,9 @@ def _to_code(fn, recursive: bool, seen: set) -> list:
 
 def _callees(node, ctx) -> list:
     out = []
-    for name in dict.fromkeys(ctx.callees):
+    for name in dict.fromkeys(ctx.out.callees):
         target = ctx.current_value(name)
-        if name not in ctx.local and is_convertible(target):
+        if name not in ctx.scope.local and is_convertible(target):
             out.append(target)
     return out
 
@@ -330,8 +290,6 @@ def converted_call(f, *args, **kwargs):
     except RecursionError as e:
         # explained by the outermost call, where the stack has room again
         if not depth:
-            from autograph.operators.call import explain_recursion
-
             explained = explain_recursion(e)
             if explained is not None:
                 raise explained from None
@@ -405,16 +363,7 @@ def _restore_limit(stack) -> None:
 
 def do_not_convert(fn: Callable) -> Callable:
     """Mark `fn` so AutoGraph calls it as is (and so does not convert what it calls)."""
-    target = fn.__func__ if isinstance(fn, types.MethodType) else fn
-    try:
-        target.__ag_do_not_convert__ = True
-        return fn
-    except (AttributeError, TypeError):
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            return fn(*args, **kwargs)
-        wrapper.__ag_do_not_convert__ = True
-        return wrapper
+    return registry.mark_do_not_convert(fn)
 
 
 def set_loop_options(maximum_iterations=None, shape_invariants=None) -> None:
@@ -431,16 +380,8 @@ def _reset_caches() -> None:
         parser._SOURCE_CACHE.clear()
 
 
-def _bind_operator() -> None:
-    """Generated code calls `ag__.converted_call`: bind it to this function directly, so
-    that a converted call costs no wrapper frame (`operators/call.py` forwards here
-    until this module is imported)."""
-    from autograph import operators
-
-    operators.converted_call = converted_call
-
-
-_bind_operator()
+# generated code calls `ag__.converted_call`: the operators get this one injected
+set_converted_call(converted_call)
 
 __all__ = ["convert", "to_code", "do_not_convert", "set_loop_options", "converted_call",
            "is_convertible"]

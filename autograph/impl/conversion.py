@@ -24,12 +24,18 @@ The order matters and is written out in `convert_function_node` and `convert_def
     analysis of step 8 (the expressions they move were already converted);
 12. the generated functions declare `nonlocal` the variables closures capture
     (`closures`: late binding, one cell per variable as in Python).
+
+The state the passes share is explicit (`impl/context.py`): `ctx.info`, the function
+being converted (immutable); `ctx.scope`, the names of the function node being rewritten,
+which this module builds (`Scope.of`) and sets - from the user's own code for steps
+1-4, again from the jump-free code at step 8; `ctx.out`, what converters record for
+later passes and for the caller, by name. Facts about single nodes are AST annotations
+(`pyct/anno.py`). Module layers: pyct <- operators <- converters <- impl (see
+`autograph/api.py`, which ties them together).
 """
 from __future__ import annotations
 
-import builtins
 import re
-import types
 
 import gast
 
@@ -39,140 +45,23 @@ from autograph.converters import (
     variables,
 )
 from autograph.errors import ConversionError
-from autograph.pyct import activity, blocks, dataflow, transformer
-from autograph.pyct.naming import IDENTIFIER, Namer
+from autograph.impl.context import Context, Scope
+from autograph.impl.context import nested_defs as _nested_defs
+from autograph.pyct import activity, anno, dataflow, transformer
 
-_MISSING = call_trees._MISSING
-# cheap tests on the source text that let the pipeline skip whole passes
+# cheap tests on the source text that let the pipeline skip whole passes (conservative:
+# a match only means the pass may have something to do)
 _MAYBE_UNSUPPORTED = re.compile(r"\b(yield|await|async)\b")
 _MAYBE_INTROSPECTION = re.compile(r"\b(locals|vars|dir)\s*\(\s*\)")
 _MAYBE_TARGETS = re.compile(r"\.(append|pop)\s*\(|\]\s*(\*\*|//|>>|<<|[-+*/%@&|^])?=(?!=)")
 
 
-class Context:
-    """What converters need to know about the function being converted."""
-
-    def __init__(self, fn, filename: str, namer: Namer, recursive: bool, source: str = ""):
-        self.fn = fn
-        self.source = source
-        self.walrus = ":=" in source or not source  # may bind names in expressions
-        self._first_seen = None
-        self.filename = filename
-        self.namer = namer
-        self.recursive = recursive
-        self.composite: dict = {}
-        self.callees: list = []
-        self.list_names: set = set()
-        self.always_live: set = set()
-        code = getattr(fn, "__code__", None)
-        closure = getattr(fn, "__closure__", None) or ()
-        self.closure = {}
-        if code is not None:
-            for name, cell in zip(code.co_freevars, closure):
-                try:
-                    self.closure[name] = cell.cell_contents
-                except ValueError:
-                    pass  # an empty cell (not assigned yet): nothing to resolve
-        self.freevars = frozenset(code.co_freevars) if code is not None else frozenset()
-        self.globals = getattr(fn, "__globals__", {})
-        self.enclosing: frozenset = frozenset()  # locals of the defs around a nested def
-        self.qualname = getattr(fn, "__qualname__", "")
-        self.ag_name = "ag__"  # the operators module's name in the generated code
-        # global name -> the module (or BUILTIN) the converted code was specialized for
-        self.assumed: dict = {}
-        self.enter(None)
-
-    def enter(self, fn_node) -> None:
-        """Set the per-scope facts for a (nested) function node."""
-        if fn_node is None:
-            self.local = self.local_defs = self.params = self.declared = frozenset()
-            self.global_names = self.nonlocal_names = frozenset()
-            self.self_names = frozenset({"self", "cls"})
-            self.captured = set()
-            return
-        params = {a.id for a in _params(fn_node.args)}
-        glob, nonloc = activity.declared(fn_node) if isinstance(fn_node, gast.FunctionDef) \
-            else (set(), set())
-        self.global_names, self.nonlocal_names = glob, nonloc
-        self.declared = glob | nonloc
-        # names the function binds (not `x` of `x[i] = v` on a global or closure container)
-        self.local = activity.bound_names(fn_node, self.walrus) \
-            if isinstance(fn_node, gast.FunctionDef) else params
-        self.local_defs = {s.name for s in _nested_defs(fn_node)} \
-            if isinstance(fn_node, gast.FunctionDef) else set()
-        self.params = params
-        args = fn_node.args.args
-        self.self_names = frozenset({"self", "cls"} | ({args[0].id} if args else set()))
-
-    def first_seen(self, name: str) -> int:
-        """Where `name` first occurs in the source (orders generated parameter lists)."""
-        if self._first_seen is None:
-            seen: dict = {}
-            for m in IDENTIFIER.finditer(self.source):
-                seen.setdefault(m.group(), m.start())
-            self._first_seen = seen
-        pos = self._first_seen.get(name)
-        if pos is None:
-            pos = self.source.find(name)
-        return pos if pos >= 0 else len(self.source)
-
-    def lookup(self, name: str):
-        """What a free name of the function refers to, when the converted code may rely on
-        it (`call_trees`): a module bound to a global (`np`) or a builtin no global
-        shadows. Everything else - closure variables, other globals, names of enclosing
-        scopes - may differ between functions sharing this code object or change later,
-        so it is _MISSING and decided at run time. The assumptions are recorded in
-        `assumed`, which the compiled-code cache checks before reusing the code."""
-        if name in self.freevars or name in self.enclosing:
-            return _MISSING
-        if name in self.globals:
-            value = self.globals[name]
-            if not isinstance(value, types.ModuleType):
-                return _MISSING
-            self.assumed[name] = value
-            return value
-        value = getattr(builtins, name, _MISSING)
-        if value is not _MISSING:
-            self.assumed[name] = BUILTIN
-        return value
-
-    def current_value(self, name: str):
-        """What `name` refers to in this function right now (closure, global, builtin):
-        for listing the functions it calls (`to_code`), never for generating code."""
-        if name in self.closure:
-            return self.closure[name]
-        if name in self.globals:
-            return self.globals[name]
-        return getattr(builtins, name, _MISSING)
-
-
-BUILTIN = object()  # in `Context.assumed`: the name is not a global (it is the builtin)
-
-
-def assumptions_hold(assumed: dict, globals_: dict) -> bool:
-    """Whether code converted under `assumed` is right for a function with `globals_`."""
-    for name, value in assumed.items():
-        if value is BUILTIN:
-            if name in globals_:
-                return False
-        elif globals_.get(name, _MISSING) is not value:
-            return False
-    return True
-
-
-def _params(args) -> list:
-    out = list(args.posonlyargs) + list(args.args) + list(args.kwonlyargs)
-    out += [a for a in (args.vararg, args.kwarg) if a is not None]
-    return out
-
-
 def convert_function_node(node, ctx: Context):
     """Convert a FunctionDef or Lambda node in place and return it."""
-    ctx.top = node
     _reserve_operators_name(node, ctx)
-    scoping.transform(node, ctx.namer, scoping.class_of(ctx.qualname))
+    scoping.transform(node, ctx.namer, scoping.class_of(ctx.info.qualname))
     if isinstance(node, gast.Lambda):
-        ctx.enter(node)
+        ctx.scope = Scope.of(node, ctx.info.walrus)
         holder = gast.Expr(value=node)
         gast.copy_location(holder, node)
         wrapper = gast.FunctionDef(name="<lambda>", args=node.args, body=[holder],
@@ -181,7 +70,7 @@ def convert_function_node(node, ctx: Context):
         return holder.value
     if isinstance(node, gast.AsyncFunctionDef):
         raise ConversionError("an `async def` cannot be converted: use a regular function",
-                              ctx.filename, node.lineno)
+                              ctx.info.filename, node.lineno)
     node.decorator_list = []
     node.returns = None
     convert_def(node, ctx)
@@ -196,16 +85,17 @@ def _reserve_operators_name(node, ctx: Context) -> None:
     if not user:
         return
     for n in user:
-        n.ag_user = True
-    ctx.ag_name = ctx.namer.new("ag__")
+        anno.set_(n, anno.USER_AG_NAME, True)
+    ctx.out.ops_name = ctx.namer.new("ag__")
 
 
 def _rename_operators(node, ctx: Context) -> None:
-    if ctx.ag_name == "ag__":
+    if ctx.out.ops_name == "ag__":
         return
     for n in gast.walk(node):
-        if isinstance(n, gast.Name) and n.id == "ag__" and not getattr(n, "ag_user", False):
-            n.id = ctx.ag_name
+        if isinstance(n, gast.Name) and n.id == "ag__" and \
+                not anno.get(n, anno.USER_AG_NAME, False):
+            n.id = ctx.out.ops_name
 
 
 # Converters that do not depend on each other share one walk over the tree.
@@ -215,58 +105,54 @@ _EXPRESSIONS = transformer.merge(variables.HANDLERS, asserts.HANDLERS,
                                  logical_expressions.HANDLERS, call_trees.HANDLERS)
 
 
-def convert_def(node, ctx: Context) -> None:
+def convert_def(node, ctx: Context, enclosing: frozenset | None = None) -> None:
+    """Convert a FunctionDef in place: the converted function itself (`enclosing` None)
+    or a def nested in it (`enclosing`: the locals of the defs around it)."""
+    info = ctx.info
+    top = enclosing is None
+    # the user's own names (before the jump converters add flags): step 4 tells local
+    # containers from global ones by them, `locals()` lists them
+    user = Scope.of(node, info.walrus, frozenset() if top else enclosing)
     # 1. nested functions, innermost first (their calls must not resolve a name of this
     #    function statically)
-    inner_defs = _nested_defs(node)
-    if inner_defs:
-        enclosing = ctx.enclosing
-        ctx.enclosing = enclosing | activity.bound_names(node, ctx.walrus)
-        for inner in inner_defs:
-            convert_def(inner, ctx)
-        ctx.enclosing = enclosing
-    filename = ctx.filename
+    for inner in _nested_defs(node):
+        convert_def(inner, ctx, user.enclosing | user.local)
+    ctx.scope = user
+    filename = info.filename
     # 2. unsupported constructs; `try` blocks stay Python
-    if _MAYBE_UNSUPPORTED.search(ctx.source):
+    if _MAYBE_UNSUPPORTED.search(info.source):
         _check_supported(node, filename)
-    if "try" in ctx.source:
+    if "try" in info.source:
         _mark_try_blocks(node)
     # 3. directives
-    if "set_loop_options" in ctx.source:
+    if "set_loop_options" in info.source:
         directives.transform(node, ctx)
     # 4. writes through subscripts / list methods (lists first: `xs.pop()` assignments)
-    if _MAYBE_TARGETS.search(ctx.source):
-        ctx.bound = activity.bound_names(node, ctx.walrus)
+    if _MAYBE_TARGETS.search(info.source):
         transformer.apply(node, ctx, _TARGETS)
-    # the user's own variables (before the jump converters add flags), for `locals()`
-    user_local = activity.bound_names(node, ctx.walrus)
-    free_reads = set(ctx.freevars) if node is ctx.top else \
-        activity._scope_free_reads(node) & set(ctx.enclosing)
-    if _MAYBE_INTROSPECTION.search(ctx.source):
-        introspection.transform(node, ctx, user_local, free_reads)
+    free_reads = set(info.freevars) if top else \
+        activity._scope_free_reads(node) & set(user.enclosing)
+    if _MAYBE_INTROSPECTION.search(info.source):
+        introspection.transform(node, ctx, user.local, free_reads)
     # 5-7. jumps
     return_statements.transform(node, ctx.namer)
     break_statements.transform(node, ctx.namer, filename)
     return_statements.restructure(node, filename)
-    # 8. analysis
-    ctx.enter(node)
-    # names the function declares global / nonlocal are shared the same way: a call made
-    # inside a branch or loop body (a recursion) may change them meanwhile
-    declared = activity.declared(node)
-    ctx.captured = closures.captured_names(node, user_local) | declared[0] | declared[1]
-    dataflow.analyze(node, ctx.params, ctx.local)
+    # 8. analysis on the jump-free code. Names the function declares global / nonlocal
+    #    are shared like captured ones: a call made inside a branch or loop body (a
+    #    recursion) may change them meanwhile
+    scope = Scope.of(node, info.walrus, user.enclosing)
+    scope = ctx.scope = scope.with_captured(
+        closures.captured_names(node, user.local) | scope.declared)
+    dataflow.analyze(node, scope.params, scope.local)
     # 9-10. possibly-undefined reads (variables), then the expression converters
     transformer.apply(node, ctx, _EXPRESSIONS)
     # 11. control flow; then closures made inside generated functions share the user's
     #     variables (late binding)
     node.body = control_flow.convert_block(node.body, ctx, frozenset())
-    closures.share_cells(node, ctx.captured, ctx.namer.generated, ctx.namer,
-                         global_names=declared[0])
-    node.ag_done = True
-
-
-def _nested_defs(node) -> list:
-    return [n for n in blocks.statements(node.body) if isinstance(n, gast.FunctionDef)]
+    closures.share_cells(node, scope.captured, ctx.namer.generated, ctx.namer,
+                         global_names=scope.global_names)
+    anno.set_(node, anno.DONE, True)
 
 
 _UNSUPPORTED = {
@@ -305,8 +191,8 @@ def _mark_try_blocks(node) -> None:
         if isinstance(t, gast.Try):
             for n in gast.walk(t):
                 if isinstance(n, (gast.If, gast.While, gast.For)) and \
-                        not getattr(n, "ag_python", False):
-                    n.ag_python = True
+                        not anno.get(n, anno.PYTHON_ONLY, False):
+                    anno.set_(n, anno.PYTHON_ONLY, True)
                     field = "iter" if isinstance(n, gast.For) else "test"
                     setattr(n, field, _python_only(n, field))
 

@@ -39,10 +39,10 @@ import gast
 from autograph.converters import call_trees
 from autograph.errors import ConversionError
 from autograph.impl.api import _explicit_super
-from autograph.impl.conversion import Context, convert_function_node
+from autograph.impl.context import Context, FunctionInfo
+from autograph.impl.conversion import convert_function_node
 from autograph.pyct import parser
 from autograph.pyct.blocks import child_blocks
-from autograph.pyct.naming import IDENTIFIER, Namer
 
 _MISSING = call_trees._MISSING   # "not known statically": the call is decided at run time
 IMPORT_LINE = "import autograph.operators as ag__"
@@ -189,13 +189,13 @@ class _Bindings:
 class StaticContext(Context):
     """A conversion context whose name lookups come from the module's text."""
 
-    def __init__(self, bindings: _Bindings, filename: str, source: str):
-        names = set(IDENTIFIER.findall(source)) | {"ag__"}
-        super().__init__(None, filename, Namer(names), True, source)
+    def __init__(self, bindings: _Bindings, filename: str, source: str, qualname: str):
+        super().__init__(FunctionInfo(filename=filename, source=source, qualname=qualname,
+                                      walrus=":=" in source or not source))
         self.bindings = bindings
 
     def lookup(self, name: str):
-        if name in self.enclosing:  # a local of the def around a nested def
+        if name in self.scope.enclosing:  # a local of the def around a nested def
             return _MISSING
         return self.bindings.lookup(name)
 
@@ -217,7 +217,7 @@ class Module:
         self.lines = source_lines(text)
         self.definitions = definitions(self.gast_tree)
         self.bindings = _Bindings(self.tree)
-        self.aliases: set = set()  # other names of the operators module (`Context.ag_name`)
+        self.aliases: set = set()  # other names of the operators module (`Outputs.ops_name`)
 
     def find(self, qualname: str) -> Definition | None:
         """The definition named `qualname` (the last one, as Python would bind it)."""
@@ -229,8 +229,8 @@ class Module:
         node = d.node
         first = min([node.lineno] + [x.lineno for x in node.decorator_list])
         source = "".join(self.lines[first - 1:node.end_lineno])
-        ctx = StaticContext(self.bindings, self.filename, source)
-        ctx.qualname = d.qualname  # (private names are mangled with the class name)
+        # (the qualified name: private names are mangled with the class name)
+        ctx = StaticContext(self.bindings, self.filename, source, d.qualname)
         returns = node.returns
         try:
             with parser.recursion_room(self.depth):
@@ -242,8 +242,8 @@ class Module:
                                f"failed: {type(e).__name__}: {e}") from e
         if d.is_method:
             _explicit_super(node)  # super() may move into generated nested functions
-        if ctx.ag_name != "ag__":  # the function uses `ag__` itself
-            self.aliases.add(ctx.ag_name)
+        if ctx.out.ops_name != "ag__":  # the function uses `ag__` itself
+            self.aliases.add(ctx.out.ops_name)
         return node, returns
 
     def function_code(self, qualname: str) -> str:

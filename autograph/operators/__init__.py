@@ -4,6 +4,7 @@ Each operator behaves exactly like the Python construct it replaces when given P
 values, and builds graph nodes (through `runtime`) when given symbolic ones.
 """
 from autograph.operators.call import autograph_artifact, converted_call, dir_, locals_, slice_
+from autograph.operators.call import defined, ld_declared
 from autograph.operators.conditionals import if_exp, if_stmt
 from autograph.operators.exceptions import assert_stmt, python_only
 from autograph.operators.lists import array_, list_append, list_pop, stack
@@ -23,4 +24,4 @@ __all__ = [
     "UNSET", "Undefined", "ld", "ld_attr", "set_attr", "setitem",
     "print_",
 ]
-__all__ += ["isinstance_", "array_"]
+__all__ += ["isinstance_", "array_", "defined", "ld_declared"]

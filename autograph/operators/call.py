@@ -5,17 +5,41 @@
 
 converts `f` first when it is user code (recursively, cached per function) and calls
 everything else (NumPy, builtins, the standard library, already converted code,
-`ag.do_not_convert` functions) as is. The decision lives in `autograph.impl.api`.
+`ag.do_not_convert` functions) as is. The decision lives in the compiler
+(`autograph.impl.api`), which the operators never import: it injects its
+`converted_call` here when it is imported (`set_converted_call`), as `ag.function`
+hands its converter to `runtime.Function`.
 """
 from __future__ import annotations
 
+from typing import Callable
+
+from autograph.pyct import registry
+
 
 def converted_call(f, *args, **kwargs):
-    """Forwards to `autograph.impl.api.converted_call`, which binds itself in this
-    module's place when imported (so a converted call costs no wrapper frame)."""
-    from autograph.impl.api import converted_call as impl
+    """Stands in until the compiler injects its own (converted code can run before the
+    compiler was imported: a module written by `autograph convert` imports only the
+    operators): loads the compiler through the loader `autograph.api` registered, which
+    replaces this function in `ag__`, then forwards to it."""
+    registry.load_compiler()
+    from autograph import operators
 
+    impl = operators.converted_call
+    if impl is converted_call:
+        raise RuntimeError("converted code called a function, but no AutoGraph compiler is "
+                           "loaded to convert it: import autograph (or autograph.impl.api) "
+                           "first")
     return impl(f, *args, **kwargs)
+
+
+def set_converted_call(impl: Callable) -> None:
+    """Inject the compiler's `converted_call`: generated code calls `ag__.converted_call`,
+    so it is bound in the operators namespace directly (a converted call costs no
+    wrapper frame)."""
+    from autograph import operators
+
+    operators.converted_call = impl
 
 
 def explain_recursion(e: RecursionError) -> Exception | None:
@@ -41,15 +65,33 @@ def autograph_artifact(fn):
     """Mark `fn` as already converted (a decorator `autograph convert` puts on every def it
     writes), so `converted_call` and `ag.function` run it as is instead of converting
     the converted code again."""
-    from autograph.impl.api import _register_codes
-
     code = getattr(fn, "__code__", None)
     if code is not None:
-        _register_codes(code)
+        registry.register_codes(code)
     return fn
 
 
 slice_ = slice  # for generated code in a function where `slice` names something else
+
+
+def ld_declared(getter: Callable, name: str):
+    """The value of a name the function declares `global` / `nonlocal`, passed into a
+    branch or loop as state: `Undefined` (not a NameError) while it is unbound - the
+    original only creates it on the paths that assign it."""
+    from autograph.operators.variables import Undefined
+
+    try:
+        return getter()
+    except NameError:
+        return Undefined(name)
+
+
+def defined(value) -> bool:
+    """Whether a state value is a value (not `Undefined`): generated code deletes a
+    `global` / `nonlocal` name it would otherwise bind to `Undefined`."""
+    from autograph.operators.variables import Undefined
+
+    return type(value) is not Undefined
 
 
 def locals_(getters: dict) -> dict:

@@ -228,7 +228,7 @@ _SYMBOLIC_TEXT = __import__("re").compile(r"Tensor\([^,()]+, \w+\[")
 def raised_by_user(e: BaseException) -> tuple[str, int] | None:
     """(file, line) of the user's `raise` statement that raised `e` in converted code,
     or None when `e` comes from anywhere else (an op, the runtime, a re-raise)."""
-    from autograph.impl.api import _CONVERTED_CODES
+    from autograph.pyct.registry import CONVERTED_CODES as _CONVERTED_CODES
 
     tb = e.__traceback__
     if tb is None:

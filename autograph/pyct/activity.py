@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gast
 
+from autograph.pyct import anno
 from autograph.pyct.blocks import statements
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef,
@@ -131,11 +132,11 @@ def _writes(node, out: set) -> None:
             _writes(n, out)
         return
     if isinstance(node, _COMPOUND):
-        memo = node.__dict__.get("_ag_w")
+        memo = anno.get(node, anno.WRITES, None)
         if memo is None:
             memo = set()
             _writes_fields(node, memo)
-            node._ag_w = memo
+            anno.set_(node, anno.WRITES, memo)
         out |= memo
         return
     _writes_fields(node, out)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import gast
 
+from autograph.pyct import anno
 from autograph.pyct.activity import (
     _SCOPES, pattern_names, qualified_name, reads, target_names, writes,
 )
@@ -35,7 +36,7 @@ def analyze(fn_node, params: set, local: set) -> None:
 
 
 def extra_test_reads(node) -> set:
-    test = getattr(node, "ag_extra_test", None)
+    test = anno.get(node, anno.EXTRA_TEST, None)
     return reads(test) if test is not None else set()
 
 
@@ -62,13 +63,14 @@ def _kills(stmt) -> set:
 def _liveness(stmts: list, live: set) -> set:
     for s in reversed(stmts):
         if isinstance(s, gast.If):
-            s.ag_live_out = frozenset(live)
+            anno.set_(s, anno.LIVE_OUT, frozenset(live))
             lb = _liveness(s.body, live)
             lo = _liveness(s.orelse, live)
-            s.ag_live_body, s.ag_live_orelse = frozenset(lb), frozenset(lo)
+            anno.set_(s, anno.LIVE_BODY, frozenset(lb))
+            anno.set_(s, anno.LIVE_ORELSE, frozenset(lo))
             live = lb | lo | reads(s.test)
         elif isinstance(s, (gast.While, gast.For)):
-            s.ag_live_out = frozenset(live)
+            anno.set_(s, anno.LIVE_OUT, frozenset(live))
             is_for = isinstance(s, gast.For)
             extra = extra_test_reads(s) | (set() if is_for else reads(s.test))
             targets = target_names(s.target) if is_for else set()
@@ -79,10 +81,10 @@ def _liveness(stmts: list, live: set) -> set:
                 if new_head == head:
                     break
                 head = new_head
-            s.ag_live_head = frozenset(head)
+            anno.set_(s, anno.LIVE_HEAD, frozenset(head))
             live = head | (reads(s.iter) if is_for else set())
             if s.orelse:
-                live |= _liveness(s.orelse, set(s.ag_live_out))
+                live |= _liveness(s.orelse, set(anno.get(s, anno.LIVE_OUT)))
         elif isinstance(s, (gast.Return, gast.Raise)):
             live = reads(s)
         elif isinstance(s, gast.Match):
@@ -171,7 +173,7 @@ class _Definitions:
             n = stack.pop()
             if isinstance(n, gast.Name):
                 if isinstance(n.ctx, gast.Load) and n.id in self.local and n.id not in must:
-                    n.ag_maybe_undefined = True
+                    anno.set_(n, anno.MAYBE_UNDEFINED, True)
                 continue
             if isinstance(n, _SCOPES):
                 continue
@@ -196,10 +198,11 @@ class _Definitions:
 
     def stmt(self, s, maybe: set, must: set):
         if isinstance(s, gast.If):
-            s.ag_maybe_in, s.ag_must_in = frozenset(maybe), frozenset(must)
+            anno.set_(s, anno.MAYBE_IN, frozenset(maybe))
+            anno.set_(s, anno.MUST_IN, frozenset(must))
             self.mark(s.test, maybe, must)
             must = must | attrs_seen(s.test)
-            s.ag_attrs_in = _attrs(must)
+            anno.set_(s, anno.ATTRS_IN, _attrs(must))
             a = self.block(s.body, set(maybe), set(must))
             b = self.block(s.orelse, set(maybe), set(must))
             if a is _TERMINAL:
@@ -208,24 +211,25 @@ class _Definitions:
                 return a
             return a[0] | b[0], a[1] & b[1]
         if isinstance(s, (gast.While, gast.For)):
-            s.ag_maybe_in, s.ag_must_in = frozenset(maybe), frozenset(must)
+            anno.set_(s, anno.MAYBE_IN, frozenset(maybe))
+            anno.set_(s, anno.MUST_IN, frozenset(must))
             body_writes = _simple(writes(s.body))
             head_maybe = maybe | body_writes
             if isinstance(s, gast.For):
                 self.mark(s.iter, maybe, must)
                 must = must | attrs_seen(s.iter)
-                s.ag_attrs_in = _attrs(must)
+                anno.set_(s, anno.ATTRS_IN, _attrs(must))
                 targets = target_names(s.target)
                 head_must = _forget(must, s.body, targets)
                 self.block(s.body, head_maybe | targets, head_must | targets)
                 head_maybe |= targets
             else:
-                s.ag_attrs_in = _attrs(must)
+                anno.set_(s, anno.ATTRS_IN, _attrs(must))
                 self.mark(s.test, head_maybe, must)
                 head_must = _forget(must, s.body) | attrs_seen(s.test)
                 self.block(s.body, set(head_maybe), set(head_must))
-            if getattr(s, "ag_extra_test", None) is not None:
-                self.mark(s.ag_extra_test, head_maybe, must)
+            if anno.get(s, anno.EXTRA_TEST, None) is not None:
+                self.mark(anno.get(s, anno.EXTRA_TEST), head_maybe, must)
             result = (head_maybe, head_must)
             if s.orelse:
                 out = self.block(s.orelse, set(head_maybe), set(head_must))

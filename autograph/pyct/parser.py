@@ -26,7 +26,7 @@ from typing import NamedTuple
 import gast
 
 from autograph.errors import ConversionError
-from autograph.pyct import gast_to_ast
+from autograph.pyct import anno, gast_to_ast
 
 
 class Source(NamedTuple):
@@ -85,7 +85,7 @@ def _parse_text(text: str, first_line: int) -> gast.Module:
     with recursion_room(depth):
         module = gast.ast_to_gast(tree)
     for node in module.body:
-        node.ag_depth = depth
+        anno.set_(node, anno.DEPTH, depth)
     return module
 
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import gast
 
+from autograph.pyct import anno
+
 _CONTROL = (gast.If, gast.While, gast.For)
 
 
@@ -42,7 +44,7 @@ class Walk:
 
     def node(self, node):
         t = type(node)
-        if t is gast.FunctionDef and getattr(node, "ag_done", False):
+        if t is gast.FunctionDef and anno.get(node, anno.DONE, False):
             return node
         control = t in _CONTROL
         if control:
