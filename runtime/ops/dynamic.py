@@ -426,3 +426,4 @@ def _compress(condition, a, axis=None, out=None):
         raise ValueError(f"condition must be a 1-d array{where()}")
     index = np.nonzero(condition)[0]
     return np.take(np.ravel(a), index) if axis is None else np.take(a, index, axis=axis)
+from runtime.ops import more_arrays  # noqa: E402,F401 - put_along_axis, trim_zeros, from_dlpack
