@@ -262,6 +262,8 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
                                   ("return_inverse", return_inverse),
                                   ("return_counts", return_counts)) if v}
     if axis is not None:
+        if isinstance(axis, Tensor):
+            raise TypeError(f"np.unique: `axis` must be static in graphs{where()}")
         flags["axis"] = axis
     if not equal_nan:
         flags["equal_nan"] = False
