@@ -179,11 +179,13 @@ def _pinv_grad(a, p, g):
     return out + y - np.matmul(np.matmul(y, p), a)
 
 
-@rule("linalg.pinv")
+@rule("linalg.pinv", "linalg.pinv_tol")
 def _pinv(rec, cts):
     _real_only(rec)
     g = _pinv_grad(rec.inputs[0], rec.outputs[0], cts[0])
-    return [_one_triangle(g, False) if rec.attrs.get("hermitian") else g]
+    # (a tolerance input only decides which singular values count: no gradient)
+    return [_one_triangle(g, False) if rec.attrs.get("hermitian") else g] + \
+        [None] * (len(rec.inputs) - 1)
 
 
 @rule("linalg.lstsq")

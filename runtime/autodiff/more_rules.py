@@ -236,3 +236,27 @@ def _quantile(rec, cts):
     scale = 100.0 if rec.op.name == "percentile" else 1.0
     gx, g_q = _order_grads(rec, cts[0], rec.inputs[1], scale, f"np.{rec.op.name}")
     return [gx, g_q]
+
+
+@rule("put_along_axis")
+def _put_along_axis(rec, cts):
+    """`out = arr` with `values` written at `indices`: the written positions take their
+    cotangent from `values`, the rest from `arr`. Where an index repeats, only the value
+    NumPy kept (the one the kernel writes last) gets it: which one is found by writing
+    each value's position number with the same kernel and reading back who won."""
+    from runtime.autodiff.shapes import sum_to
+    from runtime.ops.more_arrays import put_along_axis_value
+
+    arr, idx, values = rec.inputs
+    axis, g = rec.attrs.get("axis"), cts[0]
+    _real_only("np.put_along_axis", arr, values)
+    g_arr = put_along_axis_value(g, idx, 0, axis)
+    picked = np.take_along_axis(g, idx, axis)
+    ones = np.ones_like(picked, dtype=np.intp)
+    ids = reshape_like(np.cumsum(np.ravel(ones)), ones)  # 1, 2, ... (0: not written)
+    marks = put_along_axis_value(np.zeros_like(g, dtype=np.intp), idx, ids, axis)
+    kept = np.where(np.take_along_axis(marks, idx, axis) == ids, picked, 0)
+    extra = np.ndim(values) - np.ndim(kept)  # values may carry leading size-1 dims
+    if extra > 0:
+        kept = np.reshape(kept, (1,) * extra + tuple(np.shape(kept)))
+    return [g_arr, None, sum_to(kept, values)]

@@ -262,6 +262,8 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
                                   ("return_inverse", return_inverse),
                                   ("return_counts", return_counts)) if v}
     if axis is not None:
+        if isinstance(axis, Tensor):
+            raise TypeError(f"np.unique: `axis` must be static in graphs{where()}")
         flags["axis"] = axis
     if not equal_nan:
         flags["equal_nan"] = False
@@ -426,3 +428,4 @@ def _compress(condition, a, axis=None, out=None):
         raise ValueError(f"condition must be a 1-d array{where()}")
     index = np.nonzero(condition)[0]
     return np.take(np.ravel(a), index) if axis is None else np.take(a, index, axis=axis)
+from runtime.ops import more_arrays  # noqa: E402,F401 - put_along_axis, trim_zeros, from_dlpack

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.ops.rules_common import dtype, is_weak, registrar, result_type, shape, static_error
+from runtime.ops.rules_common import (axis_index, dtype, is_weak, registrar, result_type, shape,
+                                      static_error)
 from runtime.tensor import Tensor
 
 RULES: dict = {}
@@ -153,18 +154,32 @@ def argwhere_rule(op, inputs, attrs):
 
 @rule("unique")
 def unique_rule(op, inputs, attrs):
-    """np.unique (axis=None): the sorted distinct values, then the requested extras in
-    NumPy's order (first indices, inverse - of the input's shape - and counts)."""
+    """np.unique: the sorted distinct values (with axis=: distinct slices along it), then
+    the requested extras in NumPy's order (first indices, inverse - of the input's shape,
+    or one per slice with axis= - and counts)."""
     x = inputs[0]
-    if attrs.get("axis") is not None:
-        raise static_error(TypeError, "np.unique with axis= is not supported in graphs")
-    out = [((None,), dtype(x))]
+    shp, dt = tuple(shape(x)), dtype(x)
+    axis = attrs.get("axis")
+    n = (None,)
+    if axis is None:
+        out, inverse = [(n, dt)], shp
+    else:
+        ax = axis_index(axis, len(shp))
+        if dt.kind == "O":
+            raise static_error(TypeError, f"The axis argument to unique is not supported "
+                               f"for dtype {dt}")
+        length = shp[ax]
+        rest = shp[:ax] + shp[ax + 1:]
+        # slices of no elements are all equal: one distinct slice (none of none)
+        if length == 0 or (0 in rest and length is not None):
+            n = (min(length, 1),)
+        out, inverse = [(shp[:ax] + n + shp[ax + 1:], dt)], (length,)
     if attrs.get("return_index"):
-        out.append(((None,), _INTP))
+        out.append((n, _INTP))
     if attrs.get("return_inverse"):
-        out.append((tuple(shape(x)), _INTP))
+        out.append((inverse, _INTP))
     if attrs.get("return_counts"):
-        out.append(((None,), _INTP))
+        out.append((n, _INTP))
     return out
 
 

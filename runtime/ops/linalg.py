@@ -26,14 +26,17 @@ _FUNCTION_RULES.update(RULES)  # one table of rules for every NumPy-function op
 _results = _la._linalg  # where NumPy defines its result named tuples
 
 
-def linalg_op(fn, n_arrays: int = 1, *, num_outputs: int = 1, kernel=None):
+def linalg_op(fn, n_arrays: int = 1, *, num_outputs: int = 1, kernel=None, name=None):
     """Register `np.linalg.<fn>` as op "linalg.<fn>" (its kernel: `fn` unless given)."""
-    name = "linalg." + fn.__name__
+    plain = TABLE.handlers.get(fn)
+    name = name or "linalg." + fn.__name__
     op = leading_arrays(fn, n_arrays, name=name, abstract_eval=RULES[name])
+    if plain is not None:  # a second op for `fn` (e.g. "linalg.pinv_tol"): keep its handler
+        TABLE.handlers[fn] = plain
     op.num_outputs = num_outputs
     op.kernel_ref = f"np.linalg.{fn.__name__}"
     if kernel is not None:
-        op.kernel, op.kernel_ref = kernel, f"linalg_{fn.__name__}"
+        op.kernel, op.kernel_ref = kernel, name.replace(".", "_")
     return op
 
 
@@ -75,6 +78,51 @@ MATRIX_NORM = linalg_op(_la.matrix_norm)
 MULTI_DOT = sequence_op(_la.multi_dot, name="linalg.multi_dot")
 MULTI_DOT.kernel_ref = "np.linalg.multi_dot"
 MULTI_DOT.format = lambda gen, ins, attrs: f"np.linalg.multi_dot([{', '.join(ins)}])"
+
+
+
+def _pinv_tol(a, tol, tolerance="rtol", hermitian=False):
+    return np.linalg.pinv(a, hermitian=hermitian, **{tolerance: tol})
+
+
+def _matrix_rank_tol(A, tol, tolerance="rtol", hermitian=False):
+    return _matrix_rank(A, hermitian=hermitian, **{tolerance: tol})
+
+
+# a tolerance computed in the graph (one per stacked matrix) is an input, not an attribute
+PINV_TOL = linalg_op(_la.pinv, 2, kernel=_pinv_tol, name="linalg.pinv_tol")
+MATRIX_RANK_TOL = linalg_op(_la.matrix_rank, 2, kernel=_matrix_rank_tol,
+                            name="linalg.matrix_rank_tol")
+
+
+def _tolerance_handler(fn, op, names):
+    """`fn`'s handler, binding `op` (the tolerance as an input) when the tolerance
+    argument named in `names` is symbolic; NumPy's own checks first."""
+    import inspect
+
+    from runtime.ops.more import symbolic
+
+    plain, sig = TABLE.handlers[fn], inspect.signature(fn)
+    first = next(iter(sig.parameters))
+
+    def handler(*args, **kwargs):
+        bound = sig.bind(*args, **kwargs).arguments
+        given = [k for k in names if k in bound and bound[k] is not None]
+        if not any(symbolic(bound[k]) for k in given):
+            return plain(*args, **kwargs)
+        if len(given) > 1:
+            raise static_error(ValueError, f"`{given[1]}` and `{given[0]}` can't be both set.")
+        (a, tol) = resolve_variables([bound[first], bound[given[0]]])
+        attrs = {"tolerance": given[0]}
+        if bound.get("hermitian"):
+            attrs["hermitian"] = True
+        return bind(op, a, tol, **attrs)
+
+    TABLE.handlers[fn] = handler
+
+
+_tolerance_handler(_la.pinv, PINV_TOL, ("rcond", "rtol"))
+_tolerance_handler(_la.matrix_rank, MATRIX_RANK_TOL, ("tol", "rtol"))
 
 for _fn, _type in ((_la.eigh, _results.EighResult), (_la.eig, _results.EigResult),
                    (_la.slogdet, _results.SlogdetResult)):

@@ -132,17 +132,20 @@ def slogdet_rule(op, inputs, attrs):
     return [(shp[:-2], dt), (shp[:-2], real_dtype(dt))]
 
 
-def _tolerance_batch(batch, attrs, names):
-    """Tolerances (static arrays) compare with the singular values (..., K) as (..., 1)."""
+def _tolerance_shape(inputs, attrs, names):
+    """The tolerance's shape, or None: a symbolic tolerance is the op's second input
+    ("linalg.pinv_tol"), a static one an attribute."""
+    if len(inputs) > 1:
+        return shape(inputs[1])
     for k in names:
         if attrs.get(k) is not None:
-            batch = broadcast_shapes(batch + (1,), np.shape(attrs[k]))[:-1]
-    return batch
+            return np.shape(attrs[k])
+    return None
 
 
-@rule("linalg.pinv")
+@rule("linalg.pinv", "linalg.pinv_tol")
 def pinv_rule(op, inputs, attrs):
-    reject("linalg.pinv", attrs, {"hermitian", "rcond", "rtol"})
+    reject("linalg.pinv", attrs, {"hermitian", "rcond", "rtol", "tolerance"})
     a = inputs[0]
     shp = shape(a)
     at_least_2d(shp)
@@ -158,7 +161,17 @@ def pinv_rule(op, inputs, attrs):
                            "it first with a.astype(np.float64)")
     if attrs.get("hermitian"):
         _square(shp)
-    batch = _tolerance_batch(shp[:-2], attrs, ("rcond", "rtol"))
+    batch = shp[:-2]
+    tol = _tolerance_shape(inputs, attrs, ("rcond", "rtol"))
+    if tol is not None:
+        # cutoff = tol[..., None] * max(s, -1, keepdims) then written into s (..., K): the
+        # tolerance broadcasts against the stack but may not enlarge it
+        wide = broadcast_shapes(tol + (1,), batch + (1,))[:-1]
+        if len(wide) > len(batch) or any(b == 1 and w not in (1, None)
+                                         for b, w in zip(batch[::-1], wide[::-1])):
+            raise static_error(ValueError, f"non-broadcastable output operand with shape "
+                               f"{batch + (dmin(shp[-2], shp[-1]),)} doesn't match the "
+                               f"broadcast shape {wide + (dmin(shp[-2], shp[-1]),)}")
     return [(batch + (shp[-1], shp[-2]), dt)]
 
 
@@ -182,9 +195,9 @@ def lstsq_rule(op, inputs, attrs):
             ((dmin(m, n),), real_dtype(dt))]
 
 
-@rule("linalg.matrix_rank")
+@rule("linalg.matrix_rank", "linalg.matrix_rank_tol")
 def matrix_rank_rule(op, inputs, attrs):
-    reject("linalg.matrix_rank", attrs, {"hermitian", "tol", "rtol"})
+    reject("linalg.matrix_rank", attrs, {"hermitian", "tol", "rtol", "tolerance"})
     if attrs.get("tol") is not None and attrs.get("rtol") is not None:
         raise static_error(ValueError, "`tol` and `rtol` can't be both set.")
     shp = shape(inputs[0])
@@ -193,7 +206,10 @@ def matrix_rank_rule(op, inputs, attrs):
     linalg_dtype(inputs[0])
     if attrs.get("hermitian"):
         _square(shp)
-    return [(_tolerance_batch(shp[:-2], attrs, ("tol", "rtol")), _INTP)]
+    batch, tol = shp[:-2], _tolerance_shape(inputs, attrs, ("tol", "rtol"))
+    if tol is not None:  # compared with the singular values (..., K) as (..., 1)
+        batch = broadcast_shapes(batch + (1,), tol + (1,))[:-1]
+    return [(batch, _INTP)]
 
 
 @rule("linalg.matrix_power")

@@ -22,15 +22,20 @@ _F8 = np.dtype(np.float64)
 @rule("take_along_axis")
 def take_along_axis_rule(op, inputs, attrs):
     arr, idx = inputs
-    a, i = shape(arr), shape(idx)
-    if dtype(idx).kind not in "iu":
+    return [(along_axis_shape(shape(arr), shape(idx), dtype(idx), attrs.get("axis", -1)),
+             dtype(arr))]
+
+
+def along_axis_shape(a: tuple, i: tuple, index_dtype, axis) -> tuple:
+    """The shape `arr[_make_along_axis_idx(...)]` has (take/put_along_axis), with NumPy's
+    errors for a bad index array."""
+    if index_dtype.kind not in "iu":
         raise static_error(IndexError, "`indices` must be an integer array")
-    axis = attrs.get("axis", -1)
     if axis is None:
         if len(i) != 1:
             raise static_error(ValueError, "when axis=None, `indices` must have a single "
                                "dimension.")
-        return [(i, dtype(arr))]
+        return i
     ax = axis_index(axis, len(a))
     if len(i) != len(a):
         raise static_error(ValueError, "`indices` and `arr` must have the same number of "
@@ -40,7 +45,26 @@ def take_along_axis_rule(op, inputs, attrs):
     except ValueError:
         raise static_error(IndexError, f"shape mismatch: indexing arrays could not be "
                            f"broadcast together with shapes {i} {a}") from None
-    return [(rest[:ax] + (i[ax],) + rest[ax + 1:], dtype(arr))]
+    return rest[:ax] + (i[ax],) + rest[ax + 1:]
+
+
+@rule("put_along_axis")
+def put_along_axis_rule(op, inputs, attrs):
+    """The array put_along_axis leaves in `arr`: arr's shape and dtype (values are cast as
+    `arr[index] = values` casts them). NumPy's checks: those of take_along_axis, then the
+    values must broadcast to the indexed shape (leading size-1 dims of values dropped)."""
+    arr, idx, values = inputs
+    axis = attrs.get("axis")
+    target = along_axis_shape(shape(arr), shape(idx), dtype(idx), axis)
+    vs = shape(values)
+    while len(vs) > len(target) and vs[0] == 1:
+        vs = vs[1:]
+    fits = len(vs) <= len(target) and all(
+        v in (1, None) or t is None or v == t for v, t in zip(vs[::-1], target[::-1]))
+    if not fits:
+        raise static_error(ValueError, f"shape mismatch: value array of shape {shape(values)} "
+                           f"could not be broadcast to indexing result of shape {target}")
+    return [(shape(arr), dtype(arr))]
 
 
 def _one_d(x, what="object") -> None:

@@ -62,6 +62,8 @@ def dispatch_ufunc(ufunc, method, inputs, kwargs):
     from runtime.ops.functions import resolve_variables
 
     inputs = resolve_variables(inputs)
+    if ufunc.signature is not None and ("axis" in kwargs or "axes" in kwargs):
+        return _with_core_axes(ufunc, inputs, kwargs)
     weak_all = all_weak(inputs)
     if not weak_all:  # a weak value among typed ones: NumPy sees the Python number (NEP 50)
         inputs = [python_number(x) if isinstance(x, Tensor) and x.weak else x for x in inputs]
@@ -71,3 +73,60 @@ def dispatch_ufunc(ufunc, method, inputs, kwargs):
             if isinstance(r, Tensor):
                 r.weak = True
     return result
+
+
+def _with_core_axes(ufunc, inputs, kwargs):
+    """A gufunc given `axis=` / `axes=` (`np.vecdot(a, b, axis=0)`): NumPy takes each
+    operand's core dimensions from those axes instead of the last ones, which is the
+    gufunc on the operands with those axes moved last (outputs' core axes moved back)."""
+    from runtime.ops.rules_common import static_error
+    from runtime.ops.ufuncs_rules import _parse
+
+    kwargs = dict(kwargs)
+    axis, axes = kwargs.pop("axis", None), kwargs.pop("axes", None)
+    if axis is not None and axes is not None:
+        raise static_error(TypeError, "cannot specify both 'axis' and 'axes'")
+    if isinstance(axis, Tensor) or _has_tensor(axes):
+        raise TypeError(f"np.{ufunc.__name__}: `axis` / `axes` must be static in graphs{where()}")
+    if kwargs.get("keepdims"):
+        raise TypeError(f"np.{ufunc.__name__}(..., keepdims=True) is not supported in graphs"
+                        f"{where()}; add the axis back with np.expand_dims on the result")
+    ins, outs = (_parse(p) for p in ufunc.signature.split("->"))
+    if any(o and np.ndim(x) < len(core) for x, core in zip(inputs, ins) for _, o in core):
+        raise TypeError(f"np.{ufunc.__name__}(..., axes=...) with its optional core "
+                        f"dimensions ({ufunc.signature}) is not supported in graphs{where()}; "
+                        "move the axes last with np.moveaxis and call it without axes=")
+    if axis is not None:
+        names = {n for core in ins for n, _ in core}
+        if any(len(core) != 1 for core in ins) or any(outs_ for outs_ in outs) or len(names) != 1:
+            n = len({n for core in ins + outs for n, _ in core})
+            raise static_error(TypeError, f"{ufunc.__name__}: axis can only be used with a "
+                               f"single shared core dimension, not with the {n} distinct ones "
+                               f"implied by signature {ufunc.signature}.")
+        axes = [(axis,)] * len(ins)
+    axes = [a if isinstance(a, (tuple, list)) else (a,) for a in axes]
+    if len(axes) == len(ins) and any(outs):
+        raise static_error(ValueError, f"axes should be a list with an entry for all "
+                           f"{len(ins) + len(outs)} inputs and outputs; entries for outputs can "
+                           "only be omitted if none of them has core axes.")
+    if len(axes) not in (len(ins), len(ins) + len(outs)):
+        raise static_error(ValueError, f"axes should be a list with an entry for all "
+                           f"{len(ins) + len(outs)} inputs and outputs")
+    for k, (a, core) in enumerate(zip(axes, ins + outs)):
+        if len(a) != len(core):
+            raise static_error(np.exceptions.AxisError, f"{ufunc.__name__}: operand {k} has "
+                               f"{len(core)} core dimensions, but {len(a)} dimensions are "
+                               "specified by axes tuple.")
+    moved = [np.moveaxis(x, a, tuple(range(-len(a), 0))) if np.ndim(x) >= len(a) and a else x
+             for x, a in zip(inputs, axes)]
+    result = dispatch_ufunc(ufunc, "__call__", moved, kwargs)
+    if len(axes) == len(ins):
+        return result
+    results = result if isinstance(result, tuple) else (result,)
+    placed = tuple(np.moveaxis(r, tuple(range(-len(a), 0)), a) if a else r
+                   for r, a in zip(results, axes[len(ins):]))
+    return placed if isinstance(result, tuple) else placed[0]
+
+
+def _has_tensor(v) -> bool:
+    return isinstance(v, Tensor) or (isinstance(v, (list, tuple)) and any(map(_has_tensor, v)))

@@ -186,11 +186,12 @@ def check_covers(ops, covers):
 
 
 def test_every_rule_has_a_case():
+    from tests.runtime.test_gradient_cov_gaps import CASES as COV_GAPS_CASES
     from tests.runtime.test_gradient_linalg_fft import CASES as LINALG_FFT_CASES
     from tests.runtime.test_gradient_more import CASES as MORE_CASES
     from tests.runtime.test_gradient_rules_arrays import CASES as ARRAY_CASES
 
-    covered = {k for cases in (CASES, ARRAY_CASES, MORE_CASES, LINALG_FFT_CASES)
+    covered = {k for cases in (CASES, ARRAY_CASES, MORE_CASES, LINALG_FFT_CASES, COV_GAPS_CASES)
                for c in cases for k in c[1]}
     missing = [key_name(k) for k in list(UFUNC_RULES) + list(RULES) if k not in covered]
     assert not missing, f"gradient rules without a finite-difference case: {missing}"

@@ -1,0 +1,139 @@
+"""NumPy functions that write into, view or trim an array, in graphs:
+
+- `np.put_along_axis(arr, indices, values, axis)` writes into `arr` in place. On a
+  symbolic `arr` it is op "put_along_axis" (the updated copy, NumPy's own function as
+  the kernel) made `arr`'s new value through runtime/views.py, exactly like `arr[i] = v`:
+  aliases and views see it, and an argument array is written back after the call.
+  axis=None is refused: NumPy then writes through `np.array(arr.flat)`, a view of a
+  C-contiguous `arr` (a copy, left unwritten, in older NumPy) and a read-only copy of
+  any other, so the effect depends on a memory layout a graph does not know.
+- `np.trim_zeros(filt, trim, axis)`: the slice `filt[start:stop, ...]` with bounds
+  computed in the graph (the result's trimmed dims are unknown while tracing); a view of
+  `filt`, as in NumPy.
+- `np.from_dlpack(x)` of a symbolic array: a view of it (a copy with copy=True), which
+  is what NumPy gives for an ndarray. NumPy asks `x.__dlpack__` for memory instead of
+  dispatching, so converted code routes the call here (`CREATORS`).
+
+Rule: more_rules.py ("put_along_axis"); gradient: runtime/autodiff/more_rules.py.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from runtime.errors import where
+from runtime.ops.dynamic import CREATORS
+from runtime.ops.functions import OPS, TABLE, _rule, resolve_variables
+from runtime.ops.registry import OpDef, bind
+from runtime.ops.rules_common import axes_tuple, static_error
+from runtime.tensor import Tensor
+
+
+def _put_along_axis_kernel(arr, indices, values, axis):
+    out = np.array(arr, copy=True)
+    np.put_along_axis(out, indices, values, axis)
+    return out
+
+
+PUT_ALONG_AXIS = OpDef("put_along_axis", _put_along_axis_kernel, _rule("put_along_axis"))
+OPS[PUT_ALONG_AXIS.name] = PUT_ALONG_AXIS
+
+
+def put_along_axis_value(arr: Any, indices: Any, values: Any, axis: int | None) -> Any:
+    """The array `np.put_along_axis(arr, indices, values, axis)` would leave in `arr`
+    (a new value; `arr` is not changed)."""
+    return bind(PUT_ALONG_AXIS, arr, indices, values, axis=axis)
+
+
+@TABLE.register(np.put_along_axis)
+def _put_along_axis(arr, indices, values, axis):
+    from runtime import tracing
+    from runtime.views import resolve, write
+
+    if isinstance(axis, Tensor):
+        raise TypeError(f"np.put_along_axis: `axis` must be static in graphs{where()}")
+    if not isinstance(arr, Tensor):
+        if tracing.current_graph() is None:  # an eager GradientTape's values
+            raise TypeError(f"np.put_along_axis writes into `arr` in place, which an eager "
+                            f"GradientTape cannot record{where()}; run the code in an "
+                            "ag.function (where it is differentiable), or build the result "
+                            "with np.where / np.concatenate.")
+        raise TypeError(
+            f"np.put_along_axis(arr, ...) with indices or values computed in the graph"
+            f"{where()}: `arr` is a NumPy array (a constant of the trace), which the graph "
+            "cannot write into. Make `arr` a graph value: pass it in as an argument, or "
+            "build it from one (e.g. `arr = np.zeros_like(x)`, `arr = x.copy()`).")
+    if axis is None:
+        raise TypeError(
+            f"np.put_along_axis(..., axis=None) is not supported in graphs{where()}: NumPy "
+            "writes through a flattened view of `arr` only when its memory is C-contiguous "
+            "(and raises otherwise), which a graph does not know. Write the flat positions "
+            "by index instead: `arr[np.unravel_index(indices, arr.shape)] = values`.")
+    indices, values = resolve_variables([indices, values])
+    new = put_along_axis_value(resolve(arr), resolve(indices), resolve(values), axis)
+    try:
+        write(arr, new)
+    except ValueError as e:
+        if "defined outside the symbolic" not in str(e):
+            raise
+        # AutoGraph carries the arrays a block assigns (`x[i] = v` is one); a call that
+        # writes in place is not an assignment it sees
+        raise ValueError(
+            f"np.put_along_axis writes into `arr` in place inside a symbolic `if` / loop"
+            f"{where()}, but `arr` is not assigned in that block, so the block does not "
+            "carry its new value out. Assign the array in the block before the call (e.g. "
+            "`y = y.copy()`, or compute it there), which makes it a variable of the block.") \
+            from None
+
+
+@TABLE.register(np.trim_zeros)
+def _trim_zeros(filt, trim="fb", axis=None):
+    from runtime.ops.shape import symbolic_shape
+
+    (x,) = resolve_variables([filt])
+    if not isinstance(trim, str):
+        raise TypeError(f"np.trim_zeros: `trim` must be a static string{where()}")
+    trim = trim.lower()
+    if trim not in {"fb", "bf", "f", "b"}:
+        raise static_error(ValueError, f"unexpected character(s) in `trim`: {trim!r}")
+    nd = x.ndim
+    trimmed = tuple(range(nd)) if axis is None else axes_tuple(axis, nd)
+    if not trimmed:
+        return filt
+    dims = symbolic_shape(x)
+    found = np.not_equal(x, 0)
+    # each axis: the first and last position where some value is nonzero; an all-zero
+    # array is cut to nothing along every trimmed axis
+    has = np.any(found)
+    index = []
+    for ax in range(nd):
+        if ax not in trimmed:
+            index.append(slice(None))
+            continue
+        others = tuple(k for k in range(nd) if k != ax)
+        seen = np.any(found, axis=others) if others else found
+        stop = dims[ax]
+        # (a True appended: argmax of an empty axis is an error; it never wins otherwise)
+        first = np.argmax(np.concatenate((seen, np.ones(1, bool)))) if "f" in trim else 0
+        if "b" in trim:
+            stop = stop - np.argmax(np.concatenate((np.flip(seen), np.ones(1, bool))))
+        index.append(slice(np.where(has, first, 0), np.where(has, stop, 0)))
+    return filt[tuple(index)] if nd > 1 else filt[index[0]]
+
+
+def from_dlpack(x, /, *, device=None, copy=None) -> Any:
+    """`np.from_dlpack(x)` of a symbolic array: NumPy's result for an ndarray, a view of
+    it (or a copy with copy=True)."""
+    if device is not None and device != "cpu":
+        raise static_error(ValueError, f'Device not understood. Only "cpu" is allowed, but '
+                           f"received: {device}")
+    (x,) = resolve_variables([x])
+    if not isinstance(x, Tensor):
+        return np.from_dlpack(x, device=device, copy=copy)
+    if copy:
+        return x.copy()
+    return x[...]
+
+
+CREATORS[np.from_dlpack] = from_dlpack
