@@ -240,18 +240,37 @@ class LoopTypes:
         return changed
 
 
-def check_placeholders_given(leaves: list, out_leaves: list, labels: list[str],
+def _pairs(value, other):
+    """(placeholder, what `other` has in its place) for each placeholder in `value`."""
+    if is_placeholder(value):
+        yield value, other
+        return
+    t = type(value)
+    if t is not type(other):
+        return
+    if t is dict:
+        if list(value) == list(other):
+            for k in value:
+                yield from _pairs(value[k], other[k])
+    elif isinstance(value, (tuple, list)) and len(value) == len(other):
+        for a, b in zip(value, other):
+            yield from _pairs(a, b)
+
+
+def check_placeholders_given(leaves: list, tree, outputs, labels: list[str],
                              where_text: str) -> None:
     """A loop variable without a value before the loop that must get one: the body must
-    give it an array or a number on every path."""
-    for i, (a, b) in enumerate(zip(leaves, out_leaves)):
-        if needs_value(a) and not _typed(b):
+    give it an array or a number (or a structure of those) on every path."""
+    for p, value in _pairs(unflatten(tree, leaves), outputs):
+        if needs_value(p) and (is_placeholder(value) or
+                               not all(_typed(x) for x in flatten(value)[0])):
+            label = labels[next(i for i, x in enumerate(leaves) if x is p)]
             raise UntypedLoopVariable(
-                f"Loop variable {labels[i]} has no value before the loop{where_text}, and the "
+                f"Loop variable {label} has no value before the loop{where_text}, and the "
                 "loop body does not give it an array or a number on every path (it reads it "
                 "before assigning it, assigns it on some paths only, or assigns another "
-                f"kind of object). Give {labels[i]} an initial value before the loop, with "
-                "the dtype and shape it has inside.", labels[i])
+                f"kind of object). Give {label} an initial value before the loop, with "
+                "the dtype and shape it has inside.", label)
 
 
 def leaf_invariants(shape_invariants, loop_vars, n) -> list:

@@ -80,7 +80,10 @@ def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_i
         g_body, out_leaves, out_tree = trace_subgraph("body", call(body_fn), types.arg_avals(),
                                                       [], graph)
         learned = types.learn(out_leaves) if out_tree == types.tree else False
-        if types.fill(unflatten(out_tree, out_leaves)):
+        outputs = unflatten(out_tree, out_leaves)
+        check_placeholders_given(types.leaves, types.tree, outputs, types.labels,
+                                 at_user_line())
+        if types.fill(outputs):
             continue  # the body gives a placeholder a value: carry it
         if out_tree != types.tree:
             raise ValueError(
@@ -88,7 +91,6 @@ def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_i
                 f"{_shape_text(types.tree, types.leaves)} before, "
                 f"{_shape_text(out_tree, out_leaves)} after."
             )
-        check_placeholders_given(types.leaves, out_leaves, types.labels, at_user_line())
         if not learned:
             break
     leaves, tree, labels, avals, carried = (types.leaves, types.tree, types.labels,
