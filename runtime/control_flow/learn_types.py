@@ -179,13 +179,12 @@ class LoopTypes:
         self.tree = new_tree
         self._index()
         avals, numbers, weak, yielding = {}, set(), set(), set()
-        self.yielding = set()
         for k in self.carried:
             i = moved.get(k)
             if i is None:  # a filled placeholder: its dtype follows the body's, as a
                 avals[k] = aval_of(self.leaves[k])  # number's does (weak while a number)
                 numbers.add(k)
-                self.yielding.add(k)
+                yielding.add(k)
                 if is_python_scalar(self.leaves[k]):
                     weak.add(k)
                 self.dtype_rounds += 1
@@ -197,8 +196,7 @@ class LoopTypes:
                 numbers.add(k)
             if i in self.weak:
                 weak.add(k)
-        self.avals, self.numbers, self.weak = avals, numbers, weak
-        self.yielding |= yielding
+        self.avals, self.numbers, self.weak, self.yielding = avals, numbers, weak, yielding
         return True
 
     def _learn_dtypes(self, out_leaves) -> bool:

@@ -143,8 +143,16 @@ def first_big(x, n):
     return while_loop(lambda i, found, value: i < n, body, (np.int64(0), False, NoValue()))
 
 
+def previous_value(x, n):
+    # `b` gets a value only in the trace after `a` got one: two placeholders, learned in turn
+    def body(i, a, b):
+        return i + 1, x[i] * 2, a
+    return while_loop(lambda i, a, b: i < n, body, (np.int64(0), NoValue(), NoValue()))
+
+
 @pytest.mark.parametrize("fn,n", [(last_doubled, 1), (last_doubled, 4), (last_pair, 1),
-                                  (last_pair, 4), (first_big, 4)])
+                                  (last_pair, 4), (first_big, 4), (previous_value, 2),
+                                  (previous_value, 4)])
 def test_placeholder_takes_the_type_the_body_gives(fn, n):
     # (with no iteration, or none that sets it, Python keeps the marker, the graph zeros
     # of the learned type: a caller reads it only where it was set, as autograph does)
