@@ -178,19 +178,19 @@ def _replaced(record, where, what) -> list:
     return values
 
 
-class OnePathOnly(Diagnostic):
-    """A variable defined in one branch of a symbolic `if` only (`name`)."""
-
-    def __init__(self, name: str, message: str):
-        super().__init__(message)
-        self.name = name
+def _one_path_only(name: str, message: str) -> Diagnostic:
+    """The error for a variable defined in one branch of a symbolic `if` only; `.name`
+    lets a loop say it in its own terms (loops.py)."""
+    e = Diagnostic(message)
+    e.name = name
+    return e
 
 
 def _check(a: tuple, b: list, labels, where, what):
     for label, x, y in zip(labels, a, b):
         if is_undefined(x) != is_undefined(y):
             side, other = ("true", "false") if is_undefined(y) else ("false", "true")
-            raise OnePathOnly(label,
+            raise _one_path_only(label,
                 f"{where}: '{label}' is defined in the {side} branch of this {what} but not "
                 f"in the {other} branch, and is used after it. The condition is symbolic, "
                 f"so both branches must define it: give '{label}' a value before the "

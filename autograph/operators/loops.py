@@ -306,11 +306,9 @@ def _first_assigned_errors(first: list, where: str):
     only, or gives it a value that is not an array or a number."""
     from runtime.control_flow.learn_types import UntypedLoopVariable
 
-    from autograph.operators.conditionals import OnePathOnly
-
     try:
         yield
-    except (UntypedLoopVariable, UnboundLocalError, OnePathOnly) as e:
+    except (UntypedLoopVariable, UnboundLocalError, Diagnostic) as e:
         name = getattr(e, "label", None) or getattr(e, "name", None)
         if name not in first:
             raise
