@@ -15,7 +15,8 @@ its branches return `(value, outputs...)`.
 On a symbolic condition both branches are traced into a `cond` node. Diagnostics name
 the variable and the user's line: a variable defined in only one branch, or a branch
 that returns a value while the other falls through. `UNSET` (a `return` value not set
-yet) takes the type of the value the other branch gives it.
+yet) takes the type of the value the other branch gives it: `runtime.cond` learns it
+(`runtime/control_flow/learn_types.py`), this module only names values and errors.
 """
 from __future__ import annotations
 
@@ -102,25 +103,19 @@ def _symbolic_if(cond, body, orelse, state, names, loc, what="`if`"):
 
     where = f"{loc[0]}:{loc[1]}"
     record: dict = {}
-    hints: dict = {}
     labels = _labels(names)
     snap = containers.Snapshot(containers.roots_of(body, orelse, values=state), names)
     carried: list = []  # container locations a branch replaces: extra outputs
     graph = runtime.tracing.current_graph()
-    for _ in range(2 + _MAX_NEW_LOCATIONS):
+    for _ in range(1 + _MAX_NEW_LOCATIONS):
         record.clear()
         record["snapshot"], record["carried"], record["new"] = snap, carried, []
-        true_fn = _branch(body, "true", state, names, labels, record, hints, where, what)
-        false_fn = _branch(orelse, "false", state, names, labels, record, hints, where, what)
+        true_fn = _branch(body, "true", state, names, labels, record, where, what)
+        false_fn = _branch(orelse, "false", state, names, labels, record, where, what)
         start = len(graph.nodes)
         extra = [containers.describe(c) for c in carried]
-        try:
-            out = runtime.cond(cond, true_fn, false_fn, state,
-                               names=labels + extra if names or extra else None)
-        except (ValueError, TypeError) as e:
-            if isinstance(e, Diagnostic) or hints or not _learn(record, hints):
-                raise
-            continue
+        out = runtime.cond(cond, true_fn, false_fn, state,
+                           names=labels + extra if names or extra else None)
         if record["new"]:  # trace again, carrying them too (and drop this `cond`)
             del graph.nodes[start:]
             carried.extend(record["new"])
@@ -132,13 +127,14 @@ def _symbolic_if(cond, body, orelse, state, names, loc, what="`if`"):
         if names is None:
             return out[0]
         return pack(out, names)
-    raise AssertionError("unreachable")
+    raise Diagnostic(f"{where}: this symbolic {what} replaces items of Python containers in "
+                     "too many places; make them variables it assigns.")
 
 
 _MAX_NEW_LOCATIONS = 2  # retraces to find every location both branches replace
 
 
-def _branch(fn, side, state, names, labels, record, hints, where, what):
+def _branch(fn, side, state, names, labels, record, where, what):
     def run(*args):
         try:
             out = fn(*args) if fn is not None else _identity(args, names)
@@ -148,7 +144,7 @@ def _branch(fn, side, state, names, labels, record, hints, where, what):
                 note_branch_error(e, side, where, what)
                 raise
             # the branch ends in a graph-side raise: its outputs never reach anyone, so
-            # they take the other branch's types (UNSET, as for a return value not set)
+            # they are UNSET, which runtime.cond gives the other branch's types
             record["raised_" + side] = True
             out = pack((UNSET,) * len(labels), names)
         extra = _replaced(record, where, what) if record["snapshot"] else ()
@@ -156,15 +152,13 @@ def _branch(fn, side, state, names, labels, record, hints, where, what):
         record[side] = tuple(outs)
         if side == "false":
             _check(record["true"], outs, labels, where, what)
+            if record.get("raised_true") and record.get("raised_false"):
+                # the `if` raises either way: its outputs are never read; any type will do
+                outs = [np.float64(0.0)] * len(outs)
             for k, v in enumerate(outs):
                 other = record["true"][k]
-                if v is UNSET and other is not UNSET:
-                    outs[k] = zeros_like(other)
-                elif is_undefined(v) and is_undefined(other):
+                if is_undefined(v) and is_undefined(other):
                     outs[k] = other
-        for k, v in enumerate(outs):
-            if v is UNSET and k in hints:
-                outs[k] = hints[k]
         return tuple(outs) + tuple(extra)
     return run
 
@@ -184,11 +178,19 @@ def _replaced(record, where, what) -> list:
     return values
 
 
+def _one_path_only(name: str, message: str) -> Diagnostic:
+    """The error for a variable defined in one branch of a symbolic `if` only; `.name`
+    lets a loop say it in its own terms (loops.py)."""
+    e = Diagnostic(message)
+    e.name = name
+    return e
+
+
 def _check(a: tuple, b: list, labels, where, what):
     for label, x, y in zip(labels, a, b):
         if is_undefined(x) != is_undefined(y):
             side, other = ("true", "false") if is_undefined(y) else ("false", "true")
-            raise Diagnostic(
+            raise _one_path_only(label,
                 f"{where}: '{label}' is defined in the {side} branch of this {what} but not "
                 f"in the {other} branch, and is used after it. The condition is symbolic, "
                 f"so both branches must define it: give '{label}' a value before the "
@@ -201,23 +203,6 @@ def _check(a: tuple, b: list, labels, where, what):
                 f"{where}: the {side} branch of this symbolic {what} returns a value but the "
                 f"{other} branch falls through without one (it would return None). Add a "
                 f"`return` with a value of the same type at the end of the {other} branch.")
-
-
-def _learn(record: dict, hints: dict) -> bool:
-    """After a failed attempt: UNSET outputs take the type of the other branch's value."""
-    a, b = record.get("true"), record.get("false")
-    if a is None or b is None:
-        return False
-    learned = False
-    both_raise = record.get("raised_true") and record.get("raised_false")
-    for k, (x, y) in enumerate(zip(a, b)):
-        if x is UNSET and y is not UNSET:
-            hints[k] = zeros_like(y)
-            learned = True
-        elif both_raise and k not in hints:
-            hints[k] = np.float64(0.0)  # never seen: the `if` raises either way
-            learned = True
-    return learned
 
 
 # -- `raise` under a symbolic condition -----------------------------------------------------
@@ -265,22 +250,3 @@ def defer_raise(e: Exception) -> bool:
             "ag.print(...) just before the `raise`).") from e
     raise_(e, f"{loc[0]}:{loc[1]}")
     return True
-
-
-def zeros_like(value):
-    """A stand-in value with the structure, dtype and (known) shape of `value`."""
-    from runtime import Tensor
-
-    if isinstance(value, tuple):
-        return tuple(zeros_like(v) for v in value)
-    if isinstance(value, list):
-        return [zeros_like(v) for v in value]
-    if isinstance(value, dict):
-        return {k: zeros_like(v) for k, v in value.items()}
-    if isinstance(value, Tensor):
-        return np.zeros(tuple(0 if d is None else d for d in value.shape), value.dtype)
-    if isinstance(value, (np.ndarray, np.generic)):
-        return np.zeros_like(value)
-    if isinstance(value, (bool, int, float, complex)):
-        return type(value)(0)
-    return value

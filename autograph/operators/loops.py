@@ -17,11 +17,14 @@ Generated code calls
 - A `for` over a Tensor (first axis), a `range` with symbolic bounds, or `enumerate` /
   `zip` of those becomes one `while_loop` over an index.
 
-Loop variables that are `Undefined` on entry of a symbolic loop are an error naming the
-variable; `UNSET` (a return value not set yet) takes the type the body gives it.
+Loop variables that are `Undefined` on entry of a symbolic loop (first assigned inside)
+and `UNSET` (a return value not set yet) take the type the body gives them: the runtime
+learns it (`runtime/control_flow/learn_types.py`); this module names the variables and
+says in the user's terms what went wrong.
 """
 from __future__ import annotations
 
+import contextlib
 from typing import Callable, Sequence
 
 import numpy as np
@@ -30,7 +33,7 @@ from autograph.errors import caller_location
 from autograph.operators import lists
 from autograph.errors import Diagnostic
 from autograph.operators.conditionals import is_symbolic, pack, unpack
-from autograph.operators.variables import UNSET, is_undefined
+from autograph.operators.variables import is_undefined
 
 
 def while_stmt(test: Callable, body: Callable, state: Sequence = (), names: Sequence[str] = (),
@@ -200,29 +203,31 @@ def _loop(test, body, state, names, loc, opts, for_loop):
     else:
         init = _containers_as_state(_for_step(for_loop[0], body, names), [0] + list(state),
                                     names, where, offset=1)[1:]
+    # Variables first assigned inside (`Undefined`) and a return value not set yet
+    # (`UNSET`) are "no value yet" placeholders: runtime.while_loop gives them the type
+    # the body gives them (as it does a Python number); here only the names and errors.
     first = [n for n, v in zip(names, init) if is_undefined(v)]
-    if for_loop is None:
-        init = _first_assigned(step, init, names, where)
-        init = _typed_initial_values(step, init)
-        loop_test, loop_step, loop_names, loop_inv = test, step, names, invariants
-        if first:  # count the iterations: the first-assigned values exist after one
-            init = [runtime.constant(0, np.int64)] + init
-            loop_names = ("<iteration count>",) + names
-            loop_inv = None if invariants is None else [None] + invariants
+    with _first_assigned_errors(first, where):
+        if for_loop is None:
+            loop_test, loop_step, loop_names, loop_inv = test, step, names, invariants
+            if first:  # count the iterations: the first-assigned values exist after one
+                init = [runtime.constant(0, np.int64)] + init
+                loop_names = ("<iteration count>",) + names
+                loop_inv = None if invariants is None else [None] + invariants
 
-            def loop_test(i, *s):
-                return test(*s)
+                def loop_test(i, *s):
+                    return test(*s)
 
-            def loop_step(i, *s):
-                return (i + 1,) + tuple(step(*s))
-        out = runtime.while_loop(lambda *s: loop_test(*s), loop_step, init,
-                                 maximum_iterations=maximum_iterations,
-                                 names=list(loop_names) or None, shape_invariants=loop_inv)
-    else:
-        out = _for_loop(runtime, for_loop, body, init, names, maximum_iterations, invariants,
-                        where)
-        if not first:
-            out = out[1:]
+                def loop_step(i, *s):
+                    return (i + 1,) + tuple(step(*s))
+            out = runtime.while_loop(lambda *s: loop_test(*s), loop_step, init,
+                                     maximum_iterations=maximum_iterations,
+                                     names=list(loop_names) or None, shape_invariants=loop_inv)
+        else:
+            out = _for_loop(runtime, for_loop, body, init, names, maximum_iterations,
+                            invariants, where)
+            if not first:
+                out = out[1:]
     if first:
         _check_ran(runtime, out[0], first, where)
         out = out[1:]
@@ -294,33 +299,26 @@ def _for_step(seq, body, names):
     return step
 
 
-def _first_assigned(step, init: list, names, where: str, offset: int = 0) -> list:
-    """Loop variables first assigned inside a symbolic loop (`Undefined` on entry) take
-    the type the body gives them (traced once into a scratch graph, as tf.function
-    does): their initial value is a stand-in, replaced by the first iteration, and a
-    run-time check (`_check_ran`) raises if the loop ran zero times. A body that reads
-    one before assigning it, or does not assign it on every path, is an error."""
-    from runtime.control_flow.while_loop import stand_in
-    from runtime import Tensor
+@contextlib.contextmanager
+def _first_assigned_errors(first: list, where: str):
+    """The runtime's errors about a variable first assigned inside the loop (`first`),
+    in the user's terms: the body reads it before assigning it, assigns it on some paths
+    only, or gives it a value that is not an array or a number."""
+    from runtime.control_flow.learn_types import UntypedLoopVariable
 
-    undefined = [k for k, v in enumerate(init) if k >= offset and is_undefined(v)]
-    if not undefined:
-        return init
-    out = _probe(_probe_step(step, offset), init)
-    for k in undefined:
-        name = names[k - offset]
-        if out is None or not isinstance(out[k], (Tensor,) + _TYPED + _WEAK):
-            raise Diagnostic(
-                f"{where}: '{name}' is first assigned inside this symbolic loop and used "
-                f"after it (or in a later iteration), but the loop body reads it before "
-                f"assigning it, does not assign it on every path, or gives it a value that is not "
-                f"an array or a number. A symbolic loop "
-                f"needs its variables defined before it: give '{name}' an initial value "
-                f"before the loop, with the dtype and shape it has inside.")
-    init = list(init)
-    for k in undefined:
-        init[k] = stand_in(out[k])
-    return init
+    try:
+        yield
+    except (UntypedLoopVariable, UnboundLocalError, Diagnostic) as e:
+        name = getattr(e, "label", None) or getattr(e, "name", None)
+        if name not in first:
+            raise
+        raise Diagnostic(
+            f"{where}: '{name}' is first assigned inside this symbolic loop and used "
+            f"after it (or in a later iteration), but the loop body reads it before "
+            f"assigning it, does not assign it on every path, or gives it a value that is not "
+            f"an array or a number. A symbolic loop "
+            f"needs its variables defined before it: give '{name}' an initial value "
+            f"before the loop, with the dtype and shape it has inside.") from None
 
 
 def _check_ran(runtime, count, first: list, where: str) -> None:
@@ -360,79 +358,15 @@ def _body_or_raise(body, args, state, names) -> tuple:
     return unpack(out, names)
 
 
-_WEAK = (bool, int, float, complex)
-_TYPED = (np.ndarray, np.generic)
-
-
-def _typed_initial_values(step, init: list, offset: int = 0) -> list:
-    """Give UNSET loop variables (a return value not set yet) the type the body gives
-    them, and then Python-number loop variables too.
-
-    Python numbers alone are left to `runtime.while_loop`, which traces the body once into
-    a scratch graph with them left as Python values, so NumPy's promotion rules (NEP 50)
-    decide as in the original (`s = 0.0` then `s = s + x` with a float32 `x` makes a
-    float32 loop variable). The runtime does not know UNSET, so a loop that returns is
-    traced here the same way instead, once - and once more with every number symbolic
-    only if that did not give the return value a type (it came out UNSET or holding a
-    Python number). Python side effects of the body run once per such trace."""
-    unset = [k for k, v in enumerate(init) if k >= offset and v is UNSET]
-    if not unset:
-        return init
-    from runtime import Tensor, tracing
-
-    from autograph.operators.conditionals import zeros_like
-
-    numbers = [k for k, v in enumerate(init) if k >= offset and type(v) in _WEAK]
-    out = _probe(step, init, reraise=True)
-    init, typed = list(init), list(init)
-    # A number typed by one iteration can type another in the next (`r += s` once `s` is
-    # int32): probe again until no dtype moves, as the Python loop's iterations would.
-    for last in range(len(numbers) - 1, -1, -1):  # rounds as in runtime.loops
-        moved = [k for k in numbers if isinstance(out[k], (Tensor,) + _TYPED) and
-                 np.ndim(out[k]) == 0 and not (isinstance(typed[k], _TYPED) and
-                                                typed[k].dtype == out[k].dtype)]
-        for k in moved:
-            typed[k] = np.asarray(init[k], dtype=out[k].dtype)
-        if not moved or not last or (again := _probe(step, typed)) is None:
-            break
-        out = again
-    for k in numbers:
-        init[k] = np.asarray(typed[k])
-    if not all(_typed(out[k]) for k in unset):
-        def placeholders_step(*vals):
-            g = tracing.current_graph()
-            args = [g.add_input(np.shape(v), np.asarray(v).dtype) if k >= offset and
-                    isinstance(v, _TYPED) else v for k, v in enumerate(vals)]
-            return step(*args)
-        out = _probe(placeholders_step, init) or out
-    for k in unset:
-        init[k] = zeros_like(out[k])
-    return init
-
-
-def _typed(value) -> bool:
-    """Whether a value (or every leaf of a tuple / list / dict) has a dtype."""
-    from runtime import Tensor
-
-    if isinstance(value, (tuple, list)):
-        return all(_typed(v) for v in value)
-    if isinstance(value, dict):
-        return all(_typed(v) for v in value.values())
-    return isinstance(value, (Tensor,) + _TYPED)
-
-
-def _probe(step, init, reraise=False):
-    """The body's outputs, traced into a scratch graph. An error is the user's error
-    (with the user's line), raised again where the loop could not be traced without the
-    probe (a return value still UNSET); else the real trace reports it."""
+def _probe(step, init):
+    """The body's outputs, traced into a scratch graph (None if that fails: the real
+    trace reports the error)."""
     from runtime import Graph, tracing
 
     try:
         with tracing.graph_context(Graph("probe", parent=tracing.current_graph())):
             return step(*init)
     except Exception:
-        if reraise:
-            raise
         return None
 
 
@@ -450,8 +384,7 @@ def _for_loop(runtime, for_loop, body, init, names, maximum_iterations, invarian
     loop_names = ["<iteration index>"] + list(names)
     inv = None if invariants is None else [None] + list(invariants)
     start = runtime.constant(0, np.int64)  # a symbolic index: one graph loop, not unrolled
-    init = _first_assigned(step, [start] + list(init), names, where, offset=1)
-    init = _typed_initial_values(step, init, offset=1)
+    init = [start] + list(init)
     out = runtime.while_loop(cond, step, tuple(init), maximum_iterations=maximum_iterations,
                              names=loop_names, shape_invariants=inv)
     return out  # with the iteration index first

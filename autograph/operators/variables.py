@@ -29,6 +29,11 @@ class Undefined:
     """A variable that has no value on some path (or an attribute that does not exist yet:
     then using it raises the AttributeError that reading it raised)."""
 
+    # as the initial value of a symbolic loop's variable (first assigned inside), the
+    # runtime gives it the type the body gives it, and requires the body to give one
+    graph_placeholder = True
+    graph_placeholder_needs_value = True
+
     __slots__ = ("name", "error")
 
     def __init__(self, name: str, error: Exception | None = None):
@@ -65,7 +70,8 @@ del _op
 
 
 class _Unset:
-    # runtime.cond fills a branch's placeholder with zeros of the other branch's type
+    # runtime.cond / runtime.while_loop give it the type of the other branch's value /
+    # of the value the loop body gives it
     graph_placeholder = True
 
     __slots__ = ()
@@ -82,9 +88,12 @@ UNSET = _Unset()
 
 def _unbound(name: str) -> UnboundLocalError:
     if sys.version_info >= (3, 11):
-        return UnboundLocalError(
+        e = UnboundLocalError(
             f"cannot access local variable '{name}' where it is not associated with a value")
-    return UnboundLocalError(f"local variable '{name}' referenced before assignment")
+    else:
+        e = UnboundLocalError(f"local variable '{name}' referenced before assignment")
+    e.name = name  # (as Python sets it; loops.py names the variable in its diagnostic)
+    return e
 
 
 def ld(value):

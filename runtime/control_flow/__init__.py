@@ -4,9 +4,13 @@ With a Python predicate / condition these run as plain Python. With a symbolic o
 each function is traced into a child graph and one `cond` / `while_loop` node is added;
 the executor turns it back into a real `if` / `while` statement.
 
-- `cond.py`: `cond` and how two branches' outputs merge (dtype, shape, placeholders).
-- `while_loop.py`: `while_loop`, hand-over from a Python loop to a graph loop, and the
-  relaxing of loop-variable shapes an iteration changes.
+- `cond.py`: `cond` and how two branches' outputs merge (dtype, shape).
+- `while_loop.py`: `while_loop`, hand-over from a Python loop to a graph loop, and
+  tracing the body until its types are known.
+- `learn_types.py`: the one place that learns types by tracing: the dtype a Python
+  number loop variable takes, dimensions an iteration changes, and the type of a "no
+  value yet" placeholder (a loop variable first assigned inside, a return value not set
+  on one path). Callers only name the values for messages.
 - `lists.py`: graph lists (`list_new` / `list_append` / `list_stack`) for values a
   symbolic loop accumulates.
 - `common.py`: what the two share (tracing a child graph, captures, value checks).

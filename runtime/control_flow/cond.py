@@ -4,7 +4,8 @@ With a Python predicate it runs as plain Python. With a symbolic one, each branc
 traced into a child graph and a single `cond` node is added; the code generator turns
 it back into a real `if` statement. Branch outputs must agree in structure and dtype;
 a Python scalar takes the dtype of the other side; a dimension that differs between
-the branches becomes unknown (None).
+the branches becomes unknown (None); a "no value yet" placeholder on one side takes the
+other side's type (`learn_types.py`).
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from runtime.control_flow.common import (
     as_value, at_user_line, aval_of, check_number_fits, check_scalar_predicate, describe,
     finish_captures, is_python_scalar, is_weak, same_constant, trace_subgraph,
 )
+from runtime.control_flow.learn_types import fill_placeholders, is_placeholder
 from runtime.ops.registry import OpDef, add_node
 from runtime.structure import flatten, path_names, unflatten
 from runtime.tensor import Tensor, _fmt_shape
@@ -47,6 +49,12 @@ def cond(pred: Any, true_fn: Callable, false_fn: Callable, operands: Sequence = 
     avals = [aval_of(op_leaves[i]) + (op_leaves[i].weak,) for i in sym]
     g_true, t_leaves, t_tree = trace_subgraph("then", call(true_fn), avals, [], graph)
     g_false, f_leaves, f_tree = trace_subgraph("else", call(false_fn), avals, [], graph)
+    if any(is_placeholder(x) for x in t_leaves + f_leaves):
+        # a "no value yet" placeholder takes the other branch's value's type (and
+        # structure): it is never read on that path
+        t_out, f_out = unflatten(t_tree, t_leaves), unflatten(f_tree, f_leaves)
+        t_leaves, t_tree = flatten(fill_placeholders(t_out, f_out))
+        f_leaves, f_tree = flatten(fill_placeholders(f_out, t_out))
     labels = _output_labels(names, t_leaves, t_tree)
     if t_tree != f_tree or len(t_leaves) != len(f_leaves):
         raise ValueError(
@@ -57,7 +65,6 @@ def cond(pred: Any, true_fn: Callable, false_fn: Callable, operands: Sequence = 
         )
     out_leaves, true_vals, false_vals, node_avals, slots = [], [], [], [], []
     for label, a, b in zip(labels, t_leaves, f_leaves):
-        a, b = _fill_placeholder(a, b), _fill_placeholder(b, a)
         if not isinstance(a, Tensor) and not isinstance(b, Tensor) and same_constant(a, b):
             out_leaves.append(a)  # the same Python value either way: no graph value needed
             continue
@@ -86,7 +93,7 @@ def cond(pred: Any, true_fn: Callable, false_fn: Callable, operands: Sequence = 
 
 def _is_selectable(x) -> bool:
     return isinstance(x, (Tensor, np.ndarray, np.generic)) or is_python_scalar(x) or \
-        _is_placeholder(x)
+        is_placeholder(x)
 
 
 def _check_selectable(label, a, b) -> None:
@@ -108,23 +115,6 @@ def _describe_object(x) -> str:
     kind = "a function" if callable(x) and hasattr(x, "__code__") else \
         f"a {type(x).__name__}"
     return f"{kind} ({x!r:.60})"
-
-
-def _is_placeholder(x) -> bool:
-    return getattr(type(x), "graph_placeholder", False)
-
-
-def _fill_placeholder(x, other):
-    """A "no value yet" marker (such as a return value not set on this path) on one side
-    becomes zeros of the other side's dtype and shape: the value is never used there."""
-    if not _is_placeholder(x) or _is_placeholder(other) or other is None:
-        return x
-    if not isinstance(other, (Tensor, np.ndarray, np.generic)) and not is_python_scalar(other):
-        return x
-    shape, dtype = aval_of(other)
-    # (an unknown dim: any size will do - the merged dim is unknown and the value unused)
-    zeros = np.zeros(tuple(0 if d is None else d for d in shape), dtype)
-    return zeros[()] if zeros.ndim == 0 else zeros
 
 
 def _output_labels(names, leaves, tree) -> list[str]:

@@ -6,7 +6,9 @@ part-way (its loop variables became Tensors), the loop hands over to a graph
 an iteration; a Python scalar takes the dtype the body gives it (`i = 0` then
 `i = i + n` with an int32 `n` is an int32 loop variable). A dimension an iteration
 changes becomes unknown (None) automatically, as in TF (the body is traced again);
-`shape_invariants` states the shape explicitly, and then the body must fit it.
+`shape_invariants` states the shape explicitly, and then the body must fit it. A "no
+value yet" placeholder as a loop variable takes the type the body gives it. What the
+traces teach is learned in `learn_types.py`; this module traces and builds the node.
 """
 from __future__ import annotations
 
@@ -17,12 +19,13 @@ import numpy as np
 from runtime import tracing, views
 from runtime.control_flow.common import (
     as_value, at_user_line, aval_of, check_scalar_predicate, describe, finish_captures,
-    is_python_scalar, is_weak, same_constant, trace_subgraph, check_number_fits,
+    is_python_scalar, same_constant, trace_subgraph, check_number_fits,
 )
-from runtime.errors import where
-from runtime.graph import Graph
+from runtime.control_flow.learn_types import (
+    LoopTypes, check_placeholders_given, is_carried, is_placeholder,
+)
 from runtime.ops.registry import OpDef, add_node
-from runtime.structure import flatten, path_names, unflatten
+from runtime.structure import flatten, unflatten
 from runtime.tensor import Tensor, _fmt_shape
 
 
@@ -51,18 +54,6 @@ def while_loop(cond_fn: Callable, body_fn: Callable, loop_vars: Sequence, maximu
         iterations += 1
 
 
-class StandIn(np.ndarray):
-    """The initial value of a loop variable that the loop body assigns before any read
-    (a variable first assigned inside the loop): only a placeholder, so the loop gives
-    it the dtype and shape its first iteration gives it."""
-
-
-def stand_in(value) -> StandIn:
-    """A StandIn with the dtype and (known) shape of `value` (a Tensor, array or number)."""
-    shape, dtype = aval_of(value)
-    return np.zeros(tuple(0 if d is None else d for d in shape), dtype).view(StandIn)
-
-
 def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_invariants,
                  save_states: bool | None = None):
     if save_states is None:
@@ -73,57 +64,37 @@ def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_i
         if saved is not None:
             return saved
     graph = tracing.current_graph()
-    leaves, tree = flatten(loop_vars)
-    leaves = [views.resolve(x) for x in leaves]
-    labels = list(names) if names is not None and len(names) == len(leaves) else \
-        path_names(loop_vars, "loop_vars")
-    invariants = _leaf_invariants(shape_invariants, loop_vars, len(leaves))
-    # Which leaves are carried by the loop: symbolic values, arrays and numbers.
-    carried = [i for i, x in enumerate(leaves) if _is_carried(x)]
-    avals = {}
-    for i in carried:
-        shape, dtype = aval_of(leaves[i])
-        if invariants[i] is not None:
-            shape = _check_invariant(labels[i], shape, invariants[i])
-        avals[i] = (shape, dtype)
-    weak = [i for i in carried if is_python_scalar(leaves[i]) or is_weak(leaves[i])]
-    still_weak: set = set()  # Python numbers the body keeps Python numbers
-    if weak:
-        still_weak = _discover_dtypes(body_fn, leaves, tree, carried, weak, avals, graph)
+    types = LoopTypes(tuple(loop_vars), names, shape_invariants)
 
     def call(fn):
         def run(*phs):
-            vals = list(leaves)
-            for i, ph in zip(carried, phs):
+            vals = list(types.leaves)
+            for i, ph in zip(types.carried, phs):
                 vals[i] = ph
-            return fn(*unflatten(tree, vals))
+            return fn(*unflatten(types.tree, vals))
         return run
 
-    def trace_body():
-        g, outs, out_tree = trace_subgraph("body", call(body_fn), [avals[i] for i in carried],
-                                            [], graph)
-        if out_tree != tree:
+    # Each round traces the body with the types known so far; what it teaches (a dtype a
+    # number takes, a dimension that changes, a value for a placeholder) needs another.
+    while True:
+        g_body, out_leaves, out_tree = trace_subgraph("body", call(body_fn), types.arg_avals(),
+                                                      [], graph)
+        learned = types.learn(out_leaves) if out_tree == types.tree else False
+        outputs = unflatten(out_tree, out_leaves)
+        check_placeholders_given(types.leaves, types.tree, outputs, types.labels,
+                                 at_user_line())
+        if types.fill(outputs):
+            continue  # the body gives a placeholder a value: carry it
+        if out_tree != types.tree:
             raise ValueError(
                 f"The loop body{at_user_line()} changes the structure of the loop variables: "
-                f"{_shape_text(tree, leaves)} before, {_shape_text(out_tree, outs)} after."
+                f"{_shape_text(types.tree, types.leaves)} before, "
+                f"{_shape_text(out_tree, out_leaves)} after."
             )
-        return g, outs
-
-    g_body, out_leaves = trace_body()
-    adopted = False
-    for i in carried:
-        if isinstance(leaves[i], StandIn) and isinstance(out_leaves[i], (Tensor, np.ndarray,
-                                                                         np.generic)):
-            if aval_of(out_leaves[i]) != avals[i]:
-                avals[i] = aval_of(out_leaves[i])
-                leaves[i] = stand_in(out_leaves[i])
-                adopted = True
-    if adopted:  # the body does not read a stand-in: its second trace gives the same types
-        g_body, out_leaves = trace_body()
-    # a dimension an iteration changes becomes unknown (None), as in TF: trace again until
-    # the shapes are a fixpoint (each round relaxes at least one dimension)
-    while _relax_shapes(carried, leaves, out_leaves, avals, invariants):
-        g_body, out_leaves = trace_body()
+        if not learned:
+            break
+    leaves, tree, labels, avals, carried = (types.leaves, types.tree, types.labels,
+                                            types.avals, types.carried)
     for i, (a, b) in enumerate(zip(leaves, out_leaves)):
         if i not in avals:
             if not same_constant(a, b):
@@ -134,8 +105,7 @@ def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_i
         _check_loop_var(labels[i], avals[i], b)
     g_body.outputs = [as_value(g_body, out_leaves[i], avals[i][1]) for i in carried]
 
-    cond_avals = [avals[i] for i in carried]
-    g_cond, c_leaves, _ = trace_subgraph("cond", call(cond_fn), cond_avals, [], graph)
+    g_cond, c_leaves, _ = trace_subgraph("cond", call(cond_fn), types.arg_avals(), [], graph)
     if len(c_leaves) != 1:
         raise ValueError(f"The loop condition{at_user_line()} must be a single scalar value.")
     pred = c_leaves[0]
@@ -148,34 +118,12 @@ def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_i
     inputs = init + caps + ([maximum_iterations] if maximum_iterations is not None else [])
     outs = add_node(graph, WHILE_LOOP, inputs, attrs, [avals[i] for i in carried])
     for i, value in zip(carried, outs):  # (their dtype yields to typed operands, NEP 50)
-        value.weak = i in still_weak and type(leaves[i]) is not bool
+        value.weak = i in types.weak and type(leaves[i]) is not bool
     views.link_outputs([leaves[i] for i in carried], [g_body], list(outs))
     final = list(leaves)
     for i, value in zip(carried, outs):
         final[i] = value
     return unflatten(tree, final)
-
-
-def _relax_shapes(carried, leaves, out_leaves, avals, invariants) -> bool:
-    """Relax to None each dimension of a loop variable that one iteration changed (same
-    rank, no explicit shape invariant); whether any did. A rank change stays an error."""
-    changed = False
-    for i in carried:
-        out = out_leaves[i]
-        if invariants[i] is not None or not isinstance(out, (Tensor, np.ndarray, np.generic)):
-            continue
-        shape, dtype = avals[i]
-        out_shape = aval_of(out)[0]
-        if len(out_shape) == len(shape) and any(
-                d is not None and d != o for d, o in zip(shape, out_shape)):
-            avals[i] = (tuple(None if d != o else d for d, o in zip(shape, out_shape)),) + \
-                tuple(avals[i][1:])
-            changed = True
-    return changed
-
-
-def _is_carried(x) -> bool:
-    return isinstance(x, (Tensor, np.ndarray, np.generic)) or is_python_scalar(x)
 
 
 def _saving_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_invariants):
@@ -185,9 +133,9 @@ def _saving_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_
     from runtime.control_flow.lists import is_list, list_new, save_state
 
     leaves, _ = flatten(loop_vars)
-    carried = [i for i, x in enumerate(leaves) if _is_carried(x)]
-    if any(is_list(leaves[i]) for i in carried):
-        return None
+    carried = [i for i, x in enumerate(leaves) if is_carried(x)]
+    if any(is_list(leaves[i]) for i in carried) or any(map(is_placeholder, leaves)):
+        return None  # (a placeholder's state, typed only by tracing, is not saved)
     k = len(loop_vars)
     stacks = tuple(list_new() for _ in carried)
 
@@ -209,78 +157,11 @@ def _saving_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_
     return tuple(out[:k])
 
 
-def _discover_dtypes(body_fn, leaves, tree, carried, weak, avals, graph):
-    """Find the dtype a loop gives each Python-number loop variable (NEP 50: they are
-    weak, so `0.0 + float32` is float32) by tracing the body into a throwaway graph with
-    those numbers left as Python values. The body runs again while a variable turned
-    typed changes what another one becomes (`r += s` after `s` turned int32 in the
-    previous iteration makes `r` int32 in the next), as the iterations of the Python
-    loop do, until nothing changes. Python side effects in the body therefore run once
-    per such trace."""
-    default = {i: avals[i][1] for i in weak}
-    typed: set = set()
-    # A round that types a variable can change another one's dtype in the next; with n
-    # variables n rounds type a chain of n. (One variable typed by a round keeps its
-    # dtype in the next, and the real trace checks that, so no round just to confirm.)
-    for _ in range(len(weak)):
-        if not _discover_round(body_fn, leaves, tree, carried, weak, typed, avals, graph):
-            break
-    for i in weak:
-        if i not in typed:
-            avals[i] = (avals[i][0], default[i])
-    return set(weak) - typed
-
-
-def _discover_round(body_fn, leaves, tree, carried, weak, typed, avals, graph) -> bool:
-    """One trace of the body with the variables in `typed` strong; whether a dtype moved."""
-    scratch = Graph("dtype_discovery", parent=graph)
-    vals = list(leaves)
-    for i in carried:  # Python numbers become stand-ins that keep NEP 50's weak typing
-        vals[i] = scratch.add_input(*avals[i], scratch.fresh_name("a"),
-                                    weak=i in weak and i not in typed)
-    try:
-        with tracing.graph_context(scratch):
-            outs, out_tree = flatten(body_fn(*unflatten(tree, vals)))
-    except Exception:
-        return False  # the real trace below reports what is wrong
-    changed = False
-    for i in weak:
-        out = outs[i] if out_tree == tree else None
-        strong = isinstance(out, (np.ndarray, np.generic)) or (
-            isinstance(out, Tensor) and not out.weak)
-        if strong and (i not in typed or aval_of(out)[1] != avals[i][1]):
-            typed.add(i)
-            avals[i] = (avals[i][0], aval_of(out)[1])
-            changed = True
-    return changed
-
-
 def _initial(x, dtype):
     if isinstance(x, Tensor):
         return x if x.dtype == dtype else np.astype(x, dtype)
     value = np.asarray(x, dtype=dtype)
     return value[()] if value.ndim == 0 else value  # a NumPy scalar, as NumPy ops return
-
-
-def _leaf_invariants(shape_invariants, loop_vars, n):
-    if shape_invariants is None:
-        return [None] * n
-    if len(shape_invariants) != len(loop_vars):
-        raise ValueError(f"shape_invariants has {len(shape_invariants)} entries but there are "
-                         f"{len(loop_vars)} loop variables{where()}.")
-    out = []
-    for inv, var in zip(shape_invariants, loop_vars):
-        k = len(flatten(var)[0])
-        out.extend([tuple(inv) if inv is not None else None] * k)
-    return out
-
-
-def _check_invariant(label, shape, invariant):
-    if len(shape) != len(invariant) or any(
-            i is not None and i != s for s, i in zip(shape, invariant)):
-        raise ValueError(f"The shape invariant {_fmt_shape(invariant)} given for {label} does "
-                         f"not fit its initial shape {_fmt_shape(shape)}{where()}.")
-    return tuple(invariant)
 
 
 def _check_loop_var(label, aval, out):
