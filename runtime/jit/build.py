@@ -132,7 +132,7 @@ def _wrapper(region: Region, fname: str, compiled, fallback):
             glob[x.dtype.name] = x.dtype.type  # converting a value of that type costs 0.5 µs
             args.append(f"({n} if type({n}) is {x.dtype.name} else {x.dtype.name}({n}))")
         else:
-            args.append(f"{n}.reshape(-1)")
+            args.append(f"{n}.ravel()")  # C-contiguous, a copy only if it must
     outs = [f"r{i}" for i in range(len(region.outputs))]
     results = []
     for o, r in zip(region.outputs, outs):
