@@ -158,7 +158,7 @@ def main(argv=None) -> None:
     first_call_costs()
 
 
-COLUMNS = ["jit"] + peers.COLUMNS  # jit: ag.function(..., jit_compile=True)
+COLUMNS = ["jit"] + list(peers.COLUMNS)  # jit: ag.function(..., jit_compile=True)
 
 
 def jit_variant(fn, fargs, expected, needs_conversion: bool):
