@@ -120,7 +120,7 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     repeat = 3 if args.quick else 15
     rows = []
-    memory, overhead = (0, 0), 0.0
+    memory, overhead = (0, 0, 0), 0.0
     for name, fn, fargs, number, needs_conversion in workloads():
         number = max(1, number // 10) if args.quick else number
         if isinstance(fn, tuple):   # (eager, already-decorated) pair
@@ -129,7 +129,7 @@ def main(argv=None) -> None:
             graph = ag.function(fn, autograph=needs_conversion)
         expected, got = fn(*fargs), graph(*fargs)
         np.testing.assert_allclose(np.asarray(got), np.asarray(expected), rtol=1e-4)
-        extra = peers.peers(fn, fargs, expected)
+        extra = [jit_variant(fn, fargs, expected, needs_conversion)] + peers.peers(fn, fargs, expected)
         runs = [(fn, fargs), (graph, fargs)] + [r for r in extra if r is not None]
         times = iter(interleaved(runs, number, repeat))
         te, tg = next(times), next(times)
@@ -137,10 +137,11 @@ def main(argv=None) -> None:
         if name.startswith("per-call"):
             overhead = statistics.median(g - e for g, e in zip(tg, te))
         if "1M" in name:
-            memory = (peak_memory(fn, fargs), peak_memory(graph, fargs))
+            memory = (peak_memory(fn, fargs), peak_memory(graph, fargs),
+                      peak_memory(*extra[0]) if extra[0] else 0)
     width = max(len(r[0]) for r in rows)
     print(f"{'workload':<{width}}  {'eager':>10}  {'graph':>10}  {'graph/eager':>11}  "
-          f"{'(quartiles)':>11}" + "".join(f"  {c:>10}  {c + '/eager':>13}" for c in peers.COLUMNS))
+          f"{'(quartiles)':>11}" + "".join(f"  {c:>10}  {c + '/eager':>13}" for c in COLUMNS))
     for name, te, tg, extra in rows:
         ratio, q1, q3 = paired_ratio(tg, te)
         print(f"{name:<{width}}  {_fmt(statistics.median(te)):>10}  "
@@ -153,7 +154,58 @@ def main(argv=None) -> None:
     print(f"per-call overhead of a cached Function (graph call minus the op itself): "
           f"{_fmt(overhead)}")
     print(f"peak memory of one call, 1M-element chain: eager {memory[0] / 2**20:.1f} MiB, "
-          f"graph {memory[1] / 2**20:.1f} MiB")
+          f"graph {memory[1] / 2**20:.1f} MiB, jit {memory[2] / 2**20:.1f} MiB")
+    first_call_costs()
+
+
+COLUMNS = ["jit"] + list(peers.COLUMNS)  # jit: ag.function(..., jit_compile=True)
+
+
+def jit_variant(fn, fargs, expected, needs_conversion: bool):
+    """(fn, args) of the workload with `jit_compile=True`, or None (numba not installed, or
+    a workload given as an already-decorated pair)."""
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return None
+    if isinstance(fn, tuple):
+        return None
+    jit = ag.function(fn, autograph=needs_conversion, jit_compile=True)
+    np.testing.assert_allclose(np.asarray(jit(*fargs)), np.asarray(expected), rtol=1e-4)
+    return jit, fargs
+
+
+_FIRST_CALL = """
+import sys, time
+import numpy as np
+sys.path.insert(0, {here!r})
+import autograph as ag, workloads as w
+from runtime.jit import set_cache_dir
+set_cache_dir({cache!r})
+x = {arg}
+f = ag.function(w.{name}, jit_compile=True)
+start = time.perf_counter()
+f(x)
+print(time.perf_counter() - start)
+"""
+
+
+def first_call_costs() -> None:
+    """First call (trace + optimize + compile) with jit_compile=True in a fresh process:
+    cold (empty cache directory) and warm (the directory a previous process filled)."""
+    import subprocess
+    import tempfile
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(here))
+    for name, arg in [("collatz", "np.int64(27)"), ("elementwise_chain", "np.ones(1_000_000)")]:
+        with tempfile.TemporaryDirectory() as cache:
+            code = _FIRST_CALL.format(here=here, cache=cache, arg=arg, name=name)
+            times = [float(subprocess.run([sys.executable, "-c", code], env=env, text=True,
+                                          capture_output=True, check=True).stdout.split()[-1])
+                     for _ in range(2)]
+        print(f"first call with jit_compile=True, {name}: cold cache {_fmt(times[0])}, "
+              f"warm cache {_fmt(times[1])}")
 
 
 def _fmt(seconds: float) -> str:

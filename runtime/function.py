@@ -60,7 +60,8 @@ class ConcreteFunction:
     """One trace of a Function: a graph plus the compiled Python code that runs it."""
 
     def __init__(self, name, graph, key, params, out_tree, out_leaves, owner=None,
-                 optimize: bool = True, writeback: list = (), container_writes: tuple = ((), 0)):
+                 optimize: bool = True, writeback: list = (), container_writes: tuple = ((), 0),
+                 jit_compile: bool = False):
         self.name = name
         self.graph = graph
         self.key = key
@@ -84,6 +85,14 @@ class ConcreteFunction:
             run_leaves = [next(outputs) if isinstance(x, Tensor) else x for x in out_leaves]
             finals = list(outputs)
         self.optimized_graph = run_graph
+        self.jit_code, self.jit_report = None, None
+        if jit_compile:  # compilable regions become numba functions (runtime/jit)
+            from runtime.jit import lower
+
+            jit = lower(run_graph, name)
+            run_graph, self.jit_code, self.jit_report = jit.graph, jit.code, jit.report
+            run_leaves, finals = [[jit.mapping.get(id(x), x) if isinstance(x, Tensor) else x
+                                   for x in xs] for xs in (run_leaves, finals)]
         if n_extra:  # the results, then the final value of each argument written into
             out_tree, run_leaves = (tuple, [out_tree] + [None] * len(finals)), run_leaves + finals
         self._fn, self.python_code, self._gen, self._filename = compile_graph(
@@ -169,7 +178,8 @@ class Function:
     """A polymorphic traced function (what `@ag.function` returns)."""
 
     def __init__(self, python_function, input_signature=None, autograph: bool = True,
-                 reduce_retracing: bool = False, converter=None, optimize: bool = True):
+                 reduce_retracing: bool = False, converter=None, optimize: bool = True,
+                 jit_compile: bool = False):
         self.python_function = python_function
         self.__name__ = getattr(python_function, "__name__", "function")
         self.__doc__ = getattr(python_function, "__doc__", None)
@@ -179,6 +189,7 @@ class Function:
         self._converted = None
         self._reduce_retracing = reduce_retracing
         self.optimize = optimize
+        self.jit_compile = jit_compile
         self._sig = inspect.signature(python_function)
         self._params = list(self._sig.parameters)
         self._simple = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
@@ -388,7 +399,8 @@ class Function:
         cf = ConcreteFunction(self.__name__, graph, key, self._params, out_tree, out_leaves,
                               owner=self, optimize=self.optimize,
                               writeback=[(k, graph.inputs[k].name) for k, _ in written],
-                              container_writes=(writes, len(values)))
+                              container_writes=(writes, len(values)),
+                              jit_compile=self.jit_compile)
         self._concrete.append(cf)
         self.tracing_count += 1
         return cf
@@ -466,11 +478,13 @@ class BoundFunction:
 
 
 def function(fn=None, *, input_signature=None, autograph: bool = True,
-             reduce_retracing: bool = False, optimize: bool = True, converter=None):
+             reduce_retracing: bool = False, optimize: bool = True, converter=None,
+             jit_compile: bool = False):
     """Decorator: trace `fn` into graphs per input signature (without AST conversion)."""
     def wrap(f):
         return Function(f, input_signature=input_signature, autograph=autograph,
-                        reduce_retracing=reduce_retracing, optimize=optimize, converter=converter)
+                        reduce_retracing=reduce_retracing, optimize=optimize, converter=converter,
+                        jit_compile=jit_compile)
 
     return wrap(fn) if fn is not None else wrap
 

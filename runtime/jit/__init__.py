@@ -1,0 +1,102 @@
+"""`jit_compile=True`: lower the regions of an optimized graph numba can compile exactly.
+
+    optimized graph ─► regions.find_regions ─► source (numba text per region)
+                     ─► build.compile_region (on-disk cache) ─► one `jit_region` node each
+                     ─► the NumPy executor (codegen) runs the rest as usual
+
+Scalar code (loops and branches on 0-d values) becomes native loops; runs of cheap
+elementwise ops over one array shape become one loop over the data, across cores when
+large. Transcendental ufuncs (exp, tanh, ...), reductions, matmuls and everything else
+stay NumPy calls: NumPy's SIMD kernels are faster than numba's scalar libm calls, and
+bitwise equal to the default executor. Each op left to NumPy is noted once per process
+with a `JitFallbackWarning` naming the op and the user's line. Results equal the
+default executor's bitwise; where NumPy would warn or raise (overflow, division by
+zero, invalid values), the region reruns on NumPy (see ops.py).
+"""
+from __future__ import annotations
+
+import warnings
+
+from runtime.control_flow import COND, WHILE_LOOP
+from runtime.graph import Graph, Node
+from runtime.jit.build import cache_dir, set_cache_dir
+from runtime.jit.ops import CHEAP
+
+__all__ = ["JitFallbackWarning", "JitResult", "lower", "set_cache_dir", "cache_dir"]
+
+
+class JitFallbackWarning(UserWarning):
+    """An op of a `jit_compile=True` function has no exact numba lowering: it runs as a
+    NumPy call (correct, just not compiled)."""
+
+
+_noted: set = set()
+
+
+class JitResult:
+    """What `lower` made: the graph to execute, the numba sources and a report."""
+
+    def __init__(self, graph: Graph, mapping: dict, code: str, report: list[str]):
+        self.graph, self.mapping, self.code, self.report = graph, mapping, code, report
+
+
+def _require_numba() -> None:
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        raise ImportError(
+            "jit_compile=True needs numba, which is not installed. Install the extra: "
+            "pip install 'autograph-numpy[jit]' (or pass jit_compile=False).") from None
+
+
+def lower(graph: Graph, name: str) -> JitResult:
+    """A copy of `graph` whose compilable regions are single `jit_region` nodes."""
+    from runtime.jit.build import compile_region
+    from runtime.jit.regions import find_regions, splice
+    from runtime.passes.rewrite import clone
+
+    _require_numba()
+    g, mapping = clone(graph)
+    regions, left = find_regions(g)
+    code, report = [], []
+    for k, region in enumerate(regions, 1):
+        try:
+            done = compile_region(region, _ident(name), k)
+        except Exception as e:  # noqa: BLE001 - numba refused: the region stays NumPy
+            report.append(f"region {k} ({len(region.nodes)} nodes) not compiled: "
+                          f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+            _note(region.nodes[0], f"numba could not compile it ({type(e).__name__})")
+            continue
+        first = region.nodes[0]
+        splice(region, Node(done.op, list(region.inputs), {}, first.origin))
+        where = "cache hit" if done.cache_hit else "compiled"
+        report.append(f"region {k}: {region.kind}, {len(region.nodes)} nodes, "
+                      f"{'parallel, ' if done.parallel else ''}{where} ({done.path.name})")
+        code.append(done.source)
+    for node in left:
+        if node.op in (COND, WHILE_LOOP) or node.op.name in CHEAP or node.op.name == "constant":
+            continue
+        report.append(f"NumPy: {node.op.name}{_where(node)}")
+        _note(node, "no exact numba lowering")
+    return JitResult(g, mapping, "\n\n".join(code), report)
+
+
+def _ident(name: str) -> str:
+    import re
+
+    return re.sub(r"\W", "_", name) or "graph"
+
+
+def _where(node: Node) -> str:
+    o = node.origin
+    return f" at {o.filename}:{o.lineno}" if o is not None else ""
+
+
+def _note(node: Node, why: str) -> None:
+    key = (node.op.name, node.origin.filename if node.origin else None,
+           node.origin.lineno if node.origin else None)
+    if key in _noted:
+        return
+    _noted.add(key)
+    warnings.warn(f"jit_compile: `{node.op.name}`{_where(node)} runs as a NumPy call ({why}); "
+                  "the result is the same, only not compiled.", JitFallbackWarning, stacklevel=2)

@@ -1,0 +1,256 @@
+"""The lowering table: how one node becomes numba source on scalars, with NumPy's semantics.
+
+`lower_node(node, args, array_mode)` returns the statements computing the node's
+results (one element at a time) and *guards*: boolean expressions that are true
+whenever NumPy could have raised a floating-point or integer warning for that element
+(overflow, division by zero, invalid, underflow). A compiled region that hits a guard
+discards its work and reruns on the NumPy executor, which then warns, raises or
+computes exactly as the default executor does under the caller's `np.errstate`. So a
+guard may be conservative (a false alarm only costs speed); it must never miss.
+
+Every operand is first cast to the ufunc's loop dtype as NumPy resolves it
+(`ufunc.resolve_dtypes`, NEP 50 for Python scalars), and every result is cast to the
+node's dtype: fixed-width integers wrap as NumPy's do. Ops whose compiled form could
+differ from NumPy in any bit (transcendentals: libm vs NumPy's SIMD kernels; shifts past
+the width; float16/complex/uint64 arithmetic) are not in the table: they stay NumPy calls.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from runtime.graph import Node
+from runtime.tensor import Tensor
+
+SUPPORTED = {np.dtype(t) for t in ("bool", "int8", "int16", "int32", "int64", "uint8",
+                                    "uint16", "uint32", "uint64", "float32", "float64")}
+_ARITH_KINDS = ("i", "u", "f")
+_ARITH = {"add": "+", "subtract": "-", "multiply": "*"}
+_COMPARE = {"less": "<", "less_equal": "<=", "greater": ">", "greater_equal": ">=",
+            "equal": "==", "not_equal": "!="}
+_BITWISE = {"bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^"}
+_LOGICAL = {"logical_and": "and", "logical_or": "or"}
+_ROUND = {"floor": "np.floor", "ceil": "np.ceil", "trunc": "np.trunc", "rint": "np.rint"}
+# exact in IEEE arithmetic and as cheap as a load/store: worth fusing at any size
+CHEAP = set(_ARITH) | set(_COMPARE) | set(_BITWISE) | set(_LOGICAL) | set(_ROUND) | {
+    "divide", "floor_divide", "remainder", "negative", "positive", "absolute", "maximum",
+    "minimum", "sqrt", "square", "logical_not", "logical_xor", "invert", "where", "astype"}
+UFUNC_OPS = CHEAP - {"where", "astype"}
+
+
+def dtype_of(x) -> np.dtype | None:
+    """The dtype of an operand: a Tensor's, a NumPy scalar's or 0-d array's; None for a
+    Python number (NumPy treats it as weak: its loop dtype comes from the other operand)."""
+    if isinstance(x, Tensor):
+        return x.dtype
+    if isinstance(x, (np.generic, np.ndarray)):
+        return x.dtype
+    return None
+
+
+def _weak_type(x):
+    return type(x) if type(x) in (bool, int, float) else None
+
+
+def loop_dtypes(node: Node) -> list[np.dtype] | None:
+    """The dtypes NumPy casts the operands of a ufunc node to, or None if unknown."""
+    ufunc = node.op.kernel
+    given = []
+    for x in node.inputs:
+        d = dtype_of(x)
+        given.append(d if d is not None else _weak_type(x))
+    if any(g is None for g in given):
+        return None
+    try:
+        resolved = ufunc.resolve_dtypes(tuple(given) + (None,) * ufunc.nout)
+    except Exception:  # noqa: BLE001 - NumPy refuses: not ours to lower
+        return None
+    return list(resolved[:ufunc.nin])
+
+
+def literal(value, dtype: np.dtype) -> str | None:
+    """Numba source for a constant operand, already of `dtype`."""
+    v = np.asarray(value)
+    if v.ndim != 0 or v.dtype not in SUPPORTED and v.dtype.kind not in "biuf":
+        return None
+    x = v.astype(dtype)[()] if v.dtype != dtype else v[()]
+    if dtype.kind == "b":
+        return repr(bool(x))
+    if dtype.kind == "f":
+        f = float(x)
+        text = repr(f) if math.isfinite(f) else ("np.nan" if f != f else
+                                                 ("np.inf" if f > 0 else "-np.inf"))
+        return f"np.{dtype.name}({text})"
+    return f"np.{dtype.name}({int(x)})"
+
+
+def cast(expr: str, src: np.dtype, dst: np.dtype) -> str:
+    return expr if src == dst else f"np.{dst.name}({expr})"
+
+
+def _limits(dtype: np.dtype) -> tuple[int, int]:
+    info = np.iinfo(dtype)
+    return int(info.min), int(info.max)
+
+
+def _float_guards(r: str, ins: list[str], op: str) -> list[str]:
+    """Element conditions under which IEEE flags NumPy reports may have been raised."""
+    finite = " and ".join(f"abs({a}) < np.inf" for a in ins) or "True"
+    not_nan = " and ".join(f"{a} == {a}" for a in ins) or "True"
+    guards = [f"({r} != {r} and {not_nan})",                    # invalid
+              f"(abs({r}) == np.inf and {finite})",             # overflow, divide by zero
+              f"({r} != 0 and abs({r}) < {_TINY})"]             # underflow (subnormal)
+    if op in ("multiply", "divide", "square", "cast"):
+        nonzero = " and ".join(f"{a} != 0" for a in ins)
+        guards.append(f"({r} == 0 and {nonzero} and {finite})")  # underflow to zero
+    return guards
+
+
+_TINY = repr(float(np.finfo(np.float32).tiny))  # float64 results below it are checked too
+
+
+def _int_guards(op: str, a: list[str], r_wide: str, dt: np.dtype, scalar: bool) -> list[str]:
+    """NumPy warns for integer division by zero (and MIN // -1) on arrays and scalars,
+    and for overflow of add/subtract/multiply/negate on scalars only."""
+    lo, hi = _limits(dt)
+    guards = []
+    if op in ("floor_divide", "remainder"):
+        guards.append(f"{a[1]} == 0")
+        if dt.kind == "i":
+            guards.append(f"({a[0]} == {lo} and {a[1]} == -1)")
+    if scalar and op in ("add", "subtract", "multiply", "negative", "absolute", "square"):
+        if dt.itemsize < 8:
+            guards.append(f"({r_wide} < {lo} or {r_wide} > {hi})")
+        elif op == "add":
+            guards.append(f"((({a[0]} ^ {r_wide}) & ({a[1]} ^ {r_wide})) < 0)")
+        elif op == "subtract":
+            guards.append(f"((({a[0]} ^ {a[1]}) & ({a[0]} ^ {r_wide})) < 0)")
+        elif op in ("negative", "absolute"):
+            guards.append(f"{a[0]} == {lo}")
+        else:  # the float product is within a relative 2**-52 of the exact one
+            b = a[1] if op == "multiply" else a[0]
+            guards.append(f"abs(np.float64({a[0]}) * np.float64({b})) >= 9.2e18")
+    return guards
+
+
+class Lowered:
+    """Statements for one node: `lines` assign `outs`; `guards` flag NumPy warnings."""
+
+    def __init__(self, lines: list[str], guards: list[str]):
+        self.lines = lines
+        self.guards = guards
+
+
+def lower_node(node: Node, args: list, out: str, scalar: bool) -> Lowered | None:
+    """Source computing `out` (the node's one result) from `args`: the source of each
+    Tensor operand (of that operand's dtype), None for a constant operand. None when the
+    node cannot be lowered exactly."""
+    name = node.op.name
+    if len(node.outputs) != 1 or any(isinstance(x, Tensor) and x.weak for x in node.inputs):
+        return None  # a weak value is a Python number at run time: NumPy promotes it so
+    rdt = node.outputs[0].dtype
+    in_dts = [dtype_of(x) for x in node.inputs]
+    if rdt not in SUPPORTED or any(d is not None and d not in SUPPORTED for d in in_dts):
+        return None
+
+    def operand(i: int, target: np.dtype) -> str | None:
+        if args[i] is None:
+            return literal(node.inputs[i], target)
+        return cast(args[i], in_dts[i], target)
+
+    if name == "where" and len(node.inputs) == 3 and not node.attrs:
+        c, a, b = operand(0, np.dtype(bool)), operand(1, rdt), operand(2, rdt)
+        if None in (c, a, b):
+            return None
+        return Lowered([f"{out} = {a} if {c} else {b}"], [])
+    if name == "astype" and set(node.attrs) <= {"dtype"} and len(node.inputs) == 1:
+        return None if args[0] is None else _lower_cast(args[0], in_dts[0], rdt, out)
+    if name not in UFUNC_OPS or node.attrs or not isinstance(node.op.kernel, np.ufunc):
+        return None
+    loops = loop_dtypes(node)
+    if loops is None or any(d not in SUPPORTED for d in loops):
+        return None
+    lt = loops[0]
+    if any(d != lt for d in loops):
+        return None  # mixed loops (ldexp-like): none in the table
+    a = [operand(i, lt) for i in range(len(args))]
+    if None in a:
+        return None
+    return _lower_ufunc(name, a, lt, rdt, out, scalar)
+
+
+def _lower_cast(a: str, src: np.dtype, dst: np.dtype, out: str) -> Lowered | None:
+    if dst.kind == "b":
+        return Lowered([f"{out} = {a} != 0"], [])
+    if src.kind == "f" and dst.kind in "iu":
+        lo, hi = _limits(dst)  # NumPy warns (and the result is undefined) outside the range
+        return Lowered([f"{out} = np.{dst.name}({a}) if {float(lo)!r} <= {a} < {float(hi) + 1!r} "
+                        f"else np.{dst.name}(0)"],
+                       [f"not ({float(lo)!r} <= {a} < {float(hi) + 1!r})"])
+    if src.kind == "f" and dst.kind == "f" and dst.itemsize < src.itemsize:
+        return Lowered([f"{out} = np.{dst.name}({a})"], _float_guards(out, [a], "cast"))
+    if src.kind == "u" and src.itemsize == 8 or dst.kind == "u" and dst.itemsize == 8 \
+            and src.kind != "u":
+        return None  # numba's uint64 conversions are not worth the doubt
+    return Lowered([f"{out} = {cast(a, src, dst)}"], [])
+
+
+def _lower_ufunc(name: str, a: list[str], lt: np.dtype, rdt: np.dtype, out: str,
+                 scalar: bool) -> Lowered | None:
+    kind = lt.kind
+    wide = kind in "iu" and lt.itemsize < 8  # computed in int64, then wrapped to the dtype
+    if kind == "u" and lt.itemsize == 8 and name not in _COMPARE and name not in _BITWISE:
+        return None
+    w = [f"np.int64({x})" for x in a] if wide else a
+    if name in _COMPARE:
+        return Lowered([f"{out} = {a[0]} {_COMPARE[name]} {a[1]}"], [])
+    if name in _BITWISE or name == "invert":
+        if kind == "f":
+            return None
+        if name == "invert":
+            expr = f"not {a[0]}" if kind == "b" else f"~{a[0]}"
+        else:
+            expr = f"{a[0]} {_BITWISE[name]} {a[1]}"
+        return Lowered([f"{out} = {expr}" if kind == "b" else f"{out} = np.{rdt.name}({expr})"],
+                       [])
+    if name in _LOGICAL or name in ("logical_not", "logical_xor"):
+        t = [f"({x} != 0)" for x in a]
+        expr = {"logical_not": f"not {t[0]}", "logical_xor": f"{t[0]} != {t[-1]}"}.get(
+            name, f"{t[0]} {_LOGICAL.get(name, 'and')} {t[-1]}")
+        return Lowered([f"{out} = {expr}"], [])
+    if kind not in _ARITH_KINDS:
+        return None
+    if name in ("maximum", "minimum"):  # NaN propagates; equal values give the second
+        op = ">" if name == "maximum" else "<"
+        nan = f" or {a[0]} != {a[0]}" if kind == "f" else ""
+        return Lowered([f"{out} = {a[0]} if ({a[0]} {op} {a[1]}{nan}) else {a[1]}"], [])
+    if name in _ROUND:
+        if kind != "f":
+            return None
+        return Lowered([f"{out} = {_ROUND[name]}({a[0]})"], [])
+    if name == "sqrt":
+        if kind != "f":
+            return None
+        return Lowered([f"{out} = np.sqrt({a[0]})"], _float_guards(out, a, name))
+    if name == "divide":
+        if kind != "f":
+            return None
+        return Lowered([f"{out} = {a[0]} / {a[1]}"], _float_guards(out, a, name))
+    expr = {"add": f"{w[0]} + {w[-1]}", "subtract": f"{w[0]} - {w[-1]}",
+            "multiply": f"{w[0]} * {w[-1]}", "square": f"{w[0]} * {w[0]}",
+            "negative": f"-{w[0]}", "positive": f"{w[0]}",
+            "absolute": f"abs({w[0]})", "floor_divide": f"{w[0]} // {w[-1]}",
+            "remainder": f"{w[0]} % {w[-1]}"}.get(name)
+    if expr is None:
+        return None
+    if kind == "f":
+        if name in ("floor_divide", "remainder"):
+            return None  # NumPy's divmod raises flags (underflow) its result does not show
+        return Lowered([f"{out} = np.{rdt.name}({expr})"], _float_guards(out, a, name))
+    raw = f"{out}_w"
+    guards = _int_guards(name, a, raw, lt, scalar)
+    if name in ("floor_divide", "remainder"):  # never divide by zero or MIN // -1 in numba
+        ok = " or ".join(guards)
+        expr = f"{expr} if not ({ok}) else np.{'int64' if wide else lt.name}(0)"
+    return Lowered([f"{raw} = {expr}", f"{out} = np.{rdt.name}({raw})"], guards)

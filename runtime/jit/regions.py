@@ -1,0 +1,168 @@
+"""Partition an optimized graph into regions numba compiles, and splice them back in.
+
+Two kinds of region, each a run of consecutive live nodes of one graph body (a run of a
+topologically ordered list is always convex: nothing outside it sits between two of
+its nodes):
+
+* scalar — every value 0-d: arithmetic, comparisons, and `cond` / `while_loop` nodes
+  whose subgraphs are scalar all the way down. Becomes one native function with real
+  loops. Worth it when it holds a loop or at least `MIN_SCALAR_OPS` ops.
+* array  — elementwise ops of the table's cheap kind (ops.CHEAP) over one static shape,
+  other operands 0-d. Becomes one loop over the data (across cores when large) instead
+  of one pass over memory per op. Worth it from two ops.
+
+A node that fits neither ends the run and stays a NumPy call (`explain` says why, for
+the note). Control-flow nodes that are not lowered as a whole are searched inside.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from runtime.control_flow import COND, WHILE_LOOP
+from runtime.exec.liveness import live_nodes
+from runtime.graph import Graph, Node
+from runtime.jit.ops import CHEAP, SUPPORTED, lower_node
+from runtime.tensor import Tensor
+
+MIN_SCALAR_OPS = 8
+
+
+@dataclass
+class Region:
+    kind: str                       # "scalar" or "array"
+    graph: Graph                    # the body the nodes belong to
+    nodes: list[Node]
+    inputs: list[Tensor] = field(default_factory=list)
+    outputs: list[Tensor] = field(default_factory=list)
+    shape: tuple = ()               # array regions: the one shape of their values
+
+
+def _scalar_value(x) -> bool:
+    if isinstance(x, Tensor):
+        return x.ndim == 0 and x.dtype in SUPPORTED and not x.weak
+    return np.ndim(x) == 0 and np.asarray(x).dtype in SUPPORTED
+
+
+def _trial(node: Node, scalar: bool) -> bool:
+    args = ["x" if isinstance(x, Tensor) else None for x in node.inputs]
+    return lower_node(node, args, "r", scalar) is not None
+
+
+def scalar_lowerable(node: Node) -> bool:
+    """Whether `node` (and every node of its subgraphs) works on 0-d values only and has an
+    exact lowering."""
+    if node.has_effects or not all(map(_scalar_value, node.inputs)) \
+            or not all(map(_scalar_value, node.outputs)):
+        return False
+    if node.op is COND or node.op is WHILE_LOOP:
+        if node.attrs.get("copy_lists"):
+            return False
+        for sub in node.subgraphs():
+            if not all(map(_scalar_value, sub.inputs)) or not all(map(_scalar_value, sub.outputs)):
+                return False
+            if not all(scalar_lowerable(n) for n in live_nodes(sub)):
+                return False
+        return True
+    return _trial(node, scalar=True)
+
+
+def array_lowerable(node: Node) -> bool:
+    """An elementwise op of the cheap kind over one static shape (other operands 0-d)."""
+    if node.op.name not in CHEAP or len(node.outputs) != 1 or node.has_effects:
+        return False
+    shape = node.outputs[0].static_shape
+    if not shape or None in shape:
+        return False
+    for x in node.inputs:
+        if isinstance(x, Tensor):
+            if x.static_shape != shape and x.ndim != 0:
+                return False
+        elif np.ndim(x) != 0:
+            return False
+    return _trial(node, scalar=False)
+
+
+def _count_ops(nodes) -> tuple[int, bool]:
+    count, loops = 0, False
+    for n in nodes:
+        count += 1
+        loops |= n.op is WHILE_LOOP
+        for sub in n.subgraphs():
+            c, l_ = _count_ops(sub.nodes)
+            count, loops = count + c, loops or l_
+    return count, loops
+
+
+def _worth(kind: str, nodes: list[Node]) -> bool:
+    if kind == "array":
+        return len(nodes) >= 2
+    count, loops = _count_ops(nodes)
+    return loops or count >= MIN_SCALAR_OPS
+
+
+def find_regions(graph: Graph, outputs=None) -> tuple[list[Region], list[Node]]:
+    """Regions of `graph` and of the subgraphs of its remaining control-flow nodes, and
+    the nodes left as NumPy calls (for the note)."""
+    nodes = live_nodes(graph, outputs)
+    regions, left = [], []
+    run, run_kind = [], None
+
+    def close():
+        nonlocal run, run_kind
+        if run and _worth(run_kind, run):
+            regions.append(_make_region(run_kind, graph, run, nodes, outputs))
+        elif run:
+            left.extend(n for n in run if n.op.name not in CHEAP)
+        run, run_kind = [], None
+
+    for node in nodes:
+        kind = "scalar" if scalar_lowerable(node) else "array" if array_lowerable(node) else None
+        if kind == "array" and run_kind == "array" and run \
+                and node.outputs[0].static_shape != run[0].outputs[0].static_shape:
+            close()
+        if kind is None or kind != run_kind:
+            close()
+        if kind is None:
+            left.append(node)
+            for sub in node.subgraphs():
+                r, l_ = find_regions(sub)
+                regions.extend(r)
+                left.extend(l_)
+            continue
+        run.append(node)
+        run_kind = kind
+    close()
+    return regions, left
+
+
+def _make_region(kind: str, graph: Graph, run: list[Node], body: list[Node], outputs) -> Region:
+    inside = {id(o) for n in run for o in n.outputs}
+    inputs, seen = [], set()
+    for n in run:
+        for x in n.inputs:
+            if isinstance(x, Tensor) and id(x) not in inside and id(x) not in seen:
+                seen.add(id(x))
+                inputs.append(x)
+    used_after = {id(x) for x in (graph.outputs if outputs is None else outputs)
+                  if isinstance(x, Tensor)}
+    in_run = {id(n) for n in run}
+    for n in body:
+        if id(n) not in in_run:
+            used_after.update(id(x) for x in n.inputs if isinstance(x, Tensor))
+    outs = [o for n in run for o in n.outputs if id(o) in used_after]
+    shape = run[0].outputs[0].static_shape if kind == "array" else ()
+    return Region(kind, graph, run, inputs, outs, shape)
+
+
+def splice(region: Region, node: Node) -> None:
+    """Replace the region's nodes in its graph by `node`, which computes its outputs."""
+    nodes = region.graph.nodes
+    first = nodes.index(region.nodes[0])
+    gone = {id(n) for n in region.nodes}
+    region.graph.nodes = [n for n in nodes[:first] if id(n) not in gone] + [node] + \
+        [n for n in nodes[first:] if id(n) not in gone]
+    node.outputs = list(region.outputs)
+    for i, o in enumerate(node.outputs):
+        o.node, o.index = node, i

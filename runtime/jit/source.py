@@ -1,0 +1,182 @@
+"""Numba source for one region: readable Python that `numba.njit` compiles.
+
+A scalar region becomes a function of its 0-d inputs returning `(outputs..., bad)`,
+with `if`/`while` statements for `cond`/`while_loop` nodes; the first guard that
+fires returns at once with `bad = True` (the caller then reruns the region on NumPy).
+An array region becomes one loop over the flattened data (`prange` when run across
+cores) that fills fresh output arrays and counts guards that fired.
+
+    def region_1(t_n):
+        t_v17_loop, t_v18_loop = t_n, np.int64(0)
+        while True:
+            t_v16 = t_v17_loop != np.int64(1)
+            ...
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from runtime.control_flow import COND, WHILE_LOOP
+from runtime.exec.liveness import live_nodes
+from runtime.graph import Graph, Node
+from runtime.jit.ops import cast, dtype_of, literal, lower_node
+from runtime.jit.regions import Region
+from runtime.tensor import Tensor
+
+
+class _Emitter:
+    def __init__(self, scalar: bool):
+        self.scalar = scalar
+        self.lines: list[str] = []
+        self.names: dict[int, str] = {}
+        self.used: set[str] = set()
+        self.bail = "return True"
+        self.guard_lines: list[str] = []
+
+    def fresh(self, base: str) -> str:
+        base = "t_" + re.sub(r"\W", "_", base)
+        name, k = base, 1
+        while name in self.used:
+            k += 1
+            name = f"{base}_{k}"
+        self.used.add(name)
+        return name
+
+    def ref(self, x) -> str | None:
+        return self.names[id(x)] if isinstance(x, Tensor) else None
+
+    def value(self, x, dtype: np.dtype) -> str:
+        """An operand as an expression of `dtype` (Tensors are already of their dtype)."""
+        if isinstance(x, Tensor):
+            return cast(self.names[id(x)], x.dtype, dtype)
+        return literal(x, dtype)
+
+    def emit(self, indent: int, text: str) -> None:
+        self.lines.append("    " * indent + text)
+
+    # -- nodes ----------------------------------------------------------------------
+    def body(self, nodes: list[Node], indent: int) -> None:
+        for node in nodes:
+            if node.op is COND:
+                self._cond(node, indent)
+            elif node.op is WHILE_LOOP:
+                self._while(node, indent)
+            else:
+                self._op(node, indent)
+
+    def _op(self, node: Node, indent: int) -> None:
+        out = self.fresh(node.outputs[0].name)
+        low = lower_node(node, [self.ref(x) for x in node.inputs], out, self.scalar)
+        assert low is not None, node  # the partition only admits lowerable nodes
+        origin = f"  # {node.origin.filename.rsplit('/', 1)[-1]}:{node.origin.lineno}" \
+            if node.origin is not None else ""
+        for k, line in enumerate(low.lines):
+            self.emit(indent, line + (origin if k == len(low.lines) - 1 else ""))
+        self.names[id(node.outputs[0])] = out
+        if low.guards:
+            test = " or ".join(low.guards)
+            if self.scalar:
+                self.emit(indent, f"if {test}:")
+                self.emit(indent + 1, self.bail)
+            else:
+                self.emit(indent, f"if {test}:")
+                self.emit(indent + 1, "bad += 1")
+
+    def _bind(self, sub: Graph, exprs: list[str], indent: int) -> None:
+        for ph, e in zip(sub.inputs, exprs):
+            name = self.fresh(ph.name)
+            self.emit(indent, f"{name} = {e}")
+            self.names[id(ph)] = name
+
+    def _results(self, sub: Graph, outs: list[Tensor]) -> list[str]:
+        return [self.value(x, o.dtype) for x, o in zip(sub.outputs, outs)]
+
+    def _cond(self, node: Node, indent: int) -> None:
+        pred, *rest = node.inputs
+        outs = [self.fresh(o.name) for o in node.outputs]
+        ins = [self.value(x, dtype_of(x) or np.dtype(type(x))) for x in rest]
+        self.emit(indent, f"if {self.value(pred, dtype_of(pred) or np.dtype(bool))}:")
+        for i, sub in enumerate((node.attrs["then"], node.attrs["else_"])):
+            if i == 1:
+                self.emit(indent, "else:")
+            self._bind(sub, ins, indent + 1)
+            self.body(live_nodes(sub), indent + 1)
+            results = self._results(sub, node.outputs)
+            self.emit(indent + 1, f"{', '.join(outs)} = {', '.join(results)}" if outs else "pass")
+        for o, name in zip(node.outputs, outs):
+            self.names[id(o)] = name
+
+    def _while(self, node: Node, indent: int) -> None:
+        g_cond, g_body = node.attrs["cond"], node.attrs["body"]
+        n = len(node.outputs)
+        ins = list(node.inputs)
+        init, caps = ins[:n], ins[n:len(ins) - (1 if node.attrs["has_max"] else 0)]
+        carried = [self.fresh(o.name + "_loop") for o in node.outputs]
+        cap_exprs = [self.value(x, dtype_of(x) or np.dtype(type(x))) for x in caps]
+        if carried:
+            values = [self.value(x, o.dtype) for x, o in zip(init, node.outputs)]
+            self.emit(indent, f"{', '.join(carried)} = {', '.join(values)}")
+        counter = None
+        if node.attrs["has_max"]:
+            counter = self.fresh("iteration")
+            self.emit(indent, f"{counter} = 0")
+            limit = self.value(ins[-1], np.dtype(np.int64))
+        self.emit(indent, "while True:")
+        self._bind(g_cond, carried + cap_exprs, indent + 1)
+        self.body(live_nodes(g_cond), indent + 1)
+        self.emit(indent + 1, f"if not {self.value(g_cond.outputs[0], np.dtype(bool))}:")
+        self.emit(indent + 2, "break")
+        if counter is not None:
+            self.emit(indent + 1, f"if {counter} >= {limit}:")
+            self.emit(indent + 2, "break")
+            self.emit(indent + 1, f"{counter} += 1")
+        self._bind(g_body, carried + cap_exprs, indent + 1)
+        self.body(live_nodes(g_body), indent + 1)
+        if carried:
+            results = self._results(g_body, node.outputs)
+            self.emit(indent + 1, f"{', '.join(carried)} = {', '.join(results)}")
+        outs = [self.fresh(o.name) for o in node.outputs]
+        if outs:
+            self.emit(indent, f"{', '.join(outs)} = {', '.join(carried)}")
+        for o, name in zip(node.outputs, outs):
+            self.names[id(o)] = name
+
+
+def scalar_source(region: Region, fname: str) -> str:
+    e = _Emitter(scalar=True)
+    params = [e.fresh(x.name) for x in region.inputs]
+    for x, p in zip(region.inputs, params):
+        e.names[id(x)] = p
+    zeros = [f"np.{o.dtype.name}(0)" if o.dtype.kind != "b" else "False" for o in region.outputs]
+    e.bail = f"return ({''.join(z + ', ' for z in zeros)}True)"
+    e.emit(0, f"def {fname}({', '.join(params)}):")
+    e.body(region.nodes, 1)
+    results = [e.names[id(o)] for o in region.outputs]
+    e.emit(1, f"return ({''.join(r + ', ' for r in results)}False)")
+    return "\n".join(e.lines) + "\n"
+
+
+def array_source(region: Region, fname: str, parallel: bool) -> str:
+    e = _Emitter(scalar=False)
+    params = [e.fresh(x.name) for x in region.inputs]
+    e.emit(0, f"def {fname}({', '.join(params)}):")
+    size = int(np.prod(region.shape))
+    outs = [e.fresh(o.name + "_out") for o in region.outputs]
+    for o, name in zip(region.outputs, outs):
+        e.emit(1, f"{name} = np.empty({size}, np.{o.dtype.name})")
+    e.emit(1, "bad = 0")
+    e.emit(1, f"for i in {'prange' if parallel else 'range'}({size}):")
+    for x, p in zip(region.inputs, params):
+        if x.ndim == 0:
+            e.names[id(x)] = p
+        else:  # one load per element, then a local
+            name = e.fresh(x.name + "_i")
+            e.emit(2, f"{name} = {p}[i]")
+            e.names[id(x)] = name
+    e.body(region.nodes, 2)
+    for o, name in zip(region.outputs, outs):
+        e.emit(2, f"{name}[i] = {e.names[id(o)]}")
+    e.emit(1, f"return ({''.join(n + ', ' for n in outs)}bad)")
+    return "\n".join(e.lines) + "\n"

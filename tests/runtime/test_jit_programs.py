@@ -1,0 +1,146 @@
+"""jit_compile=True on whole programs: native scalar loops, fused elementwise runs around
+an op left to NumPy (noted once), the numba source and report, the on-disk cache across
+processes, and the error when numba is missing."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from runtime.jit import JitFallbackWarning, set_cache_dir
+from tests.runtime.jit_harness import check_jit, compiled_regions
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+import workloads as w  # noqa: E402
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _jit_cache(tmp_path_factory):
+    set_cache_dir(tmp_path_factory.mktemp("jit_cache"))
+    yield
+    set_cache_dir(None)
+
+
+@pytest.mark.parametrize("n", [27, 1, 0, -5, 97, 2**40 + 1, 2**62 + 1])
+def test_collatz_is_one_native_loop(n):
+    jit = check_jit(w.collatz, np.int64(n))
+    cf = jit.get_concrete_function(np.int64(n))
+    assert compiled_regions(jit, np.int64(n)) == 1
+    assert "while True:" in cf.jit_code and "k_jit_region" in cf.python_code
+
+
+def _tanh_in_the_middle(x):
+    y = x * 2.0 + 1.0
+    y = np.tanh(y) * x
+    return np.sqrt(np.abs(y - x / 3.0)) + 0.5
+
+
+def test_elementwise_chain_fuses_around_tanh_and_notes_it_once():
+    x = np.linspace(-3, 3, 1001)
+    check_jit(w.elementwise_chain, x)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        jit = ag.function(_tanh_in_the_middle, jit_compile=True)
+        jit(x)
+        jit(np.ones(7))  # a second trace: the same op and line are not noted again
+    notes = [str(m.message) for m in seen if m.category is JitFallbackWarning]
+    line = _tanh_in_the_middle.__code__.co_firstlineno + 2
+    assert len(notes) == 1 and "`tanh`" in notes[0] and f"test_jit_programs.py:{line}" in notes[0]
+    assert compiled_regions(jit, x) == 2  # before and after the tanh
+    report = jit.get_concrete_function(x).jit_report
+    assert any("NumPy: tanh" in line for line in report)
+
+
+def test_large_chain_runs_in_parallel_and_matches():
+    x = np.random.default_rng(0).standard_normal(1 << 18)
+    jit = check_jit(w.elementwise_chain, x, errstates=(None,))
+    assert any("parallel" in line for line in jit.get_concrete_function(x).jit_report)
+
+
+def test_unlowerable_op_in_the_middle_of_a_scalar_loop():
+    def f(x, n):
+        i = np.int64(0)
+        while i < n:
+            x = np.exp(x) * 0.5 + x / 4.0  # exp stays NumPy: the loop does too
+            i = i + 1
+        return x
+
+    jit = check_jit(f, np.float64(0.25), np.int64(5))
+    assert compiled_regions(jit, np.float64(0.25), np.int64(5)) == 0
+
+
+def test_branches_and_mixed_dtypes_in_a_loop():
+    def f(x, y, n):
+        i = np.int32(0)
+        acc = np.float32(0)
+        while i < n:
+            if (x > y) & (i % 3 != 0):
+                acc = acc + x.astype(np.float32) * np.float32(0.5)
+            else:
+                acc = np.maximum(acc - np.float32(1.5), np.float32(-4))
+            i = i + np.int32(1)
+        return acc, i
+
+    for args in [(np.int64(3), np.int64(2), np.int32(9)), (np.int64(-1), np.int64(2), np.int32(4))]:
+        jit = check_jit(f, *args)
+    assert compiled_regions(jit, *args) == 1
+
+
+def test_overflow_in_a_scalar_loop_warns_as_numpy_does():
+    def f(x, n):
+        i = np.int64(0)
+        while i < n:
+            x = x * np.int64(3) + np.int64(1)
+            i = i + 1
+        return x
+
+    check_jit(f, np.int64(5), np.int64(50))  # wraps past int64: NumPy warns (or raises)
+
+
+def test_integer_division_by_zero_in_arrays():
+    x = np.array([5, -7, 0, 9], np.int32)
+    y = np.array([2, 0, 0, -3], np.int32)
+    check_jit(lambda x, y: (x // y) + (x % y), x, y)
+
+
+def test_missing_numba_says_how_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "numba", None)
+    f = ag.function(lambda x: x + 1, jit_compile=True)
+    with pytest.raises(ImportError, match=r"autograph-numpy\[jit\]"):
+        f(np.ones(3))
+
+
+_CHILD = """
+import json, sys, time
+import numpy as np
+sys.path.insert(0, {bench!r})
+import autograph as ag, workloads as w
+from runtime.jit import set_cache_dir
+set_cache_dir({cache!r})
+f = ag.function(w.collatz, jit_compile=True)
+start = time.perf_counter()
+result = int(f(np.int64(27)))
+first = time.perf_counter() - start
+print(json.dumps({{"result": result, "first_call": first,
+                  "report": f.get_concrete_function(np.int64(27)).jit_report}}))
+"""
+
+
+def test_a_second_process_loads_the_compiled_code_from_disk(tmp_path):
+    code = _CHILD.format(bench=os.path.join(ROOT, "benchmarks"), cache=str(tmp_path))
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    runs = []
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, check=True, cwd=ROOT)
+        runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    assert runs[0]["result"] == runs[1]["result"] == int(w.collatz(np.int64(27)))
+    assert "compiled" in runs[0]["report"][0] and "cache hit" not in runs[0]["report"][0]
+    assert "cache hit" in runs[1]["report"][0]  # numba's own cache statistics
