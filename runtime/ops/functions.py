@@ -158,6 +158,8 @@ for _fn in (np.cumsum, np.cumprod, np.transpose, np.squeeze, np.expand_dims, np.
 leading_arrays(np.full_like, 2)
 for _name in ("zeros_like", "ones_like", "full_like"):  # read the shape, not the values
     OPS[_name].shape_only = (0,)
+for _name in ("zeros_like", "ones_like", "full_like", "empty_like", "copy"):
+    OPS[_name].fresh_result = True  # a new array: the executor may update it in place
 leading_arrays(np.take, 2)
 leading_arrays(np.dot, 2)
 leading_arrays(np.vdot, 2)
