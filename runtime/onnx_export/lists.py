@@ -93,11 +93,14 @@ def _new(em, node):
     return [em.op("SequenceEmpty", [], hint="list", dtype=onnx_dtype(dtype))]
 
 
-@converter("list_append", "save_state")
+@converter("save_state")
+def _save_state(em, node):
+    raise em.error("gradient bookkeeping (loops under a GradientTape) has no ONNX form; "
+                   "export the forward function")
+
+
+@converter("list_append")
 def _append(em, node):
-    if node.op.name == "save_state":
-        raise em.error("gradient bookkeeping (loops under a GradientTape) has no ONNX form; "
-                       "export the forward function")
     xs, x = node.inputs
     shape, dtype = element_of(em, xs)
     seq = em.value(xs)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.onnx_export.kernels import apply
-from runtime.onnx_export.table import converter
+from runtime.onnx_export.table import converter, converter_each
 
 _REDUCE = {"sum": "ReduceSum", "nansum": "ReduceSum", "prod": "ReduceProd",
            "mean": "ReduceMean", "nanmean": "ReduceMean", "max": "ReduceMax",
@@ -84,22 +84,22 @@ def _reduction(em, node):
     return [em.cast(result, work, dtype)]
 
 
-@converter("any", "all")
-def _any_all(em, node):
+@converter_each({"any": {"every": False}, "all": {"every": True}})
+def _any_all(em, node, *, every: bool):
     _refuse_options(em, node)
     x = node.inputs[0]
     axes = axes_of(em, node, len(x.shape))
     keep = bool(node.attrs.get("keepdims", False))
     flags = em.value(x, np.bool_)
-    if node.op.name == "all":
+    if every:  # all(x) is not any(not x)
         flags = em.op("Not", [flags])
     count = reduce(em, "ReduceSum", em.cast(flags, np.bool_, np.int64), np.int64, axes, keep)
     hit = em.op("Greater", [count, em.const(0, np.int64)])
-    return [em.op("Not", [hit]) if node.op.name == "all" else hit]
+    return [em.op("Not", [hit]) if every else hit]
 
 
-@converter("std", "var")
-def _moments(em, node):
+@converter_each({"std": {"root": True}, "var": {"root": False}})
+def _moments(em, node, *, root: bool):
     _refuse_options(em, node)
     if node.attrs.get("dtype") is not None:
         raise em.error("dtype= of np.std/np.var is not exported")
@@ -118,11 +118,11 @@ def _moments(em, node):
     ddof = em.const(node.attrs.get("ddof", 0) or 0, dtype)
     denom = em.op("Max", [em.op("Sub", [n, ddof]), em.const(0, dtype)])
     var = em.op("Div", [total, denom])
-    return [em.op("Sqrt", [var]) if node.op.name == "std" else var]
+    return [em.op("Sqrt", [var]) if root else var]
 
 
-@converter("argmax", "argmin")
-def _arg(em, node):
+@converter_each({"argmax": {"onnx_op": "ArgMax"}, "argmin": {"onnx_op": "ArgMin"}})
+def _arg(em, node, *, onnx_op: str):
     x, out = node.inputs[0], node.outputs[0]
     axis, keep = node.attrs.get("axis"), bool(node.attrs.get("keepdims", False))
     if x.shape and any(d == 0 for d in x.shape):
@@ -136,8 +136,7 @@ def _arg(em, node):
         ax = 0
     else:
         ax = int(axis) % max(len(x.shape), 1)
-    op = "ArgMax" if node.op.name == "argmax" else "ArgMin"
-    idx = apply(em, op, [value], dtype, keep=False, axis=ax, keepdims=int(keep),
+    idx = apply(em, onnx_op, [value], dtype, keep=False, axis=ax, keepdims=int(keep),
                 select_last_index=0)
     if dtype.kind == "f":  # NumPy: the first NaN wins
         nan = em.cast(em.op("IsNaN", [value]), np.bool_, np.int8)

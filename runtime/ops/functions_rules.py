@@ -184,16 +184,29 @@ def round_rule(op, inputs, attrs):
     return [(shp, dt)]
 
 
-@rule("copy", "nan_to_num", "sort", "flip", "roll")
+@rule("copy", "nan_to_num", "flip")
 def same_rule(op, inputs, attrs):
     shp = shape(inputs[0])
-    if op.name == "sort" and attrs.get("axis", -1) is None:
+    if attrs.get("axis") is not None:
+        axes_tuple(attrs["axis"], len(shp))
+    return [(shp, dtype(inputs[0]))]
+
+
+@rule("sort")
+def sort_rule(op, inputs, attrs):
+    shp = shape(inputs[0])
+    if attrs.get("axis", -1) is None:
         return [((size(shp),), dtype(inputs[0]))]
-    axis = attrs.get("axis", -1 if op.name == "sort" else None)
-    if axis is not None:
-        axes_tuple(axis, len(shp), allow_repeats=op.name == "roll")
-    if op.name == "roll" and isinstance(attrs.get("axis"), tuple) and \
-            isinstance(attrs.get("shift"), tuple):
+    axes_tuple(attrs.get("axis", -1), len(shp))
+    return [(shp, dtype(inputs[0]))]
+
+
+@rule("roll")
+def roll_rule(op, inputs, attrs):
+    shp = shape(inputs[0])
+    if attrs.get("axis") is not None:
+        axes_tuple(attrs["axis"], len(shp), allow_repeats=True)
+    if isinstance(attrs.get("axis"), tuple) and isinstance(attrs.get("shift"), tuple):
         if len(attrs["axis"]) != len(attrs["shift"]) and 1 not in (len(attrs["axis"]),
                                                                     len(attrs["shift"])):
             raise static_error(ValueError, "'shift' and 'axis' should be scalars or 1D "
@@ -215,15 +228,22 @@ def real_rule(op, inputs, attrs):
     return [(shape(inputs[0]), real_dtype(dtype(inputs[0])))]
 
 
-@rule("zeros_like", "ones_like", "empty_like", "full_like")
-def like_rule(op, inputs, attrs):
+def _like_shape(inputs, attrs) -> tuple:
     shp = attrs.get("shape")
-    shp = shape(inputs[0]) if shp is None else tuple(np.atleast_1d(shp).tolist()) \
+    return shape(inputs[0]) if shp is None else tuple(np.atleast_1d(shp).tolist()) \
         if not isinstance(shp, tuple) else shp
-    if op.name == "full_like":
-        broadcast_into(shape(inputs[1]), shp)
-    return [(tuple(shp), dtype(inputs[0]) if attrs.get("dtype") is None
+
+
+@rule("zeros_like", "ones_like", "empty_like")
+def like_rule(op, inputs, attrs):
+    return [(tuple(_like_shape(inputs, attrs)), dtype(inputs[0]) if attrs.get("dtype") is None
              else np.dtype(attrs["dtype"]))]
+
+
+@rule("full_like")
+def full_like_rule(op, inputs, attrs):
+    broadcast_into(shape(inputs[1]), _like_shape(inputs, attrs))  # the fill value fits
+    return like_rule(op, inputs, attrs)
 
 
 @rule("astype")
