@@ -1,6 +1,6 @@
 """Shape/dtype rules of the NumPy-function ops (functions.py), part 1: reductions,
 elementwise-like functions and selection, products, comparisons, linear algebra.
-Part 2 (shape manipulation, joining, einsum) is functions_shape_rules.py.
+The rules of the shape-manipulation ops (shaping.py) are in shaping_rules.py.
 
 `RULES[name](op, inputs, attrs) -> [(shape, dtype)]`; `inputs` are the op's array
 inputs (Tensors or constants, None for an omitted optional one) and `attrs` its static
