@@ -63,10 +63,11 @@ def cond_feeds(node: Node, position: int) -> list:
 
 
 def while_feeds(node: Node, position: int) -> list:
-    """Values a loop variable's placeholder takes: the initial value, then the body's."""
+    """Values a loop variable's placeholder takes: the initial value, then the body's;
+    a captured value's placeholder takes the value the node passes in."""
     if position < len(node.outputs):
         return [node.inputs[position], node.attrs["body"].outputs[position]]
-    return []
+    return [node.inputs[position]]
 
 
 def cond_once(node: Node) -> list:

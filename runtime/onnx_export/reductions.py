@@ -11,12 +11,22 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.onnx_export.kernels import apply
-from runtime.onnx_export.table import converter, converter_each
+from runtime.onnx_export.table import converter_each
 
-_REDUCE = {"sum": "ReduceSum", "nansum": "ReduceSum", "prod": "ReduceProd",
-           "mean": "ReduceMean", "nanmean": "ReduceMean", "max": "ReduceMax",
-           "amax": "ReduceMax", "nanmax": "ReduceMax", "min": "ReduceMin", "amin": "ReduceMin",
-           "nanmin": "ReduceMin"}
+# Each reduction's parameters: its ONNX op; `extremum`: max/min (raises on an empty axis,
+# a NaN wins); `nan_fill`: the nan* forms skip NaNs by filling them with this value;
+# `nan_mean`: nanmean divides the filled sum by the count of non-NaN values.
+_REDUCTIONS = {
+    "sum": dict(onnx_op="ReduceSum"), "nansum": dict(onnx_op="ReduceSum", nan_fill=0),
+    "prod": dict(onnx_op="ReduceProd"), "mean": dict(onnx_op="ReduceMean"),
+    "nanmean": dict(onnx_op="ReduceMean", nan_fill=0, nan_mean=True),
+    "max": dict(onnx_op="ReduceMax", extremum=True),
+    "amax": dict(onnx_op="ReduceMax", extremum=True),
+    "nanmax": dict(onnx_op="ReduceMax", extremum=True, nan_fill=-np.inf),
+    "min": dict(onnx_op="ReduceMin", extremum=True),
+    "amin": dict(onnx_op="ReduceMin", extremum=True),
+    "nanmin": dict(onnx_op="ReduceMin", extremum=True, nan_fill=np.inf),
+}
 
 
 def axes_of(em, node, ndim: int):
@@ -43,38 +53,35 @@ def _refuse_options(em, node, allowed=()):
             raise em.error(f"the {k}= argument has no ONNX form in this exporter")
 
 
-@converter(*_REDUCE)
-def _reduction(em, node):
+@converter_each(_REDUCTIONS)
+def _reduction(em, node, *, onnx_op: str, extremum=False, nan_fill=None, nan_mean=False):
     _refuse_options(em, node)
     x, out = node.inputs[0], node.outputs[0]
     ndim, dtype = len(x.shape), out.dtype
     axes = axes_of(em, node, ndim)
     keep = bool(node.attrs.get("keepdims", False))
-    name = node.op.name
     work = dtype
-    if name in ("max", "amax", "min", "amin", "nanmax", "nanmin"):
+    if extremum:
         if any(x.shape[a] == 0 for a in axes):
             raise em.error("a maximum/minimum over an empty axis raises in NumPy")
         work = x.dtype
     value = em.value(x, work if work.kind != "b" else np.int8)
     if work.kind == "b":
         work = np.dtype(np.int8)
-    op = _REDUCE[name]
-    if name.startswith("nan") and work.kind == "f":
-        fill = {"nansum": 0, "nanmean": 0, "nanmax": -np.inf, "nanmin": np.inf}[name]
+    if nan_fill is not None and work.kind == "f":
         nan = em.op("IsNaN", [value])
-        clean = em.op("Where", [nan, em.const(fill, work), value])
-        result = reduce(em, op if name != "nanmean" else "ReduceSum", clean, work, axes, keep)
+        clean = em.op("Where", [nan, em.const(nan_fill, work), value])
+        result = reduce(em, "ReduceSum" if nan_mean else onnx_op, clean, work, axes, keep)
         counts = reduce(em, "ReduceSum", em.cast(em.op("Not", [nan]), np.bool_, work), work,
                         axes, keep)
-        if name == "nanmean":
+        if nan_mean:
             result = em.op("Div", [result, counts])
-        elif name in ("nanmax", "nanmin"):  # an all-NaN slice gives NaN
+        elif extremum:  # an all-NaN slice gives NaN
             result = em.op("Where", [em.op("Equal", [counts, em.const(0, work)]),
                                      em.const(np.nan, work), result])
     else:
-        result = reduce(em, op, value, work, axes, keep)
-        if name in ("max", "amax", "min", "amin") and work.kind == "f":
+        result = reduce(em, onnx_op, value, work, axes, keep)
+        if extremum and nan_fill is None and work.kind == "f":
             any_nan = reduce(em, "ReduceMax", em.cast(em.op("IsNaN", [value]), np.bool_, np.int8),
                              np.int8, axes, keep)
             result = em.op("Where", [em.cast(any_nan, np.int8, np.bool_),

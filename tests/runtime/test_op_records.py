@@ -17,7 +17,7 @@ ROOT = pathlib.Path(runtime.__file__).parent
 
 # Dispatch on identity or name: allowed only where an op record is defined.
 _DISPATCH = re.compile(r"\bop is (not )?(COND|WHILE_LOOP)\b|\bop\.name (==|!=|in\b|not in\b)"
-                       r"|\.op\.name\.(startswith|endswith)\(|\bin (rec|node)\.op\.name\b")
+                       r"|\bop\.name\.(startswith|endswith)\(|\bin ((rec|node)\.)?op\.name\b")
 
 
 def _defines_op_records(text: str) -> bool:
@@ -40,7 +40,7 @@ def test_the_pattern_catches_dispatch():
     # the check above is only as good as its pattern
     for line in ('if node.op is COND:', 'elif node.op is WHILE_LOOP:', 'if op.name == "sort":',
                  'x if node.op.name in ("a", "b") else y', 'rec.op.name.endswith("2")',
-                 '"ifft" in rec.op.name'):
+                 '"ifft" in rec.op.name', 'default = 2 if op.name.endswith("2") else 1'):
         assert _DISPATCH.search(line), line
     assert not _DISPATCH.search('raise TypeError(f"np.{op.name} is not supported")')
 
