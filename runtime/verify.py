@@ -7,8 +7,6 @@
 """
 from __future__ import annotations
 
-import numpy as np
-
 from runtime.graph import Graph
 from runtime.tensor import Tensor
 
@@ -46,27 +44,15 @@ def _verify(graph: Graph, names: set) -> None:
 
 
 def _verify_control_flow(node) -> None:
-    name = node.op.name
-    n_in = len(node.inputs)
-    if name == "cond":
-        for sub in (node.attrs["then"], node.attrs["else_"]):
-            _check(len(sub.inputs) == n_in - 1, f"cond branch {sub.name} takes "
-                   f"{len(sub.inputs)} inputs, node passes {n_in - 1}", sub)
-            _check(len(sub.outputs) == len(node.outputs), "cond branch output count", sub)
-            for a, b in zip(sub.outputs, node.outputs):
-                a_dtype = a.dtype if isinstance(a, Tensor) else np.asarray(a).dtype
-                if a_dtype != b.dtype:
-                    _check(False, f"cond branch output {getattr(a, 'name', repr(a))} has dtype "
-                           f"{a_dtype}, the node says {b.dtype}", sub)
-    elif name == "while_loop":
-        n_vars = len(node.outputs)
-        n_pass = n_in - (1 if node.attrs["has_max"] else 0)
-        for sub in (node.attrs["cond"], node.attrs["body"]):
-            _check(len(sub.inputs) == n_pass, f"while {sub.name} takes {len(sub.inputs)} "
-                   f"inputs, node passes {n_pass}", sub)
-        body = node.attrs["body"]
-        _check(len(body.outputs) == n_vars, "while body output count", body)
-        _check(len(node.attrs["cond"].outputs) == 1, "while cond must have one output", body)
+    """A control-flow node's own structure check (its op's `check` hook), shared with
+    the loader of saved graphs."""
+    if node.op.check is None:
+        return
+
+    def fail(message: str) -> None:
+        _check(False, message, node.subgraphs()[0])
+
+    node.op.check(node.inputs, node.attrs, [(o.static_shape, o.dtype) for o in node.outputs], fail)
 
 
 def _define(t, defined, names, graph) -> None:

@@ -151,10 +151,15 @@ def _diff(rec, cts):
     return [g]
 
 
-@rule("tril", "triu")
-def _triangle(rec, cts):
-    fn = np.tril if rec.op.name == "tril" else np.triu
-    return [fn(cts[0], **rec.attrs)]
+def _triangle_rule(fn):
+    """np.tril / np.triu: the cotangent keeps the same triangle."""
+    def grad(rec, cts):
+        return [fn(cts[0], **rec.attrs)]
+    return grad
+
+
+rule("tril")(_triangle_rule(np.tril))
+rule("triu")(_triangle_rule(np.triu))
 
 
 # -- stacking helpers: split the cotangent, give each piece its input's shape -------------

@@ -3,7 +3,8 @@
 A record has `op`, `inputs`, `attrs`, `outputs` (values the rule computes with) and
 `in_keys` / `out_keys` (identities that cotangents are accumulated under). Graph nodes
 are records whose keys are their Tensors' ids; eager records keep the arrays and the
-ids of the tape values that produced them.
+ids of the tape values that produced them. Each op's gradient rule is its record's
+`grad` (attached when the rule modules load: runtime/autodiff/__init__.py loads them).
 """
 from __future__ import annotations
 
@@ -11,17 +12,6 @@ import numpy as np
 
 from runtime.autodiff.shapes import is_differentiable
 from runtime.errors import where
-
-
-def rule_for(op):
-    if op.grad is not None:
-        return op.grad
-    from runtime.autodiff.function_rules import RULES
-    from runtime.autodiff.rules import UFUNC_RULES
-
-    if isinstance(op.kernel, np.ufunc):
-        return UFUNC_RULES.get(op.kernel)
-    return RULES.get(op.name)
 
 
 def backprop(records, seeds: dict, wanted: set) -> dict:
@@ -37,7 +27,7 @@ def backprop(records, seeds: dict, wanted: set) -> dict:
         out_cts = [cts.get(k) for k in rec.out_keys]
         if all(g is None for g in out_cts):
             continue
-        rule = rec.op.vjp if getattr(rec.op, "vjp", None) else rule_for(rec.op)
+        rule = rec.op.grad  # the one lookup: every op's rule is on its record
         if rule is None:
             raise NotImplementedError(
                 f"No gradient rule for `{rec.op.name}`{_at(rec)}; it lies between the target "

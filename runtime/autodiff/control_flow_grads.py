@@ -206,5 +206,5 @@ def while_vjp(rec, cts):
     return out
 
 
-COND.vjp = cond_vjp
-WHILE_LOOP.vjp = while_vjp
+COND.grad = cond_vjp
+WHILE_LOOP.grad = while_vjp

@@ -86,11 +86,17 @@ def _one_d(rec):
     return x, rec.attrs.get("n"), axis, rec.attrs.get("norm")
 
 
-@rule("fft.fft", "fft.ifft")
-def _fft(rec, cts):
-    x, n, axis, norm = _one_d(rec)
-    in_len = None if n is None else _length(x, axis)
-    return [adjoint_c2c(cts[0], rec.op.name == "fft.ifft", n, axis, norm, in_len)]
+def _fft_rule(inverse: bool):
+    """np.fft.fft, or np.fft.ifft (`inverse`)."""
+    def grad(rec, cts):
+        x, n, axis, norm = _one_d(rec)
+        in_len = None if n is None else _length(x, axis)
+        return [adjoint_c2c(cts[0], inverse, n, axis, norm, in_len)]
+    return grad
+
+
+rule("fft.fft")(_fft_rule(False))
+rule("fft.ifft")(_fft_rule(True))
 
 
 @rule("fft.rfft")
@@ -117,10 +123,11 @@ def _ihfft(rec, cts):  # conj(rfft(a, n, norm=swapped))
     return [adjoint_r2c(np.conjugate(cts[0]), n, axis, _SWAP[norm], _length(x, axis))]
 
 
-def _n_d(rec, inverse_real: bool):
+def _n_d(rec, inverse_real: bool, two_d: bool):
+    """`two_d`: the fft2 family (last two axes by default)."""
     x = rec.inputs[0]
     nd = np.ndim(x)
-    default_axes = (-2, -1) if rec.op.name.endswith("2") else None
+    default_axes = (-2, -1) if two_d else None
     axes_attr = rec.attrs.get("axes", default_axes)
     s, axes = cook_nd(shape_of_value(x), rec.attrs.get("s"), axes_attr, inverse_real)
     axes = [a % nd for a in axes]
@@ -130,32 +137,49 @@ def _n_d(rec, inverse_real: bool):
     return x, (s if explicit else [None] * len(axes)), axes, rec.attrs.get("norm")
 
 
-@rule("fft.fftn", "fft.ifftn", "fft.fft2", "fft.ifft2")
-def _fftn(rec, cts):
-    x, s, axes, norm = _n_d(rec, False)
-    inverse = "ifft" in rec.op.name
-    g = cts[0]
-    for n, axis in zip(s, axes):
-        g = adjoint_c2c(g, inverse, n, axis, norm, None if n is None else _length(x, axis))
-    return [g]
+def _fftn_rule(inverse: bool, two_d: bool):
+    """np.fft.fftn / ifftn (`inverse`), or fft2 / ifft2 (`two_d`)."""
+    def grad(rec, cts):
+        x, s, axes, norm = _n_d(rec, False, two_d)
+        g = cts[0]
+        for n, axis in zip(s, axes):
+            g = adjoint_c2c(g, inverse, n, axis, norm, None if n is None else _length(x, axis))
+        return [g]
+    return grad
 
 
-@rule("fft.rfftn", "fft.rfft2")
-def _rfftn(rec, cts):
-    x, s, axes, norm = _n_d(rec, False)
-    g = cts[0]
-    for n, axis in zip(s[:-1], axes[:-1]):  # the forward ran rfft on the last axis first
-        g = adjoint_c2c(g, False, n, axis, norm, None if n is None else _length(x, axis))
-    return [adjoint_r2c(g, s[-1], axes[-1], norm, _length(x, axes[-1]))]
+rule("fft.fftn")(_fftn_rule(False, False))
+rule("fft.ifftn")(_fftn_rule(True, False))
+rule("fft.fft2")(_fftn_rule(False, True))
+rule("fft.ifft2")(_fftn_rule(True, True))
 
 
-@rule("fft.irfftn", "fft.irfft2")
-def _irfftn(rec, cts):
-    x, s, axes, norm = _n_d(rec, True)
-    g = adjoint_c2r(cts[0], s[-1], axes[-1], norm, _length(x, axes[-1]))
-    for n, axis in zip(s[:-1], axes[:-1]):
-        g = adjoint_c2c(g, True, n, axis, norm, None if n is None else _length(x, axis))
-    return [g]
+def _rfftn_rule(two_d: bool):
+    """np.fft.rfftn, or rfft2 (`two_d`)."""
+    def grad(rec, cts):
+        x, s, axes, norm = _n_d(rec, False, two_d)
+        g = cts[0]
+        for n, axis in zip(s[:-1], axes[:-1]):  # the forward ran rfft on the last axis first
+            g = adjoint_c2c(g, False, n, axis, norm, None if n is None else _length(x, axis))
+        return [adjoint_r2c(g, s[-1], axes[-1], norm, _length(x, axes[-1]))]
+    return grad
+
+
+def _irfftn_rule(two_d: bool):
+    """np.fft.irfftn, or irfft2 (`two_d`)."""
+    def grad(rec, cts):
+        x, s, axes, norm = _n_d(rec, True, two_d)
+        g = adjoint_c2r(cts[0], s[-1], axes[-1], norm, _length(x, axes[-1]))
+        for n, axis in zip(s[:-1], axes[:-1]):
+            g = adjoint_c2c(g, True, n, axis, norm, None if n is None else _length(x, axis))
+        return [g]
+    return grad
+
+
+rule("fft.rfftn")(_rfftn_rule(False))
+rule("fft.rfft2")(_rfftn_rule(True))
+rule("fft.irfftn")(_irfftn_rule(False))
+rule("fft.irfft2")(_irfftn_rule(True))
 
 
 @rule("fft.fftshift")

@@ -1,9 +1,10 @@
 """Gradient rules for the non-ufunc ops: reductions, reshapes, joining, selection, indexing.
 
-Keyed by op name in `RULES` (`backprop.rule_for` looks them up). More rules register
-into `RULES` from `array_rules.py` (more shape ops, sorting, NaN-aware reductions)
-and `linalg_rules.py` (einsum, dot, inv, ...). An op with no entry has no gradient:
-backprop raises NotImplementedError when one lies between target and source.
+`@rule("name", ...)` makes the function the `grad` of the op records of those names
+when the module loads (`backprop` reads only `op.grad`). More rules attach the same way
+from `array_rules.py` (more shape ops, sorting, NaN-aware reductions), `linalg_rules.py`
+(einsum, dot, inv, ...) and the other `*_rules.py` here. An op whose `grad` is None has
+no gradient: backprop raises NotImplementedError when one lies between target and source.
 """
 from __future__ import annotations
 
@@ -12,13 +13,25 @@ import numpy as np
 from runtime.autodiff.shapes import broadcast_like, reshape_like, sum_to
 from runtime.ops.shape import shape_of
 
-RULES = {}
+
+
+def attach_grad(op, fn) -> None:
+    """Make `fn` the gradient rule of op record `op` (one rule per op)."""
+    if op.grad is not None and op.grad is not fn:
+        raise RuntimeError(f"op {op.name!r} has two gradient rules")
+    op.grad = fn
 
 
 def rule(*names):
+    """Attach the decorated function as the gradient rule of the ops with these names."""
+    from runtime.saved.optable import op_table
+
     def deco(fn):
         for n in names:
-            RULES[n] = fn
+            op = op_table().get(n)
+            if op is None:
+                raise KeyError(f"gradient rule for unknown op {n!r}")
+            attach_grad(op, fn)
         return fn
     return deco
 
@@ -259,6 +272,6 @@ def _flip(rec, cts):
     return [np.flip(cts[0], **rec.attrs)]
 
 
-# the other rule modules add to RULES when imported
+# the other rule modules attach theirs when imported
 from runtime.autodiff import array_rules, linalg_rules  # noqa: E402,F401
 from runtime.autodiff import fft_grad_rules, linalg_more_rules, norm_rules  # noqa: E402,F401

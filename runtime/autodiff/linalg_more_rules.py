@@ -251,9 +251,9 @@ def _multi_dot(rec, cts):
     arrays = list(rec.inputs)
     g = cts[0]
     if len(arrays) == 2:
-        from runtime.autodiff.function_rules import RULES
+        from runtime.autodiff.linalg_rules import dot_grad
 
-        return RULES["dot"](rec, cts)
+        return dot_grad(rec, cts)
     first, last = np.ndim(arrays[0]) == 1, np.ndim(arrays[-1]) == 1
     if first:
         arrays[0] = arrays[0][None, :]

@@ -93,7 +93,7 @@ def _letters(n, start=0):
 
 
 @rule("dot")
-def _dot(rec, cts):
+def dot_grad(rec, cts):
     a, b = rec.inputs
     na, nb = np.ndim(a), np.ndim(b)
     if na == 0 or nb == 0:

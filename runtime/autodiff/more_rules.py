@@ -228,14 +228,19 @@ def _median(rec, cts):
     return [_order_grads(rec, cts[0], None, 1.0, "np.median")[0]]
 
 
-@rule("quantile", "percentile")
-def _quantile(rec, cts):
-    if rec.attrs.get("method", "linear") != "linear":
-        raise NotImplementedError(f"gradient of np.{rec.op.name} with method="
-                                  f"{rec.attrs['method']!r}")
-    scale = 100.0 if rec.op.name == "percentile" else 1.0
-    gx, g_q = _order_grads(rec, cts[0], rec.inputs[1], scale, f"np.{rec.op.name}")
-    return [gx, g_q]
+def _quantile_rule(scale: float):
+    """np.quantile (`scale` 1) or np.percentile (`scale` 100: q in percent)."""
+    def grad(rec, cts):
+        if rec.attrs.get("method", "linear") != "linear":
+            raise NotImplementedError(f"gradient of np.{rec.op.name} with method="
+                                      f"{rec.attrs['method']!r}")
+        gx, g_q = _order_grads(rec, cts[0], rec.inputs[1], scale, f"np.{rec.op.name}")
+        return [gx, g_q]
+    return grad
+
+
+rule("quantile")(_quantile_rule(1.0))
+rule("percentile")(_quantile_rule(100.0))
 
 
 @rule("put_along_axis")

@@ -3,7 +3,8 @@ arrays and record graph nodes on Tensors).
 
 A rule takes the forward record (`inputs`, `outputs`, `attrs`) and the output
 cotangents, and returns one cotangent per input (None: no gradient). Broadcasting
-is undone by `sum_to`. Rules for the other ops sit in `function_rules.py`.
+is undone by `sum_to`. Each rule becomes the `grad` of its ufunc's op record when this
+module loads. Rules for the other ops sit in `function_rules.py`.
 """
 from __future__ import annotations
 
@@ -11,16 +12,17 @@ import math
 
 import numpy as np
 
+from runtime.autodiff.function_rules import attach_grad
 from runtime.autodiff.shapes import sum_to
+from runtime.ops.ufuncs import ufunc_op
 
-UFUNC_RULES = {}
 _LN2, _LN10 = math.log(2.0), math.log(10.0)  # Python floats: they keep float32 float32
 
 
 def ufunc_rule(*ufuncs):
     def deco(fn):
         for u in ufuncs:
-            UFUNC_RULES[u] = fn
+            attach_grad(ufunc_op(u), fn)
         return fn
     return deco
 
@@ -146,7 +148,7 @@ for _u, _d in [
     (np.conjugate, lambda x, y: 1.0),
     (np.exp2, lambda x, y: y * _LN2),
 ]:
-    UFUNC_RULES[_u] = _unary(_d)
+    attach_grad(ufunc_op(_u), _unary(_d))
 
 
 @ufunc_rule(np.sign, np.floor, np.ceil, np.rint, np.trunc)
@@ -172,8 +174,8 @@ def _log_add_exp_rule(exp):
     return rule
 
 
-UFUNC_RULES[np.logaddexp] = _log_add_exp_rule(np.exp)
-UFUNC_RULES[np.logaddexp2] = _log_add_exp_rule(np.exp2)
+attach_grad(ufunc_op(np.logaddexp), _log_add_exp_rule(np.exp))
+attach_grad(ufunc_op(np.logaddexp2), _log_add_exp_rule(np.exp2))
 
 
 @ufunc_rule(np.hypot)

@@ -14,8 +14,12 @@ the executor turns it back into a real `if` / `while` statement.
 - `lists.py`: graph lists (`list_new` / `list_append` / `list_stack`) for values a
   symbolic loop accumulates.
 - `common.py`: what the two share (tracing a child graph, captures, value checks).
+- `hooks.py`, `emit.py`: the hooks on the COND / WHILE_LOOP records that executors,
+  passes, the verifier and the loader call (run, data flow through subgraphs,
+  structure check; `emit.py`: code generation), so none of them names these ops.
 """
 from runtime.control_flow.cond import COND, cond
 from runtime.control_flow.while_loop import WHILE_LOOP, while_loop
+from runtime.control_flow import emit as _emit, hooks as _hooks  # noqa: E402,F401 - op hooks
 
 __all__ = ["COND", "WHILE_LOOP", "cond", "while_loop"]

@@ -18,7 +18,6 @@ from typing import Any, Sequence
 import numpy as np
 
 from runtime import tracing
-from runtime.control_flow import COND, WHILE_LOOP
 from runtime.errors import where
 from runtime.ops.registry import OpDef, bind
 from runtime.tensor import Tensor, _fmt_shape
@@ -216,12 +215,8 @@ def element_aval(xs):
             return (x.shape, x.dtype) if isinstance(x, Tensor) else (np.shape(x), np.asarray(x).dtype)
         elif node.op is LIST_COPY:
             todo.append(node.inputs[0])
-        elif node.op is WHILE_LOOP:
-            todo.append(node.attrs["body"].outputs[t.index])
-            todo.append(node.inputs[t.index])
-        elif node.op is COND:
-            todo.append(node.attrs["then"].outputs[t.index])
-            todo.append(node.attrs["else_"].outputs[t.index])
+        elif node.op.sources is not None:  # control flow: what its output came from
+            todo.extend(node.op.sources(node, t.index))
     return None
 
 
@@ -238,11 +233,5 @@ def _sources_of_placeholder(t: Tensor):
     for node in parent.nodes:
         subs = node.subgraphs()
         if any(s is graph for s in subs) and position is not None:
-            sources = []
-            if node.op is WHILE_LOOP and position < len(node.outputs):
-                sources.append(node.inputs[position])
-                sources.append(node.attrs["body"].outputs[position])
-            elif node.op is COND and position + 1 < len(node.inputs):
-                sources.append(node.inputs[position + 1])
-            return sources
+            return node.op.feeds(node, position) if node.op.feeds is not None else []
     return []  # a subgraph still being traced: its node does not exist yet

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.control_flow import COND, WHILE_LOOP
 from runtime.graph import Graph, Node
 from runtime.ops.indexing import INDEX_UPDATE
 from runtime.tensor import Tensor
@@ -25,8 +24,7 @@ def _owns_result(node: Node) -> bool:
     k = node.op.kernel
     if isinstance(k, np.ufunc):
         return k.nout == 1 and node.outputs[0].ndim > 0
-    return node.op is INDEX_UPDATE or node.op.name in (
-        "zeros_like", "ones_like", "full_like", "empty_like", "copy", "constant")
+    return node.op.fresh_result
 
 
 def updated_in_place(body: Graph, n_carried: int) -> set:
@@ -139,10 +137,9 @@ class BufferPlan:
             if self.reusable_input(nxt, k + 1) is out or (
                     self.updatable_in_place(nxt, k + 1) and nxt.inputs[0] is out):
                 return False  # the next op writes into this buffer: it needs a name
-            if nxt.op is COND:   # only as the predicate: a captured value would be
-                return nxt.inputs[0] is out  # re-evaluated at each use in the branch
-            if nxt.op is WHILE_LOOP:  # only as an initial value, bound once before the loop
-                return any(x is out for x in nxt.inputs[:len(nxt.outputs)])
+            if nxt.op.once_inputs is not None:  # control flow: only into an input it
+                # evaluates once (a value read inside a subgraph would be re-evaluated)
+                return any(x is out for x in nxt.op.once_inputs(nxt))
             return True
         return len(self.nodes) > 0 and self.is_subgraph
 

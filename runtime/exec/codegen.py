@@ -8,7 +8,8 @@
             v2 = np.multiply(x, 0.0)                # demo.py:8
         return v2
 
-Control-flow nodes become real `if` / `while` statements with their subgraphs inlined;
+Control-flow nodes become real `if` / `while` statements with their subgraphs inlined
+(spelled by their op's `emit` hook, runtime/control_flow/emit.py);
 constants that are not literals are bound as globals of the generated function. Only
 live nodes are emitted (non-strict execution). The source is registered with
 `linecache` so tracebacks show it, and `line_origins` maps each generated line back to
@@ -27,12 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from runtime.control_flow import COND, WHILE_LOOP
 from runtime.graph import Graph, Node
 from runtime.exec.liveness import live_nodes
-from runtime.control_flow.lists import is_list
-from runtime.exec.buffer_plan import (BufferPlan, is_float_2d_matmul, reads_memory_order,
-                                  updated_in_place)
+from runtime.exec.buffer_plan import BufferPlan, is_float_2d_matmul, reads_memory_order
 from runtime.tensor import Tensor
 
 _LITERAL_TYPES = (bool, int, str, type(None), bytes)
@@ -159,10 +157,8 @@ class CodeGen:
         if plan.updatable_in_place(node, k):
             plan.free.extend(outs)  # the result keeps the updated array's name
             return self._emit_update_in_place(node, indent, plan, k)
-        if node.op is COND:
-            return self._emit_cond(node, outs, indent)
-        if node.op is WHILE_LOOP:
-            return self._emit_while(node, outs, indent)
+        if node.op.emit is not None:  # control flow: statements of its own
+            return node.op.emit(self, node, outs, indent)
         ins = [self.expr(x) for x in node.inputs]
         if node.op.format is not None:
             call = node.op.format(self, ins, node.attrs)
@@ -212,80 +208,6 @@ class CodeGen:
             self.emit(indent, f"np.add.at({name}, np.s_[{index}], {_bare(self.expr(value))})", node)
         self.names[node.outputs[0]] = name
         plan.release(node, k, self.names, keep=x)
-
-    def _copy_lists(self, inputs, indent: int) -> None:
-        """Graph lists entering a branch recorded by a gradient tape are copied: appends in
-        the branch must not change the list the conditional was given, because the
-        gradient replays the branch from that list. (Otherwise appends stay in place.)"""
-        for ph in inputs:
-            if is_list(ph):
-                name = self.fresh(ph.name)
-                self.emit(indent, f"{name} = list({self.names[ph]})")
-                self.names[ph] = name
-
-    def _bind_inputs(self, sub: Graph, exprs: list[str]) -> None:
-        for ph, e in zip(sub.inputs, exprs):
-            self.names[ph] = e
-
-    def _emit_cond(self, node: Node, outs: list[str], indent: int) -> None:
-        pred, *rest = [self.expr(x) for x in node.inputs]
-        self.emit(indent, f"if {_bare(pred)}:", node)
-        for i, sub in enumerate((node.attrs["then"], node.attrs["else_"])):
-            if i == 1:
-                self.emit(indent, "else:")
-            self._bind_inputs(sub, rest)
-            start = len(self.lines)
-            if node.attrs.get("copy_lists"):
-                self._copy_lists(sub.inputs, indent + 1)
-            results = self.emit_graph_body(sub, indent + 1)
-            if outs:
-                self.emit(indent + 1, f"{', '.join(outs)} = {_joined(results)}")
-            elif len(self.lines) == start:
-                self.emit(indent + 1, "pass")
-
-    def _emit_while(self, node: Node, outs: list[str], indent: int) -> None:
-        g_cond, g_body = node.attrs["cond"], node.attrs["body"]
-        n = len(node.outputs)
-        ins = [self.expr(x) for x in node.inputs]
-        init, caps = ins[:n], ins[n:len(ins) - (1 if node.attrs["has_max"] else 0)]
-        init = [self.result_expr(x) for x in node.inputs[:n]]
-        carried = [self.fresh(o.name + "_loop") for o in node.outputs]
-        owned = updated_in_place(g_body, n)
-        if carried:
-            init = [f"list({e})" if is_list(o) else
-                    f"{_paren(e)}.copy()" if id(g_body.inputs[i]) in owned else e
-                    for i, (e, o) in enumerate(zip(init, node.outputs))]
-            self.emit(indent, f"{', '.join(carried)} = {', '.join(init)}", node)
-        for sub in (g_cond, g_body):
-            self._bind_inputs(sub, carried + caps)
-        counter = None
-        if node.attrs["has_max"]:
-            counter = self.fresh("iteration")
-            self.emit(indent, f"{counter} = 0")
-        self.emit(indent, "while True:", node)
-        header = len(self.lines)
-        self.emit_graph_body(g_cond, indent + 1)
-        test = self.expr(g_cond.outputs[0])
-        if len(self.lines) == header and counter is None:
-            # the condition is one expression: put it in the while statement itself
-            code, _, comment = self.lines[header - 1].partition("  # ")
-            code = code.rstrip().replace("while True:", f"while {_bare(test)}:", 1)
-            self.lines[header - 1] = f"{code:<52}  # {comment}" if comment else code
-        else:
-            self.emit(indent + 1, f"if not {_paren(test)}:")
-            self.emit(indent + 2, "break")
-            if counter is not None:
-                self.emit(indent + 1, f"if {counter} >= {ins[-1]}:")
-                self.emit(indent + 2, "break")
-                self.emit(indent + 1, f"{counter} += 1")
-        start = len(self.lines)
-        results = self.emit_graph_body(g_body, indent + 1, owned=owned)
-        if carried:
-            self.emit(indent + 1, f"{', '.join(carried)} = {_joined(results)}")
-        elif len(self.lines) == start:
-            self.emit(indent + 1, "pass")
-        if outs:
-            self.emit(indent, f"{', '.join(outs)} = {', '.join(carried)}")
 
 
 @functools.cache

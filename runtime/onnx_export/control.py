@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.onnx_export.context import Emitter
-from runtime.onnx_export.table import converter
+from runtime.onnx_export.table import converter, converter_each
 from runtime.ops.ufuncs_rules import resolve
 
 
@@ -48,11 +48,11 @@ def _python_number(em, node):  # a NumPy scalar handed to NumPy as the Python nu
     return [em.op("Identity", [em.value(node.inputs[0])])]
 
 
-@converter("check", "assert")
-def _check(em, node):
+@converter_each({"check": {"user_assert": False}, "assert": {"user_assert": True}})
+def _check(em, node, *, user_assert: bool):
     if em.shared.get("assertions") == "drop":
         return []
-    what = "an assert" if node.op.name == "assert" else \
+    what = "an assert" if user_assert else \
         f"a run-time check ({node.attrs.get('error', 'error')}: {node.attrs.get('message', '')})"
     raise em.error(f"{what} cannot raise in ONNX. Pass assertions='drop' to export the "
                    "graph without it (invalid inputs are then not detected)")

@@ -16,6 +16,8 @@ from runtime.onnx_export.table import converter
 from runtime.tensor import Tensor
 
 _OBJECT = np.dtype(object)
+# List ops whose result is the list they were given, and whether they append an element.
+_SAME_LIST = {"list_append": True, "save_state": True, "list_copy": False}
 
 
 def element_types(graph) -> dict[int, tuple]:
@@ -41,27 +43,19 @@ def element_types(graph) -> dict[int, tuple]:
             union(outer, inner)
         for node in g.nodes:
             members.extend(t for t in node.outputs if t.dtype == _OBJECT)
-            name = node.op.name
-            if name in ("list_append", "save_state", "list_copy"):
+            appends = _SAME_LIST.get(node.op.name)
+            if appends is not None:
                 union(node.inputs[0], node.outputs[0])
-            if name in ("list_append", "save_state"):
+            if appends:
                 x = node.inputs[1]
                 elems.setdefault(id(node.inputs[0]), (tuple(x.shape), x.dtype) if
                                  isinstance(x, Tensor) else (np.shape(x), np.asarray(x).dtype))
-            if name == "cond":
-                for sub in (node.attrs["then"], node.attrs["else_"]):
-                    for x, ph in zip(node.inputs[1:], sub.inputs):
-                        union(x, ph)
-                    for o, r in zip(node.outputs, sub.outputs):
-                        union(o, r)
-            if name == "while_loop":
-                n = len(node.outputs)
-                body, cond = node.attrs["body"], node.attrs["cond"]
-                for i in range(n):
-                    union(node.inputs[i], node.outputs[i], body.inputs[i], body.outputs[i],
-                          cond.inputs[i])
-                for x, ph_b, ph_c in zip(node.inputs[n:], body.inputs[n:], cond.inputs[n:]):
-                    union(x, ph_b, ph_c)
+            if node.op.sources is not None:  # control flow: values through its subgraphs
+                for sub in node.subgraphs():
+                    for p, ph in enumerate(sub.inputs):
+                        union(ph, *node.op.feeds(node, p))
+                for i, o in enumerate(node.outputs):
+                    union(o, *node.op.sources(node, i))
             for sub in node.subgraphs():
                 visit(sub)
 
@@ -93,11 +87,14 @@ def _new(em, node):
     return [em.op("SequenceEmpty", [], hint="list", dtype=onnx_dtype(dtype))]
 
 
-@converter("list_append", "save_state")
+@converter("save_state")
+def _save_state(em, node):
+    raise em.error("gradient bookkeeping (loops under a GradientTape) has no ONNX form; "
+                   "export the forward function")
+
+
+@converter("list_append")
 def _append(em, node):
-    if node.op.name == "save_state":
-        raise em.error("gradient bookkeeping (loops under a GradientTape) has no ONNX form; "
-                       "export the forward function")
     xs, x = node.inputs
     shape, dtype = element_of(em, xs)
     seq = em.value(xs)

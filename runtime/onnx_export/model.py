@@ -60,7 +60,7 @@ def _variables(graph) -> list:
     """The Variables `graph` (or a subgraph) reads or assigns, in first-use order."""
     found: dict[int, object] = {}
     for node in graph.walk():
-        if node.op.name in ("read_variable", "assign_variable"):
+        if node.op.stateful and "var" in node.attrs:  # a Variable's read or update
             found.setdefault(id(node.attrs["var"]), node.attrs["var"])
     return list(found.values())
 
@@ -68,7 +68,7 @@ def _variables(graph) -> list:
 def assigned_variables(graph) -> list:
     found: dict[int, object] = {}
     for node in graph.walk():
-        if node.op.name == "assign_variable":
+        if node.op.effect and "var" in node.attrs:  # an update of a Variable
             found.setdefault(id(node.attrs["var"]), node.attrs["var"])
     return list(found.values())
 

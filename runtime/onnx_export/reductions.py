@@ -11,12 +11,22 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.onnx_export.kernels import apply
-from runtime.onnx_export.table import converter
+from runtime.onnx_export.table import converter_each
 
-_REDUCE = {"sum": "ReduceSum", "nansum": "ReduceSum", "prod": "ReduceProd",
-           "mean": "ReduceMean", "nanmean": "ReduceMean", "max": "ReduceMax",
-           "amax": "ReduceMax", "nanmax": "ReduceMax", "min": "ReduceMin", "amin": "ReduceMin",
-           "nanmin": "ReduceMin"}
+# Each reduction's parameters: its ONNX op; `extremum`: max/min (raises on an empty axis,
+# a NaN wins); `nan_fill`: the nan* forms skip NaNs by filling them with this value;
+# `nan_mean`: nanmean divides the filled sum by the count of non-NaN values.
+_REDUCTIONS = {
+    "sum": dict(onnx_op="ReduceSum"), "nansum": dict(onnx_op="ReduceSum", nan_fill=0),
+    "prod": dict(onnx_op="ReduceProd"), "mean": dict(onnx_op="ReduceMean"),
+    "nanmean": dict(onnx_op="ReduceMean", nan_fill=0, nan_mean=True),
+    "max": dict(onnx_op="ReduceMax", extremum=True),
+    "amax": dict(onnx_op="ReduceMax", extremum=True),
+    "nanmax": dict(onnx_op="ReduceMax", extremum=True, nan_fill=-np.inf),
+    "min": dict(onnx_op="ReduceMin", extremum=True),
+    "amin": dict(onnx_op="ReduceMin", extremum=True),
+    "nanmin": dict(onnx_op="ReduceMin", extremum=True, nan_fill=np.inf),
+}
 
 
 def axes_of(em, node, ndim: int):
@@ -43,38 +53,35 @@ def _refuse_options(em, node, allowed=()):
             raise em.error(f"the {k}= argument has no ONNX form in this exporter")
 
 
-@converter(*_REDUCE)
-def _reduction(em, node):
+@converter_each(_REDUCTIONS)
+def _reduction(em, node, *, onnx_op: str, extremum=False, nan_fill=None, nan_mean=False):
     _refuse_options(em, node)
     x, out = node.inputs[0], node.outputs[0]
     ndim, dtype = len(x.shape), out.dtype
     axes = axes_of(em, node, ndim)
     keep = bool(node.attrs.get("keepdims", False))
-    name = node.op.name
     work = dtype
-    if name in ("max", "amax", "min", "amin", "nanmax", "nanmin"):
+    if extremum:
         if any(x.shape[a] == 0 for a in axes):
             raise em.error("a maximum/minimum over an empty axis raises in NumPy")
         work = x.dtype
     value = em.value(x, work if work.kind != "b" else np.int8)
     if work.kind == "b":
         work = np.dtype(np.int8)
-    op = _REDUCE[name]
-    if name.startswith("nan") and work.kind == "f":
-        fill = {"nansum": 0, "nanmean": 0, "nanmax": -np.inf, "nanmin": np.inf}[name]
+    if nan_fill is not None and work.kind == "f":
         nan = em.op("IsNaN", [value])
-        clean = em.op("Where", [nan, em.const(fill, work), value])
-        result = reduce(em, op if name != "nanmean" else "ReduceSum", clean, work, axes, keep)
+        clean = em.op("Where", [nan, em.const(nan_fill, work), value])
+        result = reduce(em, "ReduceSum" if nan_mean else onnx_op, clean, work, axes, keep)
         counts = reduce(em, "ReduceSum", em.cast(em.op("Not", [nan]), np.bool_, work), work,
                         axes, keep)
-        if name == "nanmean":
+        if nan_mean:
             result = em.op("Div", [result, counts])
-        elif name in ("nanmax", "nanmin"):  # an all-NaN slice gives NaN
+        elif extremum:  # an all-NaN slice gives NaN
             result = em.op("Where", [em.op("Equal", [counts, em.const(0, work)]),
                                      em.const(np.nan, work), result])
     else:
-        result = reduce(em, op, value, work, axes, keep)
-        if name in ("max", "amax", "min", "amin") and work.kind == "f":
+        result = reduce(em, onnx_op, value, work, axes, keep)
+        if extremum and nan_fill is None and work.kind == "f":
             any_nan = reduce(em, "ReduceMax", em.cast(em.op("IsNaN", [value]), np.bool_, np.int8),
                              np.int8, axes, keep)
             result = em.op("Where", [em.cast(any_nan, np.int8, np.bool_),
@@ -84,22 +91,22 @@ def _reduction(em, node):
     return [em.cast(result, work, dtype)]
 
 
-@converter("any", "all")
-def _any_all(em, node):
+@converter_each({"any": {"every": False}, "all": {"every": True}})
+def _any_all(em, node, *, every: bool):
     _refuse_options(em, node)
     x = node.inputs[0]
     axes = axes_of(em, node, len(x.shape))
     keep = bool(node.attrs.get("keepdims", False))
     flags = em.value(x, np.bool_)
-    if node.op.name == "all":
+    if every:  # all(x) is not any(not x)
         flags = em.op("Not", [flags])
     count = reduce(em, "ReduceSum", em.cast(flags, np.bool_, np.int64), np.int64, axes, keep)
     hit = em.op("Greater", [count, em.const(0, np.int64)])
-    return [em.op("Not", [hit]) if node.op.name == "all" else hit]
+    return [em.op("Not", [hit]) if every else hit]
 
 
-@converter("std", "var")
-def _moments(em, node):
+@converter_each({"std": {"root": True}, "var": {"root": False}})
+def _moments(em, node, *, root: bool):
     _refuse_options(em, node)
     if node.attrs.get("dtype") is not None:
         raise em.error("dtype= of np.std/np.var is not exported")
@@ -118,11 +125,11 @@ def _moments(em, node):
     ddof = em.const(node.attrs.get("ddof", 0) or 0, dtype)
     denom = em.op("Max", [em.op("Sub", [n, ddof]), em.const(0, dtype)])
     var = em.op("Div", [total, denom])
-    return [em.op("Sqrt", [var]) if node.op.name == "std" else var]
+    return [em.op("Sqrt", [var]) if root else var]
 
 
-@converter("argmax", "argmin")
-def _arg(em, node):
+@converter_each({"argmax": {"onnx_op": "ArgMax"}, "argmin": {"onnx_op": "ArgMin"}})
+def _arg(em, node, *, onnx_op: str):
     x, out = node.inputs[0], node.outputs[0]
     axis, keep = node.attrs.get("axis"), bool(node.attrs.get("keepdims", False))
     if x.shape and any(d == 0 for d in x.shape):
@@ -136,8 +143,7 @@ def _arg(em, node):
         ax = 0
     else:
         ax = int(axis) % max(len(x.shape), 1)
-    op = "ArgMax" if node.op.name == "argmax" else "ArgMin"
-    idx = apply(em, op, [value], dtype, keep=False, axis=ax, keepdims=int(keep),
+    idx = apply(em, onnx_op, [value], dtype, keep=False, axis=ax, keepdims=int(keep),
                 select_last_index=0)
     if dtype.kind == "f":  # NumPy: the first NaN wins
         nan = em.cast(em.op("IsNaN", [value]), np.bool_, np.int8)

@@ -12,7 +12,7 @@ import numpy as np
 
 from runtime.onnx_export.elementwise import _extremum
 from runtime.onnx_export.kernels import apply, where
-from runtime.onnx_export.table import converter
+from runtime.onnx_export.table import converter, converter_each
 
 _I64 = np.int64
 
@@ -46,14 +46,15 @@ def _ravel(em, node):
     return [em.op("Reshape", [em.value(node.inputs[0]), em.const(_ints([-1]))])]
 
 
-@converter("transpose", "swapaxes", "moveaxis")
-def _transpose(em, node):
+@converter_each({"transpose": {"kind": "transpose"}, "swapaxes": {"kind": "swapaxes"},
+                 "moveaxis": {"kind": "moveaxis"}})
+def _transpose(em, node, *, kind: str):
     x = node.inputs[0]
     ndim = len(x.shape)
     a = node.attrs
-    if node.op.name == "transpose":
+    if kind == "transpose":
         perm = list(range(ndim))[::-1] if a.get("axes") is None else _norm_axes(a["axes"], ndim)
-    elif node.op.name == "swapaxes":
+    elif kind == "swapaxes":
         perm = list(range(ndim))
         i, j = _norm_axes([a["axis1"], a["axis2"]], ndim)
         perm[i], perm[j] = perm[j], perm[i]
@@ -206,21 +207,21 @@ def _flip(em, node):
                             em.const(_ints([-1] * n))])]
 
 
-@converter("dot", "inner", "vdot")
-def _dot(em, node):
+@converter_each({"dot": {"kind": "dot"}, "inner": {"kind": "inner"}, "vdot": {"kind": "vdot"}})
+def _dot(em, node, *, kind: str):
     a, b = node.inputs
     out = node.outputs[0]
     na, nb = _rank(a), _rank(b)
     ins = [em.value(a, out.dtype), em.value(b, out.dtype)]
-    if node.op.name == "vdot":
+    if kind == "vdot":
         ins = [em.op("Reshape", [i, em.const(_ints([-1]))]) for i in ins]
-    elif node.op.name == "inner" and nb == 2:
+    elif kind == "inner" and nb == 2:
         ins[1] = em.op("Transpose", [ins[1]], perm=[1, 0])
-    elif node.op.name == "inner" and nb > 2:
+    elif kind == "inner" and nb > 2:
         raise em.error("np.inner of arrays with more than 2 dims is not exported")
     if na == 0 or nb == 0:
         return [apply(em, "Mul", ins, out.dtype)]
-    if node.op.name == "dot" and (na > 2 or nb > 2) and nb > 1:
+    if kind == "dot" and (na > 2 or nb > 2) and nb > 1:
         raise em.error("np.dot of N-d arrays (N > 2) is not np.matmul; use np.matmul or "
                        "np.tensordot")
     if out.dtype.kind == "b":
@@ -260,11 +261,11 @@ def _take(em, node):
     return [em.op("Gather", [value, em.value(idx, _I64)], axis=axis)]
 
 
-@converter("tril", "triu")
-def _tri(em, node):
+@converter_each({"tril": {"upper": False}, "triu": {"upper": True}})
+def _tri(em, node, *, upper: bool):
     x = node.inputs[0]
     k = em.const(np.asarray(int(node.attrs.get("k", 0) or 0), _I64))
-    return [em.op("Trilu", [em.value(x), k], upper=int(node.op.name == "triu"))]
+    return [em.op("Trilu", [em.value(x), k], upper=int(upper))]
 
 
 @converter("tile")

@@ -3,10 +3,12 @@
 A converter is `fn(em: Emitter, node) -> list[str]`: it emits ONNX nodes for one graph
 node and returns one ONNX value name per node output. Ops are looked up by name
 (`node.op.name`), never by object identity, so the table does not depend on how op
-records are built.
+records are built. A converter shared by several ops is registered once per op with
+that op's own parameters (`converter_each`), so no converter branches on the op's name.
 """
 from __future__ import annotations
 
+import functools
 from typing import Callable
 
 CONVERTERS: dict[str, Callable] = {}
@@ -24,5 +26,15 @@ def converter(*names: str):
     def deco(fn):
         for name in names:
             CONVERTERS[name] = fn
+        return fn
+    return deco
+
+
+def converter_each(params: dict[str, dict]):
+    """Register the decorated converter under each op name of `params`, bound to that
+    op's keyword arguments: `@converter_each({"argmax": {"onnx_op": "ArgMax"}, ...})`."""
+    def deco(fn):
+        for name, kwargs in params.items():
+            CONVERTERS[name] = functools.partial(fn, **kwargs)
         return fn
     return deco

@@ -1,5 +1,41 @@
-"""The op set: one `OpDef` record per op (registry.py) and the NumPy entry points that
-bind them — ufuncs (ufuncs.py), NumPy functions (functions.py), indexing (indexing.py)
-and run-time shapes (shape.py). Each op's explicit shape/dtype rule sits next to it in
-the sibling `<module>_rules.py` (functions has two: functions_rules.py and
-functions_shape_rules.py), built from rules_common.py; no rule runs a kernel."""
+"""The op set: one `OpDef` record per op, holding everything about it — kernel, explicit
+shape/dtype rule, gradient rule (`grad`, the only gradient lookup), how generated code
+spells it, state/effect flags, and (control flow, runtime/control_flow/) the hooks the
+executors and passes call. Nothing outside an op's own files asks which op a node is.
+
+Each op file pairs with its rule file (`X.py` defines the records, `X_rules.py` holds
+their shape/dtype rules; small ones keep the rules in the same file):
+
+- `registry.py`: `OpDef`, `bind` (the one dispatch point), `add_node`.
+- `ufuncs.py` (+ `ufuncs_rules.py`): every NumPy ufunc, one record each, made on first use.
+- `functions.py` (+ `functions_rules.py`): NumPy functions — reductions, selection,
+  products, comparisons — and the registrars (`leading_arrays`, `sequence_op`) the
+  other function files use.
+- `shaping.py` (+ `shaping_rules.py`): reshape, transpose, joining, padding, einsum.
+- `more.py` (+ `more_rules.py`): searching, interpolation, convolution, order
+  statistics; `more_stats.py` composes cov/corrcoef from other ops (no records).
+- `linalg.py` (+ `linalg_rules.py`), `fft.py` (+ `fft_rules.py`): np.linalg, np.fft.
+- `dynamic.py` (+ `dynamic_rules.py`): symbolic and data-dependent sizes.
+- `indexing.py` (+ `indexing_rules.py`): `x[i]` and functional index updates.
+- `shape.py`, `constant.py`: run-time shapes and constants (rules inside).
+- `rules_common.py`: the helpers every rule file builds on (broadcasting, axes, NEP 50).
+
+Gradient rules are written with NumPy calls in runtime/autodiff/*rules.py and attach
+to their records (`op.grad`) when those modules load, or sit next to the op.
+
+Adding an op means adding one record in one file:
+
+    def _cube_rule(op, inputs, attrs):            # shapes and dtypes only, no kernel runs
+        return [(shape(inputs[0]), dtype(inputs[0]))]
+
+    def _cube_grad(rec, cts):                     # output cotangents -> input cotangents
+        return [cts[0] * 3 * rec.inputs[0] ** 2]
+
+    CUBE = OpDef("cube", lambda x: x ** 3, _cube_rule, grad=_cube_grad)
+
+    def cube(x):
+        return bind(CUBE, x)                      # a node in graphs, the kernel eagerly
+
+To make it reachable from NumPy, register a handler in the module's `TABLE` (NumPy
+functions) and, for saved graphs, list the record in runtime/saved/optable.py.
+"""

@@ -15,7 +15,8 @@ def _constant_kernel(*, value):
 
 
 CONSTANT = OpDef("constant", _constant_kernel,
-                 lambda op, ins, attrs: [(np.shape(attrs["value"]), np.asarray(attrs["value"]).dtype)])
+                 lambda op, ins, attrs: [(np.shape(attrs["value"]), np.asarray(attrs["value"]).dtype)],
+                 fresh_result=True)
 
 
 def constant(value: Any, dtype: Any = None) -> Tensor:

@@ -76,16 +76,18 @@ def step(shp: tuple, dt: np.dtype, kind: str, n, axis: int, attrs: dict) -> tupl
     return shp[:ax] + (out_len,) + shp[ax + 1:], out_dt
 
 
-_ONE_D = {"fft.fft": "c2c", "fft.ifft": "c2c", "fft.rfft": "r2c", "fft.irfft": "c2r",
-          "fft.hfft": "c2r", "fft.ihfft": "r2c"}
+def _one_d_rule(kind: str):
+    """A 1-d transform: `kind` is c2c (complex to complex), r2c or c2r."""
+    def rule(op, inputs, attrs):
+        reject(op.name, attrs, {"n", "axis", "norm"})
+        x = inputs[0]
+        return [step(shape(x), dtype(x), kind, attrs.get("n"), attrs.get("axis", -1), attrs)]
+    return rule
 
 
-@rule(*_ONE_D)
-def one_d_rule(op, inputs, attrs):
-    reject(op.name, attrs, {"n", "axis", "norm"})
-    x = inputs[0]
-    return [step(shape(x), dtype(x), _ONE_D[op.name], attrs.get("n"), attrs.get("axis", -1),
-                 attrs)]
+for _name, _kind in (("fft.fft", "c2c"), ("fft.ifft", "c2c"), ("fft.rfft", "r2c"),
+                     ("fft.irfft", "c2r"), ("fft.hfft", "c2r"), ("fft.ihfft", "r2c")):
+    rule(_name)(_one_d_rule(_kind))
 
 
 def cook_nd(shp: tuple, s, axes, inverse_real: bool) -> tuple[list, list]:
@@ -117,17 +119,18 @@ def cook_nd(shp: tuple, s, axes, inverse_real: bool) -> tuple[list, list]:
     return out, axes
 
 
-_N_D = {"fft.fftn": "c2c", "fft.ifftn": "c2c", "fft.fft2": "c2c", "fft.ifft2": "c2c",
-        "fft.rfftn": "r2c", "fft.rfft2": "r2c", "fft.irfftn": "c2r", "fft.irfft2": "c2r"}
+def _n_d_rule(kind: str, two_d: bool):
+    """An n-d transform of `kind` (see _one_d_rule); `two_d`: the *2 forms, which
+    default to the last two axes."""
+    def rule(op, inputs, attrs):
+        return _n_d(op, inputs, attrs, kind, (-2, -1) if two_d else None)
+    return rule
 
 
-@rule(*_N_D)
-def n_d_rule(op, inputs, attrs):
+def _n_d(op, inputs, attrs, kind: str, default_axes):
     reject(op.name, attrs, {"s", "axes", "norm"})
     x = inputs[0]
     shp, dt = shape(x), dtype(x)
-    default_axes = (-2, -1) if op.name.endswith("2") else None
-    kind = _N_D[op.name]
     s, axes = cook_nd(shp, attrs.get("s"), attrs.get("axes", default_axes), kind == "c2r")
     if kind == "r2c":  # rfft along the last axis, then fft along the others
         order = [(len(axes) - 1, "r2c")] + [(i, "c2c") for i in range(len(axes) - 2, -1, -1)]
@@ -140,6 +143,13 @@ def n_d_rule(op, inputs, attrs):
     if not axes:
         _check_norm(attrs)
     return [(shp, dt)]
+
+
+for _name, _kind, _two_d in (("fftn", "c2c", False), ("ifftn", "c2c", False),
+                             ("fft2", "c2c", True), ("ifft2", "c2c", True),
+                             ("rfftn", "r2c", False), ("rfft2", "r2c", True),
+                             ("irfftn", "c2r", False), ("irfft2", "c2r", True)):
+    rule("fft." + _name)(_n_d_rule(_kind, _two_d))
 
 
 @rule("fft.fftshift", "fft.ifftshift")

@@ -6,8 +6,8 @@ first `n` parameters are array inputs (Tensors or constants) and the rest are st
 attributes, so the kernel is the NumPy function itself and generated code reads
 `np.sum(x, axis=1)`. Functions taking a sequence of arrays get a small kernel.
 An unknown function raises a TypeError naming it; nothing is silently made constant.
-Each op's shape/dtype rule is `RULES[name]` (functions_rules.py and
-functions_shape_rules.py); registering an op without one fails at import.
+Each op's shape/dtype rule is `RULES[name]` (functions_rules.py; shaping_rules.py for
+the ops of shaping.py); registering an op without one fails at import.
 """
 from __future__ import annotations
 
@@ -17,7 +17,6 @@ import numpy as np
 
 from runtime.errors import where
 from runtime.ops.functions_rules import RULES
-from runtime.ops.functions_shape_rules import RULES as _SHAPE_RULES  # noqa: F401 - fills RULES
 from runtime.ops.registry import OpDef, OpTable, bind, numpy_ref
 from runtime.ops.rules_common import broadcast_shapes
 from runtime.tensor import Tensor
@@ -148,16 +147,16 @@ for _fn in (np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.any, 
 # -- elementwise-ish and selection ----------------------------------------------------
 leading_arrays(np.where, 3)
 leading_arrays(np.clip, 3, aliases={"min": "a_min", "max": "a_max"})
-for _fn in (np.cumsum, np.cumprod, np.transpose, np.squeeze, np.expand_dims, np.reshape,
-            np.broadcast_to, np.zeros_like, np.ones_like, np.empty_like, np.copy, np.astype,
-            np.round, np.around, np.flip, np.sort, np.argsort, np.diff, np.tril, np.triu,
-            np.diagonal, np.trace, np.swapaxes, np.moveaxis, np.ravel,
-            np.repeat, np.tile, np.roll, np.pad, np.nan_to_num,
+for _fn in (np.cumsum, np.cumprod, np.zeros_like, np.ones_like, np.empty_like, np.copy,
+            np.astype, np.round, np.around, np.flip, np.sort, np.argsort,
+            np.diagonal, np.trace, np.roll, np.nan_to_num,
             np.real, np.imag, np.count_nonzero, np.linalg.norm):
     leading_arrays(_fn)
 leading_arrays(np.full_like, 2)
 for _name in ("zeros_like", "ones_like", "full_like"):  # read the shape, not the values
     OPS[_name].shape_only = (0,)
+for _name in ("zeros_like", "ones_like", "full_like", "empty_like", "copy"):
+    OPS[_name].fresh_result = True  # a new array: the executor may update it in place
 leading_arrays(np.take, 2)
 leading_arrays(np.dot, 2)
 leading_arrays(np.vdot, 2)
@@ -172,45 +171,6 @@ leading_arrays(np.cross, 2)
 
 for _fn, _n in ((np.linalg.inv, 1), (np.linalg.det, 1), (np.linalg.solve, 2)):
     leading_arrays(_fn, _n)
-for _fn in (np.concatenate, np.stack, np.vstack, np.hstack, np.column_stack):
-    sequence_op(_fn)
-
-
-def _atleast(fn):
-    """np.atleast_1d/2d/3d(*arrays): one node per array, a tuple for several (like NumPy)."""
-    op = OpDef(fn.__name__, fn, _rule(fn.__name__), kernel_ref=numpy_ref(fn))
-    OPS[op.name] = op
-
-    def handler(*arys):
-        outs = [bind(op, a) for a in resolve_variables(arys)]
-        return outs[0] if len(outs) == 1 else tuple(outs)
-
-    TABLE.handlers[fn] = handler
-
-
-for _fn in (np.atleast_1d, np.atleast_2d, np.atleast_3d):
-    _atleast(_fn)
-
-
-# -- einsum: the subscripts string is static, operands are arrays -------------------------
-def _einsum_kernel(*operands, subscripts, **attrs):
-    return np.einsum(subscripts, *operands, **attrs)
-
-
-EINSUM = OpDef("einsum", _einsum_kernel, _rule("einsum"),
-               format=lambda gen, ins, attrs: f"np.einsum({attrs['subscripts']!r}, {', '.join(ins)}"
-               + _kw(gen, {k: v for k, v in attrs.items() if k != 'subscripts'}) + ")")
-OPS["einsum"] = EINSUM
-
-
-@TABLE.register(np.einsum)
-def _einsum(subscripts, *operands, **kwargs):
-    if not isinstance(subscripts, str):
-        raise TypeError(f"np.einsum in graphs needs the subscripts string form{where()}")
-    _no_out("einsum", kwargs)
-    return bind(EINSUM, *resolve_variables(operands), subscripts=subscripts, **kwargs)
-
-
 # -- array construction from values: np.array / np.asarray of tensors ---------------------
 @TABLE.register(np.asarray, np.asanyarray, np.ascontiguousarray)
 def _asarray(a, dtype=None, *args, copy=None, **kwargs):
@@ -258,6 +218,7 @@ def _broadcast_arrays(*args, subok=False):
 
 
 TABLE.handlers[np.broadcast_arrays] = _broadcast_arrays
+from runtime.ops import shaping as _shaping  # noqa: E402,F401 - reshape, join, ... (shaping.py)
 from runtime.ops import more as _more  # noqa: E402,F401 - more NumPy functions (more.py)
 
 

@@ -1,6 +1,6 @@
 """Shape/dtype rules of the NumPy-function ops (functions.py), part 1: reductions,
 elementwise-like functions and selection, products, comparisons, linear algebra.
-Part 2 (shape manipulation, joining, einsum) is functions_shape_rules.py.
+The rules of the shape-manipulation ops (shaping.py) are in shaping_rules.py.
 
 `RULES[name](op, inputs, attrs) -> [(shape, dtype)]`; `inputs` are the op's array
 inputs (Tensors or constants, None for an omitted optional one) and `attrs` its static
@@ -56,17 +56,32 @@ def _var_dtype(dt, requested=None):
     return _F8 if dt.kind in "biu" else real_dtype(dt)
 
 
-_REDUCE_DTYPE = {
-    "sum": sum_dtype, "prod": sum_dtype, "nansum": sum_dtype,
-    "mean": _mean_dtype, "nanmean": _mean_dtype, "std": _var_dtype, "var": _var_dtype,
-    "max": lambda dt, _=None: dt, "min": lambda dt, _=None: dt, "amax": lambda dt, _=None: dt,
-    "amin": lambda dt, _=None: dt, "nanmax": lambda dt, _=None: dt,
-    "nanmin": lambda dt, _=None: dt,
-    "any": lambda dt, _=None: _BOOL, "all": lambda dt, _=None: _BOOL,
-    "argmax": lambda dt, _=None: _INTP, "argmin": lambda dt, _=None: _INTP,
-    "count_nonzero": lambda dt, _=None: _INTP,
+def _same_dtype(dt, requested=None):
+    return dt
+
+
+def _bool_dtype(dt, requested=None):
+    return _BOOL
+
+
+def _index_dtype(dt, requested=None):
+    return _INTP
+
+
+# Each reduction's own parameters: its result dtype, whether it has no identity (an
+# empty axis raises), whether it gives positions along one axis (argmax), whether it
+# ends in a square root (std), whether an inexact input needs an inexact dtype (nanmean).
+_REDUCTIONS = {
+    "sum": dict(out=sum_dtype), "prod": dict(out=sum_dtype), "nansum": dict(out=sum_dtype),
+    "mean": dict(out=_mean_dtype), "nanmean": dict(out=_mean_dtype, inexact=True),
+    "std": dict(out=_var_dtype, root=True), "var": dict(out=_var_dtype),
+    **{name: dict(out=_same_dtype, no_identity=True)
+       for name in ("max", "min", "amax", "amin", "nanmax", "nanmin")},
+    "any": dict(out=_bool_dtype), "all": dict(out=_bool_dtype),
+    "argmax": dict(out=_index_dtype, no_identity=True, index=True),
+    "argmin": dict(out=_index_dtype, no_identity=True, index=True),
+    "count_nonzero": dict(out=_index_dtype),
 }
-_NO_IDENTITY = {"max", "min", "amax", "amin", "nanmax", "nanmin", "argmax", "argmin"}
 
 
 def reduced_shape(shp: tuple, axes: tuple, keepdims) -> tuple:
@@ -75,31 +90,42 @@ def reduced_shape(shp: tuple, axes: tuple, keepdims) -> tuple:
     return tuple(d for i, d in enumerate(shp) if i not in axes)
 
 
-@rule(*_REDUCE_DTYPE)
-def reduction_rule(op, inputs, attrs):
-    name, x = op.name, inputs[0]
+def _reduction_rule(name: str, out, no_identity=False, index=False, root=False,
+                    inexact=False):
+    """The rule of reduction `name`, bound to its parameters (see _REDUCTIONS)."""
+    def rule(op, inputs, attrs):
+        return _reduction(inputs, attrs, name, out, no_identity, index, root, inexact)
+    return rule
+
+
+def _reduction(inputs, attrs, name, out, no_identity, index, root, inexact):
+    x = inputs[0]
     reject(name, attrs, {"axis", "dtype", "keepdims", "initial", "where", "ddof", "correction",
                          "mean"})
     shp, dt = shape(x), dtype(x)
     axis = attrs.get("axis")
-    if name in ("argmax", "argmin") and axis is not None:
+    if index and axis is not None:
         axes = (axis_index(axis, len(shp)),)
     else:
         axes = axes_tuple(axis, len(shp))
     if attrs.get("where") is not None:  # a mask must broadcast against the real shape
         broadcast_into(np.shape(attrs["where"]), shp, "where")
-    if name in _NO_IDENTITY and "initial" not in attrs and 0 in [shp[a] for a in axes]:
+    if no_identity and "initial" not in attrs and 0 in [shp[a] for a in axes]:
         raise static_error(ValueError, f"zero-size array to reduction operation {name} which "
                            "has no identity")
-    out_dt = _REDUCE_DTYPE[name](dt, attrs.get("dtype"))
-    if name == "std" and out_dt.kind in "biu":  # the final sqrt cannot go back to an int
+    out_dt = out(dt, attrs.get("dtype"))
+    if root and out_dt.kind in "biu":  # the final sqrt cannot go back to an int
         raise cast_error(np.sqrt, _F8, out_dt, 1)
-    if name == "nanmean" and dt.kind in "fc" and out_dt.kind not in "fc":
+    if inexact and dt.kind in "fc" and out_dt.kind not in "fc":
         raise static_error(TypeError, "If a is inexact, then dtype must be inexact")
-    if "argmax" in name or "argmin" in name:
+    if index:
         if axis is None and not attrs.get("keepdims"):
             return [((), out_dt)]
     return [(reduced_shape(shp, axes, attrs.get("keepdims", False)), out_dt)]
+
+
+for _name, _params in _REDUCTIONS.items():
+    rule(_name)(_reduction_rule(_name, **_params))
 
 
 @rule("cumsum", "cumprod")
@@ -184,16 +210,29 @@ def round_rule(op, inputs, attrs):
     return [(shp, dt)]
 
 
-@rule("copy", "nan_to_num", "sort", "flip", "roll")
+@rule("copy", "nan_to_num", "flip")
 def same_rule(op, inputs, attrs):
     shp = shape(inputs[0])
-    if op.name == "sort" and attrs.get("axis", -1) is None:
+    if attrs.get("axis") is not None:
+        axes_tuple(attrs["axis"], len(shp))
+    return [(shp, dtype(inputs[0]))]
+
+
+@rule("sort")
+def sort_rule(op, inputs, attrs):
+    shp = shape(inputs[0])
+    if attrs.get("axis", -1) is None:
         return [((size(shp),), dtype(inputs[0]))]
-    axis = attrs.get("axis", -1 if op.name == "sort" else None)
-    if axis is not None:
-        axes_tuple(axis, len(shp), allow_repeats=op.name == "roll")
-    if op.name == "roll" and isinstance(attrs.get("axis"), tuple) and \
-            isinstance(attrs.get("shift"), tuple):
+    axes_tuple(attrs.get("axis", -1), len(shp))
+    return [(shp, dtype(inputs[0]))]
+
+
+@rule("roll")
+def roll_rule(op, inputs, attrs):
+    shp = shape(inputs[0])
+    if attrs.get("axis") is not None:
+        axes_tuple(attrs["axis"], len(shp), allow_repeats=True)
+    if isinstance(attrs.get("axis"), tuple) and isinstance(attrs.get("shift"), tuple):
         if len(attrs["axis"]) != len(attrs["shift"]) and 1 not in (len(attrs["axis"]),
                                                                     len(attrs["shift"])):
             raise static_error(ValueError, "'shift' and 'axis' should be scalars or 1D "
@@ -215,15 +254,22 @@ def real_rule(op, inputs, attrs):
     return [(shape(inputs[0]), real_dtype(dtype(inputs[0])))]
 
 
-@rule("zeros_like", "ones_like", "empty_like", "full_like")
-def like_rule(op, inputs, attrs):
+def _like_shape(inputs, attrs) -> tuple:
     shp = attrs.get("shape")
-    shp = shape(inputs[0]) if shp is None else tuple(np.atleast_1d(shp).tolist()) \
+    return shape(inputs[0]) if shp is None else tuple(np.atleast_1d(shp).tolist()) \
         if not isinstance(shp, tuple) else shp
-    if op.name == "full_like":
-        broadcast_into(shape(inputs[1]), shp)
-    return [(tuple(shp), dtype(inputs[0]) if attrs.get("dtype") is None
+
+
+@rule("zeros_like", "ones_like", "empty_like")
+def like_rule(op, inputs, attrs):
+    return [(tuple(_like_shape(inputs, attrs)), dtype(inputs[0]) if attrs.get("dtype") is None
              else np.dtype(attrs["dtype"]))]
+
+
+@rule("full_like")
+def full_like_rule(op, inputs, attrs):
+    broadcast_into(shape(inputs[1]), _like_shape(inputs, attrs))  # the fill value fits
+    return like_rule(op, inputs, attrs)
 
 
 @rule("astype")

@@ -127,7 +127,7 @@ def _index_update_kernel(x, value, *dynamic, index, mode):
     return out
 
 
-INDEX_UPDATE = OpDef("index_update", _index_update_kernel, index_update_rule)
+INDEX_UPDATE = OpDef("index_update", _index_update_kernel, index_update_rule, fresh_result=True)
 
 
 def index_update(x: Any, index: Any, value: Any, mode: str = "set") -> Any:

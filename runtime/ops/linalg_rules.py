@@ -96,8 +96,14 @@ def svdvals_rule(op, inputs, attrs):
     return [(shp[:-2] + (dmin(shp[-2], shp[-1]),), real_dtype(dt))]
 
 
-@rule("linalg.eigh", "linalg.eigvalsh")
-def eigh_rule(op, inputs, attrs):
+def _eigh_rule(vectors: bool):
+    """np.linalg.eigh (`vectors`: eigenvalues and eigenvectors) or eigvalsh."""
+    def rule(op, inputs, attrs):
+        return _eigh(op, inputs, attrs, vectors)
+    return rule
+
+
+def _eigh(op, inputs, attrs, vectors: bool):
     reject(op.name, attrs, {"UPLO"})
     if attrs.get("UPLO", "L") not in ("L", "U"):
         raise static_error(ValueError, "UPLO argument must be 'L' or 'U'")
@@ -105,11 +111,21 @@ def eigh_rule(op, inputs, attrs):
     n = square_dim(shp)
     dt = linalg_dtype(inputs[0])
     values = (shp[:-2] + (n,), real_dtype(dt))
-    return [values] if op.name == "linalg.eigvalsh" else [values, (shp[:-2] + (n, n), dt)]
+    return [values, (shp[:-2] + (n, n), dt)] if vectors else [values]
 
 
-@rule("linalg.eig", "linalg.eigvals")
-def eig_rule(op, inputs, attrs):
+rule("linalg.eigh")(_eigh_rule(True))
+rule("linalg.eigvalsh")(_eigh_rule(False))
+
+
+def _eig_rule(vectors: bool):
+    """np.linalg.eig (`vectors`: eigenvalues and eigenvectors) or eigvals."""
+    def rule(op, inputs, attrs):
+        return _eig(op, inputs, attrs, vectors)
+    return rule
+
+
+def _eig(op, inputs, attrs, vectors: bool):
     shp = shape(inputs[0])
     n = square_dim(shp)
     dt = linalg_dtype(inputs[0])
@@ -121,7 +137,11 @@ def eig_rule(op, inputs, attrs):
                            f"values. Use np.linalg.{name}(a.astype(np.complex128)) (always "
                            "complex), or np.linalg.eigh / eigvalsh for a symmetric matrix")
     values = (shp[:-2] + (n,), dt)
-    return [values] if op.name == "linalg.eigvals" else [values, (shp[:-2] + (n, n), dt)]
+    return [values, (shp[:-2] + (n, n), dt)] if vectors else [values]
+
+
+rule("linalg.eig")(_eig_rule(True))
+rule("linalg.eigvals")(_eig_rule(False))
 
 
 @rule("linalg.slogdet")

@@ -255,4 +255,3 @@ def _kron(a, b):
 
 
 from runtime.ops import more_stats  # noqa: E402,F401 - cov, corrcoef, np.size, errors
-from runtime.autodiff import more_rules as _grads  # noqa: E402,F401 - gradient rules

@@ -112,8 +112,15 @@ def interp_rule(op, inputs, attrs):
     return [(shape(x), np.dtype(np.complex128) if dtype(fp).kind == "c" else _F8)]
 
 
-@rule("convolve", "correlate")
-def convolve_rule(op, inputs, attrs):
+def _convolve_rule(default_mode: str, needs_1d: bool):
+    """np.convolve (mode 'full' by default) or np.correlate ('valid'; `needs_1d`: NumPy
+    refuses a 0-d operand)."""
+    def rule(op, inputs, attrs):
+        return _convolve(op, inputs, attrs, default_mode, needs_1d)
+    return rule
+
+
+def _convolve(op, inputs, attrs, default_mode: str, needs_1d: bool):
     a, v = inputs
     reject(op.name, attrs, {"mode"})
     n, m = (size(shape(x)) for x in inputs)
@@ -122,9 +129,9 @@ def convolve_rule(op, inputs, attrs):
             raise static_error(ValueError, "object too deep for desired array")
     if n == 0 or m == 0:
         raise static_error(ValueError, f"{'a' if n == 0 else 'v'} cannot be empty")
-    if op.name == "correlate" and None not in (n, m) and min(len(shape(a)), len(shape(v))) == 0:
+    if needs_1d and None not in (n, m) and min(len(shape(a)), len(shape(v))) == 0:
         raise static_error(ValueError, "object of too small depth for desired array")
-    mode = attrs.get("mode", "full" if op.name == "convolve" else "valid")
+    mode = attrs.get("mode", default_mode)
     if mode not in ("full", "same", "valid"):
         raise static_error(ValueError, f"mode must be one of 'valid', 'same', or 'full' "
                            f"(got {mode!r})")
@@ -138,6 +145,10 @@ def convolve_rule(op, inputs, attrs):
     else:
         out = max(n, m) - min(n, m) + 1
     return [((out,), dt)]
+
+
+rule("convolve")(_convolve_rule("full", False))
+rule("correlate")(_convolve_rule("valid", True))
 
 
 # -- order statistics -----------------------------------------------------------------
@@ -173,8 +184,14 @@ def median_rule(op, inputs, attrs):
     return [(_reduce(inputs[0], attrs, "median"), quantile_dtype(inputs[0]))]
 
 
-@rule("percentile", "quantile")
-def quantile_rule(op, inputs, attrs):
+def _quantile_rule(percent: bool):
+    """np.percentile (`percent`: q in 0..100) or np.quantile."""
+    def rule(op, inputs, attrs):
+        return _quantile(op, inputs, attrs, percent)
+    return rule
+
+
+def _quantile(op, inputs, attrs, percent: bool):
     a, q = inputs
     reject(op.name, attrs, {"axis", "keepdims"}, {"overwrite_input": False, "method": "linear",
                                                  "weights": None})
@@ -183,11 +200,21 @@ def quantile_rule(op, inputs, attrs):
     if dtype(a).kind == "c":  # NumPy's order: complex values, an empty axis, booleans
         quantile_dtype(a, q)
     out = shape(q) + _reduce(a, attrs, op.name)
-    return [(out, quantile_dtype(a, q, op.name == "percentile"))]
+    return [(out, quantile_dtype(a, q, percent))]
 
 
-@rule("partition", "argpartition")
-def partition_rule(op, inputs, attrs):
+rule("percentile")(_quantile_rule(True))
+rule("quantile")(_quantile_rule(False))
+
+
+def _partition_rule(indices: bool):
+    """np.argpartition (`indices`: it gives positions) or np.partition."""
+    def rule(op, inputs, attrs):
+        return _partition(op, inputs, attrs, indices)
+    return rule
+
+
+def _partition(op, inputs, attrs, indices: bool):
     reject(op.name, attrs, {"kth", "axis"}, {"kind": "introselect", "order": None})
     shp = shape(inputs[0])
     kth = np.asarray(attrs["kth"])
@@ -196,7 +223,7 @@ def partition_rule(op, inputs, attrs):
     if kth.ndim > 1:
         raise static_error(ValueError, "kth array must have dimension <= 1")
     axis = attrs.get("axis", -1)
-    if axis is None or (not shp and op.name == "argpartition"):  # (0-d: as one element)
+    if axis is None or (not shp and indices):  # (0-d: as one element)
         shp = (size(shp),)
         axis = 0
     if not shp:
@@ -206,7 +233,11 @@ def partition_rule(op, inputs, attrs):
     for k in kth.ravel().tolist():  # (an empty array takes any kth: unknown if a dim is)
         if n and size(shp) and not -n <= k < n:
             raise static_error(ValueError, f"kth(={k}) out of bounds ({n})")
-    return [(shp, _INTP if op.name == "argpartition" else dtype(inputs[0]))]
+    return [(shp, _INTP if indices else dtype(inputs[0]))]
+
+
+rule("partition")(_partition_rule(False))
+rule("argpartition")(_partition_rule(True))
 
 
 @rule("histogram")

@@ -2,10 +2,13 @@
 
 An `OpDef` says everything about an op: its NumPy kernel, its explicit shape/dtype
 rule (`abstract_eval`, written next to the op or in the sibling `<module>_rules.py`;
-rules never run kernels), its gradient rule (filled in next to the op by the
-gradient module), whether it touches state (`stateful`: never folded or merged) and
-whether it must run for its side effect (`effect`: never removed), and how the code
-generator spells a call to it.
+rules never run kernels), its gradient rule (`grad`, the only gradient lookup: set next
+to the op or by the gradient rule modules when they load), whether it touches state
+(`stateful`: never folded or merged) and whether it must run for its side effect
+(`effect`: never removed), how the code generator spells a call to it, and flags the
+executor's buffer plan reads. Control-flow ops (nodes with subgraphs) also carry the
+hooks the executors, passes and loaders call (`emit`, `run`, `check`, ...), so nothing
+outside the op's own files tests which op a node is.
 
 `bind(op, *inputs, **attrs)`: any symbolic input (or any stateful op while tracing)
 adds a node to the current graph; otherwise the kernel runs eagerly on NumPy values.
@@ -34,11 +37,21 @@ class OpDef:
     num_outputs: int = 1
     stateful: bool = False                  # reads or writes state: no folding, no CSE
     effect: bool = False                    # must run even when no output is used
-    grad: Callable | None = None            # (node-like, output cotangents) -> input cotangents
-    vjp: Callable | None = None             # the same for control-flow nodes (needs the node)
+    grad: Callable | None = None            # (record, output cotangents) -> input cotangents
     format: Callable | None = None          # (kernel_ref, input_exprs, attrs) -> expression
     kernel_ref: str | None = None           # how generated code names the kernel
     shape_only: tuple = ()                  # inputs whose values it never reads (`like`)
+    fresh_result: bool = False              # its result is a new array nobody else sees
+    # Control-flow ops only (see runtime/control_flow/hooks.py and emit.py):
+    subgraph_attrs: tuple = ()              # attribute names holding its subgraphs, in order
+    emit: Callable | None = None            # (codegen, node, out_names, indent): statements
+    run: Callable | None = None             # (node, input values) -> output values
+    check: Callable | None = None           # (inputs, attrs, avals, fail): structure check
+    once_inputs: Callable | None = None     # (node) -> inputs evaluated once, before subgraphs
+    sources: Callable | None = None         # (node, output index) -> values it may come from
+    feeds: Callable | None = None           # (node, subgraph input position) -> values into it
+    taken_branch: Callable | None = None    # (node) -> (subgraph, inputs) if statically known
+    loop: bool = False                      # a while-style loop (attrs cond/body/has_max)
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.control_flow import WHILE_LOOP
 from runtime.graph import Graph, Node
 from runtime.passes.rewrite import each_graph, is_pure, replace_uses
 from runtime.tensor import Tensor
@@ -74,7 +73,7 @@ def hoist_loop_invariants(graph: Graph) -> bool:
     changed = False
     for g in list(each_graph(graph)):
         for node in list(g.nodes):
-            if node.op is WHILE_LOOP:
+            if node.op.loop:
                 changed |= _hoist_from(g, node)
     return changed
 

@@ -5,7 +5,6 @@
 """
 from __future__ import annotations
 
-from runtime.control_flow import COND
 from runtime.graph import Graph
 from runtime.passes.rewrite import each_graph, replace_uses
 from runtime.tensor import Tensor
@@ -19,9 +18,10 @@ def inline_constant_conds(graph: Graph) -> bool:
         for node in g.nodes:
             node.inputs = [replacements.get(id(x), x) if isinstance(x, Tensor) else x
                            for x in node.inputs]
-            if node.op is COND and not isinstance(node.inputs[0], Tensor):
-                branch = node.attrs["then"] if node.inputs[0] else node.attrs["else_"]
-                inner = {id(ph): v for ph, v in zip(branch.inputs, node.inputs[1:])}
+            taken = node.op.taken_branch(node) if node.op.taken_branch is not None else None
+            if taken is not None:
+                branch, operands = taken
+                inner = {id(ph): v for ph, v in zip(branch.inputs, operands)}
                 replace_uses(branch, inner)
                 for sub_node in branch.nodes:
                     for o in sub_node.outputs:

@@ -48,46 +48,77 @@ def _same_aval(a, out: Tensor) -> bool:
         and None not in a.shape
 
 
-def _rewrite(node: Node):
-    """The value that can stand for the node's output, or None."""
-    name, ins, out = node.op.name, node.inputs, node.outputs[0] if node.outputs else None
-    if out is None or node.attrs and name not in ("astype", "reshape", "transpose"):
-        return None
-    if name == "multiply" and len(ins) == 2 and out.dtype.kind in "biuf":
+def _mul_one(node, ins, out):
+    if len(ins) == 2 and out.dtype.kind in "biuf":
         for a, b in (ins, ins[::-1]):
             if _same_aval(a, out) and _is_scalar(b, 1):
                 return a
-    if name in ("true_divide", "divide") and _same_aval(ins[0], out) and out.dtype.kind == "f" \
-            and _is_scalar(ins[1], 1):
+    return None
+
+
+def _div_one(node, ins, out):
+    if _same_aval(ins[0], out) and out.dtype.kind == "f" and _is_scalar(ins[1], 1):
         return ins[0]
-    if name == "subtract" and _same_aval(ins[0], out) and _is_plus_zero(ins[1]):
+    return None
+
+
+def _sub(node, ins, out):
+    if _same_aval(ins[0], out) and _is_plus_zero(ins[1]):
         return ins[0]
-    if name == "add" and out.dtype.kind in "iub":
+    if ins[0] is ins[1] and out.dtype.kind in "iu" and None not in out.shape:
+        zeros = np.zeros(out.shape, out.dtype)
+        return zeros[()] if zeros.ndim == 0 else zeros
+    return None
+
+
+def _add_zero(node, ins, out):
+    if out.dtype.kind in "iub":
         for a, b in (ins, ins[::-1]):
             if _same_aval(a, out) and _is_scalar(b, 0):
                 return a
-    if name == "subtract" and ins[0] is ins[1] and out.dtype.kind in "iu" and None not in out.shape:
-        zeros = np.zeros(out.shape, out.dtype)
-        return zeros[()] if zeros.ndim == 0 else zeros
-    if name == "matmul" and len(ins) == 2 and out.dtype.kind in "iub":
+    return None
+
+
+def _matmul_identity(node, ins, out):
+    if len(ins) == 2 and out.dtype.kind in "iub":
         for a, b in (ins, ins[::-1]):
             if _same_aval(a, out) and _is_identity(b, out.dtype):
                 return a
-    if name == "astype" and _same_aval(ins[0], out):
+    return None
+
+
+def _same_value(node, ins, out):
+    return ins[0] if _same_aval(ins[0], out) else None
+
+
+def _transpose(node, ins, out):
+    if _same_aval(ins[0], out) and ins[0].ndim <= 1:
         return ins[0]
-    if name == "reshape" and _same_aval(ins[0], out):
-        return ins[0]
-    if name == "transpose" and _same_aval(ins[0], out) and ins[0].ndim <= 1:
-        return ins[0]
-    if name == "transpose" and isinstance(ins[0], Tensor) and ins[0].node is not None \
-            and ins[0].node.op.name == "transpose" and _same_aval(ins[0].node.inputs[0], out):
-        inner = ins[0].node
+    if isinstance(ins[0], Tensor) and ins[0].node is not None \
+            and ins[0].node.op is node.op and _same_aval(ins[0].node.inputs[0], out):
+        inner = ins[0].node  # a transpose of a transpose
         n = out.ndim
         p = inner.attrs.get("axes") or tuple(reversed(range(n)))
         q = node.attrs.get("axes") or tuple(reversed(range(n)))
         if tuple(p[i] for i in q) == tuple(range(n)):
             return inner.inputs[0]
     return None
+
+
+# op name -> (rewrite, whether it applies to nodes with attributes): one rule per op
+_REWRITES = {"multiply": (_mul_one, False), "true_divide": (_div_one, False),
+             "divide": (_div_one, False), "subtract": (_sub, False), "add": (_add_zero, False),
+             "matmul": (_matmul_identity, False), "astype": (_same_value, True),
+             "reshape": (_same_value, True), "transpose": (_transpose, True)}
+
+
+def _rewrite(node: Node):
+    """The value that can stand for the node's output, or None."""
+    ins, out = node.inputs, node.outputs[0] if node.outputs else None
+    rewrite, with_attrs = _REWRITES.get(node.op.name, (None, False))
+    if out is None or rewrite is None or node.attrs and not with_attrs:
+        return None
+    return rewrite(node, ins, out)
 
 
 def simplify_algebra(graph: Graph) -> bool:

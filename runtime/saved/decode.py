@@ -18,7 +18,7 @@ from runtime.saved.format import (
     MAX_GRAPH_DEPTH, MAX_NODES, Decoder, LoadError, check_int, check_shape, check_text,
     parse_dtype,
 )
-from runtime.saved.optable import SUBGRAPHS, check_attrs, lookup
+from runtime.saved.optable import check_attrs, lookup
 from runtime.tensor import Tensor
 
 
@@ -106,7 +106,7 @@ class GraphDecoder:
         attrs = {k: self.values.value(v, f"{where}: attribute {k[:40]!r}")
                  for k, v in raw_attrs.items()}
         check_attrs(op, attrs, len(inputs), where)
-        names = SUBGRAPHS.get(op.name, ())
+        names = op.subgraph_attrs
         subs = obj(n.get("subgraphs", {}), f"{where}: subgraphs", names)
         outer = {name: t for name, t in scope.items()}
         for k in names:
@@ -114,8 +114,12 @@ class GraphDecoder:
         declared = [self.aval(o, f"{where}: output {k}")
                     for k, o in enumerate(seq(n["outputs"], f"{where}: outputs"))]
         avals = [(shape, dtype) for _, shape, dtype, _ in declared]
-        if names:
-            _check_control_flow(op.name, inputs, attrs, avals, where)
+        if op.check is not None:  # control flow: its own structure check
+
+            def fail(what):
+                raise LoadError(f"{where}: {what}")
+
+            op.check(inputs, attrs, avals, fail)
         else:
             _check_rule(op, inputs, attrs, avals, where)
         node = graph.add_node(op, inputs, attrs, avals, _origin(n.get("origin"), where))
@@ -156,52 +160,3 @@ def _check_rule(op, inputs, attrs, avals, where: str) -> None:
 
 def _text(avals) -> str:
     return ", ".join(f"{np.dtype(d)}{list(s)}" for s, d in avals)
-
-
-def _aval_of(x):
-    if isinstance(x, Tensor):
-        return x.shape, x.dtype
-    a = np.asarray(x)
-    return a.shape, a.dtype
-
-
-def _fits(shape, declared) -> bool:
-    return len(shape) == len(declared) and all(
-        d is None or d == s for s, d in zip(shape, declared))
-
-
-def _check_control_flow(name, inputs, attrs, avals, where: str) -> None:
-    def fail(what):
-        raise LoadError(f"{where}: {what}")
-
-    if name == "cond":
-        if not inputs:
-            fail("a cond needs a predicate")
-        for branch in (attrs["then"], attrs["else_"]):
-            if len(branch.inputs) != len(inputs) - 1:
-                fail(f"branch {branch.name} takes {len(branch.inputs)} inputs, the node "
-                     f"passes {len(inputs) - 1}")
-            if len(branch.outputs) != len(avals):
-                fail(f"branch {branch.name} gives {len(branch.outputs)} results, the node "
-                     f"declares {len(avals)}")
-            for x, (shape, dtype) in zip(branch.outputs, avals):
-                s, d = _aval_of(x)
-                if d != dtype or not _fits(s, shape):
-                    fail(f"branch {branch.name} gives {d}{list(s)} where the node declares "
-                         f"{dtype}{list(shape)}")
-        return
-    has_max = attrs["has_max"]
-    n_pass = len(inputs) - (1 if has_max else 0)
-    if n_pass < len(avals):
-        fail("the loop has fewer inputs than loop variables")
-    g_cond, body = attrs["cond"], attrs["body"]
-    for sub in (g_cond, body):
-        if len(sub.inputs) != n_pass:
-            fail(f"subgraph {sub.name} takes {len(sub.inputs)} inputs, the node passes {n_pass}")
-    if len(body.outputs) != len(avals) or len(g_cond.outputs) != 1:
-        fail("the loop body or condition gives the wrong number of results")
-    for k, (shape, dtype) in enumerate(avals):
-        for s, d in (_aval_of(inputs[k]), _aval_of(body.outputs[k]), _aval_of(body.inputs[k])):
-            if d != dtype or not _fits(s, shape):
-                fail(f"loop variable {k} is {d}{list(s)} where the node declares "
-                     f"{dtype}{list(shape)}")

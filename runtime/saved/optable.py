@@ -22,10 +22,6 @@ import numpy as np
 
 from runtime.saved.format import LoadError
 
-# Control flow: attributes besides the subgraphs.
-SUBGRAPHS = {"cond": ("then", "else_"), "while_loop": ("cond", "body")}
-
-
 @functools.cache
 def op_table() -> dict:
     """op name -> OpDef, for every op a graph can hold."""

@@ -1,5 +1,5 @@
 """Differential tests of the NumPy-function shape/dtype rules (functions_rules.py,
-functions_shape_rules.py): every registered function, over generated shapes (0-size and
+shaping_rules.py): every registered function, over generated shapes (0-size and
 unknown dims included) and every dtype, against real NumPy calls (check_rule)."""
 from __future__ import annotations
 

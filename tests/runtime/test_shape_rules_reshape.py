@@ -1,5 +1,5 @@
 """Differential tests of the shape-manipulation, joining and einsum rules
-(functions_shape_rules.py) against real NumPy calls, incl. 0-size and unknown dims."""
+(shaping_rules.py) against real NumPy calls, incl. 0-size and unknown dims."""
 from __future__ import annotations
 
 import numpy as np

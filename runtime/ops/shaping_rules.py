@@ -1,6 +1,7 @@
-"""Shape/dtype rules of the NumPy-function ops (functions.py), part 2: shape
-manipulation (reshape, transpose, squeeze, ...), joining (concatenate, stack, ...),
-padding/repeating, and einsum. Same contract as functions_rules.py: no kernel runs;
+"""Shape/dtype rules of the ops in shaping.py: shape manipulation (reshape, transpose,
+squeeze, ...), joining (concatenate, stack, ...), padding/repeating, triangles, diff
+and einsum. Same contract as functions_rules.py (and filed in the same table, which the
+op registrars read): no kernel runs;
 an unknown dim (None) flows through, and a result dim is known only when it is
 computable from known dims alone.
 """

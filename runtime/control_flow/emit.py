@@ -1,0 +1,102 @@
+"""How the code generator spells the control-flow ops: `cond` as a real `if`/`else`
+statement and `while_loop` as a real `while` statement, their subgraphs inlined.
+
+    if v1:                          while i_loop < n:
+        v2 = x                          i_loop = i_loop + 1
+    else:                           v3 = i_loop
+        v2 = np.multiply(x, 0.0)
+
+These are the `emit` hooks of the COND and WHILE_LOOP records (attached at the bottom);
+`runtime/exec/codegen.py` calls `node.op.emit(gen, node, outs, indent)` and knows no
+control-flow op by name.
+"""
+from __future__ import annotations
+
+from runtime.control_flow.cond import COND
+from runtime.control_flow.lists import is_list
+from runtime.control_flow.while_loop import WHILE_LOOP
+from runtime.exec.buffer_plan import updated_in_place
+from runtime.exec.codegen import _bare, _joined, _paren
+from runtime.graph import Graph, Node
+
+
+def _copy_lists(gen, inputs, indent: int) -> None:
+    """Graph lists entering a branch recorded by a gradient tape are copied: appends in
+    the branch must not change the list the conditional was given, because the
+    gradient replays the branch from that list. (Otherwise appends stay in place.)"""
+    for ph in inputs:
+        if is_list(ph):
+            name = gen.fresh(ph.name)
+            gen.emit(indent, f"{name} = list({gen.names[ph]})")
+            gen.names[ph] = name
+
+
+def _bind_inputs(gen, sub: Graph, exprs: list[str]) -> None:
+    for ph, e in zip(sub.inputs, exprs):
+        gen.names[ph] = e
+
+
+def emit_cond(gen, node: Node, outs: list[str], indent: int) -> None:
+    pred, *rest = [gen.expr(x) for x in node.inputs]
+    gen.emit(indent, f"if {_bare(pred)}:", node)
+    for i, sub in enumerate((node.attrs["then"], node.attrs["else_"])):
+        if i == 1:
+            gen.emit(indent, "else:")
+        _bind_inputs(gen, sub, rest)
+        start = len(gen.lines)
+        if node.attrs.get("copy_lists"):
+            _copy_lists(gen, sub.inputs, indent + 1)
+        results = gen.emit_graph_body(sub, indent + 1)
+        if outs:
+            gen.emit(indent + 1, f"{', '.join(outs)} = {_joined(results)}")
+        elif len(gen.lines) == start:
+            gen.emit(indent + 1, "pass")
+
+
+def emit_while(gen, node: Node, outs: list[str], indent: int) -> None:
+    g_cond, g_body = node.attrs["cond"], node.attrs["body"]
+    n = len(node.outputs)
+    ins = [gen.expr(x) for x in node.inputs]
+    init, caps = ins[:n], ins[n:len(ins) - (1 if node.attrs["has_max"] else 0)]
+    init = [gen.result_expr(x) for x in node.inputs[:n]]
+    carried = [gen.fresh(o.name + "_loop") for o in node.outputs]
+    owned = updated_in_place(g_body, n)
+    if carried:
+        init = [f"list({e})" if is_list(o) else
+                f"{_paren(e)}.copy()" if id(g_body.inputs[i]) in owned else e
+                for i, (e, o) in enumerate(zip(init, node.outputs))]
+        gen.emit(indent, f"{', '.join(carried)} = {', '.join(init)}", node)
+    for sub in (g_cond, g_body):
+        _bind_inputs(gen, sub, carried + caps)
+    counter = None
+    if node.attrs["has_max"]:
+        counter = gen.fresh("iteration")
+        gen.emit(indent, f"{counter} = 0")
+    gen.emit(indent, "while True:", node)
+    header = len(gen.lines)
+    gen.emit_graph_body(g_cond, indent + 1)
+    test = gen.expr(g_cond.outputs[0])
+    if len(gen.lines) == header and counter is None:
+        # the condition is one expression: put it in the while statement itself
+        code, _, comment = gen.lines[header - 1].partition("  # ")
+        code = code.rstrip().replace("while True:", f"while {_bare(test)}:", 1)
+        gen.lines[header - 1] = f"{code:<52}  # {comment}" if comment else code
+    else:
+        gen.emit(indent + 1, f"if not {_paren(test)}:")
+        gen.emit(indent + 2, "break")
+        if counter is not None:
+            gen.emit(indent + 1, f"if {counter} >= {ins[-1]}:")
+            gen.emit(indent + 2, "break")
+            gen.emit(indent + 1, f"{counter} += 1")
+    start = len(gen.lines)
+    results = gen.emit_graph_body(g_body, indent + 1, owned=owned)
+    if carried:
+        gen.emit(indent + 1, f"{', '.join(carried)} = {_joined(results)}")
+    elif len(gen.lines) == start:
+        gen.emit(indent + 1, "pass")
+    if outs:
+        gen.emit(indent, f"{', '.join(outs)} = {', '.join(carried)}")
+
+
+COND.emit = emit_cond
+WHILE_LOOP.emit = emit_while
