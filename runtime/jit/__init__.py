@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import warnings
 
-from runtime.control_flow import COND, WHILE_LOOP
 from runtime.graph import Graph, Node
 from runtime.jit.build import cache_dir, set_cache_dir
-from runtime.jit.ops import CHEAP
+from runtime.jit.ops import control_kind, is_cheap
+from runtime.ops.constant import CONSTANT
 
 __all__ = ["JitFallbackWarning", "JitResult", "lower", "set_cache_dir", "cache_dir"]
 
@@ -74,7 +74,7 @@ def lower(graph: Graph, name: str) -> JitResult:
                       f"{'parallel, ' if done.parallel else ''}{where} ({done.path.name})")
         code.append(done.source)
     for node in left:
-        if node.op in (COND, WHILE_LOOP) or node.op.name in CHEAP or node.op.name == "constant":
+        if control_kind(node.op) is not None or is_cheap(node.op) or node.op is CONSTANT:
             continue
         report.append(f"NumPy: {node.op.name}{_where(node)}")
         _note(node, "no exact numba lowering")

@@ -254,3 +254,19 @@ def _lower_ufunc(name: str, a: list[str], lt: np.dtype, rdt: np.dtype, out: str,
         ok = " or ".join(guards)
         expr = f"{expr} if not ({ok}) else np.{'int64' if wide else lt.name}(0)"
     return Lowered([f"{raw} = {expr}", f"{out} = np.{rdt.name}({raw})"], guards)
+
+
+# The backend's tables are keyed by op name (as the ONNX exporter's are): a lookup, so the
+# partition never tests which op a node is.
+_CHEAP_BY_NAME = dict.fromkeys(CHEAP, True)
+_CONTROL_BY_NAME = {"cond": "cond", "while_loop": "while"}
+
+
+def is_cheap(op) -> bool:
+    """An elementwise op the array regions lower (arithmetic, comparisons, casts...)."""
+    return _CHEAP_BY_NAME.get(op.name, False)
+
+
+def control_kind(op) -> str | None:
+    """'cond' or 'while' for a control-flow op the scalar regions lower as native code."""
+    return _CONTROL_BY_NAME.get(op.name) if op.subgraph_attrs else None

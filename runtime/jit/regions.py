@@ -20,10 +20,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from runtime.control_flow import COND, WHILE_LOOP
 from runtime.exec.liveness import live_nodes
 from runtime.graph import Graph, Node
-from runtime.jit.ops import CHEAP, SUPPORTED, lower_node
+from runtime.jit.ops import SUPPORTED, control_kind, is_cheap, lower_node
 from runtime.tensor import Tensor
 
 MIN_SCALAR_OPS = 8
@@ -56,7 +55,7 @@ def scalar_lowerable(node: Node) -> bool:
     if node.has_effects or not all(map(_scalar_value, node.inputs)) \
             or not all(map(_scalar_value, node.outputs)):
         return False
-    if node.op is COND or node.op is WHILE_LOOP:
+    if control_kind(node.op) is not None:
         if node.attrs.get("copy_lists"):
             return False
         for sub in node.subgraphs():
@@ -70,7 +69,7 @@ def scalar_lowerable(node: Node) -> bool:
 
 def array_lowerable(node: Node) -> bool:
     """An elementwise op of the cheap kind over one static shape (other operands 0-d)."""
-    if node.op.name not in CHEAP or len(node.outputs) != 1 or node.has_effects:
+    if not is_cheap(node.op) or len(node.outputs) != 1 or node.has_effects:
         return False
     shape = node.outputs[0].static_shape
     if not shape or None in shape:
@@ -88,7 +87,7 @@ def _count_ops(nodes) -> tuple[int, bool]:
     count, loops = 0, False
     for n in nodes:
         count += 1
-        loops |= n.op is WHILE_LOOP
+        loops |= control_kind(n.op) == "while"
         for sub in n.subgraphs():
             c, l_ = _count_ops(sub.nodes)
             count, loops = count + c, loops or l_
@@ -114,7 +113,7 @@ def find_regions(graph: Graph, outputs=None) -> tuple[list[Region], list[Node]]:
         if run and _worth(run_kind, run):
             regions.append(_make_region(run_kind, graph, run, nodes, outputs))
         elif run:
-            left.extend(n for n in run if n.op.name not in CHEAP)
+            left.extend(n for n in run if not is_cheap(n.op))
         run, run_kind = [], None
 
     for node in nodes:

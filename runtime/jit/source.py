@@ -18,10 +18,9 @@ import re
 
 import numpy as np
 
-from runtime.control_flow import COND, WHILE_LOOP
 from runtime.exec.liveness import live_nodes
 from runtime.graph import Graph, Node
-from runtime.jit.ops import cast, dtype_of, literal, lower_node
+from runtime.jit.ops import cast, control_kind, dtype_of, literal, lower_node
 from runtime.jit.regions import Region
 from runtime.tensor import Tensor
 
@@ -59,9 +58,10 @@ class _Emitter:
     # -- nodes ----------------------------------------------------------------------
     def body(self, nodes: list[Node], indent: int) -> None:
         for node in nodes:
-            if node.op is COND:
+            kind = control_kind(node.op)
+            if kind == "cond":
                 self._cond(node, indent)
-            elif node.op is WHILE_LOOP:
+            elif kind == "while":
                 self._while(node, indent)
             else:
                 self._op(node, indent)

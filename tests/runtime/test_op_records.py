@@ -51,7 +51,7 @@ _NO_GRADIENT = {
         "allclose array_equal isclose equal not_equal greater greater_equal less less_equal "
         "isfinite isinf isnan isnat signbit logical_and logical_not logical_or logical_xor "
         "bitwise_and bitwise_count bitwise_or bitwise_xor invert left_shift right_shift gcd "
-        "lcm argwhere flatnonzero nonzero bincount linalg.matrix_rank shape_dim size_of "
+        "lcm argwhere flatnonzero nonzero bincount linalg.matrix_rank linalg.matrix_rank_tol shape_dim size_of "
         "list_len"),
     "piecewise constant or defined on integers (divmod, frexp, modf, nextafter, spacing)": (
         "divmod frexp modf nextafter spacing"),
