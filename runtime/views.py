@@ -318,6 +318,28 @@ def written_inputs(inputs: list) -> list:
     return out
 
 
+def unreturned_writes(operands: list, subgraphs: list, returned: list) -> list[list]:
+    """For a symbolic `if` whose branches (`subgraphs`, their first inputs the
+    `operands`' placeholders) wrote into an operand array that no output returns (the
+    name is not used after the `if`, but the array may be an argument or have aliases):
+    per subgraph, the extra outputs that carry each such array's final value out, so
+    `link_outputs` writes it into the outer array. `returned` holds each subgraph's
+    outputs."""
+    table = _table()
+    if not table:
+        return [[] for _ in subgraphs]
+    n = len(operands)
+    wanted: list[int] = []
+    for sub, outs in zip(subgraphs, returned):
+        arrays = {id(a) for a in (_lookup(table, o) for o in outs) if a is not None}
+        for i, p in enumerate(sub.inputs[:n]):
+            a = _lookup(table, p)
+            if a is not None and a.latest is not p and id(a) not in arrays and \
+                    type(operands[i]) is Tensor and a.poison is None and i not in wanted:
+                wanted.append(i)
+    return [[resolve(p) for p in (sub.inputs[i] for i in wanted)] for sub in subgraphs]
+
+
 def link_outputs(operands: list, subgraphs: list, outputs: list) -> None:
     """After a symbolic `if` / loop: `operands` are the outer values passed in (one per
     input of each subgraph, in order), `subgraphs` the traced branches / body (their first
