@@ -26,11 +26,12 @@ import numpy as np
 from autograph.errors import Diagnostic, caller_location
 from autograph.operators.branch_notes import note_branch_error
 from autograph.operators.variables import UNSET, is_undefined
+from runtime.tensor import Tensor
 
 
 def is_symbolic(x) -> bool:
-    from runtime import Tensor
-
+    # on every `if` / loop test of converted code: no import statement here (it costs
+    # more than the check on the Python-value path)
     return isinstance(x, Tensor)
 
 
