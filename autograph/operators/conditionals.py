@@ -80,7 +80,7 @@ _RETURN_LABEL = "the return value"
 def if_stmt(cond, body: Callable | None, orelse: Callable | None, state: Sequence = (),
             names: Sequence[str] | None = None):
     """`if cond: body else: orelse`, passing `state` in and returning the outputs."""
-    if is_symbolic(cond):
+    if type(cond) is not bool and is_symbolic(cond):  # (a bool first: the common case)
         return _symbolic_if(cond, body, orelse, tuple(state), names, caller_location())
     if cond:
         return body(*state) if body is not None else _identity(tuple(state), names)
