@@ -20,6 +20,7 @@ from runtime.graph import Graph
 from runtime.ops.registry import OpDef, add_node
 from runtime.structure import flatten, path_names, unflatten
 from runtime.tensor import Tensor, _fmt_shape
+from runtime.tensor_map import TensorMap
 
 
 def _constant_kernel(*, value):
@@ -90,7 +91,7 @@ def _as_value(sub: Graph, x, dtype=None):
 
 def _finish_captures(subs: Sequence[Graph], n_args: int) -> list[Tensor]:
     """Give every subgraph the same capture inputs; returns the outer values to pass."""
-    union: dict[Tensor, None] = {}  # a dict: Tensor == is elementwise, so no list `in`
+    union = TensorMap()  # by identity: Tensor == is elementwise, and Tensors are unhashable
     for sub in subs:
         for outer in sub.captures:
             union[outer] = None

@@ -272,11 +272,9 @@ class Tensor(NumpyOperators):
         raise _text_error(self, f"format spec {spec!r}" if spec else "an f-string / format()")
 
     def __hash__(self):
-        # The graph library keys its own bookkeeping by Tensor identity; anywhere else
-        # (user code, the stdlib, other packages) a hash would be one of the object, not
-        # of the value NumPy would hash, so `{a, b}` and dict keys would silently differ.
-        if _library_caller(sys._getframe(1).f_code):
-            return id(self)
+        # A hash would be one of the object, not of the value NumPy would hash, so `{a, b}`
+        # and dict keys would silently differ. (The graph library keys its own bookkeeping
+        # by identity: runtime/tensor_map.py.)
         raise GraphModeError(
             f"A symbolic Tensor ({self.dtype}{_fmt_shape(self.static_shape)}) is unhashable: set "
             f"members and dict keys need its value, which is only known when the graph "
