@@ -16,6 +16,7 @@ import numpy as np
 
 from runtime.errors import Origin
 from runtime.tensor import Tensor
+from runtime.tensor_map import TensorMap
 
 
 class Node:
@@ -52,7 +53,7 @@ class Graph:
         self.nodes: list[Node] = []
         self.outputs: list[Any] = []
         # outer Tensor -> placeholder in this graph, in capture order
-        self.captures: dict[Tensor, Tensor] = {}
+        self.captures: TensorMap = TensorMap()  # outer value -> its placeholder here
         self._counter = parent._counter if parent is not None else [0]
         self.snapshots: dict[int, tuple] = {}  # id(captured array) -> (array, read-only copy)
         self.random_draws: list = []  # (what, generator) of draws seen while tracing

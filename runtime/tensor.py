@@ -178,7 +178,7 @@ class NumpyOperators:
     def squeeze(self, axis=None): return np.squeeze(self, **_given(axis=axis))
     def flatten(self, order="C"):  # always a copy in NumPy, never a view
         return forget(np.reshape(self, (-1,), order=order))
-    def ravel(self, order="C"): return np.reshape(self, (-1,), order=order)
+    def ravel(self, order="C"): return np.ravel(self, order=order)
     def copy(self, order="C"): return np.copy(self)
     def take(self, indices, axis=None, out=None, mode="raise"):
         return np.take(self, indices, **_given(axis=axis), **_no_out(out))
@@ -272,11 +272,9 @@ class Tensor(NumpyOperators):
         raise _text_error(self, f"format spec {spec!r}" if spec else "an f-string / format()")
 
     def __hash__(self):
-        # The graph library keys its own bookkeeping by Tensor identity; anywhere else
-        # (user code, the stdlib, other packages) a hash would be one of the object, not
-        # of the value NumPy would hash, so `{a, b}` and dict keys would silently differ.
-        if _library_caller(sys._getframe(1).f_code):
-            return id(self)
+        # A hash would be one of the object, not of the value NumPy would hash, so `{a, b}`
+        # and dict keys would silently differ. (The graph library keys its own bookkeeping
+        # by identity: runtime/tensor_map.py.)
         raise GraphModeError(
             f"A symbolic Tensor ({self.dtype}{_fmt_shape(self.static_shape)}) is unhashable: set "
             f"members and dict keys need its value, which is only known when the graph "
@@ -338,15 +336,28 @@ class Tensor(NumpyOperators):
                             "keep it an array (index it, or np.split / np.unstack it)")
 
     def fill(self, value):
-        raise TypeError(
-            f"Tensors are immutable inside graphs{where()}: x.fill(v) cannot change {self!r} "
-            "in place. Write `x = np.full_like(x, v)`.")
+        # in place, as ndarray.fill: aliases and views of the array see it (views.py)
+        from runtime.ops.indexing import index_update
+
+        _check_tracing(self)
+        write_item(self, Ellipsis, value, index_update)
 
     def sort(self, axis=-1, kind=None, order=None):
-        raise TypeError(
-            f"Tensors are immutable inside graphs{where()}: x.sort() cannot sort {self!r} "
-            "in place. Write `x = np.sort(x, axis)` (a caller's array is then left unsorted, "
-            "unlike x.sort() on an array argument).")
+        if order is not None:
+            raise TypeError(f"x.sort(order=...) needs a structured array{where()}; graphs "
+                            "have none.")
+        _check_tracing(self)
+        current = resolve(self)
+        write_array(self, np.sort(current, axis=axis, **({"kind": kind} if kind else {})),
+                    "sort array")
+
+    def view(self, dtype=None, type=None):
+        if type is not None or (dtype is not None and np.dtype(dtype) != self.dtype):
+            raise TypeError(
+                f"x.view(dtype) on a symbolic Tensor is not supported{where()}: it "
+                "reinterprets the array's bytes, which a graph does not keep. Use "
+                "x.astype(dtype) to convert the values, or x.view() for a view.")
+        return self[...]  # basic indexing: a view that writes through (views.py)
 
     def __dlpack__(self, *args, **kwargs):
         # np.from_dlpack(x) asks x for its buffer, which a symbolic value does not have yet
@@ -363,6 +374,10 @@ class Tensor(NumpyOperators):
         from runtime.ops.ufuncs import dispatch_ufunc
 
         _check_tracing(self)
+        if kwargs.get("out") is not None and method == "__call__":
+            written = ufunc_into(ufunc, inputs, kwargs, dispatch_ufunc)
+            if written is not None:
+                return written
         return dispatch_ufunc(ufunc, method, resolve_args(inputs), kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
@@ -425,6 +440,8 @@ from runtime.views import (  # noqa: E402  (views imports Tensor)
     _resolve_index, after_function, forget, holds_view_of, in_place, resolve, resolve_args,
 )
 from runtime.views import setitem as write_item  # noqa: E402
+from runtime.views import ufunc_into  # noqa: E402
+from runtime.views import write as write_array  # noqa: E402
 
 
 def _in_place_operator(name: str, op: str):

@@ -31,7 +31,9 @@ import numpy as np
 
 from runtime import tracing
 from runtime.errors import where
+from runtime import view_recipes as recipes
 from runtime.tensor import Tensor
+from runtime.view_recipes import is_basic_index  # noqa: F401 - ops/indexing imports it from here
 
 
 class _Array:
@@ -125,33 +127,11 @@ def _current(table, a: _Array):
             f"{where()}. NumPy returns a view or a copy there depending on the memory "
             "layout, which a graph does not know, so whether it sees the write is unknown. "
             "Take an explicit copy (`.copy()`) before the write, or take it again after.")
-    value = _apply(a.recipe, _current(table, a.base))
+    value = recipes.apply(a.recipe, _current(table, a.base))
     if tracing.current_graph() is _root(a).latest.graph:  # not from inside a branch/loop
         a.latest, a.seen = value, root.version
         _register(table, value, a)
     return value
-
-
-def _apply(recipe, base):
-    from runtime.ops.functions import dispatch_function
-    from runtime.ops.indexing import GETITEM
-    from runtime.ops.registry import bind
-
-    if recipe[0] == "index":
-        return bind(GETITEM, base, *recipe[2], index=recipe[1])
-    return dispatch_function(np.transpose, (base, recipe[1]), {})
-
-
-def _unapply(recipe, base, value):
-    """`base` with the view `recipe` describes replaced by `value`."""
-    from runtime.ops.functions import dispatch_function
-    from runtime.ops.indexing import INDEX_UPDATE
-    from runtime.ops.registry import bind
-
-    if recipe[0] == "index":
-        return bind(INDEX_UPDATE, base, value, *recipe[2], index=recipe[1], mode="set")
-    inverse = tuple(np.argsort(recipe[1]))
-    return dispatch_function(np.transpose, (value, inverse), {})
 
 
 # -- views -----------------------------------------------------------------------------
@@ -176,10 +156,17 @@ def forget(t: Any) -> Any:
 
 
 # -- writing ---------------------------------------------------------------------------
-def write(target: Tensor, new: Tensor) -> Tensor:
-    """Array `target` now holds `new` (same shape and dtype); returns `new`."""
+def write(target: Tensor, new: Tensor, kind: str = "assignment destination") -> Tensor:
+    """Array `target` now holds `new` (same shape and dtype); returns `new`. `kind` names
+    the written array in NumPy's error for a read-only one ("output array", ...)."""
     table = _table(create=True)
     a = _array(table, target)
+    c = a
+    while c.base is not None:  # NumPy refuses a write through a read-only view first
+        refused = recipes.refusal(c.recipe, kind)
+        if refused is not None:
+            raise ValueError(refused)
+        c = c.base
     if a.poison is not None:
         raise ValueError(a.poison)
     root = _root(a)
@@ -192,13 +179,8 @@ def write(target: Tensor, new: Tensor) -> Tensor:
             "`if` / loop, so the graph cannot carry the change. Write into the array by "
             "its own name (e.g. `a[i, :] = row` instead of `r = a[i]; r[:] = row`), or "
             "take a copy (`.copy()`) if the original must not change.")
-    if a.recipe is not None and a.recipe[0] == "layout":
-        _poison(a.base, f"An array was written through {a.recipe[1]} of it{where()}: NumPy writes through there "
-                "only when the array's memory layout makes it a view, which a graph does not "
-                "know. Write into the array itself (index it with np.unravel_index for a flat "
-                "position), or take an explicit copy (`.reshape(...).copy()`) if the original "
-                "must not change.")
-        a.base, a.recipe = None, None
+    _detach_layout_views(a)
+    root = _root(a)
     a.latest = new
     _register(table, new, a)
     if a.base is None:
@@ -206,7 +188,7 @@ def write(target: Tensor, new: Tensor) -> Tensor:
         return new
     chain, child, value = [a], a, new
     while child.base is not None:
-        value = _unapply(child.recipe, _current(table, child.base), value)
+        value = recipes.unapply(child.recipe, _current(table, child.base), value)
         child = child.base
         child.latest = value
         _register(table, value, child)
@@ -217,17 +199,35 @@ def write(target: Tensor, new: Tensor) -> Tensor:
     return new
 
 
+def _detach_layout_views(a: _Array) -> None:
+    """A write through a reshape / ravel (at any level of the view chain) cannot say
+    whether NumPy would reach the base: the base becomes unreadable (poisoned) and the
+    view becomes an array of its own."""
+    c = a
+    while c.base is not None:
+        if c.recipe[0] == "layout":
+            _poison(c.base, f"An array was written through {c.recipe[1]} of it{where()}: "
+                    "NumPy writes through there only when the array's memory layout makes "
+                    "it a view, which a graph does not know. Write into the array itself "
+                    "(index it with np.unravel_index for a flat position), or take an "
+                    "explicit copy (`.reshape(...).copy()`) if the original must not change.")
+            c.base, c.recipe, c.version = None, None, c.seen
+            return
+        c = c.base
+
+
 def _poison(a: _Array, message: str) -> None:
     a = _root(a)
     a.poison = message
 
 
-def setitem(target: Tensor, index: Any, value: Any, update) -> Tensor:
+def setitem(target: Tensor, index: Any, value: Any, update,
+            kind: str = "assignment destination") -> Tensor:
     """`target[index] = value` on a Tensor, written through aliases and views; `update`
     is the functional update `(current, index, value) -> new`."""
     current = resolve(target)
     new = update(current, _resolve_index(index), resolve(value))
-    return write(target, new)
+    return write(target, new, kind)
 
 
 def holds_view_of(value: Any, base: Any) -> bool:
@@ -269,7 +269,35 @@ def in_place(target: Tensor, result: Any, op: str) -> Tensor:
                 f"casting rule 'same_kind' (`{op}` on an array is in place{where()}; write "
                 f"`x = x {op[:-1]} y` for a new array of the promoted dtype)")
         result = dispatch_function(np.astype, (result, current.dtype), {})
-    return write(target, result)
+    return write(target, result, "output array")
+
+
+def ufunc_into(ufunc, inputs: tuple, kwargs: dict, dispatch) -> Any:
+    """`ufunc(*inputs, out=t)` with `t` a Tensor: the result is written into t's array
+    (cast under `casting`, broadcast to t's shape), as NumPy does; returns t. None when
+    this is not that case (several outputs, `where=`, an out that is not a Tensor): the
+    caller then refuses it."""
+    out = kwargs["out"]
+    out = out if isinstance(out, tuple) else (out,)
+    if len(out) != 1 or type(out[0]) is not Tensor or ufunc.nout != 1 or "where" in kwargs:
+        return None
+    from runtime.ops.functions import dispatch_function
+    from runtime.ops.indexing import index_update
+
+    target = out[0]
+    rest = {k: v for k, v in kwargs.items() if k not in ("out", "casting")}
+    casting = kwargs.get("casting", "same_kind")
+    result = dispatch(ufunc, "__call__", resolve_args(inputs), rest)
+    current = resolve(target)
+    rdtype = np.result_type(result)
+    if not np.can_cast(rdtype, current.dtype, casting=casting):
+        raise TypeError(
+            f"Cannot cast ufunc {ufunc.__name__!r} output from {rdtype!r} to "
+            f"{current.dtype!r} with casting rule {casting!r}{where()}")
+    if isinstance(result, Tensor) and result.dtype != current.dtype:
+        result = dispatch_function(np.astype, (result, current.dtype), {})
+    setitem(target, Ellipsis, result, index_update, "output array")
+    return target
 
 
 # -- control flow and function boundaries ----------------------------------------------
@@ -288,6 +316,28 @@ def written_inputs(inputs: list) -> list:
         if a.latest is not p:
             out.append((k, a.latest))
     return out
+
+
+def unreturned_writes(operands: list, subgraphs: list, returned: list) -> list[list]:
+    """For a symbolic `if` whose branches (`subgraphs`, their first inputs the
+    `operands`' placeholders) wrote into an operand array that no output returns (the
+    name is not used after the `if`, but the array may be an argument or have aliases):
+    per subgraph, the extra outputs that carry each such array's final value out, so
+    `link_outputs` writes it into the outer array. `returned` holds each subgraph's
+    outputs."""
+    table = _table()
+    if not table:
+        return [[] for _ in subgraphs]
+    n = len(operands)
+    wanted: list[int] = []
+    for sub, outs in zip(subgraphs, returned):
+        arrays = {id(a) for a in (_lookup(table, o) for o in outs) if a is not None}
+        for i, p in enumerate(sub.inputs[:n]):
+            a = _lookup(table, p)
+            if a is not None and a.latest is not p and id(a) not in arrays and \
+                    type(operands[i]) is Tensor and a.poison is None and i not in wanted:
+                wanted.append(i)
+    return [[resolve(p) for p in (sub.inputs[i] for i in wanted)] for sub in subgraphs]
 
 
 def link_outputs(operands: list, subgraphs: list, outputs: list) -> None:
@@ -358,48 +408,11 @@ def link_outputs(operands: list, subgraphs: list, outputs: list) -> None:
                             "runs. Make both branches write it (or both assign a new one).")
 
 
-# -- which NumPy calls return views -------------------------------------------------------
-_LAYOUT = ("reshape", "ravel", "squeeze", "expand_dims", "atleast_1d", "atleast_2d",
-           "atleast_3d")
-_PERMUTE = ("transpose", "swapaxes", "moveaxis", "matrix_transpose", "permute_dims")
-
-
+# -- which NumPy calls return views (runtime/view_recipes.py) ---------------------------------
 def after_function(func, args, kwargs, result) -> Any:
-    """Record the view a NumPy function returned (`np.transpose(x)`, `x.T`, `x.reshape`)."""
-    name = getattr(func, "__name__", "")
+    """Record the view a NumPy function returned (`np.transpose(x)`, `x.T`, `x.reshape`,
+    `np.diagonal(x)`, ...)."""
     if type(result) is not Tensor or not args or type(args[0]) is not Tensor:
         return result
-    base = args[0]
-    if name in _PERMUTE:
-        dims = tuple(range(2, base.ndim + 2))  # distinct sizes: the result's shape is the perm
-        probe = func(np.broadcast_to(np.empty(()), dims), *args[1:], **kwargs)
-        return note_view(result, base, ("transpose", tuple(d - 2 for d in probe.shape)))
-    if name in _LAYOUT:
-        return note_view(result, base, ("layout", f"`{name}`"))
-    return result
-
-
-def is_basic_index(template, dynamic, result_ndim: int) -> bool:
-    """Whether `x[index]` is a view in NumPy (basic indexing that does not pick out a
-    single element, which NumPy returns as a scalar copy)."""
-    from runtime.ops.indexing import Slot
-
-    items = template if isinstance(template, tuple) else (template,)
-    only_ints = True
-    for t in items:
-        if isinstance(t, Slot):
-            v = dynamic[t.k]
-            if not isinstance(v, (Tensor, np.ndarray)) or v.ndim != 0 or \
-                    not np.issubdtype(v.dtype, np.integer):
-                return False
-        elif isinstance(t, slice):
-            only_ints = False
-            for p in (t.start, t.stop, t.step):
-                if isinstance(p, Slot) and not isinstance(dynamic[p.k], (Tensor, np.generic,
-                                                                        int, np.ndarray)):
-                    return False
-        elif t is None or t is Ellipsis:
-            only_ints = False
-        elif isinstance(t, (bool, np.bool_)) or not isinstance(t, (int, np.integer)):
-            return False
-    return not (only_ints and result_ndim == 0)
+    recipe = recipes.recipe_of(func, args, kwargs, result)
+    return result if recipe is None else note_view(result, args[0], recipe)

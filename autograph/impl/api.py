@@ -245,8 +245,48 @@ def _callees(node, ctx) -> list:
 _WARNED: set = set()
 
 
+_CALL_ATTR = "__ag_call__"  # on a function: (generation, what converted_call calls for it)
+
+
+def _known_target(f):
+    """What `converted_call` calls for `f` when that is already known, else None: `f` is
+    converted code (generated, or written by `autograph convert`), or a plain function
+    that converted_call converted before. Skips the general checks on the hot path of
+    converted code calling converted code."""
+    if type(f) is not types.FunctionType:
+        return None
+    code = f.__code__
+    if _CONVERTED_CODES.get(id(code)) is code:
+        return f
+    entry = f.__dict__.get(_CALL_ATTR)
+    if type(entry) is tuple and entry[0] == _GENERATION[0] and \
+            entry[1].__wrapped__ is f and "__ag_do_not_convert__" not in f.__dict__:
+        return entry[1]
+    return None
+
+
 def converted_call(f, *args, **kwargs):
     """Call `f`, converted first if it is user code."""
+    g = _known_target(f)
+    if g is None:
+        g = _target(f, args, kwargs)
+        if type(g) is _Done:
+            return g.value
+    return _call(g, args, kwargs)
+
+
+class _Done:
+    """A call `_target` already made (a NumPy or builtin overload)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+def _target(f, args, kwargs):
+    """What converted code calls for `f` (converting it first if it is user code), or
+    _Done(result) when the call is made by an overload."""
     from runtime.ops.dynamic import CREATORS as _CREATORS, creator_call
 
     if not is_convertible(f):
@@ -255,31 +295,36 @@ def converted_call(f, *args, **kwargs):
         if args and f is np.stack:
             from autograph.operators.lists import stack  # the list may be a graph list
 
-            return stack(args[0], f, *args[1:], **kwargs)
+            return _Done(stack(args[0], f, *args[1:], **kwargs))
         if args and (f is np.array or f is np.asarray or f is np.asanyarray or
                      f is np.ascontiguousarray):
             from autograph.operators.lists import array_  # the value may be symbolic
 
-            return array_(f, *args, **kwargs)
+            return _Done(array_(f, *args, **kwargs))
         if f in _CREATORS:  # np.zeros(n) with a symbolic n: NumPy would call n.__index__
-            return creator_call(f, args, kwargs)
+            return _Done(creator_call(f, args, kwargs))
         overload = overload_of(f)  # `fn = range; fn(n)` means what `range(n)` means
         if overload is not None:
-            return overload(*args, **kwargs)
+            return _Done(overload(*args, **kwargs))
         # called as is; still counted below: it may be converted code (a module written by
         # `autograph convert`) or wrap it (functools.cache), and so recurse
-        g = f
-    else:
-        try:
-            g = convert(f, recursive=True)
-        except ConversionError as e:
-            if "source code is unavailable" not in str(e):
-                raise
-            key = getattr(_plain_function(f), "__code__", None)
-            if key not in _WARNED:
-                _WARNED.add(key)
-                warnings.warn(f"{e} Calling it unconverted.", stacklevel=2)
-            g = f
+        return f
+    try:
+        g = convert(f, recursive=True)
+    except ConversionError as e:
+        if "source code is unavailable" not in str(e):
+            raise
+        key = getattr(_plain_function(f), "__code__", None)
+        if key not in _WARNED:
+            _WARNED.add(key)
+            warnings.warn(f"{e} Calling it unconverted.", stacklevel=2)
+        return f
+    if type(f) is types.FunctionType and getattr(g, "__wrapped__", None) is f:
+        f.__dict__[_CALL_ATTR] = (_GENERATION[0], g)
+    return g
+
+
+def _call(g, args, kwargs):
     stack = _STACK
     depth = getattr(stack, "depth", 0)
     if depth in _CHECK_AT or (depth and not depth % 64):

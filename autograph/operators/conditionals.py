@@ -27,11 +27,12 @@ import numpy as np
 from autograph.errors import Diagnostic, caller_location
 from autograph.operators.branch_notes import note_branch_error
 from autograph.operators.variables import UNSET, is_undefined
+from runtime.tensor import Tensor
 
 
 def is_symbolic(x) -> bool:
-    from runtime import Tensor
-
+    # on every `if` / loop test of converted code: no import statement here (it costs
+    # more than the check on the Python-value path)
     return isinstance(x, Tensor)
 
 
@@ -80,7 +81,7 @@ _RETURN_LABEL = "the return value"
 def if_stmt(cond, body: Callable | None, orelse: Callable | None, state: Sequence = (),
             names: Sequence[str] | None = None):
     """`if cond: body else: orelse`, passing `state` in and returning the outputs."""
-    if is_symbolic(cond):
+    if type(cond) is not bool and is_symbolic(cond):  # (a bool first: the common case)
         return _symbolic_if(cond, body, orelse, tuple(state), names, caller_location())
     if cond:
         return body(*state) if body is not None else _identity(tuple(state), names)

@@ -43,7 +43,7 @@ def while_stmt(test: Callable, body: Callable, state: Sequence = (), names: Sequ
     names = tuple(names)
     while True:
         cond = test(*state)
-        if is_symbolic(cond):
+        if type(cond) is not bool and is_symbolic(cond):  # (a bool first: the common case)
             opts = (maximum_iterations, shape_invariants)
             return _symbolic_loop(test, body, state, names, caller_location(), opts, None)
         if not cond:
@@ -68,6 +68,8 @@ def for_stmt(iterable, body: Callable, state: Sequence = (), names: Sequence[str
         return _symbolic_loop(None, body, state, names, caller_location(), opts,
                               (seq, extra_test))
     it = iter(iterable)
+    if extra_test is None:
+        return _python_for(it, body, state, names)
     while True:
         if extra_test is not None:
             keep_going = extra_test(*state)
@@ -81,6 +83,23 @@ def for_stmt(iterable, body: Callable, state: Sequence = (), names: Sequence[str
             break
         state = unpack(body(item, *state), names)
     return pack(state, names)
+
+
+def _python_for(it, body: Callable, state: tuple, names: tuple):
+    """A Python `for` without break / return: the per-iteration work kept to the body
+    call (the hot path of converted code on Python values)."""
+    if not names:
+        for item in it:
+            body(item, *state)
+        return pack(state, names)
+    if len(names) == 1:
+        (value,) = state
+        for item in it:
+            value = body(item, value)
+        return value
+    for item in it:
+        state = body(item, *state)
+    return pack(tuple(state), names)
 
 
 def _predicated(it, body, state, names, extra_test, keep_going):

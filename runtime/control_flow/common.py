@@ -12,6 +12,7 @@ from runtime.graph import Graph
 from runtime.ops.constant import constant
 from runtime.structure import flatten
 from runtime.tensor import Tensor, _fmt_shape
+from runtime.tensor_map import TensorMap
 
 
 def is_python_scalar(x) -> bool:
@@ -66,7 +67,7 @@ def as_value(sub: Graph, x, dtype=None):
 
 def finish_captures(subs: Sequence[Graph], n_args: int) -> list[Tensor]:
     """Give every subgraph the same capture inputs; returns the outer values to pass."""
-    union: dict[Tensor, None] = {}  # a dict: Tensor == is elementwise, so no list `in`
+    union = TensorMap()  # by identity: Tensor == is elementwise, and Tensors are unhashable
     for sub in subs:
         for outer in sub.captures:
             union[outer] = None

@@ -56,6 +56,9 @@ def cond(pred: Any, true_fn: Callable, false_fn: Callable, operands: Sequence = 
         t_leaves, t_tree = flatten(fill_placeholders(t_out, f_out))
         f_leaves, f_tree = flatten(fill_placeholders(f_out, t_out))
     labels = _output_labels(names, t_leaves, t_tree)
+    n_user = len(t_leaves)  # + arrays a branch wrote through a name not used afterwards
+    t_extra, f_extra = views.unreturned_writes([op_leaves[i] for i in sym], [g_true, g_false],
+                                               [t_leaves, f_leaves])
     if t_tree != f_tree or len(t_leaves) != len(f_leaves):
         raise ValueError(
             f"The two branches of a conditional{at_user_line()} return different structures: "
@@ -63,6 +66,8 @@ def cond(pred: Any, true_fn: Callable, false_fn: Callable, operands: Sequence = 
             f"{_structure_text(f_tree, f_leaves)} in the false branch. Make both branches "
             "produce the same variables."
         )
+    t_leaves, f_leaves = t_leaves + t_extra, f_leaves + f_extra
+    labels = labels + ["a written array"] * len(t_extra)
     out_leaves, true_vals, false_vals, node_avals, slots = [], [], [], [], []
     for label, a, b in zip(labels, t_leaves, f_leaves):
         if not isinstance(a, Tensor) and not isinstance(b, Tensor) and same_constant(a, b):
@@ -88,7 +93,7 @@ def cond(pred: Any, true_fn: Callable, false_fn: Callable, operands: Sequence = 
     views.link_outputs([op_leaves[i] for i in sym], [g_true, g_false], list(outs))
     for slot, value in zip(slots, outs):
         out_leaves[slot] = value
-    return unflatten(t_tree, out_leaves)
+    return unflatten(t_tree, out_leaves[:n_user])
 
 
 def _is_selectable(x) -> bool:

@@ -32,6 +32,7 @@ from runtime.graph import Graph, Node
 from runtime.exec.liveness import live_nodes
 from runtime.exec.buffer_plan import BufferPlan, is_float_2d_matmul, reads_memory_order
 from runtime.tensor import Tensor
+from runtime.tensor_map import TensorMap
 
 _LITERAL_TYPES = (bool, int, str, type(None), bytes)
 _compile_count = itertools.count(1)  # thread-safe in CPython: names stay unique
@@ -42,8 +43,8 @@ class CodeGen:
     def __init__(self):
         self.lines: list[str] = []
         self.globals: dict[str, Any] = {"np": np}
-        self.names: dict[Tensor, str] = {}
-        self.depth: dict[Tensor, int] = {}  # nesting of inlined expressions
+        self.names: TensorMap = TensorMap()  # Tensor -> its Python expression
+        self.depth: TensorMap = TensorMap()  # nesting of inlined expressions
         self.line_origins: dict[int, Node] = {}
         self._const_ids: dict = {}
         self._used: set[str] = set()

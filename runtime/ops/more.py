@@ -148,6 +148,23 @@ _split("split")
 _split("array_split")
 
 
+def _split_along(name: str, min_ndim: int, axis_of):
+    """np.hsplit / vsplit / dsplit: np.split along a fixed axis (pieces are views)."""
+    def handler(ary, indices_or_sections):
+        (ary,) = resolve_variables([ary])
+        if np.ndim(ary) < min_ndim:
+            raise static_error(ValueError, f"{name} only works on arrays of {min_ndim} or "
+                               "more dimensions")
+        split = TABLE.handlers[np.split]
+        return split(ary, indices_or_sections, axis=axis_of(np.ndim(ary)))
+    TABLE.handlers[getattr(np, name)] = handler
+
+
+_split_along("hsplit", 1, lambda nd: 1 if nd > 1 else 0)
+_split_along("vsplit", 2, lambda nd: 0)
+_split_along("dsplit", 3, lambda nd: 2)
+
+
 @TABLE.register(np.meshgrid)
 def _meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     if indexing not in ("xy", "ij"):

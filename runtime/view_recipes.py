@@ -1,0 +1,164 @@
+"""How a view of a symbolic array is taken from its base and written back into it, and
+which NumPy calls return views (runtime/views.py keeps which Tensor is a view of which).
+
+A recipe is a tuple whose first item names its kind:
+
+  ("index", template, dynamic)   basic indexing `x[1:, i]`: read = getitem, write back =
+                                 index update
+  ("transpose", axes)            a permutation of the axes (`x.T`, swapaxes, moveaxis)
+  ("unit", drop, add)            only unit axes removed / inserted (squeeze, expand_dims,
+                                 atleast_*d, `x.real` of a real array, a reshape that only
+                                 changes unit axes): always a view in NumPy
+  ("layout", what)               reshape / ravel: a view or a copy depending on the memory
+                                 layout, which a trace does not know (views.py refuses)
+  ("readonly", what, func, args, kwargs)   a read-only view (np.diagonal, np.broadcast_to,
+                                 `x.imag` of a real array): reads follow the base, a write
+                                 raises NumPy's ValueError
+  ("part", what, func)           `x.real` / `x.imag` of a complex array: reads follow the
+                                 base; a write is refused (no graph op sets one part alone)
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from runtime.errors import where
+
+WRITABLE = ("index", "transpose", "unit")
+
+
+def apply(recipe: tuple, base: Any) -> Any:
+    """The view `recipe` describes, taken from `base` (the base's current value)."""
+    from runtime.ops.functions import dispatch_function
+    from runtime.ops.indexing import GETITEM
+    from runtime.ops.registry import bind
+
+    kind = recipe[0]
+    if kind == "index":
+        return bind(GETITEM, base, *recipe[2], index=recipe[1])
+    if kind == "transpose":
+        return dispatch_function(np.transpose, (base, recipe[1]), {})
+    if kind == "unit":
+        return _unit(base, recipe[1], recipe[2])
+    if kind == "readonly":
+        return dispatch_function(recipe[2], (base,) + recipe[3], recipe[4])
+    if kind == "part":
+        return dispatch_function(recipe[2], (base,), {})
+    raise AssertionError(f"no reading rule for a {kind!r} view")
+
+
+def unapply(recipe: tuple, base: Any, value: Any) -> Any:
+    """`base` with the view `recipe` describes replaced by `value` (writable kinds only)."""
+    from runtime.ops.functions import dispatch_function
+    from runtime.ops.indexing import INDEX_UPDATE
+    from runtime.ops.registry import bind
+
+    kind = recipe[0]
+    if kind == "index":
+        return bind(INDEX_UPDATE, base, value, *recipe[2], index=recipe[1], mode="set")
+    if kind == "transpose":
+        inverse = tuple(int(i) for i in np.argsort(recipe[1]))
+        return dispatch_function(np.transpose, (value, inverse), {})
+    if kind == "unit":
+        return _unit(value, recipe[2], recipe[1])
+    raise AssertionError(f"no write-back rule for a {kind!r} view")
+
+
+def _unit(x: Any, drop: tuple, add: tuple) -> Any:
+    from runtime.ops.functions import dispatch_function
+
+    if drop:
+        x = dispatch_function(np.squeeze, (x,), {"axis": drop})
+    if add:
+        x = dispatch_function(np.expand_dims, (x,), {"axis": add})
+    return x
+
+
+def refusal(recipe: tuple, written: str) -> str | None:
+    """Why a write through a view of this kind cannot happen (None: it can); `written`
+    names the written array as NumPy's error does ("assignment destination", ...)."""
+    kind = recipe[0]
+    if kind == "readonly":
+        return (f"{written} is read-only{where()}: {recipe[1]} returns a "
+                "read-only view in NumPy, so writing through it raises there too. Write into "
+                "the array itself (e.g. `x[idx] = ...`, with np.diag_indices for a "
+                "diagonal), or take a copy (`.copy()`) to get a writable array.")
+    if kind == "part":
+        return (f"Writing through {recipe[1]} of a complex array is not supported in graphs"
+                f"{where()}: NumPy writes one part of each element in place, which the graph "
+                "has no operation for. Build the new array and assign it to the array "
+                "itself, e.g. `x[...] = new_real + 1j * x.imag` (which differs from NumPy "
+                "only where a part is infinite), or write the array on the NumPy side.")
+    return None
+
+
+# -- which NumPy calls return views -------------------------------------------------------
+_UNIT = ("squeeze", "expand_dims", "atleast_1d", "atleast_2d", "atleast_3d")
+_PERMUTE = ("transpose", "swapaxes", "moveaxis", "matrix_transpose", "permute_dims")
+_READONLY = ("diagonal", "broadcast_to")
+
+
+def recipe_of(func, args: tuple, kwargs: dict, result) -> tuple | None:
+    """The view recipe of `result = func(*args, **kwargs)` (a NumPy function on the Tensor
+    args[0]); None when NumPy returns a new array."""
+    name = getattr(func, "__name__", "")
+    base = args[0]
+    if name in _PERMUTE:
+        dims = tuple(range(2, base.ndim + 2))  # distinct sizes: the result's shape is the perm
+        probe = func(np.broadcast_to(np.empty(()), dims), *args[1:], **kwargs)
+        return ("transpose", tuple(d - 2 for d in probe.shape))
+    if name in _UNIT or name == "reshape":
+        unit = _unit_change(base.static_shape, result.static_shape, strict=name == "reshape")
+        if unit is not None:
+            return unit
+        return ("layout", f"`{name}`")
+    if name == "ravel":
+        return ("layout", "`ravel`")
+    if name in _READONLY:
+        return ("readonly", f"`np.{name}`", func, tuple(args[1:]), dict(kwargs))
+    if name in ("real", "imag"):
+        if base.dtype.kind == "c":
+            return ("part", f"`x.{name}`", func)
+        if name == "real":  # the array itself
+            return ("unit", (), ())
+        return ("readonly", "`x.imag` of a real array", func, (), {})
+    return None
+
+
+def _unit_change(before: tuple, after: tuple, strict: bool) -> tuple | None:
+    """("unit", drop, add) when `after` is `before` with only unit axes removed or
+    inserted; None otherwise (or when unknown dimensions make it uncertain and `strict`)."""
+    core_b = [d for d in before if d != 1]
+    core_a = [d for d in after if d != 1]
+    if core_b != core_a or (strict and None in core_b):
+        return None
+    return ("unit", tuple(i for i, d in enumerate(before) if d == 1),
+            tuple(i for i, d in enumerate(after) if d == 1))
+
+
+def is_basic_index(template, dynamic, result_ndim: int) -> bool:
+    """Whether `x[index]` is a view in NumPy (basic indexing that does not pick out a
+    single element, which NumPy returns as a scalar copy)."""
+    from runtime.ops.indexing import Slot
+    from runtime.tensor import Tensor
+
+    items = template if isinstance(template, tuple) else (template,)
+    only_ints = True
+    for t in items:
+        if isinstance(t, Slot):
+            v = dynamic[t.k]
+            if not isinstance(v, (Tensor, np.ndarray)) or v.ndim != 0 or \
+                    not np.issubdtype(v.dtype, np.integer):
+                return False
+        elif isinstance(t, slice):
+            only_ints = False
+            for p in (t.start, t.stop, t.step):
+                if isinstance(p, Slot) and not isinstance(dynamic[p.k], (Tensor, np.generic,
+                                                                        int, np.ndarray)):
+                    return False
+        elif t is None or t is Ellipsis:
+            only_ints = False
+        elif isinstance(t, (bool, np.bool_)) or not isinstance(t, (int, np.integer)):
+            return False
+    return not (only_ints and result_ndim == 0)
