@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.interpreter import run_graph
+from runtime.exec.interpreter import run_graph
 from runtime.structure import flatten
 
 

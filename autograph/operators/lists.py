@@ -16,7 +16,7 @@ from autograph.errors import Diagnostic, caller_location
 
 
 def is_graph_list(x) -> bool:
-    from runtime.lists import is_list
+    from runtime.control_flow.lists import is_list
 
     return is_list(x)
 

@@ -300,7 +300,7 @@ def _first_assigned(step, init: list, names, where: str, offset: int = 0) -> lis
     does): their initial value is a stand-in, replaced by the first iteration, and a
     run-time check (`_check_ran`) raises if the loop ran zero times. A body that reads
     one before assigning it, or does not assign it on every path, is an error."""
-    from runtime.loops import stand_in
+    from runtime.control_flow.while_loop import stand_in
     from runtime import Tensor
 
     undefined = [k for k, v in enumerate(init) if k >= offset and is_undefined(v)]

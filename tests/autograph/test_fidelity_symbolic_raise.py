@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import autograph as ag
-from runtime.interpreter import run_graph
+from runtime.exec.interpreter import run_graph
 from runtime.signature import key_of
 from tests.helpers import assert_same
 

@@ -23,8 +23,8 @@ import numpy as np
 import pytest
 
 import runtime
-from runtime.interpreter import run_graph
-from runtime.liveness import live_nodes
+from runtime.exec.interpreter import run_graph
+from runtime.exec.liveness import live_nodes
 from runtime.signature import key_of
 from runtime.structure import flatten
 from runtime.tensor import Tensor

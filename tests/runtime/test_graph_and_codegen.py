@@ -7,7 +7,7 @@ import pytest
 
 import autograph as ag
 import runtime
-from runtime.interpreter import run_graph
+from runtime.exec.interpreter import run_graph
 from tests.helpers import assert_same
 
 GOLDEN = os.path.join(os.path.dirname(__file__), "golden")
