@@ -16,6 +16,7 @@ import numpy as np
 
 from runtime.control_flow import COND, WHILE_LOOP
 from runtime.graph import Graph, Node
+from runtime.exec.spelling import is_float_2d_matmul
 from runtime.ops.indexing import INDEX_UPDATE
 from runtime.tensor import Tensor
 
@@ -67,13 +68,6 @@ def reads_memory_order(graph: Graph) -> bool:
     return any(n.attrs.get("order") in ("K", "A") for n in graph.walk())
 
 
-def is_float_2d_matmul(node: Node) -> bool:
-    """A matmul the executor lowers to `np.dot` (bitwise the same, less dispatch)."""
-    return node.op.kernel is np.matmul and not node.attrs and all(
-        isinstance(x, (Tensor, np.ndarray)) and x.ndim == 2 and x.dtype.kind == "f"
-        for x in node.inputs)
-
-
 def _same_size(x: Tensor, out: Tensor, node: Node) -> bool:
     """Whether `x` provably has the shape of `out` when the graph runs: equal known shapes,
     or (with unknown dims) every other operand 0-d, so nothing broadcasts `x` larger."""
@@ -94,7 +88,7 @@ class BufferPlan:
     A buffer that died earlier and nothing else can see stays *spare* until its name is
     reused: a later elementwise op or 2-D float matmul of the same shape and dtype writes
     into it instead of allocating (a matmul only into one known to be C-contiguous, as
-    `np.dot(..., out=)` requires).
+    `np.dot`/`np.matmul` need for bitwise the result a fresh one would hold).
     """
 
     def __init__(self, nodes: list[Node], outputs: list, owned: set = frozenset(),
@@ -204,7 +198,7 @@ class BufferPlan:
         if into is not None:
             contiguous = id(into) in self.contiguous
         elif is_float_2d_matmul(node):
-            contiguous = True  # np.dot allocates C-contiguous results
+            contiguous = True  # np.dot and np.matmul allocate C-contiguous results
         if contiguous:
             self.contiguous.add(id(node.outputs[0]))
 

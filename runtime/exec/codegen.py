@@ -31,8 +31,8 @@ from runtime.control_flow import COND, WHILE_LOOP
 from runtime.graph import Graph, Node
 from runtime.exec.liveness import live_nodes
 from runtime.control_flow.lists import is_list
-from runtime.exec.buffer_plan import (BufferPlan, is_float_2d_matmul, reads_memory_order,
-                                  updated_in_place)
+from runtime.exec.buffer_plan import BufferPlan, reads_memory_order, updated_in_place
+from runtime.exec.spelling import spell_as_dot
 from runtime.tensor import Tensor
 
 _LITERAL_TYPES = (bool, int, str, type(None), bytes)
@@ -50,6 +50,7 @@ class CodeGen:
         self._const_ids: dict = {}
         self._used: set[str] = set()
         self.keep_layouts = False  # set for graphs that read memory order
+        self.as_dot: set[int] = set()  # ids of matmul nodes spelled np.dot (spelling.py)
 
     # -- naming -----------------------------------------------------------------------
     def fresh(self, base: str) -> str:
@@ -101,11 +102,11 @@ class CodeGen:
         """The name generated code calls for `node`'s kernel, bound as a global.
 
         NumPy kernels are bound as `np_<name>` (one global lookup instead of `np.<name>`);
-        a matmul of 2-D operands is lowered to `np.dot`, which gives bitwise the same
-        result with less dispatch overhead.
+        a small 2-D float matmul of operands in a BLAS layout is spelled `np.dot`, which
+        gives bitwise the same result with less dispatch overhead (see spelling.py).
         """
         kernel, ref = node.op.kernel, node.op.kernel_ref
-        if is_float_2d_matmul(node):
+        if id(node) in self.as_dot:
             kernel, ref = np.dot, "np.dot"
         if ref is None:
             return self.const(kernel, f"k_{node.op.name}")
@@ -164,11 +165,14 @@ class CodeGen:
         if node.op is WHILE_LOOP:
             return self._emit_while(node, outs, indent)
         ins = [self.expr(x) for x in node.inputs]
+        if spell_as_dot(node, plan.produced):
+            self.as_dot.add(id(node))
         if node.op.format is not None:
             call = node.op.format(self, ins, node.attrs)
         else:
             args = ins + [f"{k}={self.lit(v)}" for k, v in node.attrs.items()]
-            operator = _operator_form(node, ins) if reuse is None and spare is None else None
+            operator = _operator_form(node, ins, id(node) in self.as_dot) \
+                if reuse is None and spare is None else None
             if operator is not None:
                 call = operator
             elif reuse is not None or spare is not None:
@@ -373,7 +377,7 @@ _UNARY = {np.negative: "-", np.invert: "~", np.positive: "+"}
 _SCALARS = (bool, int, float, complex, np.generic)
 
 
-def _operator_form(node: Node, ins: list[str]) -> str | None:
+def _operator_form(node: Node, ins: list[str], as_dot: bool = False) -> str | None:
     """`a + b` instead of `np.add(a, b)`: the same ufunc for arrays, and NumPy's much
     faster scalar path when the values are NumPy scalars (loops over scalars)."""
     k = node.op.kernel
@@ -381,7 +385,7 @@ def _operator_form(node: Node, ins: list[str]) -> str | None:
         return None
     if any(not isinstance(x, (Tensor, np.ndarray) + _SCALARS) for x in node.inputs):
         return None
-    if k is np.matmul and len(ins) == 2 and not is_float_2d_matmul(node):
+    if k is np.matmul and len(ins) == 2 and not as_dot:
         return f"{_paren(ins[0])} @ {_paren(ins[1])}"  # ndarray.__matmul__: least overhead
     if k in _BINARY and len(ins) == 2:
         return f"{_paren(ins[0])} {_BINARY[k]} {_paren(ins[1])}"
