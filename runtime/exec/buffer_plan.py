@@ -117,6 +117,7 @@ class BufferPlan:
         self.contiguous: set[int] = set()  # ids of values known to be C-contiguous arrays
         self.nodes = nodes
         self.is_subgraph = False
+        self.held: dict[int, list] = {}  # join index -> inputs of a node running meanwhile
 
     def can_inline(self, node: Node, k: int) -> bool:
         """A pure, single-output node used exactly once, by the next node (or the
@@ -209,11 +210,30 @@ class BufferPlan:
             if x is keep:
                 continue
             if isinstance(x, Tensor) and id(x) in self.produced and self.last_use.get(id(x)) == k:
-                name = names[x]
-                if name.isidentifier() and name not in self.free:
-                    self.free.append(name)
-                    if self._may_be_spare(x):
-                        self.spare[name] = (x.static_shape, x.dtype, id(x) in self.contiguous)
+                self._free(x, names)
+
+    def hold(self, node: Node, k: int, until: int) -> None:
+        """Node `k` runs on another thread until node `until` joins it: its inputs keep
+        their names and buffers (no `out=` into them, no reuse) until then."""
+        for x in node.inputs:
+            if isinstance(x, Tensor) and id(x) in self.produced and self.last_use.get(id(x), -1) < until:
+                self.last_use[id(x)] = until
+                self.held.setdefault(until, []).append(x)
+
+    def release_held(self, until: int, names: dict) -> None:
+        """At the join before node `until`: free held inputs that no later node reads."""
+        nxt = self.nodes[until].inputs if until < len(self.nodes) else ()
+        for x in self.held.pop(until, ()):
+            if all(y is not x for y in nxt) and self.last_use.get(id(x)) == until:
+                self.last_use[id(x)] = until - 1  # died at the join, as if read there
+                self._free(x, names)
+
+    def _free(self, x: Tensor, names: dict) -> None:
+        name = names[x]
+        if name.isidentifier() and name not in self.free:
+            self.free.append(name)
+            if self._may_be_spare(x):
+                self.spare[name] = (x.static_shape, x.dtype, id(x) in self.contiguous)
 
     def _may_be_spare(self, x: Tensor) -> bool:
         """Its buffer is private: a fresh array that only ufuncs read (no view, no alias)."""

@@ -32,6 +32,7 @@ from runtime.graph import Graph, Node
 from runtime.exec.liveness import live_nodes
 from runtime.control_flow.lists import is_list
 from runtime.exec.buffer_plan import BufferPlan, reads_memory_order, updated_in_place
+from runtime.exec.schedule import emit_offloaded, join_offloaded, plan_offloads
 from runtime.exec.spelling import spell_as_dot
 from runtime.tensor import Tensor
 
@@ -51,6 +52,8 @@ class CodeGen:
         self._used: set[str] = set()
         self.keep_layouts = False  # set for graphs that read memory order
         self.as_dot: set[int] = set()  # ids of matmul nodes spelled np.dot (spelling.py)
+        self.parallel = False  # run expensive independent nodes on the pool (schedule.py)
+        self.joins: dict = {}  # (id(plan), node index) -> offloaded results joined there
 
     # -- naming -----------------------------------------------------------------------
     def fresh(self, base: str) -> str:
@@ -142,8 +145,16 @@ class CodeGen:
         nodes = live_nodes(graph, outputs)
         plan = BufferPlan(nodes, outputs, owned or set(), self.keep_layouts)
         plan.is_subgraph = graph.parent is not None
+        offloads = plan_offloads(nodes, outputs) if self.parallel else {}
         for k, node in enumerate(nodes):
-            self.emit_node(node, indent, plan, k)
+            if offloads:
+                join_offloaded(self, indent, plan, k)
+            if k in offloads:
+                emit_offloaded(self, node, indent, plan, k, offloads[k])
+            else:
+                self.emit_node(node, indent, plan, k)
+        if offloads:
+            join_offloaded(self, indent, plan, len(nodes))
         return [self.result_expr(x) for x in outputs]
 
     def emit_node(self, node: Node, indent: int, plan: "BufferPlan", k: int) -> None:
@@ -349,9 +360,11 @@ def structure_expr(gen: CodeGen, tree, leaves) -> str:
     return build(tree)
 
 
-def compile_graph(graph: Graph, out_tree, out_leaves, name: str):
-    """Generate, register and exec the source for `graph`; returns (fn, source, gen)."""
+def compile_graph(graph: Graph, out_tree, out_leaves, name: str, parallel: bool = True):
+    """Generate, register and exec the source for `graph`; returns (fn, source, gen).
+    `parallel`: expensive independent nodes may run on the thread pool (schedule.py)."""
     gen = CodeGen()
+    gen.parallel = parallel
     gen.keep_layouts = reads_memory_order(graph)
     params = [gen.fresh(t.name) for t in graph.inputs]
     for t, p in zip(graph.inputs, params):
