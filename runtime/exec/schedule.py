@@ -134,8 +134,8 @@ def offloadable(node: Node) -> bool:
     kind = first.dtype.kind
     if name in _SORTS:
         return kind in "biuf" and set(node.attrs) <= {"axis", "kind"}
-    if name in _INT_REDUCTIONS:
-        return kind in "biu" and set(node.attrs) <= {"axis", "keepdims"}
+    if name in _INT_REDUCTIONS:  # max/min of an empty array raise: sizes must be known, > 0
+        return kind in "biu" and set(node.attrs) <= {"axis", "keepdims"} and bool(_size(first))
     if name == "matmul":
         return len(node.inputs) == 2 and not node.attrs and node.outputs[0].dtype.kind in "iu"
     return False
