@@ -32,6 +32,7 @@ from runtime.graph import Graph, Node
 from runtime.exec.liveness import live_nodes
 from runtime.control_flow.lists import is_list
 from runtime.exec.buffer_plan import BufferPlan, reads_memory_order, updated_in_place
+from runtime.exec.chunks import emit_region, find_regions
 from runtime.exec.schedule import emit_offloaded, join_offloaded, plan_offloads
 from runtime.exec.spelling import spell_as_dot
 from runtime.tensor import Tensor
@@ -54,6 +55,7 @@ class CodeGen:
         self.as_dot: set[int] = set()  # ids of matmul nodes spelled np.dot (spelling.py)
         self.parallel = False  # run expensive independent nodes on the pool (schedule.py)
         self.joins: dict = {}  # (id(plan), node index) -> offloaded results joined there
+        self.extra: list = []  # (indent, line, node) of module-level helpers (chunks.py)
 
     # -- naming -----------------------------------------------------------------------
     def fresh(self, base: str) -> str:
@@ -146,10 +148,17 @@ class CodeGen:
         plan = BufferPlan(nodes, outputs, owned or set(), self.keep_layouts)
         plan.is_subgraph = graph.parent is not None
         offloads = plan_offloads(nodes, outputs) if self.parallel else {}
+        regions = find_regions(nodes) if self.parallel and not self.keep_layouts else {}
+        skip = 0
         for k, node in enumerate(nodes):
-            if offloads:
-                join_offloaded(self, indent, plan, k)
-            if k in offloads:
+            if k < skip:
+                continue
+            for j in range(k, regions.get(k, k + 1)) if offloads else ():
+                join_offloaded(self, indent, plan, j)
+            if k in regions:
+                emit_region(self, nodes, k, regions[k], indent, plan)
+                skip = regions[k]
+            elif k in offloads:
                 emit_offloaded(self, node, indent, plan, k, offloads[k])
             else:
                 self.emit_node(node, indent, plan, k)
@@ -373,6 +382,8 @@ def compile_graph(graph: Graph, out_tree, out_leaves, name: str, parallel: bool 
     gen.emit(0, f"def {fname}({', '.join(params)}):")
     gen.emit_graph_body(graph, 1, [x for x in out_leaves if isinstance(x, Tensor)])
     gen.emit(1, f"return {structure_expr(gen, out_tree, out_leaves)}")
+    for indent, text, node in gen.extra:
+        gen.emit(indent, text, node)
     source = "\n".join(gen.lines) + "\n"
     filename = f"<autograph-graph {name}#{next(_compile_count)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
