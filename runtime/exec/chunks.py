@@ -85,16 +85,16 @@ def _elementwise(node: Node, shape: tuple) -> bool:
             or len(node.outputs) != 1 or node.op.format is not None:
         return False
     out = node.outputs[0]
-    if tuple(out.static_shape) != shape or out.dtype.kind not in "biufc":
+    if tuple(out.static_shape) != shape or out.dtype.kind not in "biuf":
         return False
     for x in node.inputs:
         if isinstance(x, Tensor):
             if tuple(x.static_shape) != shape and x.ndim != 0:
                 return False
-            if x.dtype.kind not in "biufc":
+            if x.dtype.kind not in "biuf":
                 return False
         elif isinstance(x, np.ndarray):
-            if x.shape != shape and x.ndim != 0 or x.dtype.kind not in "biufc":
+            if x.shape != shape and x.ndim != 0 or x.dtype.kind not in "biuf":
                 return False
         elif not isinstance(x, (bool, int, float, complex, np.generic)):
             return False

@@ -47,7 +47,7 @@ BINARY = [np.add, np.subtract, np.multiply, np.divide, np.power, np.maximum, np.
           np.fmax, np.arctan2, np.hypot, np.floor_divide, np.remainder, np.copysign, np.less]
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
 @pytest.mark.parametrize("ufunc", UNARY, ids=lambda u: u.__name__)
 def test_unary_ufuncs_bitwise(ufunc, dtype, small_chunks):
     x = _special_values(dtype, 1000)
@@ -187,3 +187,13 @@ def test_inside_a_loop_body(small_chunks):
     f = ag.function(fn)
     assert _bits(f(x, np.int64(4))) == _bits(fn(x, np.int64(4))) == _bits(want)
     assert "ag_chunked" in f.get_concrete_function(x, np.int64(4)).python_code
+
+
+def test_complex_values_are_not_chunked(small_chunks):
+    def fn(x):
+        return np.exp(x) * x + 1.0
+
+    x = np.linspace(-1, 1, 1000) * (1 + 2j)
+    f = ag.function(fn, autograph=False)
+    assert _bits(f(x)) == _bits(fn(x))
+    assert "ag_chunked" not in f.get_concrete_function(x).python_code
