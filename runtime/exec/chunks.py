@@ -37,8 +37,12 @@ from runtime.graph import Node
 from runtime.tensor import Tensor
 
 CHUNK_ELEMENTS = 16384        # float64: 128 KiB per temporary, a few fit in L2
-MIN_REGION_ELEMENTS = 65536   # below this, one call per op costs less than the hand-offs
-MIN_REGION_OPS = 2            # a lone op gains no locality; two threads only if big
+# Below these sizes the ops' own calls (in place, into dead buffers) cost less than the
+# hand-offs and the region's fresh outputs: a 256×256 float32 `s + (s @ y) * x` (2 ops on
+# 65536 elements) stays serial, where BLAS's threads are still spinning after the matmul.
+MIN_REGION_ELEMENTS = 131072  # 1 MiB of float64
+MIN_REGION_WORK = 1 << 20     # elements × ops
+MIN_REGION_OPS = 2            # a lone op gains no locality
 _LANES = 64                   # slice starts are multiples of this many elements
 
 
@@ -126,7 +130,7 @@ def find_regions(nodes: list[Node]) -> dict[int, int]:
         end = k + 1
         while end < len(nodes) and _elementwise(nodes[end], shape):
             end += 1
-        if end - k >= MIN_REGION_OPS:
+        if end - k >= MIN_REGION_OPS and (end - k) * math.prod(shape) >= MIN_REGION_WORK:
             regions[k] = end
         k = end
     return regions
@@ -147,9 +151,10 @@ def emit_region(gen, nodes: list[Node], start: int, end: int, indent: int, plan)
                 if id(x) not in inside:
                     inputs.setdefault(id(x), x)
     outs = [n.outputs[0] for n in region if plan.last_use.get(id(n.outputs[0]), -1) >= end]
-    fname = gen.fresh("region")
-    params = {i: gen.fresh(x.name) for i, x in inputs.items()}
-    out_params = [gen.fresh(o.name + "_out") for o in outs]
+    # local names by position (`_a0`, `_o0`, `_t0`), reserved so that no global takes
+    # them: regions that compute the same thing get the same text and share one function
+    params = {i: _local(gen, f"_a{n}") for n, i in enumerate(inputs)}
+    out_params = [_local(gen, f"_o{n}") for n in range(len(outs))]
     local: dict[int, str] = {}  # id(value) -> its expression inside the slice function
     for i, x in inputs.items():
         local[i] = f"{params[i]}[s]" if x.ndim else params[i]
@@ -178,11 +183,15 @@ def emit_region(gen, nodes: list[Node], start: int, end: int, indent: int, plan)
             body.append((f"{call}, out={dying})", node))
             local[id(out)] = dying
         else:
-            local[id(out)] = gen.fresh("t")
+            local[id(out)] = _local(gen, f"_t{len(temps)}")
             temps.add(local[id(out)])
             body.append((f"{local[id(out)]} = {call})", node))
-    gen.extra.append((0, f"def {fname}(s, {', '.join([*params.values(), *out_params])}):", None))
-    gen.extra.extend((1, text, node) for text, node in body)
+    key = (", ".join([*params.values(), *out_params]),) + tuple(text for text, _ in body)
+    fname = gen.regions.get(key)
+    if fname is None:
+        fname = gen.regions[key] = gen.fresh("region")
+        gen.extra.append((0, f"def {fname}(s, {key[0]}):", None))
+        gen.extra.extend((1, text, node) for text, node in body)
     # names in the caller: results take free names; values living only in the slices
     # have none (the buffer plan skips names that are not identifiers)
     names = []
@@ -191,7 +200,8 @@ def emit_region(gen, nodes: list[Node], start: int, end: int, indent: int, plan)
         gen.names[o] = names[-1]
     for node in region:
         gen.names.setdefault(node.outputs[0], "(slice)")
-    specs = gen.const(tuple((shape, o.dtype) for o in outs), "specs")
+    spec = tuple((shape, o.dtype) for o in outs)
+    specs = gen.regions.get(spec) or gen.regions.setdefault(spec, gen.const(spec, "specs"))
     ins = ", ".join(gen.expr(x) for x in inputs.values())
     rows = _rows_per_chunk(shape)
     gen.emit(indent, f"{', '.join(names)}, = {gen.const(run_chunked, 'ag_chunked')}({fname}, "
@@ -199,3 +209,11 @@ def emit_region(gen, nodes: list[Node], start: int, end: int, indent: int, plan)
              region[-1])
     for k in range(start, end):
         plan.release(nodes[k], k, gen.names)
+
+
+def _local(gen, name: str) -> str:
+    """A slice function's local name; a global of the same name would be shadowed."""
+    if name in gen.globals:
+        raise AssertionError(f"generated global {name!r} would be shadowed")  # fresh() avoids it
+    gen._used.add(name)
+    return name

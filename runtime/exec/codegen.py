@@ -56,6 +56,7 @@ class CodeGen:
         self.parallel = False  # run expensive independent nodes on the pool (schedule.py)
         self.joins: dict = {}  # (id(plan), node index) -> offloaded results joined there
         self.extra: list = []  # (indent, line, node) of module-level helpers (chunks.py)
+        self.regions: dict = {}  # slice-function text -> its name (chunks.py)
 
     # -- naming -----------------------------------------------------------------------
     def fresh(self, base: str) -> str:

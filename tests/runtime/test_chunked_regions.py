@@ -21,6 +21,7 @@ def _bits(tree):
 def small_chunks(monkeypatch):
     """Regions from 1000 elements on, in 64-element slices: many slice boundaries."""
     monkeypatch.setattr(chunks, "MIN_REGION_ELEMENTS", 0)
+    monkeypatch.setattr(chunks, "MIN_REGION_WORK", 0)
     monkeypatch.setattr(chunks, "CHUNK_ELEMENTS", 64)
     monkeypatch.setattr(schedule, "WORKERS", max(1, schedule.WORKERS))
 
@@ -197,3 +198,26 @@ def test_complex_values_are_not_chunked(small_chunks):
     f = ag.function(fn, autograph=False)
     assert _bits(f(x)) == _bits(fn(x))
     assert "ag_chunked" not in f.get_concrete_function(x).python_code
+
+
+def _matmul_loop(s, y, x):
+    for _ in range(10):
+        s = s + (s @ y) * x
+    return s
+
+
+def test_small_regions_keep_the_serial_code():
+    """2 ops on 256×256 float32: in-place calls beat slices (the cost model says no)."""
+    s = np.random.default_rng(0).standard_normal((256, 256)).astype(np.float32)
+    args = (s, s.copy(), s.copy())
+    assert ag.function(_matmul_loop, autograph=False).get_concrete_function(*args).python_code \
+        == ag.function(_matmul_loop, autograph=False, parallel=False) \
+        .get_concrete_function(*args).python_code
+
+
+def test_regions_that_compute_the_same_share_one_function(small_chunks):
+    s = np.random.default_rng(0).standard_normal((256, 256)).astype(np.float32)
+    args = (s, s.copy(), s.copy())
+    f = _check(_matmul_loop, *args)
+    code = f.get_concrete_function(*args).python_code
+    assert code.count("ag_chunked(") == 10 and code.count("def region") == 1, code
