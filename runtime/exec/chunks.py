@@ -1,14 +1,14 @@
 """Chunked elementwise regions: a run of elementwise ufunc nodes over large arrays of one
 shape, computed slice by slice (cache-sized) across the cores.
 
-    def region_1(s, x, o1):                      # one slice `s` along axis 0
-        t1 = np_multiply(x[s], float64_2)
-        np_add(t1, float64_1, out=t1)
-        np_tanh(t1, out=t1)
-        np_multiply(t1, x[s], out=o1[s])
-
     def chain(x):
-        v4, = ag_chunked(region_1, 1000000, 16384, (x,), (((1000000,), float64),))
+        v4, = ag_chunked(region, 1000000, 16384, (x,), specs)
+
+    def region(_s, _a0, _o0):                    # one slice `_s` along axis 0
+        _t0 = np_multiply(_a0[_s], float64_2)
+        np_add(_t0, float64_1, out=_t0)
+        np_tanh(_t0, out=_t0)
+        np_multiply(_t0, _a0[_s], out=_o0[_s])
 
 The temporaries of a slice stay in cache, and slices run on the runtime's thread pool
 and the calling thread at once. Every op is per element and each slice starts at a
@@ -155,11 +155,12 @@ def emit_region(gen, nodes: list[Node], start: int, end: int, indent: int, plan)
     # them: regions that compute the same thing get the same text and share one function
     params = {i: _local(gen, f"_a{n}") for n, i in enumerate(inputs)}
     out_params = [_local(gen, f"_o{n}") for n in range(len(outs))]
+    sl = _local(gen, "_s")  # the slice
     local: dict[int, str] = {}  # id(value) -> its expression inside the slice function
     for i, x in inputs.items():
-        local[i] = f"{params[i]}[s]" if x.ndim else params[i]
+        local[i] = f"{params[i]}[{sl}]" if x.ndim else params[i]
     for o, p in zip(outs, out_params):
-        local[id(o)] = f"{p}[s]"
+        local[id(o)] = f"{p}[{sl}]"
     temps: set[str] = set()
     body = []
     for k, node in enumerate(region):
@@ -168,7 +169,7 @@ def emit_region(gen, nodes: list[Node], start: int, end: int, indent: int, plan)
             if isinstance(x, Tensor):
                 args.append(local[id(x)])
             elif isinstance(x, np.ndarray) and x.ndim:
-                args.append(f"{gen.const(x)}[s]")
+                args.append(f"{gen.const(x)}[{sl}]")
             else:
                 args.append(gen.lit(x))
         out = node.outputs[0]
@@ -190,7 +191,7 @@ def emit_region(gen, nodes: list[Node], start: int, end: int, indent: int, plan)
     fname = gen.regions.get(key)
     if fname is None:
         fname = gen.regions[key] = gen.fresh("region")
-        gen.extra.append((0, f"def {fname}(s, {key[0]}):", None))
+        gen.extra.append((0, f"def {fname}({sl}, {key[0]}):", None))
         gen.extra.extend((1, text, node) for text, node in body)
     # names in the caller: results take free names; values living only in the slices
     # have none (the buffer plan skips names that are not identifiers)
