@@ -10,7 +10,7 @@ Later calls with a matching signature run the generated code directly.
 """
 from runtime import (
     GraphModeError, RetracingWarning, TensorSpec, Variable, functions_run_eagerly,
-    run_functions_eagerly,
+    parallel_enabled, run_functions_eagerly, set_parallel,
 )
 from runtime import print_ as print  # noqa: A001  (ag.print runs every time the graph runs)
 from autograph.api import do_not_convert, function, set_loop_options, to_code, to_graph
@@ -36,5 +36,5 @@ __all__ = [
     "function", "to_code", "to_graph", "do_not_convert", "set_loop_options",
     "run_functions_eagerly", "functions_run_eagerly", "print", "TensorSpec", "Variable",
     "GraphModeError", "RetracingWarning", "ConversionError", "GradientTape",
-    "save", "load", "LoadError", "dask", "export_onnx",
+    "save", "load", "LoadError", "dask", "export_onnx", "set_parallel", "parallel_enabled",
 ]

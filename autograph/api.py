@@ -32,16 +32,18 @@ def _convert(fn: Callable) -> Callable:
 
 
 def function(func: Callable | None = None, *, input_signature=None, autograph: bool = True,
-             reduce_retracing: bool = False, optimize: bool = True, jit_compile: bool = False):
+             reduce_retracing: bool = False, optimize: bool = True, jit_compile: bool = False,
+             parallel: bool = True):
     """Decorate `func` so it is converted, traced per input signature and run as a graph.
 
     Usable as `@ag.function` or `@ag.function(input_signature=[...], ...)`.
     `jit_compile=True` compiles what it can of the graph with numba (the `jit` extra).
+    `parallel=False` runs every node on the calling thread (see runtime/exec/schedule.py).
     """
     def wrap(f: Callable) -> Function:
         return Function(f, input_signature=input_signature, autograph=autograph,
                         reduce_retracing=reduce_retracing, optimize=optimize,
-                        converter=_convert, jit_compile=jit_compile)
+                        converter=_convert, jit_compile=jit_compile, parallel=parallel)
 
     return wrap(func) if func is not None else wrap
 

@@ -80,6 +80,10 @@ def _collatz(fn, args):
     return jax.jit(collatz), args
 
 
+def _independent_sorts(fn, args):
+    return jax.jit(lambda a, b: jnp.sort(a) + jnp.sort(b)), args
+
+
 def _jax_train_step(lr):
     def loss_fn(params, x, y):
         w1, b1, w2, b2 = params
@@ -120,6 +124,7 @@ _JAX = {
     "normalise": _normalise,
     "elementwise_chain": _elementwise_chain,
     "collatz": _collatz,
+    "independent_sorts": _independent_sorts,
     "train_step": _train_step,
 }
 

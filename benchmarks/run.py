@@ -107,6 +107,8 @@ def workloads():
            (rng.standard_normal((64, 64)).astype(np.float32),), 2000, False)
     yield ("elementwise chain, 1M float64", w.elementwise_chain,
            (rng.standard_normal(1_000_000),), 10, False)
+    yield ("two independent sorts of 1e6 float64, summed", w.independent_sorts,
+           (rng.standard_normal(1_000_000), rng.standard_normal(1_000_000)), 5, False)
     step_graph, step_eager, batch = _training_steps()
     yield ("MLP training step with the tape (64, 32-64-10)", (step_eager, step_graph), batch,
            300, False)

@@ -35,10 +35,11 @@ from runtime.function import (
     ConcreteFunction, Function, RetracingWarning, function, functions_run_eagerly,
     run_functions_eagerly,
 )
+from runtime.exec.schedule import parallel_enabled, set_parallel
 
 __all__ = [
     "GraphModeError", "Tensor", "in_graph_mode", "Graph", "Node", "OpDef", "bind",
     "index_update", "shape_of", "cond", "constant", "while_loop", "assert_", "print_", "Variable", "list_new", "list_append", "list_stack", "list_len",
     "TensorSpec", "ConcreteFunction", "Function", "RetracingWarning", "function",
-    "functions_run_eagerly", "run_functions_eagerly",
+    "functions_run_eagerly", "run_functions_eagerly", "set_parallel", "parallel_enabled",
 ]

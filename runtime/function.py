@@ -61,7 +61,7 @@ class ConcreteFunction:
 
     def __init__(self, name, graph, key, params, out_tree, out_leaves, owner=None,
                  optimize: bool = True, writeback: list = (), container_writes: tuple = ((), 0),
-                 jit_compile: bool = False):
+                 jit_compile: bool = False, parallel: bool = True):
         self.name = name
         self.graph = graph
         self.key = key
@@ -96,7 +96,7 @@ class ConcreteFunction:
         if n_extra:  # the results, then the final value of each argument written into
             out_tree, run_leaves = (tuple, [out_tree] + [None] * len(finals)), run_leaves + finals
         self._fn, self.python_code, self._gen, self._filename = compile_graph(
-            run_graph, out_tree, run_leaves, name)
+            run_graph, out_tree, run_leaves, name, parallel=parallel)
         if n_extra or self._container_writes:
             self._fn = writing_back(self._fn, writeback, name, n_extra,
                                     keep_rest=bool(self._container_writes))
@@ -179,8 +179,9 @@ class Function:
 
     def __init__(self, python_function, input_signature=None, autograph: bool = True,
                  reduce_retracing: bool = False, converter=None, optimize: bool = True,
-                 jit_compile: bool = False):
+                 jit_compile: bool = False, parallel: bool = True):
         self.python_function = python_function
+        self.parallel = parallel  # expensive independent nodes may run concurrently
         self.__name__ = getattr(python_function, "__name__", "function")
         self.__doc__ = getattr(python_function, "__doc__", None)
         self.__wrapped__ = python_function
@@ -397,7 +398,7 @@ class Function:
                          [v for _, v in written] + values)
         graph.verify()
         cf = ConcreteFunction(self.__name__, graph, key, self._params, out_tree, out_leaves,
-                              owner=self, optimize=self.optimize,
+                              owner=self, optimize=self.optimize, parallel=self.parallel,
                               writeback=[(k, graph.inputs[k].name) for k, _ in written],
                               container_writes=(writes, len(values)),
                               jit_compile=self.jit_compile)
@@ -479,12 +480,13 @@ class BoundFunction:
 
 def function(fn=None, *, input_signature=None, autograph: bool = True,
              reduce_retracing: bool = False, optimize: bool = True, converter=None,
-             jit_compile: bool = False):
-    """Decorator: trace `fn` into graphs per input signature (without AST conversion)."""
+             jit_compile: bool = False, parallel: bool = True):
+    """Decorator: trace `fn` into graphs per input signature (without AST conversion).
+    `parallel=False`: the generated code runs every node on the calling thread."""
     def wrap(f):
         return Function(f, input_signature=input_signature, autograph=autograph,
                         reduce_retracing=reduce_retracing, optimize=optimize, converter=converter,
-                        jit_compile=jit_compile)
+                        jit_compile=jit_compile, parallel=parallel)
 
     return wrap(fn) if fn is not None else wrap
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.graph import Graph, Node
+from runtime.exec.spelling import is_float_2d_matmul
 from runtime.ops.indexing import INDEX_UPDATE
 from runtime.tensor import Tensor
 
@@ -65,13 +66,6 @@ def reads_memory_order(graph: Graph) -> bool:
     return any(n.attrs.get("order") in ("K", "A") for n in graph.walk())
 
 
-def is_float_2d_matmul(node: Node) -> bool:
-    """A matmul the executor lowers to `np.dot` (bitwise the same, less dispatch)."""
-    return node.op.kernel is np.matmul and not node.attrs and all(
-        isinstance(x, (Tensor, np.ndarray)) and x.ndim == 2 and x.dtype.kind == "f"
-        for x in node.inputs)
-
-
 def _same_size(x: Tensor, out: Tensor, node: Node) -> bool:
     """Whether `x` provably has the shape of `out` when the graph runs: equal known shapes,
     or (with unknown dims) every other operand 0-d, so nothing broadcasts `x` larger."""
@@ -92,7 +86,7 @@ class BufferPlan:
     A buffer that died earlier and nothing else can see stays *spare* until its name is
     reused: a later elementwise op or 2-D float matmul of the same shape and dtype writes
     into it instead of allocating (a matmul only into one known to be C-contiguous, as
-    `np.dot(..., out=)` requires).
+    `np.dot`/`np.matmul` need for bitwise the result a fresh one would hold).
     """
 
     def __init__(self, nodes: list[Node], outputs: list, owned: set = frozenset(),
@@ -121,6 +115,7 @@ class BufferPlan:
         self.contiguous: set[int] = set()  # ids of values known to be C-contiguous arrays
         self.nodes = nodes
         self.is_subgraph = False
+        self.held: dict[int, list] = {}  # join index -> inputs of a node running meanwhile
 
     def can_inline(self, node: Node, k: int) -> bool:
         """A pure, single-output node used exactly once, by the next node (or the
@@ -201,7 +196,7 @@ class BufferPlan:
         if into is not None:
             contiguous = id(into) in self.contiguous
         elif is_float_2d_matmul(node):
-            contiguous = True  # np.dot allocates C-contiguous results
+            contiguous = True  # np.dot and np.matmul allocate C-contiguous results
         if contiguous:
             self.contiguous.add(id(node.outputs[0]))
 
@@ -212,11 +207,30 @@ class BufferPlan:
             if x is keep:
                 continue
             if isinstance(x, Tensor) and id(x) in self.produced and self.last_use.get(id(x)) == k:
-                name = names[x]
-                if name.isidentifier() and name not in self.free:
-                    self.free.append(name)
-                    if self._may_be_spare(x):
-                        self.spare[name] = (x.static_shape, x.dtype, id(x) in self.contiguous)
+                self._free(x, names)
+
+    def hold(self, node: Node, k: int, until: int) -> None:
+        """Node `k` runs on another thread until node `until` joins it: its inputs keep
+        their names and buffers (no `out=` into them, no reuse) until then."""
+        for x in node.inputs:
+            if isinstance(x, Tensor) and id(x) in self.produced and self.last_use.get(id(x), -1) < until:
+                self.last_use[id(x)] = until
+                self.held.setdefault(until, []).append(x)
+
+    def release_held(self, until: int, names: dict) -> None:
+        """At the join before node `until`: free held inputs that no later node reads."""
+        nxt = self.nodes[until].inputs if until < len(self.nodes) else ()
+        for x in self.held.pop(until, ()):
+            if all(y is not x for y in nxt) and self.last_use.get(id(x)) == until:
+                self.last_use[id(x)] = until - 1  # died at the join, as if read there
+                self._free(x, names)
+
+    def _free(self, x: Tensor, names: dict) -> None:
+        name = names[x]
+        if name.isidentifier() and name not in self.free:
+            self.free.append(name)
+            if self._may_be_spare(x):
+                self.spare[name] = (x.static_shape, x.dtype, id(x) in self.contiguous)
 
     def _may_be_spare(self, x: Tensor) -> bool:
         """Its buffer is private: a fresh array that only ufuncs read (no view, no alias)."""

@@ -30,7 +30,10 @@ import numpy as np
 
 from runtime.graph import Graph, Node
 from runtime.exec.liveness import live_nodes
-from runtime.exec.buffer_plan import BufferPlan, is_float_2d_matmul, reads_memory_order
+from runtime.exec.buffer_plan import BufferPlan, reads_memory_order
+from runtime.exec.chunks import emit_region, find_regions
+from runtime.exec.schedule import emit_offloaded, join_offloaded, plan_offloads
+from runtime.exec.spelling import spell_as_dot
 from runtime.tensor import Tensor
 from runtime.tensor_map import TensorMap
 
@@ -49,6 +52,11 @@ class CodeGen:
         self._const_ids: dict = {}
         self._used: set[str] = set()
         self.keep_layouts = False  # set for graphs that read memory order
+        self.as_dot: set[int] = set()  # ids of matmul nodes spelled np.dot (spelling.py)
+        self.parallel = False  # run expensive independent nodes on the pool (schedule.py)
+        self.joins: dict = {}  # (id(plan), node index) -> offloaded results joined there
+        self.extra: list = []  # (indent, line, node) of module-level helpers (chunks.py)
+        self.regions: dict = {}  # slice-function text -> its name (chunks.py)
 
     # -- naming -----------------------------------------------------------------------
     def fresh(self, base: str) -> str:
@@ -100,11 +108,11 @@ class CodeGen:
         """The name generated code calls for `node`'s kernel, bound as a global.
 
         NumPy kernels are bound as `np_<name>` (one global lookup instead of `np.<name>`);
-        a matmul of 2-D operands is lowered to `np.dot`, which gives bitwise the same
-        result with less dispatch overhead.
+        a small 2-D float matmul of operands in a BLAS layout is spelled `np.dot`, which
+        gives bitwise the same result with less dispatch overhead (see spelling.py).
         """
         kernel, ref = node.op.kernel, node.op.kernel_ref
-        if is_float_2d_matmul(node):
+        if id(node) in self.as_dot:
             kernel, ref = np.dot, "np.dot"
         if ref is None:
             return self.const(kernel, f"k_{node.op.name}")
@@ -140,8 +148,23 @@ class CodeGen:
         nodes = live_nodes(graph, outputs)
         plan = BufferPlan(nodes, outputs, owned or set(), self.keep_layouts)
         plan.is_subgraph = graph.parent is not None
+        offloads = plan_offloads(nodes, outputs) if self.parallel else {}
+        regions = find_regions(nodes) if self.parallel and not self.keep_layouts else {}
+        skip = 0
         for k, node in enumerate(nodes):
-            self.emit_node(node, indent, plan, k)
+            if k < skip:
+                continue
+            for j in range(k, regions.get(k, k + 1)) if offloads else ():
+                join_offloaded(self, indent, plan, j)
+            if k in regions:
+                emit_region(self, nodes, k, regions[k], indent, plan)
+                skip = regions[k]
+            elif k in offloads:
+                emit_offloaded(self, node, indent, plan, k, offloads[k])
+            else:
+                self.emit_node(node, indent, plan, k)
+        if offloads:
+            join_offloaded(self, indent, plan, len(nodes))
         return [self.result_expr(x) for x in outputs]
 
     def emit_node(self, node: Node, indent: int, plan: "BufferPlan", k: int) -> None:
@@ -161,11 +184,14 @@ class CodeGen:
         if node.op.emit is not None:  # control flow: statements of its own
             return node.op.emit(self, node, outs, indent)
         ins = [self.expr(x) for x in node.inputs]
+        if spell_as_dot(node, plan.produced):
+            self.as_dot.add(id(node))
         if node.op.format is not None:
             call = node.op.format(self, ins, node.attrs)
         else:
             args = ins + [f"{k}={self.lit(v)}" for k, v in node.attrs.items()]
-            operator = _operator_form(node, ins) if reuse is None and spare is None else None
+            operator = _operator_form(node, ins, id(node) in self.as_dot) \
+                if reuse is None and spare is None else None
             if operator is not None:
                 call = operator
             elif reuse is not None or spare is not None:
@@ -268,9 +294,11 @@ def structure_expr(gen: CodeGen, tree, leaves) -> str:
     return build(tree)
 
 
-def compile_graph(graph: Graph, out_tree, out_leaves, name: str):
-    """Generate, register and exec the source for `graph`; returns (fn, source, gen)."""
+def compile_graph(graph: Graph, out_tree, out_leaves, name: str, parallel: bool = True):
+    """Generate, register and exec the source for `graph`; returns (fn, source, gen).
+    `parallel`: expensive independent nodes may run on the thread pool (schedule.py)."""
     gen = CodeGen()
+    gen.parallel = parallel
     gen.keep_layouts = reads_memory_order(graph)
     params = [gen.fresh(t.name) for t in graph.inputs]
     for t, p in zip(graph.inputs, params):
@@ -279,6 +307,8 @@ def compile_graph(graph: Graph, out_tree, out_leaves, name: str):
     gen.emit(0, f"def {fname}({', '.join(params)}):")
     gen.emit_graph_body(graph, 1, [x for x in out_leaves if isinstance(x, Tensor)])
     gen.emit(1, f"return {structure_expr(gen, out_tree, out_leaves)}")
+    for indent, text, node in gen.extra:
+        gen.emit(indent, text, node)
     source = "\n".join(gen.lines) + "\n"
     filename = f"<autograph-graph {name}#{next(_compile_count)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
@@ -296,7 +326,7 @@ _UNARY = {np.negative: "-", np.invert: "~", np.positive: "+"}
 _SCALARS = (bool, int, float, complex, np.generic)
 
 
-def _operator_form(node: Node, ins: list[str]) -> str | None:
+def _operator_form(node: Node, ins: list[str], as_dot: bool = False) -> str | None:
     """`a + b` instead of `np.add(a, b)`: the same ufunc for arrays, and NumPy's much
     faster scalar path when the values are NumPy scalars (loops over scalars)."""
     k = node.op.kernel
@@ -304,7 +334,7 @@ def _operator_form(node: Node, ins: list[str]) -> str | None:
         return None
     if any(not isinstance(x, (Tensor, np.ndarray) + _SCALARS) for x in node.inputs):
         return None
-    if k is np.matmul and len(ins) == 2 and not is_float_2d_matmul(node):
+    if k is np.matmul and len(ins) == 2 and not as_dot:
         return f"{_paren(ins[0])} @ {_paren(ins[1])}"  # ndarray.__matmul__: least overhead
     if k in _BINARY and len(ins) == 2:
         return f"{_paren(ins[0])} {_BINARY[k]} {_paren(ins[1])}"

@@ -1,6 +1,8 @@
 """Algebraic simplification, only where NumPy gives bitwise the same result.
 
     x * 1 → x (not complex)   x / 1 → x (floats)   x - (+0) → x   x + 0 → x (integers, bools)
+    (the 0 or 1 may be a scalar, a constant array of that value that broadcasts to x's
+    shape, or `zeros_like(z)` / `ones_like(z)`: `zeros_like(z) + y → y` on integers only)
     x - x → zeros (integers)              astype(x, x.dtype) → x
     x @ I → x, I @ x → x (integers, bools: exact; on floats -0.0 and inf would change)
     reshape(x, x.shape) → x               transpose(transpose(x, p), q) → transpose(x, p∘q)
@@ -22,19 +24,30 @@ from runtime.passes.rewrite import each_graph, replace_uses
 from runtime.tensor import Tensor
 
 
+_FILLS = {"zeros_like": 0, "ones_like": 1}
+
+
 def _is_scalar(v, value) -> bool:
-    if isinstance(v, Tensor) or isinstance(v, (list, tuple)):
+    """Every element of `v` equals `value`: a scalar, a constant array (the callers check
+    that the other operand alone gives the result's shape and dtype), or the result of
+    `zeros_like`/`ones_like` (no `fill_value`)."""
+    if isinstance(v, Tensor):
+        node = v.node
+        return node is not None and _FILLS.get(node.op.name) == value and len(node.inputs) == 1 \
+            and set(node.attrs) <= {"dtype"} and v.dtype.kind in "biuf"
+    if isinstance(v, (list, tuple)):
         return False
     try:
         arr = np.asarray(v)
     except Exception:
         return False
-    return arr.ndim == 0 and arr.dtype.kind in "biuf" and arr == value
+    return arr.dtype.kind in "biuf" and arr.size > 0 and bool(np.all(arr == value))
 
 
 def _is_plus_zero(v) -> bool:
-    """A scalar zero without a sign bit: `x - (-0.0)` is `x + 0.0`, which turns -0.0 into +0.0."""
-    return _is_scalar(v, 0) and not (np.asarray(v).dtype.kind == "f" and np.signbit(v))
+    """Zeros without a sign bit: `x - (-0.0)` is `x + 0.0`, which turns -0.0 into +0.0."""
+    return _is_scalar(v, 0) and not (np.asarray(v).dtype.kind == "f" and np.signbit(v).any()) \
+        if not isinstance(v, Tensor) else _is_scalar(v, 0)
 
 
 def _is_identity(v, dtype) -> bool:
