@@ -22,10 +22,15 @@ view, and the Tensor that is the array's current value (`latest`):
 The function's array arguments are roots: `written_inputs` tells the executor which
 argument arrays to overwrite with their final value after a call (as NumPy would have
 written into them). Tensors no write or view touched cost one dict lookup per use.
+
+Gradient rules run with the bookkeeping off (`recorded_values`): a rule computes with
+the values its op read when it ran, never with what the array holds after later writes.
 """
 from __future__ import annotations
 
-from typing import Any
+import threading
+from contextlib import contextmanager
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -50,7 +55,24 @@ class _Array:
         self.poison = None        # an error message: this array's value cannot be known
 
 
+_state = threading.local()  # per thread: how many `recorded_values` blocks are open
+
+
+@contextmanager
+def recorded_values() -> Iterator[None]:
+    """While gradient rules run: every Tensor stands for itself, the value the op that
+    read it saw. (A view whose base was written later would otherwise be re-taken from
+    the base's new value, and the rule would differentiate at the wrong point.)"""
+    _state.frozen = getattr(_state, "frozen", 0) + 1
+    try:
+        yield
+    finally:
+        _state.frozen -= 1
+
+
 def _table(create: bool = False):
+    if getattr(_state, "frozen", 0):
+        return None  # gradient rules: no resolution, no new views or writes recorded
     g = tracing.current_graph()
     if g is None:
         return None
@@ -160,6 +182,9 @@ def write(target: Tensor, new: Tensor, kind: str = "assignment destination") -> 
     """Array `target` now holds `new` (same shape and dtype); returns `new`. `kind` names
     the written array in NumPy's error for a read-only one ("output array", ...)."""
     table = _table(create=True)
+    if table is None:  # rules are functional: a write here is a bug in a rule
+        raise RuntimeError("An array write was attempted while gradient rules ran; gradient "
+                           "rules must use functional updates (index_update).")
     a = _array(table, target)
     c = a
     while c.base is not None:  # NumPy refuses a write through a read-only view first

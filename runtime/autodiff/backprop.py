@@ -12,13 +12,20 @@ import numpy as np
 
 from runtime.autodiff.shapes import is_differentiable
 from runtime.errors import where
+from runtime.views import recorded_values
 
 
 def backprop(records, seeds: dict, wanted: set) -> dict:
     """Accumulate cotangents from `seeds` ({key: cotangent}) back through `records`.
 
-    Only records on a path to a key in `wanted` are differentiated.
+    Only records on a path to a key in `wanted` are differentiated. Rules see each
+    record's values as the op saw them (`recorded_values`), not an array's later writes.
     """
+    with recorded_values():
+        return _backprop(records, seeds, wanted)
+
+
+def _backprop(records, seeds: dict, wanted: set) -> dict:
     cts = dict(seeds)
     relevant = _on_path(records, wanted)
     for rec in reversed(records):

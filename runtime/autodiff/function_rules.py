@@ -249,10 +249,35 @@ def _index_update(rec, cts):
     x, value, *dynamic = rec.inputs
     index = _fill(rec.attrs["index"], dynamic)
     g = cts[0]
-    if rec.attrs["mode"] == "add":
-        return [g, sum_to(g[index], value)] + [None] * len(dynamic)
-    return [index_update(g, index, np.zeros_like(g[index])), sum_to(g[index], value)] + \
+    picked = g[index]
+    if rec.attrs["mode"] == "add":  # np.add.at: every value, repeated or not, adds in
+        return [g, sum_to(picked, value)] + [None] * len(dynamic)
+    if _may_repeat(index):
+        # NumPy keeps the value written last where an index repeats: only that one gets
+        # the cotangent. Write each value's position number with the same kernel and
+        # read back who won (1, 2, ...; 0 is never written).
+        ones = np.ones_like(picked, dtype=np.intp)
+        ids = reshape_like(np.cumsum(np.ravel(ones)), ones)
+        marks = index_update(np.zeros_like(g, dtype=np.intp), index, ids)
+        picked = np.where(marks[index] == ids, picked, np.zeros_like(picked))
+    return [index_update(g, index, np.zeros_like(g[index])), sum_to(picked, value)] + \
         [None] * len(dynamic)
+
+
+def _may_repeat(index) -> bool:
+    """Whether `index` holds an integer array (the only index that can name a position
+    twice; slices, integers and boolean masks name each position at most once)."""
+    from runtime.tensor import Tensor
+
+    parts = index if isinstance(index, tuple) else (index,)
+    for p in parts:
+        if isinstance(p, Tensor):
+            if p.ndim > 0 and p.dtype.kind != "b":
+                return True
+        elif isinstance(p, (list, np.ndarray)) and np.ndim(p) > 0 and \
+                np.asarray(p).dtype.kind != "b":
+            return True
+    return False
 
 
 @rule("full_like")

@@ -105,6 +105,13 @@ class TapeValue(NumpyOperators):
         _note_escape(self)
         return int(self.value)
 
+    def __setitem__(self, index, value):
+        raise TypeError(
+            f"`y[i] = value` into a value watched by an eager GradientTape{where()}: the "
+            "tape cannot write into its values in place. Write `y = runtime.index_update("
+            "y, i, value)` (differentiable), or run the code in an ag.function, where "
+            "`y[i] = value` is differentiable.")
+
     def __len__(self):
         return len(self.value)
 
