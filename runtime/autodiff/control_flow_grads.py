@@ -17,7 +17,7 @@ from runtime.autodiff.backprop import backprop
 from runtime.autodiff.shapes import is_differentiable
 from runtime.control_flow import COND, WHILE_LOOP, cond
 from runtime.control_flow.lists import (
-    LIST_APPEND, SAVE_STATE, is_list, list_append, list_copy, list_get, list_len, list_new, list_zeros,
+    is_list, list_append, list_copy, list_get, list_len, list_new, list_zeros,
 )
 from runtime.control_flow.while_loop import while_loop
 from runtime.ops.registry import add_node, bind
@@ -64,10 +64,10 @@ def replay(graph, args):
         if node.op.effect and not node.outputs:
             continue  # side effects belong to the forward pass only
         ins = [val(x) for x in node.inputs]
-        if node.op is SAVE_STATE:  # the forward pass saved the state already
+        if node.op.saves_for_gradient:  # the forward pass saved the state already
             env[id(node.outputs[0])] = ins[0]
             continue
-        if node.op is LIST_APPEND:
+        if node.op.appends_in_place:
             # lists are appended in place: the replay appends to a copy, so the forward
             # pass's lists keep exactly what the forward pass put in them
             ins[0] = list_copy(ins[0])

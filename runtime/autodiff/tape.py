@@ -27,7 +27,7 @@ from runtime.ops import registry
 from runtime.ops.registry import add_node
 from runtime.structure import flatten, unflatten
 from runtime.tensor import NumpyOperators, Tensor
-from runtime.variables import ASSIGN_VARIABLE, READ_VARIABLE, Variable
+from runtime.variables import READ_VARIABLE, Variable
 
 _local = threading.local()  # per thread: the open eager tapes, and hoisted reads
 
@@ -359,7 +359,7 @@ def _check_no_assign_inside(nodes, variables):
     for node in nodes:
         for sub in node.subgraphs():
             for inner in sub.walk():
-                var = inner.attrs.get("var") if inner.op is ASSIGN_VARIABLE else None
+                var = inner.attrs.get("var") if inner.op.effect else None  # an assignment
                 if var is not None and var in variables:
                     raise NotImplementedError(
                         f"GradientTape: Variable {var.name!r} is read and assigned inside a "

@@ -88,10 +88,10 @@ def _stack_eval(op, inputs, attrs):
 
 LIST_NEW = OpDef("list_new", _new_kernel, lambda op, i, a: [((), LIST_DTYPE)], stateful=True)
 LIST_APPEND = OpDef("list_append", _append_kernel, _append_eval, num_outputs=2, stateful=True,
-                    effect=True)
+                    effect=True, appends_in_place=True)
 # Saves a loop's state for its gradient (like list_append; a gradient replay skips it).
 SAVE_STATE = OpDef("save_state", _append_kernel, _append_eval, num_outputs=2, stateful=True,
-                   effect=True)
+                   effect=True, appends_in_place=True, saves_for_gradient=True)
 LIST_STACK = OpDef("list_stack", _stack_kernel, _stack_eval, stateful=True)
 LIST_COPY = OpDef("list_copy", _copy_kernel, lambda op, i, a: [((), LIST_DTYPE)], stateful=True)
 LIST_GET = OpDef("list_get", _get_kernel, _get_eval, stateful=True)

@@ -16,7 +16,6 @@ import numpy as np
 
 from runtime.graph import Graph, Node
 from runtime.exec.spelling import is_float_2d_matmul
-from runtime.ops.indexing import INDEX_UPDATE
 from runtime.tensor import Tensor
 
 
@@ -39,7 +38,7 @@ def updated_in_place(body: Graph, n_carried: int) -> set:
     owned = set()
     for ph in body.inputs[:n_carried]:
         use = users.get(id(ph), [])
-        if (len(use) == 1 and use[0].op is INDEX_UPDATE and use[0].inputs[0] is ph
+        if (len(use) == 1 and use[0].op.emit_in_place is not None and use[0].inputs[0] is ph
                 and ph.ndim > 0 and id(ph) not in outputs
                 and sum(x is ph for x in use[0].inputs) == 1):
             owned.add(id(ph))
@@ -155,7 +154,7 @@ class BufferPlan:
     def updatable_in_place(self, node: Node, k: int) -> bool:
         """An index update whose array is used only here and owned by this body: a fresh
         result of an earlier op here, or a loop variable copied on loop entry."""
-        if node.op is not INDEX_UPDATE:
+        if node.op.emit_in_place is None:
             return False
         x = node.inputs[0]
         if not isinstance(x, Tensor) or x.ndim == 0 or self.uses.get(id(x)) != 1:

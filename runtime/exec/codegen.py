@@ -124,6 +124,10 @@ class CodeGen:
     def expr(self, x) -> str:
         return self.names[x] if isinstance(x, Tensor) else self.lit(x)
 
+    def bare_expr(self, x) -> str:
+        """`expr(x)` without the parentheses an operand would need (a whole right side)."""
+        return _bare(self.expr(x))
+
     def result_expr(self, x) -> str:
         """A value that becomes a branch or loop result: constant arrays are copied, since
         what a call returns must not be shared with the next call."""
@@ -180,7 +184,9 @@ class CodeGen:
             self.names[o] = outs[-1]
         if plan.updatable_in_place(node, k):
             plan.free.extend(outs)  # the result keeps the updated array's name
-            return self._emit_update_in_place(node, indent, plan, k)
+            node.op.emit_in_place(self, node, indent)  # e.g. `x[i] = v` instead of a copy
+            self.names[node.outputs[0]] = self.names[node.inputs[0]]
+            return plan.release(node, k, self.names, keep=node.inputs[0])
         if node.op.emit is not None:  # control flow: statements of its own
             return node.op.emit(self, node, outs, indent)
         ins = [self.expr(x) for x in node.inputs]
@@ -221,20 +227,6 @@ class CodeGen:
         else:  # no result, or one computed in place into its input's buffer
             self.emit(indent, call, node)
         plan.release(node, k, self.names, keep=reuse)
-
-    def _emit_update_in_place(self, node: Node, indent: int, plan, k: int) -> None:
-        """`x[i] = v` on an array nobody else sees, instead of a copy per update."""
-        from runtime.ops.indexing import _format_index
-
-        x, value, *dynamic = node.inputs
-        name = self.names[x]
-        index = _format_index(self, node.attrs["index"], [self.expr(d) for d in dynamic])
-        if node.attrs["mode"] == "set":
-            self.emit(indent, f"{name}[{index}] = {_bare(self.expr(value))}", node)
-        else:
-            self.emit(indent, f"np.add.at({name}, np.s_[{index}], {_bare(self.expr(value))})", node)
-        self.names[node.outputs[0]] = name
-        plan.release(node, k, self.names, keep=x)
 
 
 @functools.cache

@@ -20,7 +20,6 @@ import warnings
 from runtime.graph import Graph, Node
 from runtime.jit.build import cache_dir, set_cache_dir
 from runtime.jit.ops import control_kind, is_cheap
-from runtime.ops.constant import CONSTANT
 
 __all__ = ["JitFallbackWarning", "JitResult", "lower", "set_cache_dir", "cache_dir"]
 
@@ -74,7 +73,7 @@ def lower(graph: Graph, name: str) -> JitResult:
                       f"{'parallel, ' if done.parallel else ''}{where} ({done.path.name})")
         code.append(done.source)
     for node in left:
-        if control_kind(node.op) is not None or is_cheap(node.op) or node.op is CONSTANT:
+        if control_kind(node.op) is not None or is_cheap(node.op) or not node.inputs:
             continue
         report.append(f"NumPy: {node.op.name}{_where(node)}")
         _note(node, "no exact numba lowering")

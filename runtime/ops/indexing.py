@@ -127,7 +127,21 @@ def _index_update_kernel(x, value, *dynamic, index, mode):
     return out
 
 
-INDEX_UPDATE = OpDef("index_update", _index_update_kernel, index_update_rule, fresh_result=True)
+def _emit_in_place(gen, node, indent: int) -> None:
+    """`x[i] = v` (or `np.add.at`) on an array nobody else sees, instead of a copy per
+    update: the executor calls this when the buffer plan owns input 0."""
+    x, value, *dynamic = node.inputs
+    name = gen.names[x]
+    index = _format_index(gen, node.attrs["index"], [gen.expr(d) for d in dynamic])
+    value = gen.bare_expr(value)
+    if node.attrs["mode"] == "set":
+        gen.emit(indent, f"{name}[{index}] = {value}", node)
+    else:
+        gen.emit(indent, f"np.add.at({name}, np.s_[{index}], {value})", node)
+
+
+INDEX_UPDATE = OpDef("index_update", _index_update_kernel, index_update_rule, fresh_result=True,
+                     emit_in_place=_emit_in_place)
 
 
 def index_update(x: Any, index: Any, value: Any, mode: str = "set") -> Any:

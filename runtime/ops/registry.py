@@ -42,6 +42,9 @@ class OpDef:
     kernel_ref: str | None = None           # how generated code names the kernel
     shape_only: tuple = ()                  # inputs whose values it never reads (`like`)
     fresh_result: bool = False              # its result is a new array nobody else sees
+    emit_in_place: Callable | None = None   # (codegen, node, indent): update input 0 in place
+    appends_in_place: bool = False          # appends to its input graph list (a replay copies it)
+    saves_for_gradient: bool = False        # forward-pass bookkeeping a gradient replay skips
     # Control-flow ops only (see runtime/control_flow/hooks.py and emit.py):
     subgraph_attrs: tuple = ()              # attribute names holding its subgraphs, in order
     emit: Callable | None = None            # (codegen, node, out_names, indent): statements

@@ -16,7 +16,7 @@ from runtime.saved.optable import op_table
 ROOT = pathlib.Path(runtime.__file__).parent
 
 # Dispatch on identity or name: allowed only where an op record is defined.
-_DISPATCH = re.compile(r"\bop is (not )?(COND|WHILE_LOOP)\b|\bop\.name (==|!=|in\b|not in\b)"
+_DISPATCH = re.compile(r"\bop is (not )?[A-Z][A-Z_0-9]*\b|\bop\.name (==|!=|in\b|not in\b)"
                        r"|\bop\.name\.(startswith|endswith)\(|\bin ((rec|node)\.)?op\.name\b")
 
 
