@@ -13,6 +13,11 @@
 - `np.from_dlpack(x)` of a symbolic array: a view of it (a copy with copy=True), which
   is what NumPy gives for an ndarray. NumPy asks `x.__dlpack__` for memory instead of
   dispatching, so converted code routes the call here (`CREATORS`).
+- `np.int64(x)`, `np.float32(x)`, `np.bool_(x)`... of a symbolic value: NumPy's scalar
+  types convert an array like `astype` does (truncation, wrap-around, the same cast
+  warnings), giving a NumPy scalar for a 0-d value and an array otherwise. NumPy
+  converts through `__array__` instead of dispatching, so converted code routes these
+  calls here too.
 
 Rule: more_rules.py ("put_along_axis"); gradient: runtime/autodiff/more_rules.py.
 """
@@ -137,3 +142,24 @@ def from_dlpack(x, /, *, device=None, copy=None) -> Any:
 
 
 CREATORS[np.from_dlpack] = from_dlpack
+
+
+def _scalar_type_call(sctype: type):
+    def convert(*args, **kwargs) -> Any:
+        if len(args) != 1 or kwargs:
+            raise TypeError(f"np.{sctype.__name__}(...) of a symbolic value takes the value "
+                            f"only{where()}.")
+        (x,) = resolve_variables(list(args))
+        if not isinstance(x, Tensor):
+            return sctype(x)
+        if x.dtype.kind not in "biufc":
+            raise TypeError(f"np.{sctype.__name__}() of a symbolic {x.dtype} value{where()}: "
+                            "only numbers and booleans convert in graphs.")
+        return np.astype(x, sctype)
+    convert.__name__ = sctype.__name__
+    return convert
+
+
+for _sctype in {np.dtype(c).type for c in "?bhilqBHILQefdgFDG"}:
+    CREATORS[_sctype] = _scalar_type_call(_sctype)
+
