@@ -4,9 +4,10 @@ The list converter rewrites `xs.append(v)` to `xs = ag__.list_append(xs, v)` and
 `xs.pop()` to `xs, v = ag__.list_pop(xs)`, so a list is a variable a loop or branch
 carries. On Python lists these are the list methods (same object, same aliasing).
 
-A Python list that is a loop variable of a *symbolic* loop becomes a graph list
-(`runtime.list_new`, a Tensor of dtype object) for the loop (`to_loop_var`); appends
-inside the loop record `runtime.list_append`; the call converter turns
+A Python list that is a loop variable of a *symbolic* loop and whose length the body
+changes becomes a graph list (a Tensor of dtype object): runtime.while_loop learns that
+from the traced body (`runtime/control_flow/learn_types.py`); appends inside the loop
+then record `runtime.list_append`; the call converter turns
 `np.stack(xs)` / `np.array(xs)` of an appended-to list into `ag__.stack(xs)`, which is
 `runtime.list_stack` on a graph list. All list handling goes through this module.
 """
@@ -48,28 +49,6 @@ def list_length(x):
 
         return runtime.list_len(x)
     return len(x)
-
-
-def to_loop_var(value, name: str, where: str):
-    """A loop variable's value for a symbolic loop: Python lists become graph lists."""
-    if type(value) is not list:
-        return value
-    import runtime
-
-    try:
-        return runtime.list_new(value)
-    except (TypeError, ValueError) as e:
-        nested = [type(v).__name__ for v in value if isinstance(v, (list, tuple, dict))]
-        if nested:  # e.g. rows holding symbolic values
-            raise Diagnostic(
-                f"{where}: the list '{name}' is a loop variable of a symbolic loop and holds "
-                f"Python {nested[0]}s: "
-                "a list carried through a graph loop holds arrays of one shape and dtype, not "
-                f"nested lists. Make '{name}' an array (np.array / np.stack of the rows, updated "
-                f"with {name}[i] = row or np.concatenate), or a list of arrays.") from None
-        raise Diagnostic(
-            f"{where}: the list '{name}' is a loop variable of a symbolic loop, so it must "
-            f"hold arrays of one shape and dtype ({e}).") from None
 
 
 def stack(values, fn=None, *args, **kwargs):

@@ -30,7 +30,6 @@ from typing import Callable, Sequence
 import numpy as np
 
 from autograph.errors import caller_location
-from autograph.operators import lists
 from autograph.errors import Diagnostic
 from autograph.operators.conditionals import is_symbolic, pack, unpack
 from autograph.operators.variables import is_undefined
@@ -218,10 +217,7 @@ def _loop(test, body, state, names, loc, opts, for_loop):
         invariants = [shape_invariants.get(n) for n in names]
     if for_loop is None:
         step = _checked(body, names)
-        init = _containers_as_state(step, list(state), names, where)
-    else:
-        init = _containers_as_state(_for_step(for_loop[0], body, names), [0] + list(state),
-                                    names, where, offset=1)[1:]
+    init = _containers_as_state(list(state))
     # Variables first assigned inside (`Undefined`) and a return value not set yet
     # (`UNSET`) are "no value yet" placeholders: runtime.while_loop gives them the type
     # the body gives them (as it does a Python number); here only the names and errors.
@@ -254,28 +250,12 @@ def _loop(test, body, state, names, loc, opts, for_loop):
     return pack(tuple(out), names)
 
 
-def _containers_as_state(step, init: list, names, where: str, offset: int = 0) -> list:
-    """Python lists and dicts that are loop variables: a list whose length the body keeps
-    (`y[0] += 1`) and a dict are carried as nested structures of their items (as
-    tf.function does); a list the body appends to becomes a graph list
-    (`lists.to_loop_var`). Either way a copy: the caller's object is updated in place
-    after the loop (`_write_back`), as Python would have mutated it."""
-    ks = [k for k, v in enumerate(init) if k >= offset and type(v) in (list, dict)]
-    if not ks:
-        return init
-    init = list(init)
-    lists_k = [k for k in ks if type(init[k]) is list]
-    out = None
-    if lists_k:
-        out = _probe(_probe_step(step, offset), [_copy(v) for v in init])
-    for k in ks:
-        v = init[k]
-        if type(v) is dict or (out is not None and type(out[k]) is list and
-                               len(out[k]) == len(v)):
-            init[k] = _copy(v)
-        else:
-            init[k] = lists.to_loop_var(v, names[k - offset], where)
-    return init
+def _containers_as_state(init: list) -> list:
+    """Python lists and dicts that are loop variables, as copies (the caller's object is
+    updated in place after the loop, `_write_back`, as Python would have mutated it).
+    runtime.while_loop carries them as nested structures of their items (as tf.function
+    does), and a list whose length the body changes (`xs.append(v)`) as a graph list."""
+    return [_copy(v) if type(v) in (list, dict) else v for v in init]
 
 
 def _copy(v):
@@ -298,18 +278,6 @@ def _write_back(orig, new):
             orig[k] = _write_back(orig[k], new[k])
         return orig
     return new
-
-
-def _probe_step(step, offset: int):
-    """`step` to probe in a scratch graph; a `for` step gets an unknown index (as in the
-    loop, not item 0)."""
-    if not offset:
-        return step
-    from runtime import tracing
-
-    def probed(i, *s):
-        return step(tracing.current_graph().add_input((), np.int64), *s)
-    return probed
 
 
 def _for_step(seq, body, names):
@@ -375,18 +343,6 @@ def _body_or_raise(body, args, state, names) -> tuple:
             raise
         return tuple(state)
     return unpack(out, names)
-
-
-def _probe(step, init):
-    """The body's outputs, traced into a scratch graph (None if that fails: the real
-    trace reports the error)."""
-    from runtime import Graph, tracing
-
-    try:
-        with tracing.graph_context(Graph("probe", parent=tracing.current_graph())):
-            return step(*init)
-    except Exception:
-        return None
 
 
 def _for_loop(runtime, for_loop, body, init, names, maximum_iterations, invariants, where):

@@ -173,6 +173,53 @@ class LoopTypes:
         new_leaves, new_tree = flatten(fill_placeholders(unflatten(self.tree, marked), outputs))
         if new_tree == self.tree and all(a is b for a, b in zip(marked, new_leaves)):
             return False
+        self._adopt(new_leaves, new_tree, fresh_yield=True)
+        return True
+
+    def grow_lists(self, outputs) -> bool:
+        """A Python list an iteration gives another length (`xs.append(v)`) becomes a
+        graph list holding its items (`lists.loop_list`), as a dimension that changes
+        becomes unknown; whether there was one (then the body is traced again). A list
+        whose length the body keeps stays a nested structure of its items."""
+        from runtime.control_flow.lists import check_loop_list, loop_list
+
+        marked = unflatten(self.tree, [_Mark(i) for i in range(len(self.leaves))])
+        top = list(self.names) if self.names is not None and \
+            len(self.names) == len(marked) else [f"loop_vars[{k}]" for k in range(len(marked))]
+        grown = [False]
+
+        def unmark(v):
+            leaves, tree = flatten(v)
+            return unflatten(tree, [self.leaves[m.index] for m in leaves])
+
+        def walk(v, out, label):
+            t = type(v)
+            if t is list and type(out) is list and len(out) != len(v):
+                check_loop_list(out, label)
+                grown[0] = True
+                return loop_list(unmark(v), label)
+            if t is not type(out):
+                return v
+            if t is dict:
+                return {k: walk(v[k], out[k], f"{label}[{k!r}]") for k in v} \
+                    if list(v) == list(out) else v
+            if isinstance(v, (tuple, list)) and len(v) == len(out):
+                items = [walk(a, b, f"{label}[{k}]") for k, (a, b) in enumerate(zip(v, out))]
+                return t(*items) if hasattr(v, "_fields") else t(items)
+            return v
+
+        if not isinstance(outputs, (tuple, list)) or len(outputs) != len(marked):
+            return False
+        new = tuple(walk(v, out, name) for v, out, name in zip(marked, outputs, top))
+        if not grown[0]:
+            return False
+        self._adopt(*flatten(new), fresh_yield=False)
+        return True
+
+    def _adopt(self, new_leaves: list, new_tree, fresh_yield: bool) -> None:
+        """Take a new structure of leaves: `_Mark`s stand for the old leaves (what was
+        learned about them is kept), other leaves are new (`fresh_yield`: filled
+        placeholders, whose dtype follows the body's; else graph lists, typed)."""
         old = self.leaves
         moved = {k: x.index for k, x in enumerate(new_leaves) if isinstance(x, _Mark)}
         self.leaves = [old[moved[k]] if k in moved else x for k, x in enumerate(new_leaves)]
@@ -181,6 +228,9 @@ class LoopTypes:
         avals, numbers, weak, yielding = {}, set(), set(), set()
         for k in self.carried:
             i = moved.get(k)
+            if i is None and not fresh_yield:
+                avals[k] = aval_of(self.leaves[k])
+                continue
             if i is None:  # a filled placeholder: its dtype follows the body's, as a
                 avals[k] = aval_of(self.leaves[k])  # number's does (weak while a number)
                 numbers.add(k)
@@ -197,7 +247,7 @@ class LoopTypes:
             if i in self.weak:
                 weak.add(k)
         self.avals, self.numbers, self.weak, self.yielding = avals, numbers, weak, yielding
-        return True
+
 
     def _learn_dtypes(self, out_leaves) -> bool:
         """A number the body turns into a typed value takes that dtype (and is no longer

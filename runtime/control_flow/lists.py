@@ -114,6 +114,53 @@ def list_new(items: Sequence = ()) -> Any:
     return xs
 
 
+def loop_list(items: Sequence, label: str) -> Any:
+    """The graph list that carries Python list `items` (loop variable `label`) through a
+    symbolic loop whose iterations change its length (`while_loop` learns that). Its
+    items must be arrays or numbers of one shape and dtype; else a TypeError naming
+    `label` says what to write instead."""
+    check_loop_list(items, label)
+    try:
+        return list_new(items)
+    except (TypeError, ValueError) as e:
+        raise TypeError(
+            f"The list {label} is a loop variable of a symbolic loop that changes its length"
+            f"{where()}, so it must hold arrays of one shape and dtype ({e}).") from None
+
+
+def check_loop_list(items: Sequence, label: str) -> None:
+    """The items a traced iteration left in list `label` (initial and appended) can be
+    carried by one graph list: arrays or numbers of one dtype and rank."""
+    nested = [type(v).__name__ for v in items if isinstance(v, (list, tuple, dict))]
+    if nested:  # e.g. rows holding symbolic values
+        raise TypeError(
+            f"The list {label} is a loop variable of a symbolic loop that changes its length"
+            f"{where()}, and it holds Python {nested[0]}s: a list grown in a graph loop holds "
+            "arrays of one shape and dtype, not nested lists. Make it an array (np.array / "
+            f"np.stack of the rows, updated with {label}[i] = row or np.concatenate), or a "
+            "list of arrays.")
+    kinds = []
+    for v in items:
+        if isinstance(v, Tensor):
+            kinds.append((v.dtype, len(v.static_shape), f"{v.dtype}{_fmt_shape(v.static_shape)}"))
+        elif isinstance(v, (np.ndarray, np.generic, bool, int, float, complex, str, bytes)):
+            a = np.asarray(v)
+            kinds.append((a.dtype, a.ndim, f"{a.dtype}{_fmt_shape(a.shape)}"))
+        else:
+            kinds.append((None, None, f"the Python value {v!r}"))
+    bad = next((k[2] for k in kinds if k[0] is None or k[0].kind == "O"), None)
+    if bad is None:
+        other = next((k for k in kinds[1:] if k[:2] != kinds[0][:2]), None)
+        bad = None if other is None else f"{kinds[0][2]} and {other[2]}"
+    if bad is not None:
+        raise TypeError(
+            f"The list {label} is a loop variable of a symbolic loop that changes its length"
+            f"{where()}, so it is carried as a graph list, which holds arrays (or numbers) of "
+            f"one shape and dtype; but it gets {bad}. Append values of one dtype and shape "
+            f"(cast them, e.g. with .astype), or keep {label} a Python list by growing it in "
+            "a Python loop.")
+
+
 def list_append(xs: Any, x: Any) -> Any:
     """`xs.append(x)`; returns the list."""
     if isinstance(xs, list):

@@ -81,6 +81,8 @@ def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_i
                                                       [], graph)
         learned = types.learn(out_leaves) if out_tree == types.tree else False
         outputs = unflatten(out_tree, out_leaves)
+        if out_tree != types.tree and types.grow_lists(outputs):
+            continue  # a Python list the body grows: carry it as a graph list
         check_placeholders_given(types.leaves, types.tree, outputs, types.labels,
                                  at_user_line())
         if types.fill(outputs):
@@ -132,29 +134,41 @@ def _saving_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_
     loop forward a second time. Loops carrying graph lists keep the re-running rule."""
     from runtime.control_flow.lists import is_list, list_new, save_state
 
-    leaves, _ = flatten(loop_vars)
+    leaves, tree = flatten(loop_vars)
     carried = [i for i, x in enumerate(leaves) if is_carried(x)]
     if any(is_list(leaves[i]) for i in carried) or any(map(is_placeholder, leaves)):
         return None  # (a placeholder's state, typed only by tracing, is not saved)
     k = len(loop_vars)
+    graph = tracing.current_graph()
+    start = len(graph.nodes)
     stacks = tuple(list_new() for _ in carried)
 
     def cond2(*state):
         return cond_fn(*state[:k])
 
     def body2(*state):
-        current = flatten(tuple(state[:k]))[0]
+        current, now = flatten(tuple(state[:k]))
+        if now != tree:  # a Python list the body grows became a graph list: not saved
+            raise _ListGrown()
         saved = tuple(save_state(xs, current[i]) for xs, i in zip(state[k:], carried))
         return tuple(body_fn(*state[:k])) + saved
 
     labels = None if names is None else list(names) + [f"saved_state{j}" for j in carried]
     invariants = None if shape_invariants is None else \
         list(shape_invariants) + [None] * len(stacks)
-    out = _graph_while(cond2, body2, tuple(loop_vars) + stacks, maximum_iterations, labels,
-                       invariants, save_states=False)
+    try:
+        out = _graph_while(cond2, body2, tuple(loop_vars) + stacks, maximum_iterations, labels,
+                           invariants, save_states=False)
+    except _ListGrown:
+        del graph.nodes[start:]
+        return None
     node = tracing.current_graph().nodes[-1]
     node.attrs["saved"] = len(stacks)
     return tuple(out[:k])
+
+
+class _ListGrown(Exception):
+    """A loop traced to save its states grows a Python list (carried as a graph list)."""
 
 
 def _initial(x, dtype):
