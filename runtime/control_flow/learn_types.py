@@ -195,9 +195,10 @@ class LoopTypes:
         def walk(v, out, label):
             t = type(v)
             if t is list and type(out) is list and len(out) != len(v):
-                check_loop_list(out, label)
+                items = unmark(v)  # (as before the loop; the trace saw placeholders)
+                check_loop_list(items + out[len(v):], label)
                 grown[0] = True
-                return loop_list(unmark(v), label)
+                return loop_list(items, label)
             if t is not type(out):
                 return v
             if t is dict:

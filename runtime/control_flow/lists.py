@@ -131,7 +131,8 @@ def loop_list(items: Sequence, label: str) -> Any:
 def check_loop_list(items: Sequence, label: str) -> None:
     """The items a traced iteration left in list `label` (initial and appended) can be
     carried by one graph list: arrays or numbers of one dtype and rank."""
-    nested = [type(v).__name__ for v in items if isinstance(v, (list, tuple, dict))]
+    nested = [type(v).__name__ for v in items if isinstance(v, dict) or (
+        isinstance(v, (list, tuple)) and not _numbers_only(v))]
     if nested:  # e.g. rows holding symbolic values
         raise TypeError(
             f"The list {label} is a loop variable of a symbolic loop that changes its length"
@@ -143,7 +144,8 @@ def check_loop_list(items: Sequence, label: str) -> None:
     for v in items:
         if isinstance(v, Tensor):
             kinds.append((v.dtype, len(v.static_shape), f"{v.dtype}{_fmt_shape(v.static_shape)}"))
-        elif isinstance(v, (np.ndarray, np.generic, bool, int, float, complex, str, bytes)):
+        elif isinstance(v, (np.ndarray, np.generic, bool, int, float, complex, str, bytes,
+                            list, tuple)):  # (lists here: rows of Python numbers)
             a = np.asarray(v)
             kinds.append((a.dtype, a.ndim, f"{a.dtype}{_fmt_shape(a.shape)}"))
         else:
@@ -159,6 +161,18 @@ def check_loop_list(items: Sequence, label: str) -> None:
             f"one shape and dtype; but it gets {bad}. Append values of one dtype and shape "
             f"(cast them, e.g. with .astype), or keep {label} a Python list by growing it in "
             "a Python loop.")
+
+
+def _numbers_only(v) -> bool:
+    """A (nested) list or tuple of Python / NumPy numbers that makes a regular array."""
+    if isinstance(v, (list, tuple)):
+        if not all(_numbers_only(x) for x in v):
+            return False
+        try:
+            return np.asarray(v).dtype.kind in "biufc"
+        except ValueError:
+            return False
+    return isinstance(v, (np.generic, bool, int, float, complex))
 
 
 def list_append(xs: Any, x: Any) -> Any:
