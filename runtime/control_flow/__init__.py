@@ -10,7 +10,8 @@ the executor turns it back into a real `if` / `while` statement.
 - `learn_types.py`: the one place that learns types by tracing: the dtype a Python
   number loop variable takes, dimensions an iteration changes, and the type of a "no
   value yet" placeholder (a loop variable first assigned inside, a return value not set
-  on one path). Callers only name the values for messages.
+  on one path), and which Python lists a loop grows (carried as graph lists). Callers
+  only name the values for messages.
 - `lists.py`: graph lists (`list_new` / `list_append` / `list_stack`) for values a
   symbolic loop accumulates.
 - `common.py`: what the two share (tracing a child graph, captures, value checks).

@@ -13,10 +13,13 @@ values for messages):
   (`0.0 + float32` is float32); it stays a Python number while the body keeps it one.
 - A dimension one iteration changes becomes unknown (None), unless a shape invariant
   is given for the variable.
+- A Python list whose length one iteration changes (`xs.append(v)`) becomes a graph
+  list (`lists.loop_list`); one whose length the body keeps stays a nested structure of
+  its items (as in tf.function).
 
 `LoopTypes` holds what a loop knows so far: `while_loop` traces its body with these
 types, `learn` updates them from the outputs and says whether to trace again (each
-round types, relaxes or fills something, so the rounds end).
+round types, relaxes, fills or turns a list into a graph list, so the rounds end).
 """
 from __future__ import annotations
 
