@@ -179,11 +179,13 @@ class LoopTypes:
         self._adopt(new_leaves, new_tree, fresh_yield=True)
         return True
 
-    def grow_lists(self, outputs) -> bool:
+    def grow_lists(self, outputs, every: bool = False) -> bool:
         """A Python list an iteration gives another length (`xs.append(v)`) becomes a
         graph list holding its items (`lists.loop_list`), as a dimension that changes
         becomes unknown; whether there was one (then the body is traced again). A list
-        whose length the body keeps stays a nested structure of its items."""
+        whose length the body keeps stays a nested structure of its items. `every`: each
+        Python list becomes a graph list (when the body cannot be traced with a list as
+        a structure, e.g. a symbolic `if` appends to it in one branch only)."""
         from runtime.control_flow.lists import check_loop_list, loop_list
 
         marked = unflatten(self.tree, [_Mark(i) for i in range(len(self.leaves))])
@@ -197,7 +199,9 @@ class LoopTypes:
 
         def walk(v, out, label):
             t = type(v)
-            if t is list and type(out) is list and len(out) != len(v):
+            if every:
+                out = v
+            if t is list and (every or type(out) is list and len(out) != len(v)):
                 items = unmark(v)  # (as before the loop; the trace saw placeholders)
                 check_loop_list(items + out[len(v):], label)
                 grown[0] = True
@@ -212,6 +216,8 @@ class LoopTypes:
                 return t(*items) if hasattr(v, "_fields") else t(items)
             return v
 
+        if every:
+            outputs = marked
         if not isinstance(outputs, (tuple, list)) or len(outputs) != len(marked):
             return False
         new = tuple(walk(v, out, name) for v, out, name in zip(marked, outputs, top))

@@ -74,11 +74,18 @@ def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_i
             return fn(*unflatten(types.tree, vals))
         return run
 
+    tried_lists = None
     # Each round traces the body with the types known so far; what it teaches (a dtype a
     # number takes, a dimension that changes, a value for a placeholder) needs another.
     while True:
-        g_body, out_leaves, out_tree = trace_subgraph("body", call(body_fn), types.arg_avals(),
-                                                      [], graph)
+        try:
+            g_body, out_leaves, out_tree = trace_subgraph("body", call(body_fn),
+                                                          types.arg_avals(), [], graph)
+        except Exception as e:
+            if tried_lists or not _lists_as_graph_lists(types):
+                raise
+            tried_lists = e
+            continue  # e.g. a symbolic `if` appends to a Python list: carry it as a graph list
         learned = types.learn(out_leaves) if out_tree == types.tree else False
         outputs = unflatten(out_tree, out_leaves)
         if out_tree != types.tree and types.grow_lists(outputs):
@@ -165,6 +172,15 @@ def _saving_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_
     node = tracing.current_graph().nodes[-1]
     node.attrs["saved"] = len(stacks)
     return tuple(out[:k])
+
+
+def _lists_as_graph_lists(types) -> bool:
+    """Every Python list loop variable as a graph list, after a body trace failed with
+    them as structures; whether there was one (else, or if one cannot be, False)."""
+    try:
+        return types.grow_lists(None, every=True)
+    except (TypeError, ValueError):
+        return False
 
 
 class _ListGrown(Exception):
