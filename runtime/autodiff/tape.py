@@ -50,10 +50,11 @@ def _hoisted() -> dict:
 class TapeValue(NumpyOperators):
     """An array being watched by an eager tape (behaves like the array it wraps)."""
 
-    __slots__ = ("value",)
+    __slots__ = ("value", "shares_memory")
 
     def __init__(self, value):
         self.value = value
+        self.shares_memory = False  # a view of it was taken, or it is one (see _record_eager)
 
     shape = property(lambda self: np.shape(self.value))
     dtype = property(lambda self: np.asarray(self.value).dtype)
@@ -115,6 +116,20 @@ class TapeValue(NumpyOperators):
     def __len__(self):
         return len(self.value)
 
+    # `y += v` on a tape value computes `y + v` and rebinds `y` (its values are recorded,
+    # so they are never written in place). NumPy would write into y's memory, which a view
+    # taken earlier (`r = y[1:3]`) sees: where such a view exists, that difference would
+    # be silent, so it is refused.
+    def _in_place(self, name: str, op: str, other):
+        if self.shares_memory and registry.recorder() is not None:
+            raise TypeError(
+                f"`y {op} v` on a value watched by an eager GradientTape{where()}, which shares "
+                "memory with a view of it taken earlier (`r = y[...]`): NumPy would write "
+                "through to the view, but the tape never writes its values in place. Write "
+                f"`y = y {op[:-1]} v` if the view should keep the old values, or run the code in "
+                "an ag.function, where views see the write.")
+        return getattr(self, f"__{name}__")(other)
+
     def __iter__(self):
         return (self[i] for i in range(len(self)))
 
@@ -154,6 +169,12 @@ def _record_eager(op, inputs, attrs):
     out = op.kernel(*raw, **attrs)
     outs = [out] if op.num_outputs == 1 else list(out or ())
     wrapped = [TapeValue(o) if np.asarray(o).dtype.kind in "fc" else o for o in outs]
+    for x in inputs:  # a view of a tape value: both then share memory (see `_in_place`)
+        if type(x) is TapeValue and isinstance(x.value, np.ndarray):
+            for o, w in zip(outs, wrapped):
+                if type(w) is TapeValue and isinstance(o, np.ndarray) and o.size and \
+                        np.may_share_memory(o, x.value):
+                    x.shares_memory = w.shares_memory = True
     rec = _EagerRecord()
     rec.op, rec.inputs, rec.attrs, rec.outputs = op, raw, attrs, outs
     rec.in_keys = [id(x) if type(x) is TapeValue else None for x in inputs]
@@ -422,3 +443,17 @@ def _source_dtype(source) -> np.dtype:
     if isinstance(value, Variable):
         return value.dtype
     return value.dtype if isinstance(value, Tensor) else np.asarray(value).dtype
+
+
+def _tape_in_place_operator(name: str, op: str):
+    def method(self, other):
+        return self._in_place(name, op, other)
+    method.__name__ = f"__i{name}__"
+    return method
+
+
+for _name, _op in (("add", "+="), ("sub", "-="), ("mul", "*="), ("truediv", "/="),
+                   ("floordiv", "//="), ("mod", "%="), ("pow", "**="), ("matmul", "@=")):
+    setattr(TapeValue, f"__i{_name}__", _tape_in_place_operator(_name, _op))
+del _name, _op
+

@@ -22,6 +22,7 @@ def small_chunks(monkeypatch):
     """Regions from 1000 elements on, in 64-element slices: many slice boundaries."""
     monkeypatch.setattr(chunks, "MIN_REGION_ELEMENTS", 0)
     monkeypatch.setattr(chunks, "MIN_REGION_WORK", 0)
+    monkeypatch.setattr(chunks, "MEMORY_BOUND", frozenset())  # every run may be a region
     monkeypatch.setattr(chunks, "CHUNK_ELEMENTS", 64)
     monkeypatch.setattr(schedule, "WORKERS", max(1, schedule.WORKERS))
 
@@ -221,3 +222,16 @@ def test_regions_that_compute_the_same_share_one_function(small_chunks):
     f = _check(_matmul_loop, *args)
     code = f.get_concrete_function(*args).python_code
     assert code.count("ag_chunked(") == 10 and code.count("def region") == 1, code
+
+
+def test_a_run_of_memory_bound_ops_stays_serial():
+    """`s + t * x` over 1M float32 moves more memory than it computes: chunking it across
+    threads lost to the serial in-place calls (the seeds' 1000×1000 matmul loop)."""
+    s, t, x = (np.full((1000, 1000), v, np.float32) for v in (1.0, 2.0, 3.0))
+
+    def step(s, t, x):
+        return s + t * x
+
+    f = ag.function(step, autograph=False)
+    assert "ag_chunked" not in f.get_concrete_function(s, t, x).python_code
+    assert _bits(f(s, t, x)) == _bits(step(s, t, x))
