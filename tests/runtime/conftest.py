@@ -170,3 +170,13 @@ def check_spec():
 @pytest.fixture
 def arr():
     return make_array
+
+
+@pytest.fixture
+def small_jit_regions(monkeypatch):
+    """Array regions of any size are compiled (by default only large ones are: below that
+    NumPy's own calls are faster), so small test arrays exercise the lowering."""
+    from runtime.jit import regions
+
+    monkeypatch.setattr(regions, "MIN_ARRAY_ELEMENTS", 0)
+

@@ -12,6 +12,8 @@ import pytest
 
 from tests.runtime.jit_harness import check_jit, compiled_regions
 
+pytestmark = pytest.mark.usefixtures("small_jit_regions")
+
 
 
 @pytest.fixture(autouse=True, scope="module")

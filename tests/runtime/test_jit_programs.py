@@ -20,6 +20,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
 import workloads as w  # noqa: E402
 
+pytestmark = pytest.mark.usefixtures("small_jit_regions")
+
 
 @pytest.fixture(autouse=True, scope="module")
 def _jit_cache(tmp_path_factory):
@@ -123,6 +125,7 @@ import numpy as np
 sys.path.insert(0, {bench!r})
 import autograph as ag, workloads as w
 from runtime.jit import set_cache_dir
+
 set_cache_dir({cache!r})
 f = ag.function(w.collatz, jit_compile=True)
 start = time.perf_counter()
@@ -144,3 +147,24 @@ def test_a_second_process_loads_the_compiled_code_from_disk(tmp_path):
     assert runs[0]["result"] == runs[1]["result"] == int(w.collatz(np.int64(27)))
     assert "compiled" in runs[0]["report"][0] and "cache hit" not in runs[0]["report"][0]
     assert "cache hit" in runs[1]["report"][0]  # numba's own cache statistics
+
+
+def test_small_array_regions_stay_numpy_by_default(monkeypatch):
+    """Below `MIN_ARRAY_ELEMENTS` NumPy's in-place calls beat a compiled loop; from it on,
+    the region is compiled (and runs across the cores)."""
+    from runtime.jit import regions
+
+    monkeypatch.setattr(regions, "MIN_ARRAY_ELEMENTS", 1 << 17)
+
+    def step(t, x, s):
+        return s + t * x
+
+    for n, compiled in ((256, 0), (512, 1)):
+        t, x, s = (np.full((n, n), v, np.float32) for v in (1.5, 2.0, -3.0))
+        f = ag.function(step, autograph=False, jit_compile=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", JitFallbackWarning)
+            got = f(t, x, s)
+        np.testing.assert_array_equal(got, step(t, x, s))
+        report = f.get_concrete_function(t, x, s).jit_report
+        assert sum("region" in line and "array" in line for line in report) == compiled, report
