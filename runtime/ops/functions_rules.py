@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.ops.rules_common import (axes_tuple, axis_index, broadcast_into, broadcast_shapes,
-                                      cast_error, dtype, reject, result_type, shape, size,
-                                      registrar, static_error)
+                                      cast_error, check_square, dtype, linalg_dtype, reject,
+                                      result_type, shape, size, registrar, static_error)
 from runtime.ops.ufuncs_rules import resolve
 
 RULES: dict = {}
@@ -416,29 +416,10 @@ def cross_rule(op, inputs, attrs):
 
 
 # -- linear algebra -------------------------------------------------------------------
-def linalg_dtype(*xs) -> np.dtype:
-    """NumPy linalg computes in float64 for ints, else the inputs' common inexact type."""
-    dts = [dtype(x) for x in xs]
-    for dt in dts:
-        if dt.kind not in "biufc" or dt == np.float16 or dt.itemsize > 16 or \
-                (dt.kind == "f" and dt.itemsize > 8) or (dt.kind == "c" and dt.itemsize > 16):
-            raise static_error(TypeError, f"array type {dt} is unsupported in linalg")
-    return np.result_type(*(dt if dt.kind in "fc" else _F8 for dt in dts))
-
-
-def _square(shp, name: str = "array"):
-    if len(shp) < 2:
-        raise static_error(np.linalg.LinAlgError, f"{len(shp)}-dimensional array given. "
-                           "Array must be at least two-dimensional")
-    if shp[-1] is not None and shp[-2] is not None and shp[-1] != shp[-2]:
-        raise static_error(np.linalg.LinAlgError, "Last 2 dimensions of the array must be "
-                           "square")
-
-
 @rule("inv")
 def inv_rule(op, inputs, attrs):
     shp = shape(inputs[0])
-    _square(shp)
+    check_square(shp)
     n = shp[-1] if shp[-1] is not None else shp[-2]
     return [(shp[:-2] + (n, n), linalg_dtype(inputs[0]))]
 
@@ -446,14 +427,14 @@ def inv_rule(op, inputs, attrs):
 @rule("det")
 def det_rule(op, inputs, attrs):
     shp = shape(inputs[0])
-    _square(shp)
+    check_square(shp)
     return [(shp[:-2], linalg_dtype(inputs[0]))]
 
 
 @rule("solve")
 def solve_rule(op, inputs, attrs):
     a, b = (shape(x) for x in inputs)
-    _square(a)
+    check_square(a)
     m = a[-1] if a[-1] is not None else a[-2]
     dt = linalg_dtype(*inputs)
     if len(b) == 1:

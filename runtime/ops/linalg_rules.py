@@ -11,10 +11,9 @@ import operator
 
 import numpy as np
 
-from runtime.ops.functions_rules import (_strong, _square, dot_rule, linalg_dtype,
-                                         real_dtype, reduced_shape)
-from runtime.ops.rules_common import (axis_index, broadcast_shapes, dtype, reject, shape,
-                                      registrar, static_error)
+from runtime.ops.functions_rules import _strong, dot_rule, real_dtype, reduced_shape
+from runtime.ops.rules_common import (axis_index, broadcast_shapes, check_square, dtype,
+                                      linalg_dtype, reject, registrar, shape, static_error)
 
 RULES: dict = {}
 _INTP = np.dtype(np.intp)
@@ -45,7 +44,7 @@ def exactly_2d(shp) -> None:
 
 
 def square_dim(shp):
-    _square(shp)
+    check_square(shp)
     return shp[-1] if shp[-1] is not None else shp[-2]
 
 
@@ -77,7 +76,7 @@ def svd_rule(op, inputs, attrs):
     shp = shape(inputs[0])
     at_least_2d(shp)
     if attrs.get("hermitian"):  # through eigh, which checks the shape first
-        _square(shp)
+        check_square(shp)
     dt = linalg_dtype(inputs[0])
     *batch, m, n = shp
     batch, k = tuple(batch), dmin(m, n)
@@ -91,7 +90,7 @@ def svdvals_rule(op, inputs, attrs):
     shp = shape(inputs[0])
     at_least_2d(shp)
     if attrs.get("hermitian"):
-        _square(shp)
+        check_square(shp)
     dt = linalg_dtype(inputs[0])
     return [(shp[:-2] + (dmin(shp[-2], shp[-1]),), real_dtype(dt))]
 
@@ -147,7 +146,7 @@ rule("linalg.eigvals")(_eig_rule(False))
 @rule("linalg.slogdet")
 def slogdet_rule(op, inputs, attrs):
     shp = shape(inputs[0])
-    _square(shp)
+    check_square(shp)
     dt = linalg_dtype(inputs[0])
     return [(shp[:-2], dt), (shp[:-2], real_dtype(dt))]
 
@@ -180,7 +179,7 @@ def pinv_rule(op, inputs, attrs):
                            "when the matrix is empty and computes in float64 otherwise; convert "
                            "it first with a.astype(np.float64)")
     if attrs.get("hermitian"):
-        _square(shp)
+        check_square(shp)
     batch = shp[:-2]
     tol = _tolerance_shape(inputs, attrs, ("rcond", "rtol"))
     if tol is not None:
@@ -225,7 +224,7 @@ def matrix_rank_rule(op, inputs, attrs):
         return [((), _INTP)]
     linalg_dtype(inputs[0])
     if attrs.get("hermitian"):
-        _square(shp)
+        check_square(shp)
     batch, tol = shp[:-2], _tolerance_shape(inputs, attrs, ("tol", "rtol"))
     if tol is not None:  # compared with the singular values (..., K) as (..., 1)
         batch = broadcast_shapes(batch + (1,), tol + (1,))[:-1]
@@ -280,7 +279,7 @@ def cond_rule(op, inputs, attrs):
     if 0 in shp[-2:]:
         raise static_error(_LinAlgError, "cond is not defined on empty arrays")
     if p not in (None, 2, -2):
-        _square(shp)
+        check_square(shp)
     dt = linalg_dtype(inputs[0])
     if p not in (None, 2, -2, 1, -1, np.inf, -np.inf, "fro", "nuc"):
         raise static_error(ValueError, "Invalid norm order for matrices.")

@@ -218,3 +218,23 @@ def reject(name: str, attrs: dict, allowed: set, defaults: dict | None = None) -
 
 def _same(a, b) -> bool:
     return a is b or (type(a) is type(b) and a == b)
+
+
+# -- linear algebra (functions_rules.py and linalg_rules.py) ---------------------------
+def linalg_dtype(*xs) -> np.dtype:
+    """NumPy linalg computes in float64 for ints, else the inputs' common inexact type."""
+    dts = [dtype(x) for x in xs]
+    for dt in dts:
+        if dt.kind not in "biufc" or dt == np.float16 or dt.itemsize > 16 or \
+                (dt.kind == "f" and dt.itemsize > 8) or (dt.kind == "c" and dt.itemsize > 16):
+            raise static_error(TypeError, f"array type {dt} is unsupported in linalg")
+    return np.result_type(*(dt if dt.kind in "fc" else np.dtype(np.float64) for dt in dts))
+
+
+def check_square(shp, name: str = "array"):
+    if len(shp) < 2:
+        raise static_error(np.linalg.LinAlgError, f"{len(shp)}-dimensional array given. "
+                           "Array must be at least two-dimensional")
+    if shp[-1] is not None and shp[-2] is not None and shp[-1] != shp[-2]:
+        raise static_error(np.linalg.LinAlgError, "Last 2 dimensions of the array must be "
+                           "square")
