@@ -5,8 +5,9 @@
                      ─► the NumPy executor (codegen) runs the rest as usual
 
 Scalar code (loops and branches on 0-d values) becomes native loops; runs of cheap
-elementwise ops over one array shape become one loop over the data, across cores when
-large. Transcendental ufuncs (exp, tanh, ...), reductions, matmuls and everything else
+elementwise ops over one array shape become one kernel, a loop over the data that the
+executor runs in cache-sized slices across the cores together with the NumPy calls
+around it (a `tanh` between two kernels runs slice by slice too). Transcendental ufuncs (exp, tanh, ...), reductions, matmuls and everything else
 stay NumPy calls: NumPy's SIMD kernels are faster than numba's scalar libm calls, and
 bitwise equal to the default executor. Each op left to NumPy is noted once per process
 with a `JitFallbackWarning` naming the op and the user's line. Results equal the
@@ -70,7 +71,7 @@ def lower(graph: Graph, name: str) -> JitResult:
         splice(region, Node(done.op, list(region.inputs), {}, first.origin))
         where = "cache hit" if done.cache_hit else "compiled"
         report.append(f"region {k}: {region.kind}, {len(region.nodes)} nodes, "
-                      f"{'parallel, ' if done.parallel else ''}{where} ({done.path.name})")
+                      f"{where} ({done.path.name})")
         code.append(done.source)
     for node in left:
         if control_kind(node.op) is not None or is_cheap(node.op) or not node.inputs:

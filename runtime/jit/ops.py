@@ -135,11 +135,15 @@ def _int_guards(op: str, a: list[str], r_wide: str, dt: np.dtype, scalar: bool) 
 
 
 class Lowered:
-    """Statements for one node: `lines` assign `outs`; `guards` flag NumPy warnings."""
+    """Statements for one node: `lines` assign `outs`; `guards` flag NumPy warnings.
+    `ieee`: the guards only restate IEEE exception flags (invalid, divide by zero,
+    overflow, underflow) that the hardware raises for the same operation, so an array
+    kernel may test those flags once instead (see source.py)."""
 
-    def __init__(self, lines: list[str], guards: list[str]):
+    def __init__(self, lines: list[str], guards: list[str], ieee: bool = False):
         self.lines = lines
         self.guards = guards
+        self.ieee = ieee
 
 
 def lower_node(node: Node, args: list, out: str, scalar: bool) -> Lowered | None:
@@ -189,7 +193,7 @@ def _lower_cast(a: str, src: np.dtype, dst: np.dtype, out: str) -> Lowered | Non
                         f"else np.{dst.name}(0)"],
                        [f"not ({float(lo)!r} <= {a} < {float(hi) + 1!r})"])
     if src.kind == "f" and dst.kind == "f" and dst.itemsize < src.itemsize:
-        return Lowered([f"{out} = np.{dst.name}({a})"], _float_guards(out, [a], "cast"))
+        return Lowered([f"{out} = np.{dst.name}({a})"], _float_guards(out, [a], "cast"), True)
     if src.kind == "u" and src.itemsize == 8 or dst.kind == "u" and dst.itemsize == 8 \
             and src.kind != "u":
         return None  # numba's uint64 conversions are not worth the doubt
@@ -232,11 +236,11 @@ def _lower_ufunc(name: str, a: list[str], lt: np.dtype, rdt: np.dtype, out: str,
     if name == "sqrt":
         if kind != "f":
             return None
-        return Lowered([f"{out} = np.sqrt({a[0]})"], _float_guards(out, a, name))
+        return Lowered([f"{out} = np.sqrt({a[0]})"], _float_guards(out, a, name), True)
     if name == "divide":
         if kind != "f":
             return None
-        return Lowered([f"{out} = {a[0]} / {a[1]}"], _float_guards(out, a, name))
+        return Lowered([f"{out} = {a[0]} / {a[1]}"], _float_guards(out, a, name), True)
     expr = {"add": f"{w[0]} + {w[-1]}", "subtract": f"{w[0]} - {w[-1]}",
             "multiply": f"{w[0]} * {w[-1]}", "square": f"{w[0]} * {w[0]}",
             "negative": f"-{w[0]}", "positive": f"{w[0]}",
@@ -247,7 +251,7 @@ def _lower_ufunc(name: str, a: list[str], lt: np.dtype, rdt: np.dtype, out: str,
     if kind == "f":
         if name in ("floor_divide", "remainder"):
             return None  # NumPy's divmod raises flags (underflow) its result does not show
-        return Lowered([f"{out} = np.{rdt.name}({expr})"], _float_guards(out, a, name))
+        return Lowered([f"{out} = np.{rdt.name}({expr})"], _float_guards(out, a, name), True)
     raw = f"{out}_w"
     guards = _int_guards(name, a, raw, lt, scalar)
     if name in ("floor_divide", "remainder"):  # never divide by zero or MIN // -1 in numba

@@ -8,8 +8,9 @@ its nodes):
   whose subgraphs are scalar all the way down. Becomes one native function with real
   loops. Worth it when it holds a loop or at least `MIN_SCALAR_OPS` ops.
 * array  — elementwise ops of the table's cheap kind (ops.CHEAP) over one static shape,
-  other operands 0-d. Becomes one loop over the data (across cores when large) instead
-  of one pass over memory per op. Worth it from two ops.
+  other operands 0-d. Becomes one kernel: a loop over the data instead of one pass over
+  memory per op, run in slices across the cores when large (exec/chunks.py). Worth it
+  from two ops and `MIN_ARRAY_ELEMENTS` elements.
 
 A node that fits neither ends the run and stays a NumPy call (`explain` says why, for
 the note). Control-flow nodes that are not lowered as a whole are searched inside.
@@ -94,11 +95,10 @@ def _count_ops(nodes) -> tuple[int, bool]:
     return count, loops
 
 
-# Below this many elements an array region loses to NumPy's own calls: NumPy's SIMD
-# kernels write in place, where the compiled loop checks every element for the cases
-# NumPy would warn about (a 256×256 float32 `s + t * x`: 25 µs as two NumPy calls, 80 µs
-# compiled; at 1000×1000 the loop runs across the cores and is level or ahead).
-MIN_ARRAY_ELEMENTS = 1 << 17
+# Below this many elements an array kernel gains nothing on NumPy's own calls (the call
+# costs ~1.5 µs more; a 64×64 float32 `s + t * x`: 3.3 µs compiled, 3.1 µs as NumPy
+# calls; at 128×128, 5.2 against 8.0 µs; at 256×256, 13 against 27 µs).
+MIN_ARRAY_ELEMENTS = 1 << 13
 
 
 def _worth(kind: str, nodes: list[Node]) -> bool:

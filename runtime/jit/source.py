@@ -3,18 +3,39 @@
 A scalar region becomes a function of its 0-d inputs returning `(outputs..., bad)`,
 with `if`/`while` statements for `cond`/`while_loop` nodes; the first guard that
 fires returns at once with `bad = True` (the caller then reruns the region on NumPy).
-An array region becomes one loop over the flattened data (`prange` when run across
-cores) that fills fresh output arrays and counts guards that fired.
+
+An array region becomes a kernel: one loop over flattened operands that writes the
+given output arrays (any slice of the whole: the executor runs large ones in
+cache-sized slices across the cores, exec/chunks.py) and returns nonzero when NumPy
+would have warned. Float guards are not tested per element: the loop clears the
+IEEE exception flags, runs branch-free (so the compiler vectorizes it), and returns the
+flags NumPy reports (invalid, divide by zero, overflow, underflow). These are the flags
+NumPy's own loops raise for the same IEEE operations; a flag raised where NumPy's loop
+would not (a comparison of a NaN) only sends the slice to NumPy. Integer guards
+(division by zero) stay per element. Where this platform's flag values are not known,
+the float guards are tested per element too.
 
     def region_1(t_n):
         t_v17_loop, t_v18_loop = t_n, np.int64(0)
         while True:
             t_v16 = t_v17_loop != np.int64(1)
             ...
+
+    def chain_region1(t_x, t_v2_out):
+        fe_clear(61)
+        bad = 0
+        for i in range(t_v2_out.size):
+            t_x_i = t_x[i]
+            t_v1 = np.float64(t_x_i * np.float64(2.0))
+            t_v2 = np.float64(t_v1 + np.float64(1.0))
+            t_v2_out[i] = t_v2
+        return bad + fe_test(29)
 """
 from __future__ import annotations
 
+import platform
 import re
+import sys
 
 import numpy as np
 
@@ -26,8 +47,9 @@ from runtime.tensor import Tensor
 
 
 class _Emitter:
-    def __init__(self, scalar: bool):
+    def __init__(self, scalar: bool, flags: bool = False):
         self.scalar = scalar
+        self.flags = flags  # float guards are left to the IEEE flags (array kernels)
         self.lines: list[str] = []
         self.names: dict[int, str] = {}
         self.used: set[str] = set()
@@ -75,7 +97,7 @@ class _Emitter:
         for k, line in enumerate(low.lines):
             self.emit(indent, line + (origin if k == len(low.lines) - 1 else ""))
         self.names[id(node.outputs[0])] = out
-        if low.guards:
+        if low.guards and not (low.ieee and self.flags):
             test = " or ".join(low.guards)
             if self.scalar:
                 self.emit(indent, f"if {test}:")
@@ -158,25 +180,42 @@ def scalar_source(region: Region, fname: str) -> str:
     return "\n".join(e.lines) + "\n"
 
 
-def array_source(region: Region, fname: str, parallel: bool) -> str:
-    e = _Emitter(scalar=False)
+def fe_flags() -> tuple[int, int] | None:
+    """(every exception flag, the flags NumPy reports) in this platform's <fenv.h>, or None
+    where they are not known here (the float guards are then tested per element)."""
+    machine = platform.machine().lower()
+    if sys.platform.startswith(("linux", "darwin")):
+        if machine in ("x86_64", "amd64", "i386", "i686"):
+            return 0x3D, 0x1D   # invalid 1, divbyzero 4, overflow 8, underflow 16; inexact 32
+        if machine in ("aarch64", "arm64"):
+            return 0x1F, 0x0F   # invalid 1, divbyzero 2, overflow 4, underflow 8; inexact 16
+    return None
+
+
+FE_DECLARATIONS = ('fe_clear = types.ExternalFunction("feclearexcept", types.intc(types.intc))\n'
+                   'fe_test = types.ExternalFunction("fetestexcept", types.intc(types.intc))\n')
+
+
+def array_source(region: Region, fname: str) -> str:
+    """The kernel `fname(inputs..., outputs...)` of an array region (see the module doc)."""
+    flags = fe_flags()
+    e = _Emitter(scalar=False, flags=flags is not None)
     params = [e.fresh(x.name) for x in region.inputs]
-    e.emit(0, f"def {fname}({', '.join(params)}):")
-    size = int(np.prod(region.shape))
     outs = [e.fresh(o.name + "_out") for o in region.outputs]
-    for o, name in zip(region.outputs, outs):
-        e.emit(1, f"{name} = np.empty({size}, np.{o.dtype.name})")
+    e.emit(0, f"def {fname}({', '.join(params + outs)}):")
+    if flags is not None:
+        e.emit(1, f"fe_clear({flags[0]})")
     e.emit(1, "bad = 0")
-    e.emit(1, f"for i in {'prange' if parallel else 'range'}({size}):")
+    e.emit(1, f"for i in range({outs[0]}.size):")
     for x, p in zip(region.inputs, params):
         if x.ndim == 0:
             e.names[id(x)] = p
-        else:  # one load per element, then a local
+        else:  # one load per element, then a local (an output may share an input's memory)
             name = e.fresh(x.name + "_i")
             e.emit(2, f"{name} = {p}[i]")
             e.names[id(x)] = name
     e.body(region.nodes, 2)
     for o, name in zip(region.outputs, outs):
         e.emit(2, f"{name}[i] = {e.names[id(o)]}")
-    e.emit(1, f"return ({''.join(n + ', ' for n in outs)}bad)")
+    e.emit(1, f"return bad + fe_test({flags[1]})" if flags is not None else "return bad")
     return "\n".join(e.lines) + "\n"

@@ -45,6 +45,8 @@ class OpDef:
     emit_in_place: Callable | None = None   # (codegen, node, indent): update input 0 in place
     appends_in_place: bool = False          # appends to its input graph list (a replay copies it)
     saves_for_gradient: bool = False        # forward-pass bookkeeping a gradient replay skips
+    fused: tuple = ()                       # a compiled elementwise kernel (jit): the ops it
+    #                                         computes; it takes `out=` and slices, like a ufunc
     # Control-flow ops only (see runtime/control_flow/hooks.py and emit.py):
     subgraph_attrs: tuple = ()              # attribute names holding its subgraphs, in order
     emit: Callable | None = None            # (codegen, node, out_names, indent): statements

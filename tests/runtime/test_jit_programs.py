@@ -60,10 +60,32 @@ def test_elementwise_chain_fuses_around_tanh_and_notes_it_once():
     assert any("NumPy: tanh" in line for line in report)
 
 
-def test_large_chain_runs_in_parallel_and_matches():
+def test_large_chain_runs_in_slices_across_the_cores_and_matches():
     x = np.random.default_rng(0).standard_normal(1 << 18)
     jit = check_jit(w.elementwise_chain, x, errstates=(None,))
-    assert any("parallel" in line for line in jit.get_concrete_function(x).jit_report)
+    code = jit.get_concrete_function(x).python_code
+    region = code[code.index("def region"):]  # one slice: kernel, NumPy's tanh, kernel
+    assert "ag_chunked(" in code and region.count("k_jit_region") == 2 and "np_tanh" in region
+
+
+def _warns_in_one_slice(x):
+    y = np.sqrt(x * 2.0 - 1.0) + 1.0      # invalid where x < 0.5
+    z = np.tanh(y) * (y / x)              # divide by zero where x == 0
+    return z - x * 1e300 * 1e10           # overflow where |x| is large
+
+
+@pytest.mark.parametrize("where", [0, 70000, (1 << 18) - 1])
+def test_a_warning_in_one_slice_comes_out_as_from_the_default_executor(where):
+    """The kernels run slice by slice on both cores; a slice whose IEEE flags NumPy
+    would report reruns on NumPy, and the region reruns whole under the caller's
+    errstate: the same warnings (or exception) as the default executor, in its order."""
+    x = np.full(1 << 18, 2.0)
+    x[where] = 0.0
+    check_jit(_warns_in_one_slice, x)
+    x[where] = 1e10
+    check_jit(_warns_in_one_slice, x)
+    quiet = check_jit(_warns_in_one_slice, np.full(1 << 18, 2.0))
+    assert "ag_chunked(" in quiet.get_concrete_function(x).python_code
 
 
 def test_unlowerable_op_in_the_middle_of_a_scalar_loop():
@@ -150,16 +172,16 @@ def test_a_second_process_loads_the_compiled_code_from_disk(tmp_path):
 
 
 def test_small_array_regions_stay_numpy_by_default(monkeypatch):
-    """Below `MIN_ARRAY_ELEMENTS` NumPy's in-place calls beat a compiled loop; from it on,
-    the region is compiled (and runs across the cores)."""
+    """Below `MIN_ARRAY_ELEMENTS` a kernel gains nothing on NumPy's own calls; from it on,
+    the region is compiled."""
     from runtime.jit import regions
 
-    monkeypatch.setattr(regions, "MIN_ARRAY_ELEMENTS", 1 << 17)
+    monkeypatch.setattr(regions, "MIN_ARRAY_ELEMENTS", 1 << 13)  # the default
 
     def step(t, x, s):
         return s + t * x
 
-    for n, compiled in ((256, 0), (512, 1)):
+    for n, compiled in ((64, 0), (128, 1)):
         t, x, s = (np.full((n, n), v, np.float32) for v in (1.5, 2.0, -3.0))
         f = ag.function(step, autograph=False, jit_compile=True)
         with warnings.catch_warnings():
