@@ -33,7 +33,7 @@ from runtime.exec.liveness import live_nodes
 from runtime.exec.buffer_plan import BufferPlan, reads_memory_order
 from runtime.exec.chunks import emit_region, find_regions
 from runtime.exec.schedule import emit_offloaded, join_offloaded, plan_offloads
-from runtime.exec.spelling import padded_constant, spell_as_dot
+from runtime.exec.spelling import spell_as_dot
 from runtime.tensor import Tensor
 from runtime.tensor_map import TensorMap
 
@@ -189,8 +189,7 @@ class CodeGen:
             return plan.release(node, k, self.names, keep=node.inputs[0])
         if node.op.emit is not None:  # control flow: statements of its own
             return node.op.emit(self, node, outs, indent)
-        ins = [self.expr(x) if (p := padded_constant(node, x)) is None else self.const(p)
-               for x in node.inputs]
+        ins = [self.expr(x) for x in node.inputs]
         if spell_as_dot(node, plan.produced):
             self.as_dot.add(id(node))
         if node.op.format is not None:

@@ -59,19 +59,3 @@ def spell_as_dot(node: Node, produced: dict) -> bool:
         return False
     return all(_blas_layout(x, produced) for x in node.inputs)
 
-
-def padded_constant(node: Node, x):
-    """A constant operand of an elementwise ufunc with fewer dimensions than the result,
-    as a view with leading 1s when that makes its shape the result's: `v + b` with `v`
-    of shape (1, 64) and a constant `b` of shape (64,). NumPy broadcasts both forms to the
-    same elements, but runs same-shape operands on its fast path (0.33 µs against 0.93 µs
-    for a (1, 64) float32 add into a buffer). None when that does not apply."""
-    kernel = node.op.kernel
-    if not isinstance(x, np.ndarray) or not isinstance(kernel, np.ufunc) or node.attrs \
-            or kernel.nout != 1 or len(node.outputs) != 1:
-        return None
-    shape = node.outputs[0].static_shape
-    if shape is None or None in shape or x.ndim >= len(shape):
-        return None
-    padded = (1,) * (len(shape) - x.ndim) + x.shape
-    return x.reshape(padded) if padded == tuple(shape) else None
