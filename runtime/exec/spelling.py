@@ -58,4 +58,3 @@ def spell_as_dot(node: Node, produced: dict) -> bool:
     if None in (m, k, n) or m * k * n > DOT_MAX_WORK:
         return False
     return all(_blas_layout(x, produced) for x in node.inputs)
-
