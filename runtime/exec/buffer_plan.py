@@ -53,7 +53,8 @@ def _is_elementwise(node: Node) -> bool:
 def _fresh_array(node: Node) -> bool:
     """Outputs that are new arrays owned by nobody else (not views, not aliases)."""
     k = node.op.kernel
-    return isinstance(k, np.ufunc) and k.nout == 1 and not node.attrs
+    return isinstance(k, np.ufunc) and k.nout == 1 and not node.attrs or (
+        node.op.fresh_result and len(node.outputs) == 1)
 
 
 def reads_memory_order(graph: Graph) -> bool:

@@ -155,8 +155,9 @@ for _fn in (np.cumsum, np.cumprod, np.zeros_like, np.ones_like, np.empty_like, n
 leading_arrays(np.full_like, 2)
 for _name in ("zeros_like", "ones_like", "full_like"):  # read the shape, not the values
     OPS[_name].shape_only = (0,)
-for _name in ("zeros_like", "ones_like", "full_like", "empty_like", "copy"):
-    OPS[_name].fresh_result = True  # a new array: the executor may update it in place
+for _name in ("zeros_like", "ones_like", "full_like", "empty_like", "copy", "sort", "argsort",
+              "cumsum", "cumprod"):
+    OPS[_name].fresh_result = True  # a new array: the executor may write into it
 leading_arrays(np.take, 2)
 leading_arrays(np.dot, 2)
 leading_arrays(np.vdot, 2)
