@@ -217,7 +217,7 @@ class CodeGen:
             self.depth[node.outputs[0]] = depth
             # used once, by the very next statement: spell it inside that statement
             self.names[node.outputs[0]] = f"({call})"
-            plan.free.append(outs[0])  # the name it would have used stays available
+            plan.untake(outs[0])  # the name (and buffer) it would have used stay available
             plan.release(node, k, self.names)
             return
         if outs and reuse is None:

@@ -126,7 +126,8 @@ def compile_region(region: Region, name: str, index: int) -> Compiled:
     else:
         fused = tuple(n.op.kernel for n in region.nodes)
         op = OpDef("jit_region", _array_wrapper(region, fname, compiled, fallback),
-                   num_outputs=len(region.outputs), fused=fused)
+                   num_outputs=len(region.outputs), fused=fused,
+                   fresh_result=len(region.outputs) == 1)
     return Compiled(op, source, path, bool(hit))
 
 

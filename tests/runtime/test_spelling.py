@@ -119,6 +119,41 @@ def test_matmul_loop_into_spare_buffers_is_bitwise_eager():
     f = ag.function(loop, autograph=False)
     for args in ((s, s.copy(), s.copy()), (s.T, s[::-1], s)):
         assert _bits(f(*args)) == _bits(loop(*args))
+    # the sum goes over the product (written last, on this core), not over the matmul's
+    # operand, which BLAS's threads have just read from both cores
+    lines = f.get_concrete_function(s, s, s).python_code.splitlines()
+    for k, line in enumerate(lines):
+        if "np_add(" in line and k > 3:
+            product = lines[k - 1].split("(")[1].split(",")[0]  # np_multiply(<product>, x, ...)
+            assert line.split("#")[0].rstrip().endswith(f", {product})"), lines[k - 2:k + 1]
+
+
+@pytest.fixture
+def jit_cache(tmp_path):
+    from runtime.jit import set_cache_dir
+
+    set_cache_dir(tmp_path)
+    yield
+    set_cache_dir(None)
+
+
+@pytest.mark.filterwarnings("ignore::runtime.jit.JitFallbackWarning")
+def test_jit_kernels_write_into_spare_buffers_bitwise(small_jit_regions, jit_cache):
+    """A kernel's result may go into a buffer that died earlier (not into its operands:
+    a NumPy rerun still reads them), also when the matmul before it is inlined."""
+    rng = np.random.default_rng(0)
+    s = rng.standard_normal((64, 64)).astype(np.float32) * 0.01
+
+    def loop(s, y, x):
+        for _ in range(4):
+            s = s + (s @ y) * x
+        return s
+
+    f = ag.function(loop, autograph=False, jit_compile=True)
+    for args in ((s, s.copy(), s.copy()), (s.T, s[::-1], s)):
+        assert _bits(f(*args)) == _bits(loop(*args))
+    code = f.get_concrete_function(s, s, s).python_code
+    assert code.count("k_jit_region") == 4 and code.count("out=") >= 2, code
 
 
 # -- identities -----------------------------------------------------------------------------
