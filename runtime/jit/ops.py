@@ -70,11 +70,19 @@ def loop_dtypes(node: Node) -> list[np.dtype] | None:
 
 
 def literal(value, dtype: np.dtype) -> str | None:
-    """Numba source for a constant operand, already of `dtype`."""
+    """Numba source for a constant operand, already of `dtype`; None when converting it
+    is not exact or quiet: NumPy converts it on every call, and warns each time (1e300
+    in a float32 loop overflows), or raises (300 in an int8 loop)."""
     v = np.asarray(value)
     if v.ndim != 0 or v.dtype not in SUPPORTED and v.dtype.kind not in "biuf":
         return None
-    x = v.astype(dtype)[()] if v.dtype != dtype else v[()]
+    try:
+        with np.errstate(all="raise"):
+            x = v.astype(dtype)[()] if v.dtype != dtype else v[()]
+    except (FloatingPointError, OverflowError):
+        return None
+    if dtype.kind in "iu" and v.dtype.kind in "iub" and int(x) != int(v):
+        return None
     if dtype.kind == "b":
         return repr(bool(x))
     if dtype.kind == "f":

@@ -72,7 +72,10 @@ class _Emitter:
         """An operand as an expression of `dtype` (Tensors are already of their dtype)."""
         if isinstance(x, Tensor):
             return cast(self.names[id(x)], x.dtype, dtype)
-        return literal(x, dtype)
+        text = literal(x, dtype)
+        if text is None:  # the region is then not compiled (reported, stays NumPy)
+            raise ValueError(f"the constant {x!r} does not convert quietly to {dtype}")
+        return text
 
     def emit(self, indent: int, text: str) -> None:
         self.lines.append("    " * indent + text)

@@ -165,3 +165,15 @@ def test_scalar_loop_region(op, dtype):
     # float floor_divide/remainder stay NumPy (NumPy's divmod raises flags its result hides)
     lowered = not (np.dtype(dtype).kind == "f" and op in (np.floor_divide, np.remainder))
     assert compiled_regions(jit, t(picks[0]), t(picks[0]), np.int64(3)) == int(lowered)
+
+
+def test_a_constant_that_overflows_its_loop_dtype_stays_numpy():
+    """NumPy converts a Python number to the loop's dtype on every call and warns when it
+    overflows (1e300 in float32): the constant is not folded into compiled code."""
+    x = np.linspace(-2, 2, 9, dtype=np.float32)
+
+    def f(x, y):
+        return x + y, x - 1e300, (y * 2.0 + 1e300) - 1e300
+
+    jit = check_jit(f, x, x[::-1].copy())
+    assert "1e+300" in jit.get_concrete_function(x, x).python_code
