@@ -25,7 +25,8 @@ after the call too, and the graph run is only made for the features in
 `fuzz_features.SYMBOLIC_OK` (unless asked with `--graph`).
 
 Run `python -m tests.autograph.fuzz START COUNT [--features=all|a,b] [--graph |
---python-only]` to check many seeds and print failures.
+--python-only] [--jit]` to check many seeds and print failures (`--jit`: the graph run
+is repeated with `jit_compile=True` and compared exactly with the default executor).
 """
 from __future__ import annotations
 
@@ -507,10 +508,12 @@ def _run(fn, args, may_raise: bool):
 
 
 def check(seed: int, directory: Path, source: str | None = None, graph: bool | None = None,
-          features=frozenset()):
+          features=frozenset(), jit: bool = False):
     """None if the three runs agree, else a description of the mismatch. The graph run
     is made with `graph=True`, skipped with False; by default it is made unless
-    `features` (see fuzz_features.py) has one outside `fuzz_features.SYMBOLIC_OK`."""
+    `features` (see fuzz_features.py) has one outside `fuzz_features.SYMBOLIC_OK`.
+    `jit`: the graph run is repeated with `jit_compile=True`, which must give exactly
+    the default executor's results (types, dtypes, values)."""
     import autograph as ag
 
     fn = load(generate(seed, features) if source is None else source, directory)
@@ -537,14 +540,42 @@ def check(seed: int, directory: Path, source: str | None = None, graph: bool | N
     expected = [e[0] for e in expected]
     try:
         f = ag.function(fn)
+        results = []
         for args, e in zip(sets, expected):
-            got = f(*args)
-            if not _same_numeric(e, got):
-                return f"function{_fmt(args)}: {got!r} != python {e!r}"
+            results.append(f(*args))
+            if not _same_numeric(e, results[-1]):
+                return f"function{_fmt(args)}: {results[-1]!r} != python {e!r}"
         if f.tracing_count != 1:
             return f"traced {f.tracing_count} times"
     except Exception:
         return f"function raised:\n{traceback.format_exc()}"
+    return _check_jit(fn, sets, results) if jit else None
+
+
+def _scalars(x):
+    if isinstance(x, (tuple, list)):
+        return type(x)(_scalars(v) for v in x)
+    return x[()] if isinstance(x, np.ndarray) and x.ndim == 0 else x
+
+
+def _check_jit(fn, sets, results) -> str | None:
+    import warnings
+
+    import autograph as ag
+    from runtime.jit import JitFallbackWarning
+
+    try:
+        f = ag.function(fn, jit_compile=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", JitFallbackWarning)
+            for args, want in zip(sets, results):
+                got = f(*args)
+                # a 0-d array where the other gives a NumPy scalar of its dtype: the
+                # documented result-type gap of symbolic if/loops, not a value difference
+                if not _same_exact(_scalars(want), _scalars(got)):
+                    return f"jit_compile{_fmt(args)}: {got!r} != default executor {want!r}"
+    except Exception:
+        return f"jit_compile raised:\n{traceback.format_exc()}"
     return None
 
 
@@ -653,10 +684,11 @@ def main(argv=None):
             features = fuzz_features.ALL if value == "all" else frozenset(value.split(","))
         elif o in ("--graph", "--python-only"):
             graph = o == "--graph"
+    jit = "--jit" in options  # the graph run again with jit_compile=True
     failures = 0
     with tempfile.TemporaryDirectory() as d:
         for seed in range(start, start + count):
-            problem = check(seed, Path(d), graph=graph, features=features)
+            problem = check(seed, Path(d), graph=graph, features=features, jit=jit)
             if problem:
                 failures += 1
                 print(f"=== seed {seed}\n{generate(seed, features)}{problem}\n", flush=True)
