@@ -108,12 +108,10 @@ class CodeGen:
         """The name generated code calls for `node`'s kernel, bound as a global.
 
         NumPy kernels are bound as `np_<name>` (one global lookup instead of `np.<name>`);
-        a small 2-D float matmul of operands in a BLAS layout is spelled `np.dot`, which
-        gives bitwise the same result with less dispatch overhead (see spelling.py).
+        (a small 2-D float matmul of operands in a BLAS layout is spelled `a.dot(b)`
+        instead, in `emit_node`: see spelling.py).
         """
         kernel, ref = node.op.kernel, node.op.kernel_ref
-        if id(node) in self.as_dot:
-            kernel, ref = np.dot, "np.dot"
         if ref is None:
             return self.const(kernel, f"k_{node.op.name}")
         name = ref.replace(".", "_")
@@ -200,6 +198,9 @@ class CodeGen:
                 if reuse is None and spare is None else None
             if operator is not None:
                 call = operator
+            elif id(node) in self.as_dot:  # the method: no __array_function__ dispatch
+                into = self.names[reuse] if reuse is not None else spare[0] if spare else None
+                call = f"{_paren(ins[0])}.dot({ins[1]}{'' if into is None else ', ' + into})"
             elif reuse is not None or spare is not None:
                 # into a dying input's buffer, or one that died earlier; `out` passed by
                 # position where NumPy allows it (these nodes have no keywords): ~30 ns less
