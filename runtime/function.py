@@ -224,7 +224,7 @@ class Function:
     def __call__(self, *args, **kwargs):
         # Fast path: positional NumPy arrays/scalars only, not tracing, not eager.
         if not kwargs and self._fast and len(args) == self._nparams \
-                and getattr(tracing._state, "graph", None) is None and not _run_eagerly[0]:
+                and tracing._state.graph is None and not _run_eagerly[0]:
             key, leaves = [], []
             for a in args:
                 t = type(a)

@@ -9,22 +9,31 @@ import contextlib
 import threading
 from typing import Iterator
 
-_state = threading.local()
+class _State(threading.local):
+    """Per thread. Class-level defaults: a thread that never traced reads them at once
+    (a `getattr` that misses on a plain `threading.local` costs ~0.45 µs, a third of a
+    call's overhead)."""
+
+    graph = None
+    tapes = 0
+
+
+_state = _State()
 
 
 def current_graph():
     """The innermost graph being traced on this thread, or None (eager)."""
-    return getattr(_state, "graph", None)
+    return _state.graph
 
 
 def in_graph_mode() -> bool:
     """True while a function is being traced on this thread."""
-    return getattr(_state, "graph", None) is not None
+    return _state.graph is not None
 
 
 @contextlib.contextmanager
 def graph_context(graph) -> Iterator:
-    previous = getattr(_state, "graph", None)
+    previous = _state.graph
     _state.graph = graph
     try:
         yield graph
@@ -36,7 +45,7 @@ def graph_context(graph) -> Iterator:
 
 def tapes_recording() -> int:
     """How many gradient tapes record the graph being traced (on this thread)."""
-    return getattr(_state, "tapes", 0)
+    return _state.tapes
 
 
 @contextlib.contextmanager
