@@ -52,7 +52,8 @@ class CodeGen:
         self._const_ids: dict = {}
         self._used: set[str] = set()
         self.keep_layouts = False  # set for graphs that read memory order
-        self.as_dot: set[int] = set()  # ids of matmul nodes spelled np.dot (spelling.py)
+        # ids of matmul nodes spelled a.dot(b) -> operands whose layout is checked first
+        self.as_dot: dict[int, tuple] = {}
         self.parallel = False  # run expensive independent nodes on the pool (schedule.py)
         self.joins: dict = {}  # (id(plan), node index) -> offloaded results joined there
         self.extra: list = []  # (indent, line, node) of module-level helpers (chunks.py)
@@ -188,8 +189,9 @@ class CodeGen:
         if node.op.emit is not None:  # control flow: statements of its own
             return node.op.emit(self, node, outs, indent)
         ins = [self.expr(x) for x in node.inputs]
-        if spell_as_dot(node, plan.produced):
-            self.as_dot.add(id(node))
+        checks = spell_as_dot(node, plan.produced)
+        if checks is not None and all(self.names[x].isidentifier() for x in checks):
+            self.as_dot[id(node)] = checks
         if node.op.format is not None:
             call = node.op.format(self, ins, node.attrs)
         else:
@@ -201,6 +203,12 @@ class CodeGen:
             elif id(node) in self.as_dot:  # the method: no __array_function__ dispatch
                 into = self.names[reuse] if reuse is not None else spare[0] if spare else None
                 call = f"{_paren(ins[0])}.dot({ins[1]}{'' if into is None else ', ' + into})"
+                checks = self.as_dot[id(node)]
+                if checks:  # an argument in a BLAS layout (checked per call), else matmul
+                    test = " and ".join(f"{self.names[x]}.flags.forc" for x in checks)
+                    other = f"{_paren(ins[0])} @ {_paren(ins[1])}" if into is None else \
+                        f"{self.kernel_ref(node)}({ins[0]}, {ins[1]}, {into})"
+                    call = f"({call} if {test} else {other})"
             elif reuse is not None or spare is not None:
                 # into a dying input's buffer, or one that died earlier; `out` passed by
                 # position where NumPy allows it (these nodes have no keywords): ~30 ns less

@@ -15,7 +15,8 @@ table these thresholds were read from).
 
 So: `np.dot` only when both operands are known to be in a BLAS layout (constant arrays
 checked now; results of ufuncs and matmuls of the same graph body, which NumPy always
-allocates contiguous) and the product is small (m·k·n ≤ `DOT_MAX_WORK`); otherwise
+allocates contiguous; an argument is checked when the call runs: `x.dot(c) if
+x.flags.forc else x @ c`) and the product is small (m·k·n ≤ `DOT_MAX_WORK`); otherwise
 `np.matmul` (the `@` operator when the result is fresh, `np.matmul(a, b, out)` into a
 spare C-contiguous buffer, which writes bitwise what a fresh result would hold).
 """
@@ -38,13 +39,14 @@ def is_float_2d_matmul(node: Node) -> bool:
         for x in node.inputs)
 
 
-def _blas_layout(x, produced: dict) -> bool:
-    """Whether `x` is certainly C- or F-contiguous when the node runs."""
+def _blas_layout(x, produced: dict) -> bool | None:
+    """Whether `x` is certainly C- or F-contiguous when the node runs; None for an
+    argument of the body, whose layout only the call knows."""
     if isinstance(x, np.ndarray):
         return x.flags.c_contiguous or x.flags.f_contiguous
     producer = produced.get(id(x))
     if producer is None:
-        return False  # an argument or captured value: any layout (views included)
+        return None  # an argument or loop variable: any layout (views included)
     k = producer.op.kernel
     # ufunc results are fresh arrays in one of the axis orders (C or F for 2-D), also
     # when written into a spare buffer (itself such a result); matmul results are C
@@ -52,11 +54,16 @@ def _blas_layout(x, produced: dict) -> bool:
         or is_float_2d_matmul(producer)
 
 
-def spell_as_dot(node: Node, produced: dict) -> bool:
-    """Spell this 2-D float matmul as `np.dot` (bitwise equal here, and faster)."""
+def spell_as_dot(node: Node, produced: dict) -> tuple | None:
+    """Whether to spell this 2-D float matmul as `a.dot(b)` (bitwise equal here, and
+    faster): None if not; else the operands whose layout the generated code checks
+    first (`a.flags.forc`: C- or F-contiguous), empty when none need it."""
     if not is_float_2d_matmul(node):
-        return False
+        return None
     (m, k), (_, n) = (x.shape for x in node.inputs)
     if None in (m, k, n) or m * k * n > DOT_MAX_WORK:
-        return False
-    return all(_blas_layout(x, produced) for x in node.inputs)
+        return None
+    layouts = [_blas_layout(x, produced) for x in node.inputs]
+    if False in layouts:
+        return None
+    return tuple(x for x, known in zip(node.inputs, layouts) if known is None)

@@ -98,12 +98,27 @@ def test_spelling_depends_on_known_layout_and_size():
     x_small = rng.standard_normal((64, 64)).astype(np.float32)
     x_big = rng.standard_normal((256, 256)).astype(np.float32)
     code = ag.function(small, autograph=False).get_concrete_function(x_small).python_code
-    # the argument may be any view: matmul; the tanh result is contiguous and small: dot
-    assert "x @ c" in code and code.count(".dot(") == 1, code  # `a.dot(b)`: np.dot's product
+    # the argument may be any view: checked per call; the tanh result is contiguous: dot
+    assert "x.dot(c) if x.flags.forc else x @ c" in code and code.count(".dot(") == 2, code  # `a.dot(b)`: np.dot's product
     code = ag.function(big, autograph=False).get_concrete_function(x_big).python_code
     assert ".dot(" not in code and "np_dot(" not in code, code
     for fn, x in ((small, x_small), (big, x_big)):
         assert _bits(ag.function(fn, autograph=False)(x)) == _bits(fn(x))
+    # one trace, arguments in every layout: the contiguous ones take `dot`, views `@`
+    # (a reversed view times a column: np.dot would copy it and differ in the last bits)
+    v = rng.standard_normal((64, 1)).astype(np.float32)
+
+    def column(x):
+        return x @ v
+
+    assert _bits(np.dot(x_small[::-1], v)) != _bits(x_small[::-1] @ v)  # the premise
+    f = ag.function(column, autograph=False)
+    wide = rng.standard_normal((64, 128)).astype(np.float32)
+    for x in (x_small, np.asfortranarray(x_small), x_small[::-1], wide[:, ::2], x_small.T,
+              x_small[:, ::-1]):
+        assert _bits(f(x)) == _bits(column(x))
+    assert f.tracing_count == 1
+    assert "x.dot(c) if x.flags.forc else x @ c" in f.get_concrete_function(x_small).python_code
 
 
 def test_matmul_loop_into_spare_buffers_is_bitwise_eager():
