@@ -29,14 +29,8 @@ def test_fuzz_seed(seed, tmp_path):
 def test_fuzz_seed_with_jit_compile(seed, tmp_path):
     """The symbolic run again with jit_compile=True: exactly the default executor's
     results (a third of the programs have a compiled loop or branch)."""
-    from runtime.jit import set_cache_dir
-
-    set_cache_dir(tmp_path / "jit")
-    try:
-        with np.errstate(all="ignore"):
-            problem = fuzz.check(seed, tmp_path, graph=True, jit=True)
-    finally:
-        set_cache_dir(None)
+    with np.errstate(all="ignore"):
+        problem = fuzz.check(seed, tmp_path, graph=True, jit=True)
     assert problem is None, f"seed {seed}:\n{fuzz.generate(seed)}\n{problem}"
 
 

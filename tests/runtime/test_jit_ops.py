@@ -15,16 +15,6 @@ from tests.runtime.jit_harness import check_jit, compiled_regions
 pytestmark = pytest.mark.usefixtures("small_jit_regions")
 
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _jit_cache(tmp_path_factory):
-    from runtime.jit import set_cache_dir
-
-    set_cache_dir(tmp_path_factory.mktemp("jit_cache"))
-    yield
-    set_cache_dir(None)
-
-
 BINARY = [np.add, np.subtract, np.multiply, np.divide, np.floor_divide, np.remainder,
           np.maximum, np.minimum, np.less, np.less_equal, np.greater, np.greater_equal,
           np.equal, np.not_equal, np.logical_and, np.logical_or, np.logical_xor]

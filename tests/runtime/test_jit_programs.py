@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import autograph as ag
-from runtime.jit import JitFallbackWarning, set_cache_dir
+from runtime.jit import JitFallbackWarning
 from tests.runtime.jit_harness import check_jit, compiled_regions
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -21,13 +21,6 @@ sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
 import workloads as w  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("small_jit_regions")
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _jit_cache(tmp_path_factory):
-    set_cache_dir(tmp_path_factory.mktemp("jit_cache"))
-    yield
-    set_cache_dir(None)
 
 
 @pytest.mark.parametrize("n", [27, 1, 0, -5, 97, 2**40 + 1, 2**62 + 1])

@@ -143,17 +143,8 @@ def test_matmul_loop_into_spare_buffers_is_bitwise_eager():
             assert line.split("#")[0].rstrip().endswith(f", {product})"), lines[k - 2:k + 1]
 
 
-@pytest.fixture
-def jit_cache(tmp_path):
-    from runtime.jit import set_cache_dir
-
-    set_cache_dir(tmp_path)
-    yield
-    set_cache_dir(None)
-
-
 @pytest.mark.filterwarnings("ignore::runtime.jit.JitFallbackWarning")
-def test_jit_kernels_write_into_spare_buffers_bitwise(small_jit_regions, jit_cache):
+def test_jit_kernels_write_into_spare_buffers_bitwise(small_jit_regions):
     """A kernel's result may go into a buffer that died earlier (not into its operands:
     a NumPy rerun still reads them), also when the matmul before it is inlined."""
     rng = np.random.default_rng(0)

@@ -1,0 +1,15 @@
+"""Fixtures for the whole suite."""
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _jit_cache_in_a_temporary_directory(tmp_path_factory):
+    """Code compiled by jit_compile=True goes to a directory of this run, not the user's
+    cache (~/.cache/autograph-numpy/jit)."""
+    from runtime.jit import set_cache_dir
+
+    set_cache_dir(tmp_path_factory.mktemp("jit_cache"))
+    yield
+    set_cache_dir(None)
