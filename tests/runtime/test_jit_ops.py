@@ -167,3 +167,20 @@ def test_a_constant_that_overflows_its_loop_dtype_stays_numpy():
 
     jit = check_jit(f, x, x[::-1].copy())
     assert "1e+300" in jit.get_concrete_function(x, x).python_code
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("op", [np.add, np.multiply, np.divide, np.subtract, np.sqrt],
+                         ids=lambda u: u.__name__)
+def test_kernels_test_each_element_where_the_flags_are_unknown(op, dtype, monkeypatch):
+    """On a platform whose <fenv.h> flag values are not known here, a kernel tests the
+    float guards per element instead of reading the IEEE flags: the same results,
+    warnings and exceptions."""
+    from runtime.jit import source
+
+    monkeypatch.setattr(source, "fe_flags", lambda: None)
+    f = _unary_chain(op) if op.nin == 1 else _binary_chain(op)
+    args = [values(dtype, False)] if op.nin == 1 else [values(dtype, False), values(dtype, True)]
+    jit = check_jit(f, *args)
+    code = jit.get_concrete_function(*args).jit_code
+    assert "fe_test" not in code and "bad += 1" in code, code
