@@ -2,7 +2,7 @@
 shape, computed slice by slice (cache-sized) across the cores.
 
     def chain(x):
-        v4, = ag_chunked(region, 1000000, 16384, (x,), specs)
+        v4, = ag_chunked(region, 1000000, 65536, (x,), specs)
 
     def region(_s, _a0, _o0):                    # one slice `_s` along axis 0
         _t0 = np_multiply(_a0[_s], float64_2)
