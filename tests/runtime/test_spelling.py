@@ -121,19 +121,25 @@ def test_spelling_depends_on_known_layout_and_size():
     assert "x.dot(c) if x.flags.forc else x @ c" in f.get_concrete_function(x_small).python_code
 
 
+def _loop(s, y, x):
+    """The seeds' matmul loop."""
+    for _ in range(10):
+        s = s + (s @ y) * x
+    return s
+
+
+def _bitwise_on_layouts(f, n: int):
+    """`f` against `_loop` on C-contiguous arguments and on views; returns one argument."""
+    s = np.random.default_rng(0).standard_normal((n, n)).astype(np.float32) * 0.01
+    for args in ((s, s.copy(), s.copy()), (s.T, s[::-1], s)):
+        assert _bits(f(*args)) == _bits(_loop(*args))
+    return s
+
+
 def test_matmul_loop_into_spare_buffers_is_bitwise_eager():
     """The seeds' loop: results written into spare C-contiguous buffers with np.matmul(..., out)."""
-    rng = np.random.default_rng(0)
-    s = rng.standard_normal((256, 256)).astype(np.float32) * 0.01
-
-    def loop(s, y, x):
-        for _ in range(10):
-            s = s + (s @ y) * x
-        return s
-
-    f = ag.function(loop, autograph=False)
-    for args in ((s, s.copy(), s.copy()), (s.T, s[::-1], s)):
-        assert _bits(f(*args)) == _bits(loop(*args))
+    f = ag.function(_loop, autograph=False)
+    s = _bitwise_on_layouts(f, 256)
     # the sum goes over the product (written last, on this core), not over the matmul's
     # operand, which BLAS's threads have just read from both cores
     lines = f.get_concrete_function(s, s, s).python_code.splitlines()
@@ -147,19 +153,10 @@ def test_matmul_loop_into_spare_buffers_is_bitwise_eager():
 def test_jit_kernels_write_into_spare_buffers_bitwise(small_jit_regions):
     """A kernel's result may go into a buffer that died earlier (not into its operands:
     a NumPy rerun still reads them), also when the matmul before it is inlined."""
-    rng = np.random.default_rng(0)
-    s = rng.standard_normal((64, 64)).astype(np.float32) * 0.01
-
-    def loop(s, y, x):
-        for _ in range(4):
-            s = s + (s @ y) * x
-        return s
-
-    f = ag.function(loop, autograph=False, jit_compile=True)
-    for args in ((s, s.copy(), s.copy()), (s.T, s[::-1], s)):
-        assert _bits(f(*args)) == _bits(loop(*args))
+    f = ag.function(_loop, autograph=False, jit_compile=True)
+    s = _bitwise_on_layouts(f, 64)
     code = f.get_concrete_function(s, s, s).python_code
-    assert code.count("k_jit_region") == 4 and code.count("out=") >= 2, code
+    assert code.count("k_jit_region") == 10 and code.count("out=") >= 8, code
 
 
 # -- identities -----------------------------------------------------------------------------
