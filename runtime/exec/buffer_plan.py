@@ -116,6 +116,7 @@ class BufferPlan:
                 self.uses[id(x)] = self.uses.get(id(x), 0) + 1
         self.free: list[str] = []
         self.spare: dict[str, tuple] = {}  # name in `free` -> (shape, dtype, C-contiguous)
+        self._taken: tuple = (None, None)  # the last name take_name gave, its spare entry
         self.contiguous: set[int] = set()  # ids of values known to be C-contiguous arrays
         self.nodes = nodes
         self.is_subgraph = False
@@ -186,7 +187,7 @@ class BufferPlan:
         """Give back a name the node did not bind after all (its call was inlined into
         the next statement): still free, and still spare if it was."""
         self.free.append(name)
-        taken, entry = getattr(self, "_taken", (None, None))
+        taken, entry = self._taken
         if taken == name and entry is not None:
             self.spare[name] = entry
 

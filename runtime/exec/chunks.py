@@ -12,12 +12,13 @@ shape, computed slice by slice (cache-sized) across the cores.
 
 The temporaries of a slice stay in cache, and slices run on the runtime's thread pool
 and the calling thread at once. With `jit_compile=True`, runs of cheap ops are compiled
-kernels (`OpDef.fused`, runtime/jit) that the slice function calls like ufuncs:
-`_t0 = k_jit_region(_a0[_s])`, then `np_tanh(_t0, out=_t0)`, then the next kernel. Every op is per element and each slice starts at a
-multiple of 64 elements, so SIMD lanes line up as in one call over the whole array: the
-result is bitwise eager's (tests/runtime/test_parallel_exec.py checks the ufuncs on
-special values). Only C-contiguous array inputs are sliced; others run the region once
-over whole arrays on the calling thread.
+kernels (`OpDef.fused`, runtime/jit) that the slice function calls like ufuncs: `_t0 =
+k_jit_region(_a0[_s])`, then `np_tanh(_t0, out=_t0)`, then the next kernel. Every op is
+per element and each slice starts at a multiple of 64 elements, so SIMD lanes line up as
+in one call over the whole array: the result is bitwise eager's
+(tests/runtime/test_parallel_exec.py checks the ufuncs on special values). Only
+C-contiguous array inputs are sliced; others run the region once over whole arrays on
+the calling thread.
 
 Errors and warnings: the slices run with NumPy's errstate set to record floating-point
 errors instead of acting on them. If one was recorded and the caller's errstate does

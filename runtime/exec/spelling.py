@@ -6,12 +6,12 @@ result. `np.dot` calls the same BLAS routines for operands in a BLAS layout (C- 
 F-contiguous), so its result is bitwise equal there, and it dispatches faster (it is not
 a ufunc): at 4..64 square it costs ~0.7 µs less a call. It is spelled as the method,
 `a.dot(b, out)`, which calls the same product without `np.dot`'s `__array_function__`
-dispatch (1×64 by 64×64 float32 into a buffer: 0.46 µs against 0.59 µs). But for operands that are not in a
-BLAS layout (a reversed or stepped slice: `a[::-1] @ v`) `np.dot` copies them and calls
-BLAS, while `np.matmul` runs its own loop: the results differ in the last bits. And for
-larger operands `np.matmul` is the faster one (256×256 float32 on this 2-core machine:
-matmul ~130-145 µs, dot ~145-161 µs; `python benchmarks/matmul_spelling.py` prints the
-table these thresholds were read from).
+dispatch (1×64 by 64×64 float32 into a buffer: 0.46 µs against 0.59 µs). But for
+operands that are not in a BLAS layout (a reversed or stepped slice: `a[::-1] @ v`)
+`np.dot` copies them and calls BLAS, while `np.matmul` runs its own loop: the results
+differ in the last bits. And for larger operands `np.matmul` is the faster one (256×256
+float32 on this 2-core machine: matmul ~130-145 µs, dot ~145-161 µs; `python
+benchmarks/matmul_spelling.py` prints the table these thresholds were read from).
 
 So: `np.dot` only when both operands are known to be in a BLAS layout (constant arrays
 checked now; results of ufuncs and matmuls of the same graph body, which NumPy always

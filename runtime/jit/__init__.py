@@ -7,12 +7,13 @@
 Scalar code (loops and branches on 0-d values) becomes native loops; runs of cheap
 elementwise ops over one array shape become one kernel, a loop over the data that the
 executor runs in cache-sized slices across the cores together with the NumPy calls
-around it (a `tanh` between two kernels runs slice by slice too). Transcendental ufuncs (exp, tanh, ...), reductions, matmuls and everything else
-stay NumPy calls: NumPy's SIMD kernels are faster than numba's scalar libm calls, and
-bitwise equal to the default executor. Each op left to NumPy is noted once per process
-with a `JitFallbackWarning` naming the op and the user's line. Results equal the
-default executor's bitwise; where NumPy would warn or raise (overflow, division by
-zero, invalid values), the region reruns on NumPy (see ops.py).
+around it (a `tanh` between two kernels runs slice by slice too). Transcendental ufuncs
+(exp, tanh, ...), reductions, matmuls and everything else stay NumPy calls: NumPy's SIMD
+kernels are faster than numba's scalar libm calls, and bitwise equal to the default
+executor. Each op left to NumPy is noted once per process with a `JitFallbackWarning`
+naming the op and the user's line. Results equal the default executor's bitwise; where
+NumPy would warn or raise (overflow, division by zero, invalid values), the region
+reruns on NumPy (see ops.py).
 """
 from __future__ import annotations
 
