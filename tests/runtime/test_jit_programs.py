@@ -183,3 +183,30 @@ def test_small_array_regions_stay_numpy_by_default(monkeypatch):
         np.testing.assert_array_equal(got, step(t, x, s))
         report = f.get_concrete_function(t, x, s).jit_report
         assert sum("region" in line and "array" in line for line in report) == compiled, report
+
+
+def _kernels_in_a_loop(x, n):
+    i = np.int64(0)
+    while i < n:
+        x = np.sqrt(np.abs(x * 0.5 - 1.0)) + np.tanh(x) * 2.0 - x / 7.0
+        i = i + 1
+    return x
+
+
+def _kernels_in_a_branch(x, flag):
+    if flag > 0:
+        y = x * 3.0 + 1.0
+        y = np.exp(y) / (y - 4.0)   # divide by zero where x == 1
+    else:
+        y = x - 2.0
+    return y
+
+
+def test_array_kernels_in_loop_bodies_and_branches_run_in_slices():
+    x = np.random.default_rng(0).standard_normal(300_000)
+    jit = check_jit(_kernels_in_a_loop, x, np.int64(4))
+    assert compiled_regions(jit, x, np.int64(4)) == 2
+    x[1000] = 1.0
+    for flag in (np.int64(1), np.int64(-1)):
+        jit = check_jit(_kernels_in_a_branch, x, flag)
+    assert compiled_regions(jit, x, np.int64(1)) == 2
