@@ -96,7 +96,7 @@ def concrete_for_blocks(fn, args: tuple):
     dimensions unknown; other arguments are traced as they are."""
     from autograph import function
     from runtime import TensorSpec
-    from runtime.function import ConcreteFunction, Function
+    from runtime.frontend.function import ConcreteFunction, Function
 
     da = _dask_array()
     if isinstance(fn, ConcreteFunction):
@@ -115,7 +115,7 @@ def map_blocks(fn, *args: Any, **map_blocks_kwargs: Any):
     function, which is converted, or a ConcreteFunction) runs on every block of the
     dask-array arguments as its saved graph. Returns a dask array."""
     da = _dask_array()
-    from runtime.tensor import Tensor
+    from runtime.core.tensor import Tensor
 
     cf = concrete_for_blocks(fn, args)
     leaves = cf._out_leaves

@@ -16,22 +16,22 @@ the folder names:
   `writeback.py`: state, side effects and the NumPy aliasing model.
 - `saved/`, `onnx_export/`: portable forms of a graph.
 """
-from runtime.errors import GraphModeError
-from runtime.tensor import Tensor
-from runtime.tracing import in_graph_mode
-from runtime.graph import Graph, Node
+from runtime.core.errors import GraphModeError
+from runtime.core.tensor import Tensor
+from runtime.core.tracing import in_graph_mode
+from runtime.core.graph import Graph, Node
 from runtime.ops import functions as _functions  # noqa: F401  (fills the NumPy table)
 from runtime.ops import dynamic as _dynamic  # noqa: F401  (symbolic and data-dependent sizes)
 from runtime.ops.indexing import index_update
 from runtime.ops.shape import shape_of
-from runtime.ops.registry import OpDef, bind
+from runtime.core.registry import OpDef, bind
 from runtime.control_flow import cond, while_loop
 from runtime.ops.constant import constant
-from runtime.effects import assert_, print_
-from runtime.variables import Variable
+from runtime.state.effects import assert_, print_
+from runtime.state.variables import Variable
 from runtime.control_flow.lists import list_append, list_len, list_new, list_stack
-from runtime.signature import TensorSpec
-from runtime.function import (
+from runtime.frontend.signature import TensorSpec
+from runtime.frontend.function import (
     ConcreteFunction, Function, RetracingWarning, function, functions_run_eagerly,
     run_functions_eagerly,
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.exec.interpreter import run_graph
-from runtime.structure import flatten
+from runtime.core.structure import flatten
 
 
 def assert_same(actual, expected, rtol=1e-6):
@@ -45,8 +45,8 @@ def check_three_ways(fn, *args, rtol=1e-6):
 
 def assert_interpreter_agrees(cf, args, actual):
     """The reference interpreter gives what the generated code gave, leaf by leaf."""
-    from runtime.signature import key_of
-    from runtime.tensor import Tensor
+    from runtime.frontend.signature import key_of
+    from runtime.core.tensor import Tensor
 
     leaves: list = []
     for a in args:

@@ -45,8 +45,8 @@ def check_export(cf, args, assertions: str = "error") -> None:
     """Export `cf`, run it in onnxruntime and through the executor on `args`; compare."""
     from runtime.onnx_export import to_onnx
     from runtime.onnx_export.model import assigned_variables
-    from runtime.signature import key_of
-    from runtime.structure import flatten
+    from runtime.frontend.signature import key_of
+    from runtime.core.structure import flatten
 
     model = to_onnx(cf, assertions=assertions)  # Variables' current values as initializers
     variables = assigned_variables(cf.optimized_graph)
@@ -71,7 +71,7 @@ def check_export(cf, args, assertions: str = "error") -> None:
 
 def _arg_value(cf, call_args, graph_input_name):
     """The argument array behind graph input `graph_input_name`, after the call."""
-    from runtime.signature import key_of
+    from runtime.frontend.signature import key_of
 
     leaves: list = []
     for a in call_args:

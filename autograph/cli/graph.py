@@ -127,7 +127,7 @@ def _functions(module) -> list[str]:
 
 
 def run_graph(args) -> int:
-    from runtime.printer import to_svg
+    from runtime.core.printer import to_svg
 
     if args.format == "svg" and shutil.which("dot") is None:
         raise UserError(INSTALL_GRAPHVIZ)

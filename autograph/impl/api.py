@@ -36,8 +36,8 @@ from autograph.impl.conversion import convert_function_node
 from autograph.operators.builtin_calls import overload_of
 from autograph.operators.call import explain_recursion, set_converted_call
 from autograph.pyct import anno, gast_to_ast, parser, registry, templates
-from runtime import tracing
-from runtime.random_watch import note_call
+from runtime.core import tracing
+from runtime.state.random_watch import note_call
 
 _LOCK = threading.RLock()
 _COMPILED: dict = {}          # (code, filename, recursive) -> [(assumed, inner code)]

@@ -45,8 +45,8 @@ def set_converted_call(impl: Callable) -> None:
 def explain_recursion(e: RecursionError) -> Exception | None:
     """A RecursionError while tracing, as an error that says why and what to do (None
     outside tracing: plain Python recursion keeps Python's own error)."""
-    from runtime import tracing
-    from runtime.errors import TracingRecursionError, recursion_cycle
+    from runtime.core import tracing
+    from runtime.core.errors import TracingRecursionError, recursion_cycle
 
     if not tracing.in_graph_mode() or isinstance(e, TracingRecursionError):
         return None

@@ -27,7 +27,7 @@ import numpy as np
 from autograph.errors import Diagnostic, caller_location
 from autograph.operators.branch_notes import note_branch_error
 from autograph.operators.variables import UNSET, is_undefined
-from runtime.tensor import Tensor
+from runtime.core.tensor import Tensor
 
 
 def is_symbolic(x) -> bool:
@@ -107,7 +107,7 @@ def _symbolic_if(cond, body, orelse, state, names, loc, what="`if`"):
     labels = _labels(names)
     snap = containers.Snapshot(containers.roots_of(body, orelse, values=state), names)
     carried: list = []  # container locations a branch replaces: extra outputs
-    graph = runtime.tracing.current_graph()
+    graph = runtime.core.tracing.current_graph()
     for _ in range(1 + _MAX_NEW_LOCATIONS):
         record.clear()
         record["snapshot"], record["carried"], record["new"] = snap, carried, []
@@ -234,10 +234,10 @@ def raised_by_user(e: BaseException) -> tuple[str, int] | None:
 def defer_raise(e: Exception) -> bool:
     """While tracing a branch or loop body that runs only when a symbolic condition says
     so: turn the user's `raise` (`e`, raised by converted code) into a graph-side raise
-    (`runtime.effects.raise_`) that fires with `e`'s type and message when the graph
+    (`runtime.state.effects.raise_`) that fires with `e`'s type and message when the graph
     reaches this point at run time. False (re-raise `e` now) for any other error."""
     from runtime import Tensor
-    from runtime.effects import raise_
+    from runtime.state.effects import raise_
 
     loc = raised_by_user(e)
     if loc is None:

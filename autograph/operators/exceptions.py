@@ -18,7 +18,7 @@ def assert_stmt(test, message: Callable | None = None) -> None:
         import numpy as np
         import runtime
 
-        from runtime.tensor import describing
+        from runtime.core.tensor import describing
 
         with describing():  # f"x={x}" in the message shows x's symbolic description
             text = "" if message is None else message()

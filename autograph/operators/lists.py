@@ -80,7 +80,7 @@ def array_(fn, value, *args, **kwargs):
 
 
 def _holds_symbolic(value) -> bool:
-    from runtime.tensor import Tensor
+    from runtime.core.tensor import Tensor
 
     if isinstance(value, Tensor):
         return True

@@ -123,7 +123,7 @@ def _symbolic_loop(test, body, state, names, loc, opts, for_loop):
     """A symbolic loop; Python container locations its body replaces in place
     (`containers.py`) are carried as extra loop variables and set after the loop."""
     from autograph.operators import containers
-    from runtime import tracing
+    from runtime.core import tracing
 
     where = f"{loc[0]}:{loc[1]}"
     extra_test = for_loop[1] if for_loop is not None else None
@@ -312,7 +312,7 @@ def _check_ran(runtime, count, first: list, where: str) -> None:
     """Raise, when the graph runs, Python's UnboundLocalError for the first variable
     that only a loop's body assigns, if that loop ran zero times."""
     from autograph.operators.variables import _unbound
-    from runtime.effects import raise_
+    from runtime.state.effects import raise_
 
     name = first[0]
     note = (f"{where}: the symbolic loop here ran zero times, and '{name}' is first "

@@ -6,7 +6,7 @@ symbolic value among the arguments (or nested in a list / tuple / dict argument)
 `print`: same text, same errors, run when the Python runs (only while tracing, in a
 graph). With one - or inside a symbolic `if` or loop, where Python's print would run
 once while tracing, even in a branch the inputs never take - it becomes a graph print
-(`runtime.printing`, what `ag.print` uses): it runs every time the graph runs, in
+(`runtime.state.printing`, what `ag.print` uses): it runs every time the graph runs, in
 program order, and prints the text Python's print prints for the same NumPy values (as
 TensorFlow's AutoGraph turns `print` into `tf.print`).
 """
@@ -15,10 +15,10 @@ from __future__ import annotations
 import builtins
 import sys
 
-from runtime.errors import where
-from runtime.printing import STREAMS, graph_print
-from runtime.structure import flatten
-from runtime.tensor import Tensor
+from runtime.core.errors import where
+from runtime.state.printing import STREAMS, graph_print
+from runtime.core.structure import flatten
+from runtime.core.tensor import Tensor
 
 _KEYWORDS = frozenset({"sep", "end", "file", "flush"})
 
@@ -31,7 +31,7 @@ def _in_symbolic_control_flow() -> bool:
     """Tracing a branch of a symbolic `if` or the body of a symbolic loop (a subgraph):
     a Python print there would run once at trace time - also for a branch the inputs
     never take - instead of each time the branch or iteration runs."""
-    from runtime import tracing
+    from runtime.core import tracing
 
     graph = tracing.current_graph()
     return graph is not None and graph.parent is not None

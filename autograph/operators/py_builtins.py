@@ -36,7 +36,7 @@ class SymbolicIterable:
 
     def __iter__(self):
         from runtime import GraphModeError
-        from runtime.errors import where
+        from runtime.core.errors import where
 
         what = "range()" if isinstance(self, SymbolicRange) else "this iterable"
         raise GraphModeError(
@@ -166,7 +166,7 @@ def range_(*args):
     if len(args) == 2:
         return SymbolicRange(args[0], args[1], 1)
     if is_symbolic(args[2]):
-        from runtime.checks import check
+        from runtime.state.checks import check
 
         check(args[2] != 0, "ValueError", "range() arg 3 must not be zero")
     return SymbolicRange(*args)
@@ -182,7 +182,7 @@ def _range_arg(a):
         msg = "only integer scalar arrays can be converted to a scalar index"
     else:
         msg = f"'numpy.{a.dtype.type.__name__}' object cannot be interpreted as an integer"
-    from runtime.errors import where
+    from runtime.core.errors import where
 
     raise TypeError(f"{msg}{where()}")
 

@@ -136,8 +136,9 @@ def set_attr(obj, path: str, value) -> None:
 def setitem(target, index, value, op: str | None = None):
     """`target[index] = value` (or `target[index] op value`, e.g. op '+='), returning the
     updated target."""
-    from runtime import Tensor, index_update, views
+    from runtime import Tensor, index_update
 
+    from runtime.state import views
     if isinstance(target, Tensor) or (isinstance(value, Tensor) and _is_array(target)) \
             or (_is_array(target) and _has_tensor(index)):
         if isinstance(target, Tensor):
@@ -221,7 +222,7 @@ def _selects_one_element(index, ndim: int) -> bool:
 
 
 def _in_symbolic_branch() -> bool:
-    from runtime import tracing
+    from runtime.core import tracing
 
     graph = tracing.current_graph()
     return graph is not None and graph.parent is not None

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.autodiff.shapes import is_differentiable
-from runtime.errors import where
-from runtime.views import recorded_values
+from runtime.core.errors import where
+from runtime.state.views import recorded_values
 
 
 def backprop(records, seeds: dict, wanted: set) -> dict:

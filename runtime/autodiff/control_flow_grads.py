@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime import tracing
+from runtime.core import tracing
 from runtime.autodiff.backprop import backprop
 from runtime.autodiff.shapes import is_differentiable
 from runtime.control_flow import COND, WHILE_LOOP, cond
@@ -20,8 +20,8 @@ from runtime.control_flow.lists import (
     is_list, list_append, list_copy, list_get, list_len, list_new, list_zeros,
 )
 from runtime.control_flow.while_loop import while_loop
-from runtime.ops.registry import add_node, bind
-from runtime.tensor import Tensor
+from runtime.core.registry import add_node, bind
+from runtime.core.tensor import Tensor
 
 
 class NodeRecord:
@@ -43,7 +43,7 @@ class NodeRecord:
 def _clone_fresh(graph, parent):
     """A copy of subgraph `graph` for a node of `parent`, its values renamed so that no
     name is defined twice in the function's graph."""
-    from runtime.passes.rewrite import clone, each_graph
+    from runtime.core.rewrite import clone, each_graph
 
     new, _ = clone(graph, parent)
     for g in each_graph(new):

@@ -267,7 +267,7 @@ def _index_update(rec, cts):
 def _may_repeat(index) -> bool:
     """Whether `index` holds an integer array (the only index that can name a position
     twice; slices, integers and boolean masks name each position at most once)."""
-    from runtime.tensor import Tensor
+    from runtime.core.tensor import Tensor
 
     parts = index if isinstance(index, tuple) else (index,)
     for p in parts:

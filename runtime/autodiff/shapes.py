@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.ops.registry import OpDef, bind
-from runtime.tensor import Tensor
+from runtime.core.registry import OpDef, bind
+from runtime.core.tensor import Tensor
 
 
 def _aval_like(ref, dtype_from):

@@ -18,16 +18,16 @@ import warnings
 
 import numpy as np
 
-from runtime import tracing
+from runtime.core import tracing
 from runtime.autodiff import backprop as bp
 from runtime.autodiff.control_flow_grads import NodeRecord, local
-from runtime.autodiff_hooks import read_hooks
-from runtime.errors import where
-from runtime.ops import registry
-from runtime.ops.registry import add_node
-from runtime.structure import flatten, unflatten
-from runtime.tensor import NumpyOperators, Tensor
-from runtime.variables import READ_VARIABLE, Variable
+from runtime.core.autodiff_hooks import read_hooks
+from runtime.core.errors import where
+from runtime.core import registry
+from runtime.core.registry import add_node
+from runtime.core.structure import flatten, unflatten
+from runtime.core.tensor import NumpyOperators, Tensor
+from runtime.state.variables import READ_VARIABLE, Variable
 
 _local = threading.local()  # per thread: the open eager tapes, and hoisted reads
 

@@ -6,13 +6,14 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from runtime import tracing, views
-from runtime.errors import user_origin, where
-from runtime.graph import Graph
+from runtime.core import tracing
+from runtime.state import views
+from runtime.core.errors import user_origin, where
+from runtime.core.graph import Graph
 from runtime.ops.constant import constant
-from runtime.structure import flatten
-from runtime.tensor import Tensor, _fmt_shape
-from runtime.tensor_map import TensorMap
+from runtime.core.structure import flatten
+from runtime.core.tensor import Tensor, _fmt_shape
+from runtime.core.tensor_map import TensorMap
 
 
 def is_python_scalar(x) -> bool:

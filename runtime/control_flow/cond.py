@@ -13,15 +13,16 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from runtime import tracing, views
+from runtime.core import tracing
+from runtime.state import views
 from runtime.control_flow.common import (
     as_value, at_user_line, aval_of, check_number_fits, check_scalar_predicate, describe,
     finish_captures, is_python_scalar, is_weak, same_constant, trace_subgraph,
 )
 from runtime.control_flow.learn_types import fill_placeholders, is_placeholder
-from runtime.ops.registry import OpDef, add_node
-from runtime.structure import flatten, path_names, unflatten
-from runtime.tensor import Tensor, _fmt_shape
+from runtime.core.registry import OpDef, add_node
+from runtime.core.structure import flatten, path_names, unflatten
+from runtime.core.tensor import Tensor, _fmt_shape
 
 
 COND = OpDef("cond", None, num_outputs=-1)

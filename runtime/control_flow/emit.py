@@ -17,7 +17,7 @@ from runtime.control_flow.lists import is_list
 from runtime.control_flow.while_loop import WHILE_LOOP
 from runtime.exec.buffer_plan import updated_in_place
 from runtime.exec.codegen import _bare, _joined, _paren
-from runtime.graph import Graph, Node
+from runtime.core.graph import Graph, Node
 
 
 def _copy_lists(gen, inputs, indent: int) -> None:

@@ -15,8 +15,8 @@ import numpy as np
 
 from runtime.control_flow.cond import COND
 from runtime.control_flow.while_loop import WHILE_LOOP
-from runtime.graph import Node
-from runtime.tensor import Tensor
+from runtime.core.graph import Node
+from runtime.core.tensor import Tensor
 
 
 def _copied(value):
@@ -87,7 +87,7 @@ def cond_taken_branch(node: Node):
     return (node.attrs["then"] if pred else node.attrs["else_"]), node.inputs[1:]
 
 
-# -- structure (runtime/verify.py, runtime/saved/decode.py) ---------------------------
+# -- structure (runtime/core/verify.py, runtime/saved/decode.py) ---------------------------
 def _aval_of(x):
     if isinstance(x, Tensor):
         return x.static_shape, x.dtype

@@ -27,10 +27,10 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.control_flow.common import aval_of, is_python_scalar, is_weak
-from runtime import views
-from runtime.errors import where
-from runtime.structure import flatten, path_names, unflatten
-from runtime.tensor import Tensor, _fmt_shape
+from runtime.state import views
+from runtime.core.errors import where
+from runtime.core.structure import flatten, path_names, unflatten
+from runtime.core.tensor import Tensor, _fmt_shape
 
 
 class UntypedLoopVariable(ValueError):

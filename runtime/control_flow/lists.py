@@ -17,10 +17,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from runtime import tracing
-from runtime.errors import where
-from runtime.ops.registry import OpDef, bind
-from runtime.tensor import Tensor, _fmt_shape
+from runtime.core import tracing
+from runtime.core.errors import where
+from runtime.core.registry import OpDef, bind
+from runtime.core.tensor import Tensor, _fmt_shape
 
 LIST_DTYPE = np.dtype(object)
 

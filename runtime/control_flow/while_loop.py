@@ -16,7 +16,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from runtime import tracing, views
+from runtime.core import tracing
+from runtime.state import views
 from runtime.control_flow.common import (
     as_value, at_user_line, aval_of, check_scalar_predicate, describe, finish_captures,
     is_python_scalar, same_constant, trace_subgraph, check_number_fits,
@@ -24,9 +25,9 @@ from runtime.control_flow.common import (
 from runtime.control_flow.learn_types import (
     LoopTypes, check_placeholders_given, is_carried, is_placeholder,
 )
-from runtime.ops.registry import OpDef, add_node
-from runtime.structure import flatten, unflatten
-from runtime.tensor import Tensor, _fmt_shape
+from runtime.core.registry import OpDef, add_node
+from runtime.core.structure import flatten, unflatten
+from runtime.core.tensor import Tensor, _fmt_shape
 
 
 WHILE_LOOP = OpDef("while_loop", None, num_outputs=-1)

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.graph import Graph, Node
+from runtime.core.graph import Graph, Node
 from runtime.exec.spelling import is_float_2d_matmul
-from runtime.tensor import Tensor
+from runtime.core.tensor import Tensor
 
 
 def _owns_result(node: Node) -> bool:

@@ -36,8 +36,8 @@ from typing import Callable
 import numpy as np
 
 from runtime.exec import schedule
-from runtime.graph import Node
-from runtime.tensor import Tensor
+from runtime.core.graph import Node
+from runtime.core.tensor import Tensor
 
 CHUNK_ELEMENTS = 65536        # float64: 512 KiB per temporary, a few fit in a 2 MiB L2
 # (the 1M chain: 3.5 ms at 65536, 5.0 ms at 16384, where the per-slice calls add up)

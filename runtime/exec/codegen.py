@@ -28,14 +28,14 @@ from typing import Any
 
 import numpy as np
 
-from runtime.graph import Graph, Node
-from runtime.exec.liveness import live_nodes
+from runtime.core.graph import Graph, Node
+from runtime.core.liveness import live_nodes
 from runtime.exec.buffer_plan import BufferPlan, reads_memory_order
 from runtime.exec.chunks import emit_region, find_regions
 from runtime.exec.schedule import emit_offloaded, join_offloaded, plan_offloads
 from runtime.exec.spelling import spell_as_dot
-from runtime.tensor import Tensor
-from runtime.tensor_map import TensorMap
+from runtime.core.tensor import Tensor
+from runtime.core.tensor_map import TensorMap
 
 _LITERAL_TYPES = (bool, int, str, type(None), bytes)
 _compile_count = itertools.count(1)  # thread-safe in CPython: names stay unique

@@ -4,9 +4,9 @@ Slower than the generated code but obviously right; tests check the two agree.
 """
 from __future__ import annotations
 
-from runtime.graph import Graph
-from runtime.exec.liveness import live_nodes
-from runtime.tensor import Tensor
+from runtime.core.graph import Graph
+from runtime.core.liveness import live_nodes
+from runtime.core.tensor import Tensor
 
 
 def run_graph(graph: Graph, args: list) -> list:

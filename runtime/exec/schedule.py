@@ -39,8 +39,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from runtime.graph import Node
-from runtime.tensor import Tensor
+from runtime.core.graph import Node
+from runtime.core.tensor import Tensor
 
 MIN_OFFLOAD_SECONDS = 100e-6
 # rough costs per element (seconds), from timings on the 2-core development machine

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.graph import Node
-from runtime.tensor import Tensor
+from runtime.core.graph import Node
+from runtime.core.tensor import Tensor
 
 # m*k*n at or below which np.dot's cheaper dispatch wins (64×64×64, float32 and float64:
 # dot 3.9 µs, matmul 4.2 µs; at 96 they tie; above, matmul is as fast or faster)

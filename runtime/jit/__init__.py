@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import warnings
 
-from runtime.graph import Graph, Node
+from runtime.core.graph import Graph, Node
 from runtime.jit.build import cache_dir, set_cache_dir
 from runtime.jit.ops import control_kind, is_cheap
 
@@ -54,7 +54,7 @@ def lower(graph: Graph, name: str) -> JitResult:
     """A copy of `graph` whose compilable regions are single `jit_region` nodes."""
     from runtime.jit.build import compile_region
     from runtime.jit.regions import find_regions, splice
-    from runtime.passes.rewrite import clone
+    from runtime.core.rewrite import clone
 
     _require_numba()
     g, mapping = clone(graph)

@@ -28,10 +28,10 @@ from pathlib import Path
 import numpy as np
 
 from runtime.exec.codegen import compile_graph
-from runtime.graph import Graph
+from runtime.core.graph import Graph
 from runtime.jit.regions import Region
 from runtime.jit.source import FE_DECLARATIONS, array_source, scalar_source
-from runtime.ops.registry import OpDef
+from runtime.core.registry import OpDef
 
 _settings: dict = {"cache_dir": None}
 

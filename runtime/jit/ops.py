@@ -20,8 +20,8 @@ import math
 
 import numpy as np
 
-from runtime.graph import Node
-from runtime.tensor import Tensor
+from runtime.core.graph import Node
+from runtime.core.tensor import Tensor
 
 SUPPORTED = {np.dtype(t) for t in ("bool", "int8", "int16", "int32", "int64", "uint8",
                                     "uint16", "uint32", "uint64", "float32", "float64")}

@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from runtime.exec.liveness import live_nodes
-from runtime.graph import Graph, Node
+from runtime.core.liveness import live_nodes
+from runtime.core.graph import Graph, Node
 from runtime.jit.ops import SUPPORTED, control_kind, is_cheap, lower_node
-from runtime.tensor import Tensor
+from runtime.core.tensor import Tensor
 
 MIN_SCALAR_OPS = 8
 

@@ -39,11 +39,11 @@ import sys
 
 import numpy as np
 
-from runtime.exec.liveness import live_nodes
-from runtime.graph import Graph, Node
+from runtime.core.liveness import live_nodes
+from runtime.core.graph import Graph, Node
 from runtime.jit.ops import cast, control_kind, dtype_of, literal, lower_node
 from runtime.jit.regions import Region
-from runtime.tensor import Tensor
+from runtime.core.tensor import Tensor
 
 
 class _Emitter:

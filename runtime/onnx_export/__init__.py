@@ -15,7 +15,7 @@ from runtime.onnx_export.context import OnnxExportError
 
 
 def _concrete(fn_or_cf, args, kwargs):
-    from runtime.function import BoundFunction, ConcreteFunction, Function
+    from runtime.frontend.function import BoundFunction, ConcreteFunction, Function
 
     if isinstance(fn_or_cf, ConcreteFunction):
         if args or kwargs:

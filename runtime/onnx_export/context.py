@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from runtime.errors import Origin
+from runtime.core.errors import Origin
 
 
 class OnnxExportError(TypeError):
@@ -113,7 +113,7 @@ class Emitter:
 
     def value(self, x, dtype=None) -> str:
         """The ONNX name of graph value or immediate `x`, cast to `dtype` when given."""
-        from runtime.tensor import Tensor
+        from runtime.core.tensor import Tensor
 
         if isinstance(x, Tensor):
             name = self.names.get(id(x))

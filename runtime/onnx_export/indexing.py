@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.onnx_export.table import converter
-from runtime.tensor import Tensor
+from runtime.core.tensor import Tensor
 
 _I64 = np.int64
 _BIG = np.iinfo(_I64)

@@ -13,7 +13,7 @@ import numpy as np
 
 from runtime.onnx_export.context import onnx_dtype
 from runtime.onnx_export.table import converter
-from runtime.tensor import Tensor
+from runtime.core.tensor import Tensor
 
 _OBJECT = np.dtype(object)
 # List ops whose result is the list they were given, and whether they append an element.

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.exec.liveness import live_nodes
+from runtime.core.liveness import live_nodes
 from runtime.onnx_export.context import Emitter, OnnxExportError, _onnx, onnx_dtype
 from runtime.onnx_export.table import CONVERTERS, NO_ONNX_FORM
-from runtime.tensor import Tensor
+from runtime.core.tensor import Tensor
 
 OPSET = 18
 IR_VERSION = 9

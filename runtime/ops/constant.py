@@ -5,9 +5,9 @@ from typing import Any
 
 import numpy as np
 
-from runtime import tracing
-from runtime.ops.registry import OpDef, add_node
-from runtime.tensor import Tensor
+from runtime.core import tracing
+from runtime.core.registry import OpDef, add_node
+from runtime.core.tensor import Tensor
 
 
 def _constant_kernel(*, value):

@@ -16,11 +16,11 @@ from typing import Any, Callable
 
 import numpy as np
 
-from runtime.errors import where
+from runtime.core.errors import where
 from runtime.ops.dynamic_rules import RULES
 from runtime.ops.functions import OPS, TABLE, _asarray, resolve_variables
-from runtime.ops.registry import OpDef, bind, numpy_ref
-from runtime.tensor import Tensor
+from runtime.core.registry import OpDef, bind, numpy_ref
+from runtime.core.tensor import Tensor
 
 
 def _op(name: str, kernel: Callable, num_outputs: int = 1) -> OpDef:

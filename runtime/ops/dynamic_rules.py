@@ -11,7 +11,7 @@ import numpy as np
 
 from runtime.ops.rules_common import (axis_index, dtype, is_weak, registrar, result_type, shape,
                                       static_error)
-from runtime.tensor import Tensor
+from runtime.core.tensor import Tensor
 
 RULES: dict = {}
 _INTP = np.dtype(np.intp)

@@ -15,11 +15,11 @@ import inspect
 
 import numpy as np
 
-from runtime.errors import where
+from runtime.core.errors import where
 from runtime.ops.functions_rules import RULES
-from runtime.ops.registry import OpDef, OpTable, bind, numpy_ref
+from runtime.core.registry import OpDef, OpTable, bind, numpy_ref
 from runtime.ops.rules_common import broadcast_shapes
-from runtime.tensor import Tensor
+from runtime.core.tensor import Tensor
 
 TABLE = OpTable()
 OPS: dict[str, OpDef] = {}
@@ -27,7 +27,7 @@ OPS: dict[str, OpDef] = {}
 
 def resolve_variables(values):
     """Replace Variables by their current value (a read node while tracing)."""
-    from runtime.variables import Variable
+    from runtime.state.variables import Variable
 
     return [v.read_value() if isinstance(v, Variable) else v for v in values]
 
@@ -105,7 +105,7 @@ def leading_arrays(fn, n_arrays: int = 1, *, name: str | None = None, abstract_e
 
 def _static_only(name, attrs) -> None:
     """Keyword arguments become node attributes: they must be static, not symbolic."""
-    from runtime.variables import Variable
+    from runtime.state.variables import Variable
 
     for k, v in attrs.items():
         if isinstance(v, (Tensor, Variable)):

@@ -11,11 +11,11 @@ from typing import Any
 
 import numpy as np
 
-from runtime.errors import where
+from runtime.core.errors import where
 from runtime.ops.indexing_rules import getitem_rule, index_update_rule
-from runtime.ops.registry import OpDef, bind
-from runtime.tensor import Tensor
-from runtime.views import is_basic_index, note_view
+from runtime.core.registry import OpDef, bind
+from runtime.core.tensor import Tensor
+from runtime.state.views import is_basic_index, note_view
 
 
 class Slot:
@@ -54,7 +54,7 @@ def _holds_nothing(index: list) -> bool:
 
 
 def _is_variable(x) -> bool:
-    from runtime.variables import Variable
+    from runtime.state.variables import Variable
 
     return isinstance(x, Variable)
 

@@ -17,7 +17,7 @@ import numpy as np
 from runtime.ops.rules_common import (
     broadcast_into, broadcast_shapes, dtype, ndim, shape, size, static_error,
 )
-from runtime.tensor import Tensor
+from runtime.core.tensor import Tensor
 
 _VALID = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer "
           "or boolean arrays are valid indices")

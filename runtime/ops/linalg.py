@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.errors import where
+from runtime.core.errors import where
 from runtime.ops.functions import OPS, TABLE, leading_arrays, resolve_variables, sequence_op
 from runtime.ops.functions_rules import RULES as _FUNCTION_RULES
 from runtime.ops.linalg_rules import RULES
-from runtime.ops.registry import bind
+from runtime.core.registry import bind
 from runtime.ops.rules_common import shape, static_error
 
 _la = np.linalg

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.errors import where
+from runtime.core.errors import where
 from runtime.ops import more_rules  # noqa: F401 - fills RULES before the ops register
 from runtime.ops.functions import OPS, TABLE, _no_out, _rule, leading_arrays, resolve_variables
-from runtime.ops.registry import OpDef, bind
+from runtime.core.registry import OpDef, bind
 from runtime.ops.rules_common import (axis_index, dtype, result_type, shape, static_error,
                                       static_int)
-from runtime.tensor import Tensor
+from runtime.core.tensor import Tensor
 
 
 def symbolic(v) -> bool:

@@ -2,7 +2,7 @@
 
 - `np.put_along_axis(arr, indices, values, axis)` writes into `arr` in place. On a
   symbolic `arr` it is op "put_along_axis" (the updated copy, NumPy's own function as
-  the kernel) made `arr`'s new value through runtime/views.py, exactly like `arr[i] = v`:
+  the kernel) made `arr`'s new value through runtime/state/views.py, exactly like `arr[i] = v`:
   aliases and views see it, and an argument array is written back after the call.
   axis=None is refused: NumPy then writes through `np.array(arr.flat)`, a view of a
   C-contiguous `arr` (a copy, left unwritten, in older NumPy) and a read-only copy of
@@ -27,12 +27,12 @@ from typing import Any
 
 import numpy as np
 
-from runtime.errors import where
+from runtime.core.errors import where
 from runtime.ops.dynamic import CREATORS
 from runtime.ops.functions import OPS, TABLE, _rule, resolve_variables
-from runtime.ops.registry import OpDef, bind
+from runtime.core.registry import OpDef, bind
 from runtime.ops.rules_common import axes_tuple, static_error
-from runtime.tensor import Tensor
+from runtime.core.tensor import Tensor
 
 
 def _put_along_axis_kernel(arr, indices, values, axis):
@@ -53,8 +53,8 @@ def put_along_axis_value(arr: Any, indices: Any, values: Any, axis: int | None) 
 
 @TABLE.register(np.put_along_axis)
 def _put_along_axis(arr, indices, values, axis):
-    from runtime import tracing
-    from runtime.views import resolve, write
+    from runtime.core import tracing
+    from runtime.state.views import resolve, write
 
     if isinstance(axis, Tensor):
         raise TypeError(f"np.put_along_axis: `axis` must be static in graphs{where()}")

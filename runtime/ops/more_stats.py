@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.errors import where
+from runtime.core.errors import where
 from runtime.ops.functions import TABLE, resolve_variables
 from runtime.ops.more import symbolic
 from runtime.ops.rules_common import axes_tuple, result_type, shape, size, static_error
-from runtime.tensor import Tensor
+from runtime.core.tensor import Tensor
 
 
 def _covariance(m, y, rowvar, bias, ddof, dtype, name):

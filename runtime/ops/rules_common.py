@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from runtime.errors import where
-from runtime.tensor import Tensor
+from runtime.core.errors import where
+from runtime.core.tensor import Tensor
 
 _PYTHON_TYPE = {"b": bool, "f": float, "i": int, "u": int, "c": complex}
 

@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from runtime import tracing
-from runtime.ops.registry import OpDef, bind
-from runtime.tensor import Tensor
+from runtime.core import tracing
+from runtime.core.registry import OpDef, bind
+from runtime.core.tensor import Tensor
 
 _INT64 = np.dtype(np.int64)
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.errors import where
+from runtime.core.errors import where
 from runtime.ops import shaping_rules  # noqa: F401 - files the rules before the ops register
 from runtime.ops.functions import (OPS, TABLE, _kw, _no_out, _rule, leading_arrays,
                                    resolve_variables, sequence_op)
-from runtime.ops.registry import OpDef, bind, numpy_ref
+from runtime.core.registry import OpDef, bind, numpy_ref
 
 for _fn in (np.transpose, np.squeeze, np.expand_dims, np.reshape, np.broadcast_to, np.diff,
             np.tril, np.triu, np.swapaxes, np.moveaxis, np.ravel, np.repeat, np.tile, np.pad):

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.errors import where
-from runtime.ops.registry import OpDef, bind
+from runtime.core.errors import where
+from runtime.core.registry import OpDef, bind
 from runtime.ops.rules_common import broadcast_shapes  # noqa: F401 - re-exported
 from runtime.ops.ufuncs_rules import all_weak, ufunc_rule
-from runtime.tensor import Tensor
+from runtime.core.tensor import Tensor
 
 _OPS: dict[np.ufunc, OpDef] = {}
 

@@ -13,7 +13,7 @@ import re
 import numpy as np
 
 from runtime.ops.rules_common import broadcast_shapes, reject, relocated, shape, static_error
-from runtime.tensor import Tensor
+from runtime.core.tensor import Tensor
 
 _PYTHON_TYPE = {"f": float, "i": int, "u": int, "c": complex}
 _UFUNC_KWARGS = {"dtype", "casting", "order", "subok", "signature"}

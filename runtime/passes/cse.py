@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.graph import Graph
-from runtime.passes.rewrite import each_graph, is_pure, replace_uses
-from runtime.tensor import Tensor
+from runtime.core.graph import Graph
+from runtime.core.rewrite import each_graph, is_pure, replace_uses
+from runtime.core.tensor import Tensor
 
 
 def _key(x):

@@ -7,9 +7,9 @@ Nodes with side effects (print, assign, assert, or subgraphs containing them) st
 """
 from __future__ import annotations
 
-from runtime.graph import Graph
-from runtime.exec.liveness import live_nodes
-from runtime.passes.rewrite import each_graph
+from runtime.core.graph import Graph
+from runtime.core.liveness import live_nodes
+from runtime.core.rewrite import each_graph
 
 
 def eliminate_dead_code(graph: Graph) -> bool:

@@ -20,9 +20,9 @@ import warnings
 
 import numpy as np
 
-from runtime.graph import Graph
-from runtime.passes.rewrite import each_graph, is_pure, replace_uses
-from runtime.tensor import Tensor
+from runtime.core.graph import Graph
+from runtime.core.rewrite import each_graph, is_pure, replace_uses
+from runtime.core.tensor import Tensor
 
 MAX_FOLDED_ELEMENTS = 1 << 16
 

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.graph import Graph, Node
-from runtime.passes.rewrite import each_graph, is_pure, replace_uses
-from runtime.tensor import Tensor
+from runtime.core.graph import Graph, Node
+from runtime.core.rewrite import each_graph, is_pure, replace_uses
+from runtime.core.tensor import Tensor
 
 
 # ufunc -> the dtype kinds (of every input and output) on which it never raises or warns

@@ -5,9 +5,9 @@
 """
 from __future__ import annotations
 
-from runtime.graph import Graph
-from runtime.passes.rewrite import each_graph, replace_uses
-from runtime.tensor import Tensor
+from runtime.core.graph import Graph
+from runtime.core.rewrite import each_graph, replace_uses
+from runtime.core.tensor import Tensor
 
 
 def inline_constant_conds(graph: Graph) -> bool:

@@ -34,9 +34,9 @@ import math
 import numpy as np
 
 from runtime.exec.buffer_plan import reads_memory_order
-from runtime.graph import Graph, Node
-from runtime.passes.rewrite import each_graph
-from runtime.tensor import Tensor
+from runtime.core.graph import Graph, Node
+from runtime.core.rewrite import each_graph
+from runtime.core.tensor import Tensor
 
 MAX_BROADCAST_ELEMENTS = 1 << 12
 _PYTHON_SCALARS = (bool, int, float, complex)

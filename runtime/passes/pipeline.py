@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from runtime.graph import Graph
+from runtime.core.graph import Graph
 from runtime.passes.cse import eliminate_common_subexpressions
 from runtime.passes.dce import eliminate_dead_code
 from runtime.passes.fold import fold_constants
@@ -28,7 +28,7 @@ from runtime.passes.hoist import hoist_loop_invariants
 from runtime.passes.inline_cond import inline_constant_conds
 from runtime.passes.materialize import materialize_constants
 from runtime.passes.matmul_chains import shorten_matmul_chains
-from runtime.passes.rewrite import clone
+from runtime.core.rewrite import clone
 from runtime.passes.simplify import simplify_algebra
 
 PASSES = [inline_constant_conds, fold_constants, simplify_algebra, shorten_matmul_chains,

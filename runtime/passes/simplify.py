@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.graph import Graph, Node
-from runtime.passes.rewrite import each_graph, replace_uses
-from runtime.tensor import Tensor
+from runtime.core.graph import Graph, Node
+from runtime.core.rewrite import each_graph, replace_uses
+from runtime.core.tensor import Tensor
 
 
 _FILLS = {"zeros_like": 0, "ones_like": 1}

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.errors import Origin
-from runtime.graph import Graph
+from runtime.core.errors import Origin
+from runtime.core.graph import Graph
 from runtime.saved.format import (
     MAX_GRAPH_DEPTH, MAX_NODES, Decoder, LoadError, check_int, check_shape, check_text,
     parse_dtype,
 )
 from runtime.saved.optable import check_attrs, lookup
-from runtime.tensor import Tensor
+from runtime.core.tensor import Tensor
 
 
 def obj(value, where: str, required=(), optional=()) -> dict:

@@ -162,7 +162,7 @@ class Encoder:
                             "a saved graph may raise Python's built-in exceptions only "
                             "(raise ValueError, TypeError, ... in the function)")
         from runtime.ops.indexing import Slot
-        from runtime.variables import Variable
+        from runtime.state.variables import Variable
 
         if t is Slot:
             return {"slot": v.k}

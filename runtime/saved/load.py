@@ -11,17 +11,17 @@ from __future__ import annotations
 import inspect
 import os
 
-from runtime.function import ConcreteFunction, Function
+from runtime.frontend.function import ConcreteFunction, Function
 from runtime.saved import container
 from runtime.saved.decode import GraphDecoder, obj, seq
 from runtime.saved.format import (
     FORMAT, MAX_FUNCTIONS, VERSION, Decoder, LoadError, check_int, check_shape, check_text,
     parse_dtype,
 )
-from runtime.signature import FloatKey, IdentityKey, TensorSpec, has_unknown_dims
-from runtime.structure import LEAF
-from runtime.tensor import Tensor
-from runtime.variables import Variable
+from runtime.frontend.signature import FloatKey, IdentityKey, TensorSpec, has_unknown_dims
+from runtime.core.structure import LEAF
+from runtime.core.tensor import Tensor
+from runtime.state.variables import Variable
 
 
 class LoadedFunction(Function):

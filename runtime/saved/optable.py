@@ -26,7 +26,8 @@ from runtime.saved.format import LoadError
 def op_table() -> dict:
     """op name -> OpDef, for every op a graph can hold."""
     from runtime.autodiff import shapes
-    from runtime import checks, control_flow, effects, printing, variables
+    from runtime import control_flow
+    from runtime.state import checks, effects, printing, variables
     from runtime.control_flow import lists
     from runtime.ops import constant, functions, indexing, shape, ufuncs
 
@@ -88,7 +89,7 @@ def _is_exception_class(v):
 
 def _print_args_ok(specs, n_inputs: int) -> bool:
     """Each printed argument: an input's position, constant text, or a template of text
-    parts alternating with input positions (runtime.printing)."""
+    parts alternating with input positions (runtime.state.printing)."""
     def position(p):
         return type(p) is int and 0 <= p < n_inputs
     return all(position(a) or type(a) is str or (
@@ -97,7 +98,7 @@ def _print_args_ok(specs, n_inputs: int) -> bool:
 
 
 def _is_variable(v):
-    from runtime.variables import Variable
+    from runtime.state.variables import Variable
 
     return isinstance(v, Variable)
 

@@ -11,7 +11,7 @@ import pytest
 
 import autograph as ag
 from runtime.passes.pipeline import optimize
-from runtime.structure import flatten
+from runtime.core.structure import flatten
 from tests.autograph.corpus import CASES
 
 

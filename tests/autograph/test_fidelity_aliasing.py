@@ -1,5 +1,5 @@
 """Aliasing and views on the symbolic path: graph vs eager NumPy, including the state of
-the argument arrays after the call (runtime/views.py, runtime/writeback.py)."""
+the argument arrays after the call (runtime/state/views.py, runtime/state/writeback.py)."""
 from __future__ import annotations
 
 import numpy as np

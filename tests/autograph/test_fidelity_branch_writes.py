@@ -2,7 +2,7 @@
 the block (so the conversion does not carry them out): the array - an argument, or one
 read afterwards through an alias or an earlier view - must still see the write, as in
 NumPy, or the trace refuses with a clear error at the user's line. Graph vs eager NumPy,
-including the caller's arrays after the call (runtime/views.py `unreturned_writes`)."""
+including the caller's arrays after the call (runtime/state/views.py `unreturned_writes`)."""
 from __future__ import annotations
 
 import numpy as np

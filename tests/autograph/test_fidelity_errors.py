@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import autograph as ag
-from runtime.errors import TracingRecursionError
+from runtime.core.errors import TracingRecursionError
 from tests.helpers import assert_same
 
 HERE = os.path.basename(__file__)

@@ -11,7 +11,7 @@ import pytest
 
 import autograph as ag
 from runtime.exec.interpreter import run_graph
-from runtime.signature import key_of
+from runtime.frontend.signature import key_of
 from tests.helpers import assert_same
 
 

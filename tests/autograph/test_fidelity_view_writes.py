@@ -3,7 +3,7 @@ np.broadcast_to, split pieces, x.T, swapaxes, reshape, x.view(), squeeze, x.real
 crossed with each write form (setitem by int / slice / mask, augmented assignment,
 ufunc out=, fill, sort). The traced graph must equal eager NumPy - return values, the
 caller's argument array after the call, raised exception types - or refuse with a clear
-error at the user's line (runtime/views.py, runtime/view_recipes.py)."""
+error at the user's line (runtime/state/views.py, runtime/state/view_recipes.py)."""
 from __future__ import annotations
 
 import numpy as np

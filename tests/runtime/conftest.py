@@ -24,10 +24,10 @@ import pytest
 
 import runtime
 from runtime.exec.interpreter import run_graph
-from runtime.exec.liveness import live_nodes
-from runtime.signature import key_of
-from runtime.structure import flatten
-from runtime.tensor import Tensor
+from runtime.core.liveness import live_nodes
+from runtime.frontend.signature import key_of
+from runtime.core.structure import flatten
+from runtime.core.tensor import Tensor
 
 
 def make_array(shape=(), dtype=np.float64, kind="any", seed=0):

@@ -14,7 +14,7 @@ import inspect
 import numpy as np
 
 import autograph as ag
-from runtime.structure import flatten, unflatten
+from runtime.core.structure import flatten, unflatten
 
 
 def is_float(x) -> bool:

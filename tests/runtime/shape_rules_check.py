@@ -21,11 +21,11 @@ import warnings
 
 import numpy as np
 
-from runtime import tracing
-from runtime.graph import Graph
+from runtime.core import tracing
+from runtime.core.graph import Graph
 from runtime.ops import functions, indexing
-from runtime.structure import flatten
-from runtime.tensor import Tensor
+from runtime.core.structure import flatten
+from runtime.core.tensor import Tensor
 
 MIX = (2, 3, 1, 0)
 

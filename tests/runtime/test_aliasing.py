@@ -126,8 +126,8 @@ def test_captured_arrays_are_taken_by_value_at_trace_time(optimize):
 
 
 def test_a_captured_array_is_copied_once_per_trace_and_not_kept_after_it():
-    import runtime.tracing as tracing
-    from runtime.graph import Graph
+    import runtime.core.tracing as tracing
+    from runtime.core.graph import Graph
 
     w = np.arange(4.0)
     g = Graph("g")

@@ -113,7 +113,7 @@ def _inputs(dtype):
 
 def const(value):
     """A graph constant while tracing (so the passes see it), the 0-d array eagerly."""
-    return runtime.constant(value) if runtime.tracing.in_graph_mode() else np.asarray(value)
+    return runtime.constant(value) if runtime.core.tracing.in_graph_mode() else np.asarray(value)
 
 
 def _wrap(expr):

@@ -9,7 +9,7 @@ import pytest
 
 import autograph as ag
 
-pytestmark = pytest.mark.filterwarnings("ignore::runtime.function.RetracingWarning")
+pytestmark = pytest.mark.filterwarnings("ignore::runtime.frontend.function.RetracingWarning")
 
 
 def _closure(i):

@@ -13,7 +13,7 @@ import pytest
 
 import runtime
 from runtime import GraphModeError
-from runtime.errors import TracingRecursionError
+from runtime.core.errors import TracingRecursionError
 from tests.helpers import assert_same, check_three_ways
 
 HERE = os.path.basename(__file__)

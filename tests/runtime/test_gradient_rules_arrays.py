@@ -10,7 +10,7 @@ import pytest
 
 import runtime
 from runtime.autodiff import shapes
-from runtime.ops.registry import bind
+from runtime.core.registry import bind
 from tests.runtime.gradcheck import three_way
 from tests.runtime.test_gradient_rules import A, check_covers
 

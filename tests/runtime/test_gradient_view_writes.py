@@ -1,6 +1,6 @@
 """Gradients through a view read before its base is written (graph tape vs central
 differences, float64): every rule must use the values its op read when it ran, not the
-array's value after a later write (runtime/views.py `recorded_values`)."""
+array's value after a later write (runtime/state/views.py `recorded_values`)."""
 import numpy as np
 import pytest
 

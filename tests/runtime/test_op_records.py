@@ -101,7 +101,7 @@ def test_a_new_op_is_one_record():
     """The docstring's recipe: one OpDef with kernel, shape rule and gradient runs in
     graphs (generated code and interpreter agree with NumPy) and differentiates."""
     from runtime.exec.interpreter import run_graph
-    from runtime.ops.registry import OpDef, bind
+    from runtime.core.registry import OpDef, bind
 
     cube = OpDef("cube_for_test", lambda x: x ** 3,
                  lambda op, ins, attrs: [(ins[0].static_shape, ins[0].dtype)],

@@ -9,7 +9,7 @@ import threading
 
 import numpy as np
 
-from runtime.errors import GraphModeError, where
+from runtime.core.errors import GraphModeError, where
 
 
 def _fmt_shape(shape) -> str:

@@ -1,5 +1,5 @@
 """How a view of a symbolic array is taken from its base and written back into it, and
-which NumPy calls return views (runtime/views.py keeps which Tensor is a view of which).
+which NumPy calls return views (runtime/state/views.py keeps which Tensor is a view of which).
 
 A recipe is a tuple whose first item names its kind:
 
@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from runtime.errors import where
+from runtime.core.errors import where
 
 WRITABLE = ("index", "transpose", "unit")
 
@@ -32,7 +32,7 @@ def apply(recipe: tuple, base: Any) -> Any:
     """The view `recipe` describes, taken from `base` (the base's current value)."""
     from runtime.ops.functions import dispatch_function
     from runtime.ops.indexing import GETITEM
-    from runtime.ops.registry import bind
+    from runtime.core.registry import bind
 
     kind = recipe[0]
     if kind == "index":
@@ -52,7 +52,7 @@ def unapply(recipe: tuple, base: Any, value: Any) -> Any:
     """`base` with the view `recipe` describes replaced by `value` (writable kinds only)."""
     from runtime.ops.functions import dispatch_function
     from runtime.ops.indexing import INDEX_UPDATE
-    from runtime.ops.registry import bind
+    from runtime.core.registry import bind
 
     kind = recipe[0]
     if kind == "index":
@@ -141,7 +141,7 @@ def is_basic_index(template, dynamic, result_ndim: int) -> bool:
     """Whether `x[index]` is a view in NumPy (basic indexing that does not pick out a
     single element, which NumPy returns as a scalar copy)."""
     from runtime.ops.indexing import Slot
-    from runtime.tensor import Tensor
+    from runtime.core.tensor import Tensor
 
     items = template if isinstance(template, tuple) else (template,)
     only_ints = True

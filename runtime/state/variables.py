@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from runtime import tracing
-from runtime.errors import where
-from runtime.ops.registry import OpDef, bind
-from runtime.tensor import NumpyOperators, Tensor, _fmt_shape
+from runtime.core import tracing
+from runtime.core.errors import where
+from runtime.core.registry import OpDef, bind
+from runtime.core.tensor import NumpyOperators, Tensor, _fmt_shape
 
 
 def _read_kernel(*, var):
@@ -116,7 +116,7 @@ class Variable(NumpyOperators):
 
     def read_value(self) -> Any:
         """The current value: a NumPy array eagerly, a read node while tracing."""
-        from runtime.autodiff_hooks import on_variable_read
+        from runtime.core.autodiff_hooks import on_variable_read
 
         value = bind(READ_VARIABLE, var=self)
         return on_variable_read(self, value)

@@ -12,7 +12,7 @@ import weakref
 
 import numpy as np
 
-from runtime.tensor import _fmt_shape
+from runtime.core.tensor import _fmt_shape
 
 
 class TensorSpec:
@@ -163,7 +163,7 @@ def key_of(a, leaves: list):
     if t is TensorSpec:
         leaves.append(a)
         return (a.dtype, a.shape)
-    from runtime.variables import Variable
+    from runtime.state.variables import Variable
 
     if isinstance(a, Variable):
         return (Variable, IdentityKey(a))

@@ -16,25 +16,26 @@ import weakref
 
 import numpy as np
 
-from runtime import tracing, views
+from runtime.core import tracing
+from runtime.state import views
 from runtime.exec.codegen import compile_graph
-from runtime.errors import GraphModeError, user_stacklevel
-from runtime.random_watch import RandomWatch, warn_if_drawn
-from runtime.graph import Graph
+from runtime.core.errors import GraphModeError, user_stacklevel
+from runtime.state.random_watch import RandomWatch, warn_if_drawn
+from runtime.core.graph import Graph
 from runtime.passes.pipeline import optimize as optimize_graph
-from runtime.signature import (
+from runtime.frontend.signature import (
     IdentityKey, TensorSpec, describe_part, generalize, has_unknown_dims,
     is_array_part, key_fits, key_of, weak_keys,
 )
-from runtime.structure import flatten
-from runtime.tensor import Tensor, _fmt_shape
-from runtime.writeback import (
+from runtime.core.structure import flatten
+from runtime.core.tensor import Tensor, _fmt_shape
+from runtime.state.writeback import (
     apply_container_writes, container_writes, snapshot_containers, writing_back,
 )
-from runtime.trace_args import (
+from runtime.frontend.trace_args import (
     _check_against_spec, _placeholders, _same_python_value, _substitute,
 )
-from runtime.variables import Variable
+from runtime.state.variables import Variable
 
 
 _ndarray, _generic = np.ndarray, np.generic

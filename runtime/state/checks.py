@@ -11,9 +11,9 @@ import builtins
 
 import numpy as np
 
-from runtime.errors import user_origin
-from runtime.ops.registry import OpDef, bind
-from runtime.tensor import Tensor
+from runtime.core.errors import user_origin
+from runtime.core.registry import OpDef, bind
+from runtime.core.tensor import Tensor
 
 # the exceptions a check may raise, by name (graph attributes stay plain data)
 ERRORS = ("ValueError", "OverflowError", "TypeError", "IndexError")

@@ -29,10 +29,9 @@ class Origin(NamedTuple):
         return f"{self.filename}:{self.lineno}"
 
 
-_PACKAGE_DIRS = tuple(
-    os.path.dirname(os.path.abspath(p)) + os.sep
-    for p in (__file__, os.path.join(os.path.dirname(__file__), "..", "autograph", "x"))
-)
+_RUNTIME_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_PACKAGE_DIRS = (_RUNTIME_DIR + os.sep,
+                 os.path.join(os.path.dirname(_RUNTIME_DIR), "autograph") + os.sep)
 _SKIP_PREFIXES = _PACKAGE_DIRS + (os.path.dirname(os.path.abspath(__import__("numpy").__file__)),)
 
 

@@ -14,9 +14,9 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from runtime.errors import Origin
-from runtime.tensor import Tensor
-from runtime.tensor_map import TensorMap
+from runtime.core.errors import Origin
+from runtime.core.tensor import Tensor
+from runtime.core.tensor_map import TensorMap
 
 
 class Node:
@@ -38,7 +38,7 @@ class Node:
         return self.op.effect or any(g.has_effects for g in self.subgraphs())
 
     def __repr__(self) -> str:
-        from runtime.printer import format_node
+        from runtime.core.printer import format_node
 
         return format_node(self)
 
@@ -123,7 +123,7 @@ class Graph:
                 yield from sub.walk()
 
     def __str__(self) -> str:
-        from runtime.printer import format_graph
+        from runtime.core.printer import format_graph
 
         return format_graph(self)
 
@@ -131,18 +131,18 @@ class Graph:
         return f"<Graph {self.name}: {len(self.inputs)} inputs, {len(self.nodes)} nodes>"
 
     def as_graph_def(self) -> dict:
-        from runtime.printer import graph_def
+        from runtime.core.printer import graph_def
 
         return graph_def(self)
 
     def to_dot(self) -> str:
-        from runtime.printer import to_dot
+        from runtime.core.printer import to_dot
 
         return to_dot(self)
 
     def _repr_svg_(self):
         """Notebooks draw the graph as SVG when Graphviz is installed (None otherwise)."""
-        from runtime.printer import to_svg
+        from runtime.core.printer import to_svg
 
         return to_svg(self)
 
@@ -151,6 +151,6 @@ class Graph:
         printer.text(str(self))
 
     def verify(self) -> None:
-        from runtime.verify import verify
+        from runtime.core.verify import verify
 
         verify(self)

@@ -106,8 +106,8 @@ def _changed(obj, before) -> bool:
 def container_writes(snapshots: list, inputs: list, capture) -> tuple[list, list]:
     """The changed containers as (arg, path, template), and the graph values the
     templates read (their ("out", j) items), for the trace that just ran."""
-    from runtime.tensor import Tensor
-    from runtime.views import resolve
+    from runtime.core.tensor import Tensor
+    from runtime.state.views import resolve
 
     changed = [(arg, path, obj) for arg, path, obj, before in snapshots
                if _changed(obj, before)]

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.graph import Graph
-from runtime.signature import TensorSpec, is_array_part
-from runtime.tensor import Tensor, _fmt_shape
-from runtime.variables import Variable
+from runtime.core.graph import Graph
+from runtime.frontend.signature import TensorSpec, is_array_part
+from runtime.core.tensor import Tensor, _fmt_shape
+from runtime.state.variables import Variable
 
 
 def _placeholders(graph: Graph, params, key):

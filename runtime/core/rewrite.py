@@ -1,8 +1,8 @@
 """Graph surgery shared by the passes: cloning and replacing uses of a value."""
 from __future__ import annotations
 
-from runtime.graph import Graph, Node
-from runtime.tensor import Tensor
+from runtime.core.graph import Graph, Node
+from runtime.core.tensor import Tensor
 
 
 def clone(graph: Graph, parent: Graph | None = None, mapping: dict | None = None) -> tuple[Graph, dict]:

@@ -14,12 +14,12 @@ import subprocess
 
 import numpy as np
 
-from runtime.graph import Graph
-from runtime.tensor import Tensor, _fmt_shape
+from runtime.core.graph import Graph
+from runtime.core.tensor import Tensor, _fmt_shape
 
 
 def _is_variable(v) -> bool:
-    from runtime.variables import Variable
+    from runtime.state.variables import Variable
 
     return isinstance(v, Variable)
 
@@ -35,7 +35,7 @@ def _ref(x) -> str:
 
 
 def _attr_text(k, v) -> str:
-    from runtime.graph import Graph
+    from runtime.core.graph import Graph
 
     if isinstance(v, Graph):
         return None

@@ -34,11 +34,11 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from runtime import tracing
-from runtime.errors import where
-from runtime import view_recipes as recipes
-from runtime.tensor import Tensor
-from runtime.view_recipes import is_basic_index  # noqa: F401 - ops/indexing imports it from here
+from runtime.core import tracing
+from runtime.core.errors import where
+from runtime.state import view_recipes as recipes
+from runtime.core.tensor import Tensor
+from runtime.state.view_recipes import is_basic_index  # noqa: F401 - ops/indexing imports it from here
 
 
 class _Array:
@@ -433,7 +433,7 @@ def link_outputs(operands: list, subgraphs: list, outputs: list) -> None:
                             "runs. Make both branches write it (or both assign a new one).")
 
 
-# -- which NumPy calls return views (runtime/view_recipes.py) ---------------------------------
+# -- which NumPy calls return views (runtime/state/view_recipes.py) ---------------------------------
 def after_function(func, args, kwargs, result) -> Any:
     """Record the view a NumPy function returned (`np.transpose(x)`, `x.T`, `x.reshape`,
     `np.diagonal(x)`, ...)."""

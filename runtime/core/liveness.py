@@ -4,8 +4,8 @@ This is what makes execution non-strict: an unused op that would fail never runs
 """
 from __future__ import annotations
 
-from runtime.graph import Graph, Node
-from runtime.tensor import Tensor
+from runtime.core.graph import Graph, Node
+from runtime.core.tensor import Tensor
 
 
 def live_nodes(graph: Graph, outputs=None) -> list[Node]:

@@ -13,15 +13,15 @@ import sys
 
 import numpy as np
 
-from runtime.errors import GraphModeError, is_library_code, where
-from runtime.tensor_text import (  # noqa: F401 - describing, _fmt_shape: imported from here
+from runtime.core.errors import GraphModeError, is_library_code, where
+from runtime.core.tensor_text import (  # noqa: F401 - describing, _fmt_shape: imported from here
     _fmt_shape, _never_equal, _no_sequence_repeat, _text, _text_error, _value_needed,
     describing,
 )
 
 
 def _check_tracing(t) -> None:
-    from runtime import tracing
+    from runtime.core import tracing
 
     if not tracing.in_graph_mode():
         raise ValueError(
@@ -274,7 +274,7 @@ class Tensor(NumpyOperators):
     def __hash__(self):
         # A hash would be one of the object, not of the value NumPy would hash, so `{a, b}`
         # and dict keys would silently differ. (The graph library keys its own bookkeeping
-        # by identity: runtime/tensor_map.py.)
+        # by identity: runtime/core/tensor_map.py.)
         raise GraphModeError(
             f"A symbolic Tensor ({self.dtype}{_fmt_shape(self.static_shape)}) is unhashable: set "
             f"members and dict keys need its value, which is only known when the graph "
@@ -310,7 +310,7 @@ class Tensor(NumpyOperators):
                             "use np.round(x, decimals) for an array.")
         if ndigits is not None:
             return np.round(self, _python_index(ndigits, "round() ndigits"))
-        from runtime.checks import check
+        from runtime.state.checks import check
 
         if self.dtype.kind == "f":
             check(np.logical_not(np.isnan(self)), "ValueError", "cannot convert float NaN to integer")
@@ -400,7 +400,7 @@ class Tensor(NumpyOperators):
 
         _check_tracing(self)
         # NumPy writes in place: every alias and view of this array sees the new value
-        # (runtime/views.py); the Tensor object itself stays an immutable graph value
+        # (runtime/state/views.py); the Tensor object itself stays an immutable graph value
         write_item(self, index, value, index_update)
 
     # -- Python conversions that need a concrete value ---------------------------
@@ -435,13 +435,13 @@ class Tensor(NumpyOperators):
         return (self[i] for i in range(n))
 
 
-# -- aliasing and views (runtime/views.py): in-place operators write through -------------
-from runtime.views import (  # noqa: E402  (views imports Tensor)
+# -- aliasing and views (runtime/state/views.py): in-place operators write through -------------
+from runtime.state.views import (  # noqa: E402  (views imports Tensor)
     _resolve_index, after_function, forget, holds_view_of, in_place, resolve, resolve_args,
 )
-from runtime.views import setitem as write_item  # noqa: E402
-from runtime.views import ufunc_into  # noqa: E402
-from runtime.views import write as write_array  # noqa: E402
+from runtime.state.views import setitem as write_item  # noqa: E402
+from runtime.state.views import ufunc_into  # noqa: E402
+from runtime.state.views import write as write_array  # noqa: E402
 
 
 def _in_place_operator(name: str, op: str):

@@ -1,13 +1,13 @@
 """Graph side effects that run on every call: `print_` (ag.print; the op is in
-`runtime.printing`), `assert_` and `raise_`."""
+`runtime.state.printing`), `assert_` and `raise_`."""
 from __future__ import annotations
 
 import numpy as np
 
-from runtime import tracing
-from runtime.ops.registry import OpDef, bind
-from runtime.printing import graph_print
-from runtime.tensor import Tensor
+from runtime.core import tracing
+from runtime.core.registry import OpDef, bind
+from runtime.state.printing import graph_print
+from runtime.core.tensor import Tensor
 
 
 def print_(*values, sep: str = " ", end: str = "\n") -> None:

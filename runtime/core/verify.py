@@ -7,8 +7,8 @@
 """
 from __future__ import annotations
 
-from runtime.graph import Graph
-from runtime.tensor import Tensor
+from runtime.core.graph import Graph
+from runtime.core.tensor import Tensor
 
 
 class VerificationError(AssertionError):

@@ -18,9 +18,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from runtime.ops.registry import OpDef, bind
-from runtime.structure import flatten, unflatten
-from runtime.tensor import Tensor
+from runtime.core.registry import OpDef, bind
+from runtime.core.structure import flatten, unflatten
+from runtime.core.tensor import Tensor
 
 STREAMS = ("stdout", "stderr", "__stdout__", "__stderr__")
 

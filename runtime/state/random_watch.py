@@ -22,8 +22,8 @@ import warnings
 
 import numpy as np
 
-from runtime import tracing
-from runtime.errors import user_stacklevel
+from runtime.core import tracing
+from runtime.core.errors import user_stacklevel
 
 
 def _random_types() -> tuple:

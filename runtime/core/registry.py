@@ -21,9 +21,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from runtime import tracing
-from runtime.errors import user_origin
-from runtime.tensor import Tensor
+from runtime.core import tracing
+from runtime.core.errors import user_origin
+from runtime.core.tensor import Tensor
 
 # Abstract values: a list of (shape, dtype) pairs, one per output.
 AVals = list
