@@ -21,6 +21,7 @@ from runtime.core import tracing
 from runtime.core.errors import where
 from runtime.core.registry import OpDef, bind
 from runtime.core.tensor import Tensor, _fmt_shape
+from runtime.ops.indexing import IndexingHooks
 
 LIST_DTYPE = np.dtype(object)
 
@@ -296,3 +297,7 @@ def _sources_of_placeholder(t: Tensor):
         if any(s is graph for s in subs) and position is not None:
             return node.op.feeds(node, position) if node.op.feeds is not None else []
     return []  # a subgraph still being traced: its node does not exist yet
+
+
+# `xs[k]` on a graph list: the indexing op (below this layer) calls it
+IndexingHooks.list_get = list_get

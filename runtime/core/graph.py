@@ -14,9 +14,11 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from runtime.core import printer
 from runtime.core.errors import Origin
 from runtime.core.tensor import Tensor
 from runtime.core.tensor_map import TensorMap
+from runtime.core.verify import verify as verify_graph
 
 
 class Node:
@@ -32,15 +34,17 @@ class Node:
     def subgraphs(self) -> list["Graph"]:
         return [v for v in self.attrs.values() if isinstance(v, Graph)]
 
+    def subgraph_items(self) -> list:
+        """(attribute name, Graph) for each subgraph the node holds (the printer's view)."""
+        return [(k, v) for k, v in self.attrs.items() if isinstance(v, Graph)]
+
     @property
     def has_effects(self) -> bool:
         """True when the node must run even if no output is used (print, assign, assert)."""
         return self.op.effect or any(g.has_effects for g in self.subgraphs())
 
     def __repr__(self) -> str:
-        from runtime.core.printer import format_node
-
-        return format_node(self)
+        return printer.format_node(self)
 
 
 class Graph:
@@ -123,34 +127,24 @@ class Graph:
                 yield from sub.walk()
 
     def __str__(self) -> str:
-        from runtime.core.printer import format_graph
-
-        return format_graph(self)
+        return printer.format_graph(self)
 
     def __repr__(self) -> str:
         return f"<Graph {self.name}: {len(self.inputs)} inputs, {len(self.nodes)} nodes>"
 
     def as_graph_def(self) -> dict:
-        from runtime.core.printer import graph_def
-
-        return graph_def(self)
+        return printer.graph_def(self)
 
     def to_dot(self) -> str:
-        from runtime.core.printer import to_dot
-
-        return to_dot(self)
+        return printer.to_dot(self)
 
     def _repr_svg_(self):
         """Notebooks draw the graph as SVG when Graphviz is installed (None otherwise)."""
-        from runtime.core.printer import to_svg
-
-        return to_svg(self)
+        return printer.to_svg(self)
 
     def _repr_pretty_(self, printer, cycle) -> None:
         """Without Graphviz, notebooks show the listing."""
         printer.text(str(self))
 
     def verify(self) -> None:
-        from runtime.core.verify import verify
-
-        verify(self)
+        verify_graph(self)

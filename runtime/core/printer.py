@@ -14,14 +14,11 @@ import subprocess
 
 import numpy as np
 
-from runtime.core.graph import Graph
-from runtime.core.tensor import Tensor, _fmt_shape
+from runtime.core.tensor import StateHandle, Tensor, _fmt_shape
 
 
 def _is_variable(v) -> bool:
-    from runtime.state.variables import Variable
-
-    return isinstance(v, Variable)
+    return isinstance(v, StateHandle)
 
 
 def _ref(x) -> str:
@@ -35,10 +32,6 @@ def _ref(x) -> str:
 
 
 def _attr_text(k, v) -> str:
-    from runtime.core.graph import Graph
-
-    if isinstance(v, Graph):
-        return None
     if _is_variable(v):
         return f"{k}={v.name}"
     return f"{k}={_ref(v)}"
@@ -51,7 +44,8 @@ def _typed(t: Tensor) -> str:
 def format_node(node, indent: str = "") -> str:
     outs = ", ".join(_typed(o) for o in node.outputs)
     args = [_ref(x) for x in node.inputs]
-    args += [a for a in (_attr_text(k, v) for k, v in node.attrs.items()) if a is not None]
+    subgraphs = dict(node.subgraph_items())
+    args += [_attr_text(k, v) for k, v in node.attrs.items() if k not in subgraphs]
     text = f"{indent}{outs + ' = ' if outs else ''}{node.op.name}({', '.join(args)})"
     if node.origin is not None:
         text = f"{text:<60}  # {node.origin.filename.rsplit('/', 1)[-1]}:{node.origin.lineno}"
@@ -62,10 +56,9 @@ def format_graph(graph, indent: str = "") -> str:
     lines = [f"{indent}graph {graph.name}({', '.join(_typed(t) for t in graph.inputs)}) {{"]
     for node in graph.nodes:
         lines.append(format_node(node, indent + "  "))
-        for key, sub in node.attrs.items():
-            if isinstance(sub, Graph):
-                lines.append(format_graph(sub, indent + "    ").replace(
-                    f"graph {sub.name}(", f"{key.rstrip('_')}: graph {sub.name}(", 1))
+        for key, sub in node.subgraph_items():
+            lines.append(format_graph(sub, indent + "    ").replace(
+                f"graph {sub.name}(", f"{key.rstrip('_')}: graph {sub.name}(", 1))
     outs = ", ".join(_ref(x) for x in graph.outputs)
     lines.append(f"{indent}  return {outs}")
     lines.append(f"{indent}}}")
@@ -81,12 +74,8 @@ def graph_def(graph) -> dict:
 
     nodes = []
     for node in graph.nodes:
-        attrs, subgraphs = {}, {}
-        for k, v in node.attrs.items():
-            if isinstance(v, Graph):
-                subgraphs[k] = graph_def(v)
-            else:
-                attrs[k] = _jsonable(v)
+        subgraphs = {k: graph_def(v) for k, v in node.subgraph_items()}
+        attrs = {k: _jsonable(v) for k, v in node.attrs.items() if k not in subgraphs}
         entry = {
             "op": node.op.name,
             "inputs": [value(x) for x in node.inputs],
@@ -152,15 +141,14 @@ def to_dot(graph) -> str:
             for x in node.inputs:
                 if isinstance(x, Tensor):
                     lines.append(f"{indent}{node_id(x)} -> {node_id(node)};")
-            for key, sub in node.attrs.items():
-                if isinstance(sub, Graph):
-                    counter[0] += 1
-                    lines.append(f"{indent}subgraph cluster_{counter[0]} {{")
-                    lines.append(f'{indent}  label="{node.op.name}: {key.rstrip("_")}"; style=rounded;')
-                    emit(sub, indent + "  ")
-                    lines.append(f"{indent}}}")
-                    for t in sub.inputs:
-                        lines.append(f"{indent}{node_id(node)} -> {node_id(t)} [style=dashed];")
+            for key, sub in node.subgraph_items():
+                counter[0] += 1
+                lines.append(f"{indent}subgraph cluster_{counter[0]} {{")
+                lines.append(f'{indent}  label="{node.op.name}: {key.rstrip("_")}"; style=rounded;')
+                emit(sub, indent + "  ")
+                lines.append(f"{indent}}}")
+                for t in sub.inputs:
+                    lines.append(f"{indent}{node_id(node)} -> {node_id(t)} [style=dashed];")
         for o in g.outputs:
             counter[0] += 1
             ret = f"out{counter[0]}_{id(g)}"

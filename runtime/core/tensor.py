@@ -9,10 +9,13 @@ so `x + 1`, `np.add(x, 1)` and `x.sum()` all record the same node.
 """
 from __future__ import annotations
 
+import operator
 import sys
 
 import numpy as np
 
+from runtime.core import tracing
+from runtime.core.protocol import TensorProtocol
 from runtime.core.errors import GraphModeError, is_library_code, where
 from runtime.core.tensor_text import (  # noqa: F401 - describing, _fmt_shape: imported from here
     _fmt_shape, _never_equal, _no_sequence_repeat, _text, _text_error, _value_needed,
@@ -21,8 +24,6 @@ from runtime.core.tensor_text import (  # noqa: F401 - describing, _fmt_shape: i
 
 
 def _check_tracing(t) -> None:
-    from runtime.core import tracing
-
     if not tracing.in_graph_mode():
         raise ValueError(
             f"{t!r} is a symbolic value of a trace that has finished: it cannot be computed "
@@ -45,8 +46,6 @@ def _graph_mode_error(what: str, t) -> GraphModeError:
 
 
 def _python_index(value, what: str) -> int:
-    import operator
-
     if isinstance(value, Tensor):
         raise _graph_mode_error(what, value)
     return operator.index(value)
@@ -177,7 +176,7 @@ class NumpyOperators:
     def dot(self, b, out=None): return np.dot(self, b, **_no_out(out))
     def squeeze(self, axis=None): return np.squeeze(self, **_given(axis=axis))
     def flatten(self, order="C"):  # always a copy in NumPy, never a view
-        return forget(np.reshape(self, (-1,), order=order))
+        return TensorProtocol.forget(np.reshape(self, (-1,), order=order))
     def ravel(self, order="C"): return np.ravel(self, order=order)
     def copy(self, order="C"): return np.copy(self)
     def take(self, indices, axis=None, out=None, mode="raise"):
@@ -202,10 +201,17 @@ class NumpyOperators:
     def nbytes(self):
         size = self.size
         if size is None:  # an unknown dim: symbolic while tracing, like x.size
-            from runtime.ops.shape import symbolic_size
-
-            size = symbolic_size(self)
+            size = TensorProtocol.symbolic_size(self)
         return None if size is None else size * self.dtype.itemsize
+
+
+class StateHandle:
+    """A Python object standing for graph state, read through `read_value()`: a
+    `Variable` (runtime/state/variables.py). The layers below state know one by this
+    base class: ops read its value where NumPy would read the array, the printer shows
+    its name."""
+
+    __slots__ = ()
 
 
 class Tensor(NumpyOperators):
@@ -236,9 +242,7 @@ class Tensor(NumpyOperators):
         static = self.static_shape
         if None not in static or _library_caller(sys._getframe(1).f_code):
             return static
-        from runtime.ops.shape import symbolic_shape
-
-        return symbolic_shape(self)
+        return TensorProtocol.symbolic_shape(self)
 
     @property
     def size(self):
@@ -250,9 +254,7 @@ class Tensor(NumpyOperators):
             if d is None:
                 if _library_caller(sys._getframe(1).f_code):
                     return None
-                from runtime.ops.shape import symbolic_size
-
-                return symbolic_size(self)
+                return TensorProtocol.symbolic_size(self)
             n *= d
         return n
 
@@ -310,8 +312,7 @@ class Tensor(NumpyOperators):
                             "use np.round(x, decimals) for an array.")
         if ndigits is not None:
             return np.round(self, _python_index(ndigits, "round() ndigits"))
-        from runtime.state.checks import check
-
+        check = TensorProtocol.check
         if self.dtype.kind == "f":
             check(np.logical_not(np.isnan(self)), "ValueError", "cannot convert float NaN to integer")
             check(np.logical_not(np.isinf(self)), "OverflowError",
@@ -337,18 +338,16 @@ class Tensor(NumpyOperators):
 
     def fill(self, value):
         # in place, as ndarray.fill: aliases and views of the array see it (views.py)
-        from runtime.ops.indexing import index_update
-
         _check_tracing(self)
-        write_item(self, Ellipsis, value, index_update)
+        TensorProtocol.write_item(self, Ellipsis, value, TensorProtocol.index_update)
 
     def sort(self, axis=-1, kind=None, order=None):
         if order is not None:
             raise TypeError(f"x.sort(order=...) needs a structured array{where()}; graphs "
                             "have none.")
         _check_tracing(self)
-        current = resolve(self)
-        write_array(self, np.sort(current, axis=axis, **({"kind": kind} if kind else {})),
+        current = TensorProtocol.resolve(self)
+        TensorProtocol.write_array(self, np.sort(current, axis=axis, **({"kind": kind} if kind else {})),
                     "sort array")
 
     def view(self, dtype=None, type=None):
@@ -371,37 +370,32 @@ class Tensor(NumpyOperators):
 
     # -- NumPy protocols --------------------------------------------------------
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        from runtime.ops.ufuncs import dispatch_ufunc
-
         _check_tracing(self)
+        dispatch_ufunc = TensorProtocol.dispatch_ufunc
         if kwargs.get("out") is not None and method == "__call__":
-            written = ufunc_into(ufunc, inputs, kwargs, dispatch_ufunc)
+            written = TensorProtocol.ufunc_into(ufunc, inputs, kwargs, dispatch_ufunc)
             if written is not None:
                 return written
-        return dispatch_ufunc(ufunc, method, resolve_args(inputs), kwargs)
+        return dispatch_ufunc(ufunc, method, TensorProtocol.resolve_args(inputs), kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
-        from runtime.ops.functions import dispatch_function
-
         _check_tracing(self)
-        args = resolve_args(args)
-        return after_function(func, args, kwargs, dispatch_function(func, args, kwargs))
+        args = TensorProtocol.resolve_args(args)
+        result = TensorProtocol.dispatch_function(func, args, kwargs)
+        return TensorProtocol.after_function(func, args, kwargs, result)
 
     def __array__(self, dtype=None, copy=None):
         raise _graph_mode_error("a concrete NumPy array (np.asarray / np.array)", self)
 
     def __getitem__(self, index):
-        from runtime.ops.indexing import getitem
-
-        return getitem(resolve(self), _resolve_index(index))
+        return TensorProtocol.getitem(TensorProtocol.resolve(self),
+                                      TensorProtocol.resolve_index(index))
 
     def __setitem__(self, index, value):
-        from runtime.ops.indexing import index_update
-
         _check_tracing(self)
         # NumPy writes in place: every alias and view of this array sees the new value
         # (runtime/state/views.py); the Tensor object itself stays an immutable graph value
-        write_item(self, index, value, index_update)
+        TensorProtocol.write_item(self, index, value, TensorProtocol.index_update)
 
     # -- Python conversions that need a concrete value ---------------------------
     def __bool__(self):
@@ -436,12 +430,6 @@ class Tensor(NumpyOperators):
 
 
 # -- aliasing and views (runtime/state/views.py): in-place operators write through -------------
-from runtime.state.views import (  # noqa: E402  (views imports Tensor)
-    _resolve_index, after_function, forget, holds_view_of, in_place, resolve, resolve_args,
-)
-from runtime.state.views import setitem as write_item  # noqa: E402
-from runtime.state.views import ufunc_into  # noqa: E402
-from runtime.state.views import write as write_array  # noqa: E402
 
 
 def _in_place_operator(name: str, op: str):
@@ -449,10 +437,11 @@ def _in_place_operator(name: str, op: str):
 
     def method(self, other):
         # `b += v` is in place in NumPy: names aliasing b (and b's base) see the result
+        resolve = TensorProtocol.resolve
         result = binary(resolve(self), resolve(other))
         if self.weak or self.ndim == 0:  # a Python / NumPy scalar: `+=` rebinds the name
             return result
-        return in_place(self, result, op)
+        return TensorProtocol.in_place(self, result, op)
     method.__name__ = f"__i{name}__"
     return method
 
@@ -472,7 +461,7 @@ def _view_property(name: str) -> property:
     prop = getattr(NumpyOperators, name)
 
     def set_view(self, value):
-        if not holds_view_of(value, self):
+        if not TensorProtocol.holds_view_of(value, self):
             raise AttributeError(f"property '{name}' of 'Tensor' object has no setter")
     return property(prop.fget, set_view)
 

@@ -7,7 +7,6 @@
 """
 from __future__ import annotations
 
-from runtime.core.graph import Graph
 from runtime.core.tensor import Tensor
 
 
@@ -15,12 +14,12 @@ class VerificationError(AssertionError):
     """A graph broke an IR invariant (a bug in a pass or in tracing, never in user code)."""
 
 
-def verify(graph: Graph) -> None:
+def verify(graph) -> None:
     names: set[str] = set()
     _verify(graph, names)
 
 
-def _verify(graph: Graph, names: set) -> None:
+def _verify(graph, names: set) -> None:
     defined: set[int] = set()
     for t in graph.inputs:
         _check(t.graph is graph, f"input {t.name} belongs to another graph", graph)
@@ -61,6 +60,6 @@ def _define(t, defined, names, graph) -> None:
     defined.add(id(t))
 
 
-def _check(ok: bool, message: str, graph: Graph) -> None:
+def _check(ok: bool, message: str, graph) -> None:
     if not ok:
         raise VerificationError(f"graph {graph.name}: {message}")

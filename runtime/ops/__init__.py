@@ -6,7 +6,6 @@ executors and passes call. Nothing outside an op's own files asks which op a nod
 Each op file pairs with its rule file (`X.py` defines the records, `X_rules.py` holds
 their shape/dtype rules; small ones keep the rules in the same file):
 
-- `registry.py`: `OpDef`, `bind` (the one dispatch point), `add_node`.
 - `ufuncs.py` (+ `ufuncs_rules.py`): every NumPy ufunc, one record each, made on first use.
 - `functions.py` (+ `functions_rules.py`): NumPy functions — reductions, selection,
   products, comparisons — and the registrars (`leading_arrays`, `sequence_op`) the
@@ -38,4 +37,11 @@ Adding an op means adding one record in one file:
 
 To make it reachable from NumPy, register a handler in the module's `TABLE` (NumPy
 functions) and, for saved graphs, list the record in runtime/saved/optable.py.
+
+The record type and `bind` live in `runtime/core/registry.py`. This layer may import
+`runtime.core` only. Its modules fill in what a Tensor's NumPy protocol calls
+(`runtime/core/protocol.py`) when they load; importing this package loads them all.
 """
+from runtime.ops import functions  # noqa: F401 - the NumPy function table and registrars
+from runtime.ops import shaping, more, fft, linalg, dynamic  # noqa: F401 - their TABLE entries
+from runtime.ops import ufuncs, indexing, shape, constant  # noqa: F401 - ufuncs, x[i], x.shape

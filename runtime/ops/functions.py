@@ -19,7 +19,9 @@ from runtime.core.errors import where
 from runtime.ops.functions_rules import RULES
 from runtime.core.registry import OpDef, OpTable, bind, numpy_ref
 from runtime.ops.rules_common import broadcast_shapes
-from runtime.core.tensor import Tensor
+from runtime.core.protocol import TensorProtocol
+from runtime.core.tensor import StateHandle, Tensor
+from runtime.ops.shape import symbolic_shape
 
 TABLE = OpTable()
 OPS: dict[str, OpDef] = {}
@@ -27,9 +29,7 @@ OPS: dict[str, OpDef] = {}
 
 def resolve_variables(values):
     """Replace Variables by their current value (a read node while tracing)."""
-    from runtime.state.variables import Variable
-
-    return [v.read_value() if isinstance(v, Variable) else v for v in values]
+    return [v.read_value() if isinstance(v, StateHandle) else v for v in values]
 
 
 def dispatch_function(func, args, kwargs):
@@ -105,10 +105,8 @@ def leading_arrays(fn, n_arrays: int = 1, *, name: str | None = None, abstract_e
 
 def _static_only(name, attrs) -> None:
     """Keyword arguments become node attributes: they must be static, not symbolic."""
-    from runtime.state.variables import Variable
-
     for k, v in attrs.items():
-        if isinstance(v, (Tensor, Variable)):
+        if isinstance(v, (Tensor, StateHandle)):
             raise TypeError(f"np.{name}: argument {k!r} must be a static value (a Python or "
                             f"NumPy constant) in graphs, not a symbolic {type(v).__name__}"
                             f"{where()}.")
@@ -194,8 +192,6 @@ def _array(a, dtype=None, *args, copy=True, **kwargs):
 
 @TABLE.register(np.shape)
 def _shape(a):
-    from runtime.ops.shape import symbolic_shape
-
     if not isinstance(a, Tensor):  # e.g. an eager tape's value
         return a.shape
     return symbolic_shape(a)  # as x.shape: a symbolic int64 scalar where a dim is unknown
@@ -219,9 +215,6 @@ def _broadcast_arrays(*args, subok=False):
 
 
 TABLE.handlers[np.broadcast_arrays] = _broadcast_arrays
-from runtime.ops import shaping as _shaping  # noqa: E402,F401 - reshape, join, ... (shaping.py)
-from runtime.ops import more as _more  # noqa: E402,F401 - more NumPy functions (more.py)
-
-
-# np.linalg beyond det/inv/solve/norm, and np.fft: in their own modules
-from runtime.ops import fft, linalg  # noqa: E402,F401
+TensorProtocol.dispatch_function = dispatch_function
+# the other files of NumPy functions (shaping, more, linalg, fft, dynamic) add their
+# handlers to TABLE when they load: runtime/ops/__init__.py loads them all

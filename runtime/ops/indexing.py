@@ -14,8 +14,18 @@ import numpy as np
 from runtime.core.errors import where
 from runtime.ops.indexing_rules import getitem_rule, index_update_rule
 from runtime.core.registry import OpDef, bind
-from runtime.core.tensor import Tensor
-from runtime.state.views import is_basic_index, note_view
+from runtime.core.protocol import TensorProtocol
+from runtime.core.tensor import StateHandle, Tensor
+from runtime.ops.functions import resolve_variables
+
+
+class IndexingHooks:
+    """Filled by the layers above when they load (they build on this module):"""
+
+    # runtime/state/views.py: (view, base, recipe) -> view; writes through x[i] reach x
+    note_view = None
+    # runtime/control_flow/lists.py: (xs, k) -> xs[k] for a list built in a symbolic loop
+    list_get = None
 
 
 class Slot:
@@ -54,9 +64,7 @@ def _holds_nothing(index: list) -> bool:
 
 
 def _is_variable(x) -> bool:
-    from runtime.state.variables import Variable
-
-    return isinstance(x, Variable)
+    return isinstance(x, StateHandle)
 
 
 def _fill(template, values):
@@ -98,20 +106,40 @@ GETITEM = OpDef(
 )
 
 
+def is_basic_index(template, dynamic, result_ndim: int) -> bool:
+    """Whether `x[index]` is a view in NumPy (basic indexing that does not pick out a
+    single element, which NumPy returns as a scalar copy)."""
+    items = template if isinstance(template, tuple) else (template,)
+    only_ints = True
+    for t in items:
+        if isinstance(t, Slot):
+            v = dynamic[t.k]
+            if not isinstance(v, (Tensor, np.ndarray)) or v.ndim != 0 or \
+                    not np.issubdtype(v.dtype, np.integer):
+                return False
+        elif isinstance(t, slice):
+            only_ints = False
+            for p in (t.start, t.stop, t.step):
+                if isinstance(p, Slot) and not isinstance(dynamic[p.k], (Tensor, np.generic,
+                                                                        int, np.ndarray)):
+                    return False
+        elif t is None or t is Ellipsis:
+            only_ints = False
+        elif isinstance(t, (bool, np.bool_)) or not isinstance(t, (int, np.integer)):
+            return False
+    return not (only_ints and result_ndim == 0)
+
+
 def getitem(x, index):
     if isinstance(x, Tensor) and x.dtype == np.dtype(object) and isinstance(index, (int, np.integer, Tensor)):
-        from runtime.control_flow.lists import is_list, list_get
-
-        if is_list(x):  # `xs[k]` of a list appended to in a symbolic loop
-            return list_get(x, index)
+        # an object Tensor is a graph list: `xs[k]` of a list appended to in a symbolic loop
+        return IndexingHooks.list_get(x, index)
     dynamic: list = []
     template = _template(index, dynamic)
-    from runtime.ops.functions import resolve_variables
-
     dynamic = resolve_variables(dynamic)
     out = bind(GETITEM, x, *dynamic, index=template)
     if isinstance(out, Tensor) and is_basic_index(template, dynamic, out.ndim):
-        note_view(out, x, ("index", template, tuple(dynamic)))  # writes go through to x
+        IndexingHooks.note_view(out, x, ("index", template, tuple(dynamic)))  # writes go through to x
     return out
 
 
@@ -150,7 +178,9 @@ def index_update(x: Any, index: Any, value: Any, mode: str = "set") -> Any:
         raise ValueError(f"index_update mode must be 'set' or 'add', not {mode!r}{where()}")
     dynamic: list = []
     template = _template(index, dynamic)
-    from runtime.ops.functions import resolve_variables
-
     x, value, *dynamic = resolve_variables([x, value, *dynamic])
     return bind(INDEX_UPDATE, x, value, *dynamic, index=template, mode=mode)
+
+
+TensorProtocol.getitem = getitem
+TensorProtocol.index_update = index_update

@@ -13,6 +13,7 @@ import numpy as np
 
 from runtime.core import tracing
 from runtime.core.registry import OpDef, bind
+from runtime.core.protocol import TensorProtocol
 from runtime.core.tensor import Tensor
 
 _INT64 = np.dtype(np.int64)
@@ -68,3 +69,7 @@ def symbolic_size(x: Tensor) -> Any:
     if tracing.current_graph() is None:
         return None
     return _weak(bind(SIZE_OF, x))
+
+
+TensorProtocol.symbolic_shape = symbolic_shape
+TensorProtocol.symbolic_size = symbolic_size

@@ -11,8 +11,11 @@ import numpy as np
 from runtime.core.errors import where
 from runtime.core.registry import OpDef, bind
 from runtime.ops.rules_common import broadcast_shapes  # noqa: F401 - re-exported
-from runtime.ops.ufuncs_rules import all_weak, ufunc_rule
+from runtime.ops.ufuncs_rules import _parse, all_weak, ufunc_rule
+from runtime.core.protocol import TensorProtocol
 from runtime.core.tensor import Tensor
+from runtime.ops.functions import resolve_variables
+from runtime.ops.rules_common import static_error
 
 _OPS: dict[np.ufunc, OpDef] = {}
 
@@ -59,8 +62,6 @@ def dispatch_ufunc(ufunc, method, inputs, kwargs):
         raise TypeError(f"np.{ufunc.__name__}(..., where=...) is not supported in graphs{where()}; "
                         "use np.where on the result.")
     kwargs = {k: v for k, v in kwargs.items() if k != "out"}
-    from runtime.ops.functions import resolve_variables
-
     inputs = resolve_variables(inputs)
     if ufunc.signature is not None and ("axis" in kwargs or "axes" in kwargs):
         return _with_core_axes(ufunc, inputs, kwargs)
@@ -79,9 +80,6 @@ def _with_core_axes(ufunc, inputs, kwargs):
     """A gufunc given `axis=` / `axes=` (`np.vecdot(a, b, axis=0)`): NumPy takes each
     operand's core dimensions from those axes instead of the last ones, which is the
     gufunc on the operands with those axes moved last (outputs' core axes moved back)."""
-    from runtime.ops.rules_common import static_error
-    from runtime.ops.ufuncs_rules import _parse
-
     kwargs = dict(kwargs)
     axis, axes = kwargs.pop("axis", None), kwargs.pop("axes", None)
     if axis is not None and axes is not None:
@@ -130,3 +128,6 @@ def _with_core_axes(ufunc, inputs, kwargs):
 
 def _has_tensor(v) -> bool:
     return isinstance(v, Tensor) or (isinstance(v, (list, tuple)) and any(map(_has_tensor, v)))
+
+
+TensorProtocol.dispatch_ufunc = dispatch_ufunc

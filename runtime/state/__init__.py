@@ -1,1 +1,14 @@
-"""(layer docstring written in the next commit)"""
+"""state: what a NumPy program sees beyond values, traced into graphs.
+
+- `views.py` (+ `view_recipes.py`): NumPy's aliasing model on immutable Tensors:
+  writes through views and aliases, in-place operators (fills the Tensor protocol's
+  write/resolve slots and the indexing op's view hook when it loads).
+- `variables.py`: `Variable`, graph state read and assigned on every call.
+- `effects.py`, `printing.py`, `checks.py`: graph side effects (`assert_`, `raise_`,
+  `ag.print`) and run-time checks that raise what Python would.
+- `writeback.py`, `random_watch.py`: what a call writes back into its arguments'
+  containers, and NumPy's global random state watched while tracing.
+
+May import: `runtime.core`, `runtime.ops`.
+"""
+from runtime.state import views, checks  # noqa: F401 - they fill core's Tensor protocol slots

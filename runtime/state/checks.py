@@ -13,6 +13,7 @@ import numpy as np
 
 from runtime.core.errors import user_origin
 from runtime.core.registry import OpDef, bind
+from runtime.core.protocol import TensorProtocol
 from runtime.core.tensor import Tensor
 
 # the exceptions a check may raise, by name (graph attributes stay plain data)
@@ -39,3 +40,6 @@ def check(ok, error: str, message: str) -> None:
         return
     origin = user_origin()
     bind(CHECK, ok, error=error, message=message if origin is None else f"{message} (at {origin})")
+
+
+TensorProtocol.check = check

@@ -19,8 +19,10 @@ import numpy as np
 
 from runtime.core import tracing
 from runtime.core.errors import where
+from runtime.core.autodiff_hooks import on_variable_read
 from runtime.core.registry import OpDef, bind
-from runtime.core.tensor import NumpyOperators, Tensor, _fmt_shape
+from runtime.core.tensor import NumpyOperators, StateHandle, Tensor, _fmt_shape
+from runtime.ops.functions import TABLE
 
 
 def _read_kernel(*, var):
@@ -82,7 +84,7 @@ ASSIGN_VARIABLE = OpDef("assign_variable", _assign_kernel, _assign_abstract_eval
                         stateful=True, effect=True)
 
 
-class Variable(NumpyOperators):
+class Variable(NumpyOperators, StateHandle):
     """A mutable array shared by eager code and every graph that uses it."""
 
     _count = 0
@@ -116,8 +118,6 @@ class Variable(NumpyOperators):
 
     def read_value(self) -> Any:
         """The current value: a NumPy array eagerly, a read node while tracing."""
-        from runtime.core.autodiff_hooks import on_variable_read
-
         value = bind(READ_VARIABLE, var=self)
         return on_variable_read(self, value)
 
@@ -156,8 +156,6 @@ class Variable(NumpyOperators):
         return getattr(ufunc, method)(*inputs, **kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
-        from runtime.ops.functions import TABLE
-
         args = [_unwrap(a) for a in args]
         kwargs = {k: _unwrap(v) for k, v in kwargs.items()}
         if tracing.in_graph_mode() or any(isinstance(a, Tensor) for a in args):

@@ -24,16 +24,15 @@ from typing import Any
 import numpy as np
 
 from runtime.core.errors import where
+from runtime.core.registry import bind
+from runtime.ops.functions import dispatch_function
+from runtime.ops.indexing import GETITEM, INDEX_UPDATE
 
 WRITABLE = ("index", "transpose", "unit")
 
 
 def apply(recipe: tuple, base: Any) -> Any:
     """The view `recipe` describes, taken from `base` (the base's current value)."""
-    from runtime.ops.functions import dispatch_function
-    from runtime.ops.indexing import GETITEM
-    from runtime.core.registry import bind
-
     kind = recipe[0]
     if kind == "index":
         return bind(GETITEM, base, *recipe[2], index=recipe[1])
@@ -50,10 +49,6 @@ def apply(recipe: tuple, base: Any) -> Any:
 
 def unapply(recipe: tuple, base: Any, value: Any) -> Any:
     """`base` with the view `recipe` describes replaced by `value` (writable kinds only)."""
-    from runtime.ops.functions import dispatch_function
-    from runtime.ops.indexing import INDEX_UPDATE
-    from runtime.core.registry import bind
-
     kind = recipe[0]
     if kind == "index":
         return bind(INDEX_UPDATE, base, value, *recipe[2], index=recipe[1], mode="set")
@@ -66,8 +61,6 @@ def unapply(recipe: tuple, base: Any, value: Any) -> Any:
 
 
 def _unit(x: Any, drop: tuple, add: tuple) -> Any:
-    from runtime.ops.functions import dispatch_function
-
     if drop:
         x = dispatch_function(np.squeeze, (x,), {"axis": drop})
     if add:
@@ -135,30 +128,3 @@ def _unit_change(before: tuple, after: tuple, strict: bool) -> tuple | None:
         return None
     return ("unit", tuple(i for i, d in enumerate(before) if d == 1),
             tuple(i for i, d in enumerate(after) if d == 1))
-
-
-def is_basic_index(template, dynamic, result_ndim: int) -> bool:
-    """Whether `x[index]` is a view in NumPy (basic indexing that does not pick out a
-    single element, which NumPy returns as a scalar copy)."""
-    from runtime.ops.indexing import Slot
-    from runtime.core.tensor import Tensor
-
-    items = template if isinstance(template, tuple) else (template,)
-    only_ints = True
-    for t in items:
-        if isinstance(t, Slot):
-            v = dynamic[t.k]
-            if not isinstance(v, (Tensor, np.ndarray)) or v.ndim != 0 or \
-                    not np.issubdtype(v.dtype, np.integer):
-                return False
-        elif isinstance(t, slice):
-            only_ints = False
-            for p in (t.start, t.stop, t.step):
-                if isinstance(p, Slot) and not isinstance(dynamic[p.k], (Tensor, np.generic,
-                                                                        int, np.ndarray)):
-                    return False
-        elif t is None or t is Ellipsis:
-            only_ints = False
-        elif isinstance(t, (bool, np.bool_)) or not isinstance(t, (int, np.integer)):
-            return False
-    return not (only_ints and result_ndim == 0)

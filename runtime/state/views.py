@@ -37,8 +37,10 @@ import numpy as np
 from runtime.core import tracing
 from runtime.core.errors import where
 from runtime.state import view_recipes as recipes
+from runtime.core.protocol import TensorProtocol
 from runtime.core.tensor import Tensor
-from runtime.state.view_recipes import is_basic_index  # noqa: F401 - ops/indexing imports it from here
+from runtime.ops.functions import dispatch_function
+from runtime.ops.indexing import IndexingHooks, index_update
 
 
 class _Array:
@@ -277,7 +279,6 @@ def _resolve_index(index):
 def in_place(target: Tensor, result: Any, op: str) -> Tensor:
     """`target op= value` on a Tensor whose out-of-place result is `result`: NumPy's
     in-place operation (same shape, result cast to target's dtype under 'same_kind')."""
-    from runtime.ops.functions import dispatch_function
 
     if not isinstance(result, Tensor):
         return result
@@ -306,8 +307,6 @@ def ufunc_into(ufunc, inputs: tuple, kwargs: dict, dispatch) -> Any:
     out = out if isinstance(out, tuple) else (out,)
     if len(out) != 1 or type(out[0]) is not Tensor or ufunc.nout != 1 or "where" in kwargs:
         return None
-    from runtime.ops.functions import dispatch_function
-    from runtime.ops.indexing import index_update
 
     target = out[0]
     rest = {k: v for k, v in kwargs.items() if k not in ("out", "casting")}
@@ -441,3 +440,17 @@ def after_function(func, args, kwargs, result) -> Any:
         return result
     recipe = recipes.recipe_of(func, args, kwargs, result)
     return result if recipe is None else note_view(result, args[0], recipe)
+
+
+# what a Tensor's dunders and the indexing op call (they sit below this module)
+TensorProtocol.resolve = resolve
+TensorProtocol.resolve_args = resolve_args
+TensorProtocol.resolve_index = _resolve_index
+TensorProtocol.after_function = after_function
+TensorProtocol.ufunc_into = ufunc_into
+TensorProtocol.write_item = setitem
+TensorProtocol.write_array = write
+TensorProtocol.in_place = in_place
+TensorProtocol.holds_view_of = holds_view_of
+TensorProtocol.forget = forget
+IndexingHooks.note_view = note_view

@@ -12,6 +12,9 @@ from typing import Callable
 
 import numpy as np
 
+from runtime.core.tensor import Tensor
+from runtime.state.views import resolve
+
 
 def writing_back(fn: Callable, writeback: list, name: str, n_extra: int,
                  keep_rest: bool = False) -> Callable:
@@ -106,9 +109,6 @@ def _changed(obj, before) -> bool:
 def container_writes(snapshots: list, inputs: list, capture) -> tuple[list, list]:
     """The changed containers as (arg, path, template), and the graph values the
     templates read (their ("out", j) items), for the trace that just ran."""
-    from runtime.core.tensor import Tensor
-    from runtime.state.views import resolve
-
     changed = [(arg, path, obj) for arg, path, obj, before in snapshots
                if _changed(obj, before)]
     if not changed:
