@@ -21,6 +21,7 @@ the executor turns it back into a real `if` / `while` statement.
 """
 from runtime.control_flow.cond import COND, cond
 from runtime.control_flow.while_loop import WHILE_LOOP, while_loop
-from runtime.control_flow import emit as _emit, hooks as _hooks  # noqa: E402,F401 - op hooks
+from runtime.control_flow import hooks as _hooks  # noqa: E402,F401 - op hooks
+from runtime.exec import control_emit as _emit  # noqa: E402,F401 - op hooks
 
 __all__ = ["COND", "WHILE_LOOP", "cond", "while_loop"]
