@@ -19,35 +19,6 @@ from runtime.core.graph import Node
 from runtime.core.tensor import Tensor
 
 
-def _copied(value):
-    """Graph lists entering a branch or loop are copied (see emit._copy_lists)."""
-    return list(value) if type(value) is list else value
-
-
-# -- interpreter (runtime/exec/interpreter.py) ----------------------------------------
-def run_cond(node: Node, ins: list) -> list:
-    from runtime.exec.interpreter import run_graph
-
-    branch = node.attrs["then"] if ins[0] else node.attrs["else_"]
-    args = [_copied(v) for v in ins[1:]] if node.attrs.get("copy_lists") else ins[1:]
-    return run_graph(branch, args)
-
-
-def run_while(node: Node, ins: list) -> list:
-    from runtime.exec.interpreter import run_graph
-
-    n = len(node.outputs)
-    limit = ins[-1] if node.attrs["has_max"] else None
-    caps = ins[n:len(ins) - (1 if limit is not None else 0)]
-    carried, count = [_copied(v) for v in ins[:n]], 0
-    while run_graph(node.attrs["cond"], carried + caps)[0]:
-        if limit is not None and count >= limit:
-            break
-        carried = run_graph(node.attrs["body"], carried + caps)
-        count += 1
-    return carried
-
-
 # -- data flow through subgraphs (graph lists, buffer plan, constant branches) --------
 def cond_sources(node: Node, index: int) -> list:
     return [node.attrs["then"].outputs[index], node.attrs["else_"].outputs[index]]
@@ -137,10 +108,10 @@ def check_while(inputs: list, attrs: dict, avals: list, fail: Callable[[str], No
 
 def _attach() -> None:
     for op, fields in (
-            (COND, dict(subgraph_attrs=("then", "else_"), run=run_cond, check=check_cond,
+            (COND, dict(subgraph_attrs=("then", "else_"), check=check_cond,
                         sources=cond_sources, feeds=cond_feeds, once_inputs=cond_once,
                         taken_branch=cond_taken_branch)),
-            (WHILE_LOOP, dict(subgraph_attrs=("cond", "body"), run=run_while,
+            (WHILE_LOOP, dict(subgraph_attrs=("cond", "body"),
                               check=check_while, sources=while_sources, feeds=while_feeds,
                               once_inputs=while_once, loop=True))):
         for name, value in fields.items():
