@@ -30,7 +30,8 @@ import numpy as np
 
 from runtime.core.graph import Graph, Node
 from runtime.core.liveness import live_nodes
-from runtime.exec.buffer_plan import BufferPlan, reads_memory_order
+from runtime.exec.buffer_plan import BufferPlan
+from runtime.passes.memory_order import reads_memory_order
 from runtime.exec.chunks import emit_region, find_regions
 from runtime.exec.schedule import emit_offloaded, join_offloaded, plan_offloads
 from runtime.exec.spelling import spell_as_dot
