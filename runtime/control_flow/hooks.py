@@ -1,11 +1,13 @@
 """What the rest of the runtime needs to know about the control-flow ops, as hooks on
-their records (COND, WHILE_LOOP): how the interpreter runs them, how values flow into
-and out of their subgraphs, which inputs are evaluated once, which branch a constant
-predicate takes, and the structural check the verifier and the loader share.
+their records (COND, WHILE_LOOP): how values flow into and out of their subgraphs,
+which inputs are evaluated once, which branch a constant predicate takes, and the
+structural check the verifier and the loader share.
 
-Executors, passes, graph lists, the verifier and the loader call these hooks
-(`node.op.run(...)`, `node.op.sources(...)`, ...) instead of asking which op a node is;
-a new control-flow op fills in the same fields. Code generation is in emit.py.
+Passes, graph lists, the executor's buffer plan, the verifier and the loader call these
+hooks (`node.op.sources(...)`, ...) instead of asking which op a node is; a new
+control-flow op fills in the same fields. The executor's hooks are attached by the executor itself
+when it loads: `run` by runtime/exec/interpreter.py, `emit` (code generation) by
+runtime/exec/control_emit.py.
 """
 from __future__ import annotations
 

@@ -9,7 +9,7 @@
         return v2
 
 Control-flow nodes become real `if` / `while` statements with their subgraphs inlined
-(spelled by their op's `emit` hook, runtime/control_flow/emit.py);
+(spelled by their op's `emit` hook, control_emit.py);
 constants that are not literals are bound as globals of the generated function. Only
 live nodes are emitted (non-strict execution). The source is registered with
 `linecache` so tracebacks show it, and `line_origins` maps each generated line back to
