@@ -3,7 +3,7 @@
 Slower than the generated code but obviously right; tests check the two agree.
 Control-flow ops have no kernel: their `run` hooks (`run_cond`, `run_while`, below)
 run their subgraphs with `run_graph`; this module attaches them to the COND and
-WHILE_LOOP records when it loads.
+WHILE_LOOP records when it loads (runtime/exec/__init__.py imports it).
 """
 from __future__ import annotations
 
