@@ -15,12 +15,18 @@ the executor turns it back into a real `if` / `while` statement.
 - `lists.py`: graph lists (`list_new` / `list_append` / `list_stack`) for values a
   symbolic loop accumulates.
 - `common.py`: what the two share (tracing a child graph, captures, value checks).
-- `hooks.py`, `emit.py`: the hooks on the COND / WHILE_LOOP records that executors,
-  passes, the verifier and the loader call (run, data flow through subgraphs,
-  structure check; `emit.py`: code generation), so none of them names these ops.
+- `hooks.py`: the hooks on the COND / WHILE_LOOP records that passes, graph lists, the
+  buffer plan, the verifier and the loader call (data flow through subgraphs, which inputs are evaluated
+  once, the taken branch, structure check), so none of them names these ops. The
+  executor's hooks live with the executor, which attaches them when it loads: `run` in
+  `runtime/exec/interpreter.py`, `emit` (code generation) in
+  `runtime/exec/control_emit.py`.
+
+May import core/, ops/ and state/ (and this folder); never autodiff/, passes/, exec/ or
+anything above them.
 """
 from runtime.control_flow.cond import COND, cond
 from runtime.control_flow.while_loop import WHILE_LOOP, while_loop
-from runtime.control_flow import emit as _emit, hooks as _hooks  # noqa: E402,F401 - op hooks
+from runtime.control_flow import hooks as _hooks  # noqa: F401 - attaches the op hooks
 
 __all__ = ["COND", "WHILE_LOOP", "cond", "while_loop"]

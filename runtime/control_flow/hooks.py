@@ -1,11 +1,13 @@
 """What the rest of the runtime needs to know about the control-flow ops, as hooks on
-their records (COND, WHILE_LOOP): how the interpreter runs them, how values flow into
-and out of their subgraphs, which inputs are evaluated once, which branch a constant
-predicate takes, and the structural check the verifier and the loader share.
+their records (COND, WHILE_LOOP): how values flow into and out of their subgraphs,
+which inputs are evaluated once, which branch a constant predicate takes, and the
+structural check the verifier and the loader share.
 
-Executors, passes, graph lists, the verifier and the loader call these hooks
-(`node.op.run(...)`, `node.op.sources(...)`, ...) instead of asking which op a node is;
-a new control-flow op fills in the same fields. Code generation is in emit.py.
+Passes, graph lists, the executor's buffer plan, the verifier and the loader call these
+hooks (`node.op.sources(...)`, ...) instead of asking which op a node is; a new
+control-flow op fills in the same fields. The executor's hooks are attached by the executor itself
+when it loads: `run` by runtime/exec/interpreter.py, `emit` (code generation) by
+runtime/exec/control_emit.py.
 """
 from __future__ import annotations
 
@@ -17,35 +19,6 @@ from runtime.control_flow.cond import COND
 from runtime.control_flow.while_loop import WHILE_LOOP
 from runtime.core.graph import Node
 from runtime.core.tensor import Tensor
-
-
-def _copied(value):
-    """Graph lists entering a branch or loop are copied (see emit._copy_lists)."""
-    return list(value) if type(value) is list else value
-
-
-# -- interpreter (runtime/exec/interpreter.py) ----------------------------------------
-def run_cond(node: Node, ins: list) -> list:
-    from runtime.exec.interpreter import run_graph
-
-    branch = node.attrs["then"] if ins[0] else node.attrs["else_"]
-    args = [_copied(v) for v in ins[1:]] if node.attrs.get("copy_lists") else ins[1:]
-    return run_graph(branch, args)
-
-
-def run_while(node: Node, ins: list) -> list:
-    from runtime.exec.interpreter import run_graph
-
-    n = len(node.outputs)
-    limit = ins[-1] if node.attrs["has_max"] else None
-    caps = ins[n:len(ins) - (1 if limit is not None else 0)]
-    carried, count = [_copied(v) for v in ins[:n]], 0
-    while run_graph(node.attrs["cond"], carried + caps)[0]:
-        if limit is not None and count >= limit:
-            break
-        carried = run_graph(node.attrs["body"], carried + caps)
-        count += 1
-    return carried
 
 
 # -- data flow through subgraphs (graph lists, buffer plan, constant branches) --------
@@ -137,10 +110,10 @@ def check_while(inputs: list, attrs: dict, avals: list, fail: Callable[[str], No
 
 def _attach() -> None:
     for op, fields in (
-            (COND, dict(subgraph_attrs=("then", "else_"), run=run_cond, check=check_cond,
+            (COND, dict(subgraph_attrs=("then", "else_"), check=check_cond,
                         sources=cond_sources, feeds=cond_feeds, once_inputs=cond_once,
                         taken_branch=cond_taken_branch)),
-            (WHILE_LOOP, dict(subgraph_attrs=("cond", "body"), run=run_while,
+            (WHILE_LOOP, dict(subgraph_attrs=("cond", "body"),
                               check=check_while, sources=while_sources, feeds=while_feeds,
                               once_inputs=while_once, loop=True))):
         for name, value in fields.items():

@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.control_flow.common import aval_of, is_python_scalar, is_weak
+from runtime.control_flow.lists import check_loop_list, loop_list
 from runtime.state import views
 from runtime.core.errors import where
 from runtime.core.structure import flatten, path_names, unflatten
@@ -186,8 +187,6 @@ class LoopTypes:
         whose length the body keeps stays a nested structure of its items. `every`: each
         Python list becomes a graph list (when the body cannot be traced with a list as
         a structure, e.g. a symbolic `if` appends to it in one branch only)."""
-        from runtime.control_flow.lists import check_loop_list, loop_list
-
         marked = unflatten(self.tree, [_Mark(i) for i in range(len(self.leaves))])
         top = list(self.names) if self.names is not None and \
             len(self.names) == len(marked) else [f"loop_vars[{k}]" for k in range(len(marked))]

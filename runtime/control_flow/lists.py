@@ -21,7 +21,7 @@ from runtime.core import tracing
 from runtime.core.errors import where
 from runtime.core.registry import OpDef, bind
 from runtime.core.tensor import Tensor, _fmt_shape
-from runtime.ops.indexing import IndexingHooks
+from runtime.ops.indexing import IndexingHooks, index_update
 
 LIST_DTYPE = np.dtype(object)
 
@@ -242,8 +242,6 @@ def _copy_grad(rec, cts):
 
 
 def _get_grad(rec, cts):
-    from runtime.ops.indexing import index_update
-
     xs, k = rec.inputs
     return [index_update(list_zeros(xs), k, cts[0], mode="add"), None]
 

@@ -25,6 +25,7 @@ from runtime.control_flow.common import (
 from runtime.control_flow.learn_types import (
     LoopTypes, check_placeholders_given, is_carried, is_placeholder,
 )
+from runtime.control_flow.lists import is_list, list_new, save_state
 from runtime.core.registry import OpDef, add_node
 from runtime.core.structure import flatten, unflatten
 from runtime.core.tensor import Tensor, _fmt_shape
@@ -140,8 +141,6 @@ def _saving_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_
     """Under a gradient tape: the loop also saves each iteration's state on graph lists
     (marked `saved` on the node), so the gradient runs it backwards without running the
     loop forward a second time. Loops carrying graph lists keep the re-running rule."""
-    from runtime.control_flow.lists import is_list, list_new, save_state
-
     leaves, tree = flatten(loop_vars)
     carried = [i for i, x in enumerate(leaves) if is_carried(x)]
     if any(is_list(leaves[i]) for i in carried) or any(map(is_placeholder, leaves)):

@@ -47,7 +47,8 @@ class OpDef:
     saves_for_gradient: bool = False        # forward-pass bookkeeping a gradient replay skips
     fused: tuple = ()                       # a compiled elementwise kernel (jit): the ops it
     #                                         computes; it takes `out=` and slices, like a ufunc
-    # Control-flow ops only (see runtime/control_flow/hooks.py and emit.py):
+    # Control-flow ops only (runtime/control_flow/hooks.py; the executor's emit/run hooks
+    # are attached by runtime/exec/control_emit.py and interpreter.py):
     subgraph_attrs: tuple = ()              # attribute names holding its subgraphs, in order
     emit: Callable | None = None            # (codegen, node, out_names, indent): statements
     run: Callable | None = None             # (node, input values) -> output values

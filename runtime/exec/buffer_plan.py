@@ -57,15 +57,6 @@ def _fresh_array(node: Node) -> bool:
         node.op.fresh_result and len(node.outputs) == 1)
 
 
-def reads_memory_order(graph: Graph) -> bool:
-    """Whether a value of `graph` (or of its subgraphs) is read in memory order
-    (`ravel`/`reshape` with order 'K' or 'A'): its values then depend on the layout (C or
-    F order) of the arrays before it, which writing into reused buffers would change, so
-    buffers are not reused there. Elsewhere a result's layout may differ from eager
-    NumPy's; its values never do."""
-    return any(n.attrs.get("order") in ("K", "A") for n in graph.walk())
-
-
 def _same_size(x: Tensor, out: Tensor, node: Node) -> bool:
     """Whether `x` provably has the shape of `out` when the graph runs: equal known shapes,
     or (with unknown dims) every other operand 0-d, so nothing broadcasts `x` larger."""

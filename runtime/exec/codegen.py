@@ -9,7 +9,7 @@
         return v2
 
 Control-flow nodes become real `if` / `while` statements with their subgraphs inlined
-(spelled by their op's `emit` hook, runtime/control_flow/emit.py);
+(spelled by their op's `emit` hook, control_emit.py);
 constants that are not literals are bound as globals of the generated function. Only
 live nodes are emitted (non-strict execution). The source is registered with
 `linecache` so tracebacks show it, and `line_origins` maps each generated line back to
@@ -30,7 +30,8 @@ import numpy as np
 
 from runtime.core.graph import Graph, Node
 from runtime.core.liveness import live_nodes
-from runtime.exec.buffer_plan import BufferPlan, reads_memory_order
+from runtime.exec.buffer_plan import BufferPlan
+from runtime.passes.memory_order import reads_memory_order
 from runtime.exec.chunks import emit_region, find_regions
 from runtime.exec.schedule import emit_offloaded, join_offloaded, plan_offloads
 from runtime.exec.spelling import spell_as_dot

@@ -1,10 +1,15 @@
 """The reference semantics: run a graph node by node with each op's kernel.
 
 Slower than the generated code but obviously right; tests check the two agree.
+Control-flow ops have no kernel: their `run` hooks (`run_cond`, `run_while`, below)
+run their subgraphs with `run_graph`; this module attaches them to the COND and
+WHILE_LOOP records when it loads (runtime/exec/__init__.py imports it).
 """
 from __future__ import annotations
 
-from runtime.core.graph import Graph
+from runtime.control_flow.cond import COND
+from runtime.control_flow.while_loop import WHILE_LOOP
+from runtime.core.graph import Graph, Node
 from runtime.core.liveness import live_nodes
 from runtime.core.tensor import Tensor
 
@@ -18,7 +23,7 @@ def run_graph(graph: Graph, args: list) -> list:
 
     for node in live_nodes(graph):
         ins = [val(x) for x in node.inputs]
-        if node.op.run is not None:  # control flow (runtime/control_flow/hooks.py)
+        if node.op.run is not None:  # control flow (run_cond, run_while below)
             outs = node.op.run(node, ins)
         else:
             result = node.op.kernel(*ins, **node.attrs)
@@ -27,3 +32,30 @@ def run_graph(graph: Graph, args: list) -> list:
             env[id(o)] = v
     return [val(x) for x in graph.outputs]
 
+
+def _copied(value):
+    """Graph lists entering a branch or loop are copied (see control_emit._copy_lists)."""
+    return list(value) if type(value) is list else value
+
+
+def run_cond(node: Node, ins: list) -> list:
+    branch = node.attrs["then"] if ins[0] else node.attrs["else_"]
+    args = [_copied(v) for v in ins[1:]] if node.attrs.get("copy_lists") else ins[1:]
+    return run_graph(branch, args)
+
+
+def run_while(node: Node, ins: list) -> list:
+    n = len(node.outputs)
+    limit = ins[-1] if node.attrs["has_max"] else None
+    caps = ins[n:len(ins) - (1 if limit is not None else 0)]
+    carried, count = [_copied(v) for v in ins[:n]], 0
+    while run_graph(node.attrs["cond"], carried + caps)[0]:
+        if limit is not None and count >= limit:
+            break
+        carried = run_graph(node.attrs["body"], carried + caps)
+        count += 1
+    return carried
+
+
+COND.run = run_cond
+WHILE_LOOP.run = run_while

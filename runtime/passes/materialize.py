@@ -33,7 +33,7 @@ import math
 
 import numpy as np
 
-from runtime.exec.buffer_plan import reads_memory_order
+from runtime.passes.memory_order import reads_memory_order
 from runtime.core.graph import Graph, Node
 from runtime.core.rewrite import each_graph
 from runtime.core.tensor import Tensor

@@ -6,9 +6,11 @@ statement and `while_loop` as a real `while` statement, their subgraphs inlined.
     else:                           v3 = i_loop
         v2 = np.multiply(x, 0.0)
 
-These are the `emit` hooks of the COND and WHILE_LOOP records (attached at the bottom);
-`runtime/exec/codegen.py` calls `node.op.emit(gen, node, outs, indent)` and knows no
-control-flow op by name.
+These are the `emit` hooks of the COND and WHILE_LOOP records, attached at the bottom
+when this module loads (runtime/exec/__init__.py imports it, so importing any part of
+the executor attaches them); `codegen.py` calls `node.op.emit(gen, node, outs, indent)`
+and knows no control-flow op by name. The control-flow layer below defines the ops and
+never imports the executor.
 """
 from __future__ import annotations
 
