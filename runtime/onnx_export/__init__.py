@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from runtime.frontend.engines import register_engine
+from runtime.frontend.function import BoundFunction, ConcreteFunction, Function
 from runtime.onnx_export.context import OnnxExportError
 
 
 def _concrete(fn_or_cf, args, kwargs):
-    from runtime.frontend.function import BoundFunction, ConcreteFunction, Function
-
     if isinstance(fn_or_cf, ConcreteFunction):
         if args or kwargs:
             raise TypeError("export_onnx: a ConcreteFunction takes no example arguments")
@@ -58,5 +58,8 @@ def export_onnx(fn_or_cf, path: Any = None, *args, assertions: str = "error", **
         onnx.save_model(model, str(path))
     return model
 
+
+# `ConcreteFunction.to_onnx()` exports through the slot frontend keeps for this layer
+register_engine("onnx", to_onnx)
 
 __all__ = ["export_onnx", "to_onnx", "OnnxExportError"]
