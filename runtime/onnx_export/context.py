@@ -41,6 +41,17 @@ def onnx_dtype(dtype) -> int:
         raise OnnxExportError(f"the dtype {dtype} has no ONNX element type") from None
 
 
+def value_info(name: str, dtype, shape, dims_prefix: str | None = None):
+    """A typed ValueInfo; unknown dims are symbolic (named when `dims_prefix` is given)."""
+    from onnx import helper
+
+    dims = []
+    for axis, d in enumerate(shape):
+        dims.append(d if d is not None else
+                    (f"{dims_prefix}_d{axis}" if dims_prefix is not None else None))
+    return helper.make_tensor_value_info(name, onnx_dtype(dtype), dims)
+
+
 def at(origin: Origin | None) -> str:
     return f" (recorded at {origin.filename}:{origin.lineno} in {origin.function})" \
         if origin is not None else ""
