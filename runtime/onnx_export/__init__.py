@@ -6,6 +6,11 @@ control flow, constants and Variables (control.py). `model.py` assembles the mod
 states the input/output conventions (also in docs/onnx.md). An op with no ONNX form
 raises `OnnxExportError` naming the op and the user's line. `onnx` (and `onnxruntime`
 to run the result) is the optional extra `pip install -e ".[onnx]"`.
+
+Layer: top, beside `jit` and `saved`. It may import every layer up to `frontend`, never
+its two neighbours. `ConcreteFunction.to_onnx()` reaches `to_onnx` through the engine
+slot of frontend/engines.py, which this package fills when it loads; importing it stays
+cheap: onnx, the optional engine, is imported only when a model is built.
 """
 from __future__ import annotations
 
@@ -13,7 +18,11 @@ from typing import Any
 
 from runtime.frontend.engines import register_engine
 from runtime.frontend.function import BoundFunction, ConcreteFunction, Function
+# each op-family module fills the converter table (table.py) when it loads
+from runtime.onnx_export import (  # noqa: F401
+    control, elementwise, indexing, lists, reductions, shapes)
 from runtime.onnx_export.context import OnnxExportError
+from runtime.onnx_export.model import to_model
 
 
 def _concrete(fn_or_cf, args, kwargs):
@@ -37,8 +46,6 @@ def _concrete(fn_or_cf, args, kwargs):
 
 def to_onnx(cf, *, assertions: str = "error", optimized: bool = True):
     """The `onnx.ModelProto` of ConcreteFunction `cf` (checked by `onnx.checker`)."""
-    from runtime.onnx_export.model import to_model
-
     if assertions not in ("error", "drop"):
         raise ValueError(f"assertions must be 'error' or 'drop', not {assertions!r}")
     return to_model(cf, optimized=optimized, assertions=assertions)

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from runtime.core.errors import Origin
+from runtime.core.tensor import Tensor
 
 
 class OnnxExportError(TypeError):
@@ -124,8 +125,6 @@ class Emitter:
 
     def value(self, x, dtype=None) -> str:
         """The ONNX name of graph value or immediate `x`, cast to `dtype` when given."""
-        from runtime.core.tensor import Tensor
-
         if isinstance(x, Tensor):
             name = self.names.get(id(x))
             if name is None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.onnx_export.context import Emitter, OnnxExportError, _onnx, value_info
+from runtime.onnx_export.lists import element_types
 from runtime.onnx_export.table import assigned_variables, convert_nodes, used_variables
 from runtime.core.tensor import Tensor
 
@@ -29,14 +30,11 @@ def to_model(cf, name: str | None = None, optimized: bool = True, assertions: st
     onnx = _onnx()
     from onnx import helper, numpy_helper
 
-    from runtime.onnx_export import (  # noqa: F401 - fill the converter table
-        control, elementwise, indexing, lists, reductions, shapes)
-
     graph = cf.optimized_graph if optimized else cf.graph
     out_leaves = _out_leaves(cf, graph, optimized)
     em = Emitter()
     em.shared["assertions"] = assertions
-    em.shared["list_elems"] = lists.element_types(graph)
+    em.shared["list_elems"] = element_types(graph)
     inputs = []
     for t in graph.inputs:
         n = em.fresh(t.name)
@@ -83,9 +81,7 @@ def to_model(cf, name: str | None = None, optimized: bool = True, assertions: st
 
 
 def _named_output(em, src: str, wanted: str, dtype, shape):
-    name = em.fresh(wanted)
-    em.nodes.append(__import__("onnx").helper.make_node("Identity", [src], [name],
-                                                        name=em.fresh("n_Identity")))
+    name = em.op("Identity", [src], hint=wanted)  # em.node is None: no doc_string
     return value_info(name, dtype, shape, name)
 
 

@@ -1,4 +1,5 @@
-"""The export table: graph op name -> converter, filled by the op-family modules.
+"""The export table: graph op name -> converter, filled by the op-family modules
+(which the package `__init__` imports).
 
 A converter is `fn(em: Emitter, node) -> list[str]`: it emits ONNX nodes for one graph
 node and returns one ONNX value name per node output. Ops are looked up by name
