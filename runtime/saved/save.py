@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 
 from runtime.core.graph import Graph
-from runtime.saved import container
+from runtime.saved.container import write
 from runtime.saved.format import FORMAT, VERSION, Encoder, SaveError, dtype_text
 from runtime.saved.optable import op_table
 from runtime.frontend.function import BoundFunction, ConcreteFunction, Function
@@ -45,7 +45,7 @@ def save(fn_or_cf, path: str | os.PathLike) -> None:
         "concrete_functions": [_concrete(cf, enc) for cf in cfs],
     }
     description["variables"] = [_variable(v, i, enc) for i, v in enumerate(enc.variables)]
-    container.write(path, description, enc.arrays)
+    write(path, description, enc.arrays)
 
 
 def _variable(v, i: int, enc: Encoder) -> dict:
