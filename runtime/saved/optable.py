@@ -20,9 +20,8 @@ import keyword
 
 import numpy as np
 
-from runtime import control_flow
 from runtime.autodiff import shapes
-from runtime.control_flow import lists
+from runtime.control_flow import COND, WHILE_LOOP, lists
 from runtime.ops import constant, functions, indexing, shape, ufuncs
 from runtime.ops.indexing import Slot
 from runtime.saved.format import _DTYPE, LoadError
@@ -48,7 +47,7 @@ def op_table() -> dict:
         add(op)
     for op in (indexing.GETITEM, indexing.INDEX_UPDATE, shape.SHAPE_OF, shape.SHAPE_DIM,
                shape.SIZE_OF, ufuncs.PYTHON_NUMBER, constant.CONSTANT,
-               control_flow.COND, control_flow.WHILE_LOOP, variables.READ_VARIABLE,
+               COND, WHILE_LOOP, variables.READ_VARIABLE,
                variables.ASSIGN_VARIABLE, printing.PRINT, effects.ASSERT, effects.RAISE,
                checks.CHECK,
                lists.LIST_NEW, lists.LIST_APPEND, lists.SAVE_STATE, lists.LIST_STACK,
