@@ -36,6 +36,10 @@ from runtime.frontend.function import (
     run_functions_eagerly,
 )
 from runtime.exec.schedule import parallel_enabled, set_parallel
+from runtime.state import views as _views, checks as _checks  # noqa: F401 (fill core/protocol.py)
+# the top layers register their engines with frontend/engines.py as they load
+from runtime import jit as _jit  # noqa: F401  (jit_compile=True)
+from runtime import onnx_export as _onnx_export  # noqa: F401  (ConcreteFunction.to_onnx)
 
 __all__ = [
     "GraphModeError", "Tensor", "in_graph_mode", "Graph", "Node", "OpDef", "bind",

@@ -44,7 +44,7 @@ def _session(model):
 def check_export(cf, args, assertions: str = "error") -> None:
     """Export `cf`, run it in onnxruntime and through the executor on `args`; compare."""
     from runtime.onnx_export import to_onnx
-    from runtime.onnx_export.model import assigned_variables
+    from runtime.onnx_export.table import assigned_variables
     from runtime.frontend.signature import key_of
     from runtime.core.structure import flatten
 

@@ -1,8 +1,14 @@
-"""frontend: what a user calls: `Function` (trace per input signature, cache, call).
+"""The user-facing entry: `Function` (what `@ag.function` returns), tracing per input
+signature and the cache of traces.
 
-- `function.py`: `Function`, `ConcreteFunction`, `function`, `run_functions_eagerly`.
-- `signature.py`: `TensorSpec` and the trace cache key of a call's arguments.
-- `trace_args.py`: turning a call's arguments into graph inputs and back.
+- `function.py`: `Function`, `ConcreteFunction` (one trace: graph, optimized graph,
+  generated executor), `BoundFunction`, the `function` decorator.
+- `signature.py`: `TensorSpec` and the cache key rules.
+- `trace_args.py`: arguments turned into graph inputs, and checked against a signature.
+- `engines.py`: the slots the layers above fill when they load (`jit` for
+  `jit_compile=True`, `onnx_export` for `ConcreteFunction.to_onnx()`).
 
-May import: `runtime.core`, `ops`, `state`, `control_flow`, `autodiff`, `passes`, `exec`.
+Layer: above `exec`. It may import `core`, `ops`, `state`, `control_flow`, `autodiff`,
+`passes` and `exec`, never `jit`, `saved` or `onnx_export`: those register into
+`engines.py` instead.
 """

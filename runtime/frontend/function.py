@@ -20,6 +20,7 @@ from runtime.core import tracing
 from runtime.state import views
 from runtime.exec.codegen import compile_graph
 from runtime.core.errors import GraphModeError, user_stacklevel
+from runtime.frontend.engines import engine
 from runtime.state.random_watch import RandomWatch, warn_if_drawn
 from runtime.core.graph import Graph
 from runtime.passes.pipeline import optimize as optimize_graph
@@ -87,10 +88,8 @@ class ConcreteFunction:
             finals = list(outputs)
         self.optimized_graph = run_graph
         self.jit_code, self.jit_report = None, None
-        if jit_compile:  # compilable regions become numba functions (runtime/jit)
-            from runtime.jit import lower
-
-            jit = lower(run_graph, name)
+        if jit_compile:  # compilable regions become numba functions (runtime/jit registers)
+            jit = engine("jit", "jit_compile=True")(run_graph, name)
             run_graph, self.jit_code, self.jit_report = jit.graph, jit.code, jit.report
             run_leaves, finals = [[jit.mapping.get(id(x), x) if isinstance(x, Tensor) else x
                                    for x in xs] for xs in (run_leaves, finals)]
@@ -144,10 +143,9 @@ class ConcreteFunction:
         return "(" + ", ".join(f"{p}: {describe_part(k)}" for p, k in zip(self.params, key)) + ")"
 
     def to_onnx(self, **options):
-        """This trace as an `onnx.ModelProto` (opset 18; see runtime/onnx_export)."""
-        from runtime.onnx_export import to_onnx
-
-        return to_onnx(self, **options)
+        """This trace as an `onnx.ModelProto` (opset 18; see runtime/onnx_export, which
+        registers the exporter in frontend/engines.py)."""
+        return engine("onnx", "ConcreteFunction.to_onnx()")(self, **options)
 
     @property
     def structured_input_signature(self):

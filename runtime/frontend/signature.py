@@ -13,6 +13,7 @@ import weakref
 import numpy as np
 
 from runtime.core.tensor import _fmt_shape
+from runtime.state.variables import Variable
 
 
 class TensorSpec:
@@ -163,8 +164,6 @@ def key_of(a, leaves: list):
     if t is TensorSpec:
         leaves.append(a)
         return (a.dtype, a.shape)
-    from runtime.state.variables import Variable
-
     if isinstance(a, Variable):
         return (Variable, IdentityKey(a))
     if isinstance(a, tuple) and hasattr(a, "_fields"):

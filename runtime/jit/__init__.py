@@ -14,14 +14,23 @@ executor. Each op left to NumPy is noted once per process with a `JitFallbackWar
 naming the op and the user's line. Results equal the default executor's bitwise; where
 NumPy would warn or raise (overflow, division by zero, invalid values), the region
 reruns on NumPy (see ops.py).
+
+Layer: top, beside `saved` and `onnx_export`. It may import every layer up to
+`frontend`, never its two neighbours. `Function` reaches `lower` through the engine slot
+of frontend/engines.py, which this package fills when it loads; importing it stays
+cheap: numba, the optional engine, is imported only when a region is compiled.
 """
 from __future__ import annotations
 
+import re
 import warnings
 
 from runtime.core.graph import Graph, Node
-from runtime.jit.build import cache_dir, set_cache_dir
+from runtime.core.rewrite import clone
+from runtime.frontend.engines import register_engine
+from runtime.jit.build import cache_dir, compile_region, set_cache_dir
 from runtime.jit.ops import control_kind, is_cheap
+from runtime.jit.regions import find_regions, splice
 
 __all__ = ["JitFallbackWarning", "JitResult", "lower", "set_cache_dir", "cache_dir"]
 
@@ -52,10 +61,6 @@ def _require_numba() -> None:
 
 def lower(graph: Graph, name: str) -> JitResult:
     """A copy of `graph` whose compilable regions are single `jit_region` nodes."""
-    from runtime.jit.build import compile_region
-    from runtime.jit.regions import find_regions, splice
-    from runtime.core.rewrite import clone
-
     _require_numba()
     g, mapping = clone(graph)
     regions, left = find_regions(g)
@@ -83,8 +88,6 @@ def lower(graph: Graph, name: str) -> JitResult:
 
 
 def _ident(name: str) -> str:
-    import re
-
     return re.sub(r"\W", "_", name) or "graph"
 
 
@@ -101,3 +104,7 @@ def _note(node: Node, why: str) -> None:
     _noted.add(key)
     warnings.warn(f"jit_compile: `{node.op.name}`{_where(node)} runs as a NumPy call ({why}); "
                   "the result is the same, only not compiled.", JitFallbackWarning, stacklevel=2)
+
+
+# `Function(jit_compile=True)` lowers through the slot frontend keeps for this layer
+register_engine("jit", lower)

@@ -6,17 +6,26 @@ control flow, constants and Variables (control.py). `model.py` assembles the mod
 states the input/output conventions (also in docs/onnx.md). An op with no ONNX form
 raises `OnnxExportError` naming the op and the user's line. `onnx` (and `onnxruntime`
 to run the result) is the optional extra `pip install -e ".[onnx]"`.
+
+Layer: top, beside `jit` and `saved`. It may import every layer up to `frontend`, never
+its two neighbours. `ConcreteFunction.to_onnx()` reaches `to_onnx` through the engine
+slot of frontend/engines.py, which this package fills when it loads; importing it stays
+cheap: onnx, the optional engine, is imported only when a model is built.
 """
 from __future__ import annotations
 
 from typing import Any
 
+from runtime.frontend.engines import register_engine
+from runtime.frontend.function import BoundFunction, ConcreteFunction, Function
+# each op-family module fills the converter table (table.py) when it loads
+from runtime.onnx_export import (  # noqa: F401
+    control, elementwise, indexing, lists, reductions, shapes)
 from runtime.onnx_export.context import OnnxExportError
+from runtime.onnx_export.model import to_model
 
 
 def _concrete(fn_or_cf, args, kwargs):
-    from runtime.frontend.function import BoundFunction, ConcreteFunction, Function
-
     if isinstance(fn_or_cf, ConcreteFunction):
         if args or kwargs:
             raise TypeError("export_onnx: a ConcreteFunction takes no example arguments")
@@ -37,8 +46,6 @@ def _concrete(fn_or_cf, args, kwargs):
 
 def to_onnx(cf, *, assertions: str = "error", optimized: bool = True):
     """The `onnx.ModelProto` of ConcreteFunction `cf` (checked by `onnx.checker`)."""
-    from runtime.onnx_export.model import to_model
-
     if assertions not in ("error", "drop"):
         raise ValueError(f"assertions must be 'error' or 'drop', not {assertions!r}")
     return to_model(cf, optimized=optimized, assertions=assertions)
@@ -58,5 +65,8 @@ def export_onnx(fn_or_cf, path: Any = None, *args, assertions: str = "error", **
         onnx.save_model(model, str(path))
     return model
 
+
+# `ConcreteFunction.to_onnx()` exports through the slot frontend keeps for this layer
+register_engine("onnx", to_onnx)
 
 __all__ = ["export_onnx", "to_onnx", "OnnxExportError"]

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from runtime.core.errors import Origin
+from runtime.core.tensor import Tensor
 
 
 class OnnxExportError(TypeError):
@@ -39,6 +40,17 @@ def onnx_dtype(dtype) -> int:
         return helper.np_dtype_to_tensor_dtype(dtype)
     except (KeyError, ValueError, TypeError):
         raise OnnxExportError(f"the dtype {dtype} has no ONNX element type") from None
+
+
+def value_info(name: str, dtype, shape, dims_prefix: str | None = None):
+    """A typed ValueInfo; unknown dims are symbolic (named when `dims_prefix` is given)."""
+    from onnx import helper
+
+    dims = []
+    for axis, d in enumerate(shape):
+        dims.append(d if d is not None else
+                    (f"{dims_prefix}_d{axis}" if dims_prefix is not None else None))
+    return helper.make_tensor_value_info(name, onnx_dtype(dtype), dims)
 
 
 def at(origin: Origin | None) -> str:
@@ -113,8 +125,6 @@ class Emitter:
 
     def value(self, x, dtype=None) -> str:
         """The ONNX name of graph value or immediate `x`, cast to `dtype` when given."""
-        from runtime.core.tensor import Tensor
-
         if isinstance(x, Tensor):
             name = self.names.get(id(x))
             if name is None:

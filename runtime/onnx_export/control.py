@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.onnx_export.context import Emitter
-from runtime.onnx_export.table import converter, converter_each
+from runtime.onnx_export.context import Emitter, value_info
+from runtime.onnx_export.lists import sequence_info
+from runtime.onnx_export.table import assigned_variables, convert_nodes, converter, converter_each
 from runtime.ops.ufuncs_rules import resolve
 
 
@@ -89,9 +90,6 @@ def _bool_scalar(em, name: str, dtype) -> str:
 def _info(em, name: str, item):
     """The ValueInfo of `name` typed like `item`: a Tensor (a graph list is a sequence)
     or a (dtype, shape) pair; unknown dims stay unnamed."""
-    from runtime.onnx_export.lists import sequence_info
-    from runtime.onnx_export.model import value_info
-
     if isinstance(item, tuple):
         return value_info(name, *item)
     if item.dtype == np.dtype(object):
@@ -108,8 +106,6 @@ def _graph_outputs(em, values, types, prefix):
 @converter("cond")
 def _cond(em, node):
     from onnx import helper
-
-    from runtime.onnx_export.model import assigned_variables, convert_nodes
 
     pred, *rest = node.inputs
     flag = _bool_scalar(em, em.value(pred), pred.dtype)
@@ -141,8 +137,6 @@ def _cond(em, node):
 @converter("while_loop")
 def _while(em, node):
     from onnx import helper
-
-    from runtime.onnx_export.model import assigned_variables, convert_nodes, value_info
 
     g_cond, g_body = node.attrs["cond"], node.attrs["body"]
     n = len(node.outputs)

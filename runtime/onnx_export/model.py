@@ -16,61 +16,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.core.liveness import live_nodes
-from runtime.onnx_export.context import Emitter, OnnxExportError, _onnx, onnx_dtype
-from runtime.onnx_export.table import CONVERTERS, NO_ONNX_FORM
+from runtime.onnx_export.context import Emitter, OnnxExportError, _onnx, value_info
+from runtime.onnx_export.lists import element_types
+from runtime.onnx_export.table import assigned_variables, convert_nodes, used_variables
 from runtime.core.tensor import Tensor
 
 OPSET = 18
 IR_VERSION = 9
-
-
-def value_info(name: str, dtype, shape, dims_prefix: str | None = None):
-    """A typed ValueInfo; unknown dims are symbolic (named when `dims_prefix` is given)."""
-    from onnx import helper
-
-    dims = []
-    for axis, d in enumerate(shape):
-        dims.append(d if d is not None else
-                    (f"{dims_prefix}_d{axis}" if dims_prefix is not None else None))
-    return helper.make_tensor_value_info(name, onnx_dtype(dtype), dims)
-
-
-def convert_nodes(em: Emitter, graph, outputs=None) -> None:
-    """Emit every live node of `graph` (values of `graph.inputs` already bound in `em`)."""
-    for node in live_nodes(graph, outputs):
-        em.node = node
-        name = node.op.name
-        if name in NO_ONNX_FORM:
-            raise em.error(NO_ONNX_FORM[name])
-        fn = CONVERTERS.get(name)
-        if fn is None and isinstance(node.op.kernel, np.ufunc):
-            fn = CONVERTERS["__ufunc__"]
-        if fn is None:
-            raise em.error("no ONNX conversion is known for this op")
-        outs = fn(em, node)
-        if len(outs) != len(node.outputs):
-            raise em.error(f"converter gave {len(outs)} outputs for {len(node.outputs)}")
-        for t, o in zip(node.outputs, outs):
-            em.bind(t, o)
-        em.node = None
-
-
-def _variables(graph) -> list:
-    """The Variables `graph` (or a subgraph) reads or assigns, in first-use order."""
-    found: dict[int, object] = {}
-    for node in graph.walk():
-        if node.op.stateful and "var" in node.attrs:  # a Variable's read or update
-            found.setdefault(id(node.attrs["var"]), node.attrs["var"])
-    return list(found.values())
-
-
-def assigned_variables(graph) -> list:
-    found: dict[int, object] = {}
-    for node in graph.walk():
-        if node.op.effect and "var" in node.attrs:  # an update of a Variable
-            found.setdefault(id(node.attrs["var"]), node.attrs["var"])
-    return list(found.values())
 
 
 def to_model(cf, name: str | None = None, optimized: bool = True, assertions: str = "error"):
@@ -78,21 +30,18 @@ def to_model(cf, name: str | None = None, optimized: bool = True, assertions: st
     onnx = _onnx()
     from onnx import helper, numpy_helper
 
-    from runtime.onnx_export import (  # noqa: F401 - fill the converter table
-        control, elementwise, indexing, lists, reductions, shapes)
-
     graph = cf.optimized_graph if optimized else cf.graph
     out_leaves = _out_leaves(cf, graph, optimized)
     em = Emitter()
     em.shared["assertions"] = assertions
-    em.shared["list_elems"] = lists.element_types(graph)
+    em.shared["list_elems"] = element_types(graph)
     inputs = []
     for t in graph.inputs:
         n = em.fresh(t.name)
         em.bind(t, n)
         inputs.append(value_info(n, t.dtype, t.shape, n))
     initializers = em.shared["initializers"]
-    for var in _variables(graph):
+    for var in used_variables(graph):
         n = em.fresh(var.name)
         em.var_state[id(var)] = n
         em.shared["variables"][id(var)] = n
@@ -132,9 +81,7 @@ def to_model(cf, name: str | None = None, optimized: bool = True, assertions: st
 
 
 def _named_output(em, src: str, wanted: str, dtype, shape):
-    name = em.fresh(wanted)
-    em.nodes.append(__import__("onnx").helper.make_node("Identity", [src], [name],
-                                                        name=em.fresh("n_Identity")))
+    name = em.op("Identity", [src], hint=wanted)  # em.node is None: no doc_string
     return value_info(name, dtype, shape, name)
 
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from runtime.onnx_export.elementwise import _extremum
 from runtime.onnx_export.kernels import apply, where
+from runtime.onnx_export.reductions import axes_of, reduce
 from runtime.onnx_export.table import converter, converter_each
 
 _I64 = np.int64
@@ -318,8 +319,6 @@ def _diff(em, node):
 
 @converter("count_nonzero")
 def _count_nonzero(em, node):
-    from runtime.onnx_export.reductions import axes_of, reduce
-
     x, out = node.inputs[0], node.outputs[0]
     axes = axes_of(em, node, len(x.shape))
     flags = em.cast(em.value(x, np.bool_), np.bool_, _I64)

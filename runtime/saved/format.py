@@ -18,6 +18,9 @@ from typing import Any
 
 import numpy as np
 
+from runtime.ops.indexing import Slot
+from runtime.state.variables import Variable
+
 FORMAT = "autograph-numpy.saved-function"
 VERSION = 1
 
@@ -161,9 +164,6 @@ class Encoder:
             raise SaveError(f"{what}: the exception class {v.__qualname__} cannot be saved: "
                             "a saved graph may raise Python's built-in exceptions only "
                             "(raise ValueError, TypeError, ... in the function)")
-        from runtime.ops.indexing import Slot
-        from runtime.state.variables import Variable
-
         if t is Slot:
             return {"slot": v.k}
         if isinstance(v, Variable):
@@ -211,8 +211,6 @@ class Decoder:
             return tuple(items) if tag == "tuple" else items
         if tag == "slice":
             parts = [self.value(p, where, depth + 1) for p in self._list(body, where, 3)]
-            from runtime.ops.indexing import Slot
-
             for p in parts:
                 if not (p is None or type(p) is int or type(p) is Slot
                         or isinstance(p, np.integer)):
@@ -252,8 +250,6 @@ class Decoder:
                 raise LoadError(f"{where}: unknown type {body!r}")
             return _TYPES[body]
         if tag == "slot":
-            from runtime.ops.indexing import Slot
-
             return Slot(check_int(body, where, 0, 1 << 20))
         if tag == "variable":
             k = check_int(body, where, 0, len(self.variables) - 1) if self.variables else -1

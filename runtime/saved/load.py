@@ -12,7 +12,7 @@ import inspect
 import os
 
 from runtime.frontend.function import ConcreteFunction, Function
-from runtime.saved import container
+from runtime.saved.container import read
 from runtime.saved.decode import GraphDecoder, obj, seq
 from runtime.saved.format import (
     FORMAT, MAX_FUNCTIONS, VERSION, Decoder, LoadError, check_int, check_shape, check_text,
@@ -56,7 +56,7 @@ def load(path: str | os.PathLike | bytes) -> LoadedFunction:
     """The function saved at `path` (by `save`), or in the bytes of a `.agz` file. Raises
     LoadError (a ValueError) for a malformed, truncated, altered, oversized or
     newer-version file."""
-    description, arrays = container.read(path)
+    description, arrays = read(path)
     label = "<saved function bytes>" if isinstance(path, (bytes, bytearray)) else os.fspath(path)
     try:
         return _build(description, arrays)

@@ -20,17 +20,18 @@ import keyword
 
 import numpy as np
 
-from runtime.saved.format import LoadError
+from runtime.autodiff import shapes
+from runtime.control_flow import COND, WHILE_LOOP, lists
+from runtime.ops import constant, functions, indexing, shape, ufuncs
+from runtime.ops.indexing import Slot
+from runtime.saved.format import _DTYPE, LoadError
+from runtime.state import checks, effects, printing, variables
+from runtime.state.variables import Variable
+
 
 @functools.cache
 def op_table() -> dict:
     """op name -> OpDef, for every op a graph can hold."""
-    from runtime.autodiff import shapes
-    from runtime import control_flow
-    from runtime.state import checks, effects, printing, variables
-    from runtime.control_flow import lists
-    from runtime.ops import constant, functions, indexing, shape, ufuncs
-
     table: dict = {}
 
     def add(op):
@@ -46,7 +47,7 @@ def op_table() -> dict:
         add(op)
     for op in (indexing.GETITEM, indexing.INDEX_UPDATE, shape.SHAPE_OF, shape.SHAPE_DIM,
                shape.SIZE_OF, ufuncs.PYTHON_NUMBER, constant.CONSTANT,
-               control_flow.COND, control_flow.WHILE_LOOP, variables.READ_VARIABLE,
+               COND, WHILE_LOOP, variables.READ_VARIABLE,
                variables.ASSIGN_VARIABLE, printing.PRINT, effects.ASSERT, effects.RAISE,
                checks.CHECK,
                lists.LIST_NEW, lists.LIST_APPEND, lists.SAVE_STATE, lists.LIST_STACK,
@@ -98,8 +99,6 @@ def _print_args_ok(specs, n_inputs: int) -> bool:
 
 
 def _is_variable(v):
-    from runtime.state.variables import Variable
-
     return isinstance(v, Variable)
 
 
@@ -112,14 +111,10 @@ def _is_shape(v):
 
 
 def _is_dtype_text(v):
-    from runtime.saved.format import _DTYPE
-
     return type(v) is str and _DTYPE.fullmatch(v) is not None
 
 
 def _index_ok(template, n_dynamic: int, top: bool = True) -> bool:
-    from runtime.ops.indexing import Slot
-
     if type(template) is tuple and top:
         return all(_index_ok(t, n_dynamic, False) for t in template)
     if type(template) is slice:

@@ -11,18 +11,18 @@ from __future__ import annotations
 import os
 
 from runtime.core.graph import Graph
-from runtime.saved import container
+from runtime.saved.container import write
 from runtime.saved.format import FORMAT, VERSION, Encoder, SaveError, dtype_text
 from runtime.saved.optable import op_table
+from runtime.frontend.function import BoundFunction, ConcreteFunction, Function
 from runtime.frontend.signature import FloatKey, IdentityKey, TensorSpec, is_array_part
 from runtime.core.tensor import Tensor
+from runtime.state.variables import Variable
 
 
 def save(fn_or_cf, path: str | os.PathLike) -> None:
     """Write every trace of a Function (or one ConcreteFunction) to `path`: a `.agz`
     file, or a directory. Load it with `load(path)`, with no need for the Python code."""
-    from runtime.frontend.function import BoundFunction, ConcreteFunction, Function
-
     if isinstance(fn_or_cf, BoundFunction):
         raise SaveError("save a method's Function through a ConcreteFunction: "
                         "ag.save(obj.method.get_concrete_function(...), path)")
@@ -45,7 +45,7 @@ def save(fn_or_cf, path: str | os.PathLike) -> None:
         "concrete_functions": [_concrete(cf, enc) for cf in cfs],
     }
     description["variables"] = [_variable(v, i, enc) for i, v in enumerate(enc.variables)]
-    container.write(path, description, enc.arrays)
+    write(path, description, enc.arrays)
 
 
 def _variable(v, i: int, enc: Encoder) -> dict:
@@ -122,8 +122,6 @@ def _key_part(part, enc: Encoder, name: str):
         return {"dict": [[enc.value(k, f"{name}: a dict key"), _key_part(p, enc, name)]
                          for k, p in v]}
     if isinstance(v, IdentityKey):
-        from runtime.state.variables import Variable
-
         if isinstance(v.obj, Variable):
             return {"variable": enc.variable(v.obj)}
     if isinstance(v, FloatKey):
