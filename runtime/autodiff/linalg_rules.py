@@ -11,7 +11,7 @@ import string
 
 import numpy as np
 
-from runtime.autodiff.function_rules import rule
+from runtime.autodiff.rule_base import rule
 from runtime.autodiff.shapes import reshape_like, shape_of_value, sum_to
 
 

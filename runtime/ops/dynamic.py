@@ -361,58 +361,6 @@ TABLE.handlers[np.size] = _size
 CREATORS[np.pad] = lambda array, *args, **kwargs: TABLE.handlers[np.pad](array, *args, **kwargs)
 
 
-# -- gradients (written with the same ops, so they work eagerly and in graphs) -------------
-def _reshape_grad(rec, cts):
-    from runtime.autodiff.shapes import reshape_like
-
-    return [reshape_like(cts[0], rec.inputs[0])] + [None] * (len(rec.inputs) - 1)
-
-
-def _full_grad(rec, cts):
-    from runtime.autodiff.shapes import sum_to
-
-    fill = rec.inputs[0]
-    keep = fill is not None and not isinstance(fill, (bool, int, float))
-    return [sum_to(cts[0], fill) if keep else None] + [None] * (len(rec.inputs) - 1)
-
-
-def _pad_grad(rec, cts):
-    x, widths, c = rec.inputs
-    if isinstance(widths, Tensor):
-        raise NotImplementedError(f"No gradient rule for np.pad with a symbolic pad_width"
-                                  f"{where()}; give pad_width as Python ints.")
-    nd = len(x.static_shape) if isinstance(x, Tensor) else np.ndim(x)
-    w = np.broadcast_to(np.asarray(widths), (nd, 2))
-    inner = cts[0][tuple(slice(int(b), -int(a) if a else None) for b, a in w)]
-    keep = not isinstance(c, (bool, int, float))
-    return [inner, None, np.sum(cts[0]) - np.sum(inner) if keep else None]
-
-
-def _repeat_grad(rec, cts):
-    from runtime.autodiff.function_rules import take_grad
-    from runtime.ops.shape import symbolic_shape, symbolic_size
-
-    x, repeats = rec.inputs
-    axis = rec.attrs.get("axis")
-    n = (x.size if axis is None else x.shape[axis]) if not isinstance(x, Tensor) else \
-        symbolic_size(x) if axis is None else symbolic_shape(x)[axis]
-    index = np.repeat(arange(n), repeats)
-    return [take_grad(x, index, axis, cts[0]), None]
-
-
-def _broadcast_to_grad(rec, cts):
-    from runtime.autodiff.shapes import sum_to
-
-    return [sum_to(cts[0], rec.inputs[0])] + [None] * (len(rec.inputs) - 1)
-
-
-BROADCAST_TO.grad = _broadcast_to_grad
-RESHAPE.grad = _reshape_grad
-FULL.grad = _full_grad
-PAD.grad = _pad_grad
-REPEAT.grad = _repeat_grad
-
-
 @TABLE.register(np.extract)
 def _extract(condition, arr):
     # NumPy's own definition: the items of ravel(arr) where ravel(condition) is nonzero
