@@ -3,9 +3,9 @@
 `@rule("name", ...)` (rule_base.py) makes the function the `grad` of the op records of
 those names when the module loads (`backprop` reads only `op.grad`). More rules attach
 the same way from `array_rules.py` (more shape ops, sorting, NaN-aware reductions),
-`linalg_rules.py` (einsum, dot, inv, ...) and the other `*_rules.py` here. An op whose
-`grad` is None has no gradient: backprop raises NotImplementedError when one lies between
-target and source.
+`linalg_rules.py` (einsum, dot, inv, ...) and the other `*_rules.py` here, all loaded by
+runtime/autodiff/__init__.py. An op whose `grad` is None has no gradient: backprop raises
+NotImplementedError when one lies between target and source.
 """
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ import numpy as np
 
 from runtime.autodiff.rule_base import axes_of, expand_reduced, rule, take_grad
 from runtime.autodiff.shapes import broadcast_like, reshape_like, sum_to
+from runtime.core.tensor import Tensor
+from runtime.ops.indexing import _fill, index_update
 from runtime.ops.shape import shape_of
-
 
 
 def _count(rec, x):
@@ -189,8 +190,6 @@ def _take(rec, cts):
 
 @rule("getitem")
 def _getitem(rec, cts):
-    from runtime.ops.indexing import _fill, index_update
-
     x, *dynamic = rec.inputs
     index = _fill(rec.attrs["index"], dynamic)
     return [index_update(np.zeros_like(x), index, cts[0], mode="add")] + [None] * len(dynamic)
@@ -198,8 +197,6 @@ def _getitem(rec, cts):
 
 @rule("index_update")
 def _index_update(rec, cts):
-    from runtime.ops.indexing import _fill, index_update
-
     x, value, *dynamic = rec.inputs
     index = _fill(rec.attrs["index"], dynamic)
     g = cts[0]
@@ -221,8 +218,6 @@ def _index_update(rec, cts):
 def _may_repeat(index) -> bool:
     """Whether `index` holds an integer array (the only index that can name a position
     twice; slices, integers and boolean masks name each position at most once)."""
-    from runtime.core.tensor import Tensor
-
     parts = index if isinstance(index, tuple) else (index,)
     for p in parts:
         if isinstance(p, Tensor):
@@ -249,8 +244,3 @@ def _no_gradient(rec, cts):
 @rule("flip")
 def _flip(rec, cts):
     return [np.flip(cts[0], **rec.attrs)]
-
-
-# the other rule modules attach theirs when imported
-from runtime.autodiff import array_rules, linalg_rules  # noqa: E402,F401
-from runtime.autodiff import fft_grad_rules, linalg_more_rules, norm_rules  # noqa: E402,F401

@@ -20,12 +20,21 @@ from runtime.ops.rules_common import (axis_index, dtype, result_type, shape, sta
 from runtime.core.tensor import Tensor
 
 
+# the types of symbolic values: Tensor, and the value an eager tape watches (TapeValue,
+# added by runtime/autodiff/tape.py when it loads)
+SYMBOLIC_TYPES: tuple = (Tensor,)
+
+
+def register_symbolic_type(cls: type) -> None:
+    """Make values of `cls` symbolic (see `symbolic`)."""
+    global SYMBOLIC_TYPES
+    SYMBOLIC_TYPES = SYMBOLIC_TYPES + (cls,)
+
+
 def symbolic(v) -> bool:
     """A graph value or a value an eager tape watches: it must stay in NumPy calls (which
     dispatch to the ops), never be converted with np.asarray."""
-    from runtime.autodiff.tape import TapeValue
-
-    return isinstance(v, (Tensor, TapeValue))
+    return isinstance(v, SYMBOLIC_TYPES)
 
 # -- op records ------------------------------------------------------------------------
 leading_arrays(np.take_along_axis, 2)
