@@ -17,10 +17,16 @@ from typing import Any, Callable
 import numpy as np
 
 from runtime.core.errors import where
-from runtime.ops.dynamic_rules import RULES
-from runtime.ops.functions import OPS, TABLE, _asarray, resolve_variables
 from runtime.core.registry import OpDef, bind, numpy_ref
 from runtime.core.tensor import Tensor
+from runtime.ops.dynamic_rules import RULES
+from runtime.ops.functions import OPS, TABLE, _asarray, resolve_variables
+# more_stats: cov, corrcoef, errors, and the np.size / np.pad / np.repeat handlers wrapped here
+from runtime.ops import more_stats  # noqa: F401
+# put_along_axis, trim_zeros, from_dlpack, scalar types (their creators join CREATORS)
+from runtime.ops.more_arrays import CREATORS as _MORE_CREATORS
+from runtime.ops.rules_common import axes_tuple
+from runtime.ops.shape import symbolic_shape, symbolic_size
 
 
 def _op(name: str, kernel: Callable, num_outputs: int = 1) -> OpDef:
@@ -139,7 +145,7 @@ def identity(n, dtype=None, *, like=None) -> Any:
 
 CREATORS: dict = {np.zeros: zeros, np.ones: ones, np.empty: empty, np.full: full,
                   np.arange: arange, np.linspace: linspace, np.eye: eye,
-                  np.identity: identity}
+                  np.identity: identity, **_MORE_CREATORS}
 
 
 def creator_call(f, args, kwargs) -> Any:
@@ -336,9 +342,6 @@ _static_size = TABLE.handlers.get(np.size)
 
 def _size(a, axis=None):
     """np.size of a Tensor: as x.size / x.shape[axis] (symbolic where unknown)."""
-    from runtime.ops.rules_common import axes_tuple
-    from runtime.ops.shape import symbolic_shape, symbolic_size
-
     (a,) = resolve_variables([a])
     if not isinstance(a, Tensor):
         return np.size(a, axis)
@@ -376,4 +379,3 @@ def _compress(condition, a, axis=None, out=None):
         raise ValueError(f"condition must be a 1-d array{where()}")
     index = np.nonzero(condition)[0]
     return np.take(np.ravel(a), index) if axis is None else np.take(a, index, axis=axis)
-from runtime.ops import more_arrays  # noqa: E402,F401 - put_along_axis, trim_zeros, from_dlpack

@@ -12,7 +12,8 @@
   `filt`, as in NumPy.
 - `np.from_dlpack(x)` of a symbolic array: a view of it (a copy with copy=True), which
   is what NumPy gives for an ndarray. NumPy asks `x.__dlpack__` for memory instead of
-  dispatching, so converted code routes the call here (`CREATORS`).
+  dispatching, so converted code routes the call here (`CREATORS`, which dynamic.py
+  merges into its own).
 - `np.int64(x)`, `np.float32(x)`, `np.bool_(x)`... of a symbolic value: NumPy's scalar
   types convert an array like `astype` does (truncation, wrap-around, the same cast
   warnings), giving a NumPy scalar for a 0-d value and an array otherwise. NumPy
@@ -28,11 +29,15 @@ from typing import Any
 import numpy as np
 
 from runtime.core.errors import where
-from runtime.ops.dynamic import CREATORS
-from runtime.ops.functions import OPS, TABLE, _rule, resolve_variables
 from runtime.core.registry import OpDef, bind
-from runtime.ops.rules_common import axes_tuple, static_error
 from runtime.core.tensor import Tensor
+from runtime.ops.functions import OPS, TABLE, _rule, resolve_variables
+from runtime.ops.rules_common import axes_tuple, static_error
+from runtime.ops.shape import symbolic_shape
+
+# NumPy functions converted code routes here with a symbolic argument (dynamic.py adds
+# them to its `CREATORS`)
+CREATORS: dict = {}
 
 
 def _put_along_axis_kernel(arr, indices, values, axis):
@@ -94,8 +99,6 @@ def _put_along_axis(arr, indices, values, axis):
 
 @TABLE.register(np.trim_zeros)
 def _trim_zeros(filt, trim="fb", axis=None):
-    from runtime.ops.shape import symbolic_shape
-
     (x,) = resolve_variables([filt])
     if not isinstance(trim, str):
         raise TypeError(f"np.trim_zeros: `trim` must be a static string{where()}")
