@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.core.errors import where
+from runtime.ops import shaping  # noqa: F401 - the np.diff / np.pad / np.repeat handlers wrapped here
 from runtime.ops.functions import TABLE, resolve_variables
 from runtime.ops.more import symbolic
 from runtime.ops.rules_common import (axes_tuple, axis_index, result_type, shape, size,
