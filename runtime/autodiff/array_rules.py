@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.autodiff.function_rules import _axes, _expand, rule, take_grad
+from runtime.autodiff.rule_base import axes_of, expand_reduced, rule, take_grad
 from runtime.autodiff.shapes import broadcast_like, reshape_like, shape_of_value, sum_to
 
 
@@ -44,8 +44,8 @@ def _prod(rec, cts):
     if rec.attrs.get("where") is not None or rec.attrs.get("initial") is not None:
         raise NotImplementedError("gradient of np.prod with where= or initial=")
     shape = _static_shape(x, "np.prod")
-    axes = _axes(rec, len(shape))
-    g = _expand(cts[0], rec, x)
+    axes = axes_of(rec, len(shape))
+    g = expand_reduced(cts[0], rec, x)
     if not axes:
         return [broadcast_like(g, x)]
     # move the reduced axes last and merge them, so one axis holds each product's factors
@@ -230,8 +230,8 @@ def _sort(rec, cts):
 def _nanmean(rec, cts):
     x = rec.inputs[0]
     valid = ~np.isnan(x)
-    count = np.sum(valid, axis=_axes(rec, np.ndim(x)), keepdims=True)
-    g = _expand(cts[0], rec, x)
+    count = np.sum(valid, axis=axes_of(rec, np.ndim(x)), keepdims=True)
+    g = expand_reduced(cts[0], rec, x)
     return [np.where(valid, g / count.astype(_dtype(g)), np.zeros_like(x))]
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.autodiff.shapes import is_differentiable
+from runtime.control_flow.lists import is_list
 from runtime.core.errors import where
 from runtime.state.views import recorded_values
 
@@ -67,8 +68,6 @@ def _real_for_real(g, x):
 
 def _is_list(x) -> bool:
     """A graph list (see runtime/control_flow/lists.py): a 0-d value of dtype object."""
-    from runtime.control_flow.lists import is_list
-
     return is_list(x)
 
 

@@ -21,6 +21,7 @@ from runtime.control_flow.lists import (
 )
 from runtime.control_flow.while_loop import while_loop
 from runtime.core.registry import add_node, bind
+from runtime.core.rewrite import clone, each_graph
 from runtime.core.tensor import Tensor
 
 
@@ -43,8 +44,6 @@ class NodeRecord:
 def _clone_fresh(graph, parent):
     """A copy of subgraph `graph` for a node of `parent`, its values renamed so that no
     name is defined twice in the function's graph."""
-    from runtime.core.rewrite import clone, each_graph
-
     new, _ = clone(graph, parent)
     for g in each_graph(new):
         for t in list(g.inputs) + [o for n in g.nodes for o in n.outputs]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.autodiff.function_rules import rule
+from runtime.autodiff.rule_base import rule
 from runtime.autodiff.shapes import shape_of_value
 from runtime.ops.fft_rules import cook_nd
 

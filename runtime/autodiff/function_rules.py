@@ -1,59 +1,25 @@
 """Gradient rules for the non-ufunc ops: reductions, reshapes, joining, selection, indexing.
 
-`@rule("name", ...)` makes the function the `grad` of the op records of those names
-when the module loads (`backprop` reads only `op.grad`). More rules attach the same way
-from `array_rules.py` (more shape ops, sorting, NaN-aware reductions), `linalg_rules.py`
-(einsum, dot, inv, ...) and the other `*_rules.py` here. An op whose `grad` is None has
-no gradient: backprop raises NotImplementedError when one lies between target and source.
+`@rule("name", ...)` (rule_base.py) makes the function the `grad` of the op records of
+those names when the module loads (`backprop` reads only `op.grad`). More rules attach
+the same way from `array_rules.py` (more shape ops, sorting, NaN-aware reductions),
+`linalg_rules.py` (einsum, dot, inv, ...) and the other `*_rules.py` here, all loaded by
+runtime/autodiff/__init__.py. An op whose `grad` is None has no gradient: backprop raises
+NotImplementedError when one lies between target and source.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from runtime.autodiff.rule_base import axes_of, expand_reduced, rule, take_grad
 from runtime.autodiff.shapes import broadcast_like, reshape_like, sum_to
+from runtime.core.tensor import Tensor
+from runtime.ops.indexing import _fill, index_update
 from runtime.ops.shape import shape_of
 
 
-
-def attach_grad(op, fn) -> None:
-    """Make `fn` the gradient rule of op record `op` (one rule per op)."""
-    if op.grad is not None and op.grad is not fn:
-        raise RuntimeError(f"op {op.name!r} has two gradient rules")
-    op.grad = fn
-
-
-def rule(*names):
-    """Attach the decorated function as the gradient rule of the ops with these names."""
-    from runtime.saved.optable import op_table
-
-    def deco(fn):
-        for n in names:
-            op = op_table().get(n)
-            if op is None:
-                raise KeyError(f"gradient rule for unknown op {n!r}")
-            attach_grad(op, fn)
-        return fn
-    return deco
-
-
-def _axes(rec, ndim):
-    axis = rec.attrs.get("axis")
-    if axis is None:
-        return tuple(range(ndim))
-    axis = axis if isinstance(axis, tuple) else (axis,)
-    return tuple(sorted(a % ndim for a in axis))
-
-
-def _expand(g, rec, x):
-    """Give a reduced cotangent its reduced axes back (as size 1) if keepdims was False."""
-    if rec.attrs.get("keepdims", False):
-        return g
-    axes = _axes(rec, np.ndim(x))
-    return np.expand_dims(g, axes) if axes else g
-
-
 def _count(rec, x):
-    axes = _axes(rec, np.ndim(x))
+    axes = axes_of(rec, np.ndim(x))
     shape = x.shape if hasattr(x, "shape") else np.shape(x)
     if all(shape[a] is not None for a in axes):
         n = 1
@@ -67,31 +33,31 @@ def _count(rec, x):
 @rule("sum")
 def _sum(rec, cts):
     x = rec.inputs[0]
-    return [broadcast_like(_expand(cts[0], rec, x), x)]
+    return [broadcast_like(expand_reduced(cts[0], rec, x), x)]
 
 
 @rule("nansum")
 def _nansum(rec, cts):
     x = rec.inputs[0]
-    g = broadcast_like(_expand(cts[0], rec, x), x)
+    g = broadcast_like(expand_reduced(cts[0], rec, x), x)
     return [np.where(np.isnan(x), np.zeros_like(g), g)]
 
 
 @rule("mean")
 def _mean(rec, cts):
     x = rec.inputs[0]
-    g = _expand(cts[0], rec, x) / _count(rec, x)
+    g = expand_reduced(cts[0], rec, x) / _count(rec, x)
     return [broadcast_like(g.astype(cts[0].dtype) if hasattr(g, "astype") else g, x)]
 
 
 @rule("max", "min", "amax", "amin", "nanmax", "nanmin")
 def _extremum(rec, cts):
     x = rec.inputs[0]
-    y = _expand(rec.outputs[0], rec, x)
-    g = _expand(cts[0], rec, x)
+    y = expand_reduced(rec.outputs[0], rec, x)
+    g = expand_reduced(cts[0], rec, x)
     mask = (x == y)
     # ties share the gradient equally
-    count = np.sum(mask, axis=_axes(rec, np.ndim(x)), keepdims=True)
+    count = np.sum(mask, axis=axes_of(rec, np.ndim(x)), keepdims=True)
     return [g * mask / count.astype(g.dtype)]
 
 
@@ -99,8 +65,8 @@ def _extremum(rec, cts):
 def _var(rec, cts):
     x = rec.inputs[0]
     ddof = rec.attrs.get("ddof", 0)
-    mean = np.mean(x, axis=_axes(rec, np.ndim(x)), keepdims=True)
-    g = _expand(cts[0], rec, x)
+    mean = np.mean(x, axis=axes_of(rec, np.ndim(x)), keepdims=True)
+    g = expand_reduced(cts[0], rec, x)
     return [g * 2 * (x - mean) / (_count(rec, x) - ddof)]
 
 
@@ -108,8 +74,8 @@ def _var(rec, cts):
 def _std(rec, cts):
     x = rec.inputs[0]
     ddof = rec.attrs.get("ddof", 0)
-    mean = np.mean(x, axis=_axes(rec, np.ndim(x)), keepdims=True)
-    g = _expand(cts[0], rec, x) / _expand(rec.outputs[0], rec, x)
+    mean = np.mean(x, axis=axes_of(rec, np.ndim(x)), keepdims=True)
+    g = expand_reduced(cts[0], rec, x) / expand_reduced(rec.outputs[0], rec, x)
     return [g * (x - mean) / (_count(rec, x) - ddof)]
 
 
@@ -216,17 +182,6 @@ def _cumsum(rec, cts):
     return [np.flip(np.cumsum(np.flip(g, axis), axis=axis), axis)]
 
 
-def take_grad(x, idx, axis, g):
-    """Cotangent of x for `np.take(x, idx, axis)`: scatter-add (repeated indices add up)."""
-    from runtime.ops.indexing import index_update
-
-    zeros = np.zeros_like(x)
-    if axis is None:
-        return reshape_like(index_update(np.reshape(zeros, (-1,)), idx, g, mode="add"), x)
-    index = (slice(None),) * (axis % np.ndim(x)) + (idx,)
-    return index_update(zeros, index, g, mode="add")
-
-
 @rule("take")
 def _take(rec, cts):
     x, idx = rec.inputs
@@ -235,8 +190,6 @@ def _take(rec, cts):
 
 @rule("getitem")
 def _getitem(rec, cts):
-    from runtime.ops.indexing import _fill, index_update
-
     x, *dynamic = rec.inputs
     index = _fill(rec.attrs["index"], dynamic)
     return [index_update(np.zeros_like(x), index, cts[0], mode="add")] + [None] * len(dynamic)
@@ -244,8 +197,6 @@ def _getitem(rec, cts):
 
 @rule("index_update")
 def _index_update(rec, cts):
-    from runtime.ops.indexing import _fill, index_update
-
     x, value, *dynamic = rec.inputs
     index = _fill(rec.attrs["index"], dynamic)
     g = cts[0]
@@ -267,8 +218,6 @@ def _index_update(rec, cts):
 def _may_repeat(index) -> bool:
     """Whether `index` holds an integer array (the only index that can name a position
     twice; slices, integers and boolean masks name each position at most once)."""
-    from runtime.core.tensor import Tensor
-
     parts = index if isinstance(index, tuple) else (index,)
     for p in parts:
         if isinstance(p, Tensor):
@@ -295,8 +244,3 @@ def _no_gradient(rec, cts):
 @rule("flip")
 def _flip(rec, cts):
     return [np.flip(cts[0], **rec.attrs)]
-
-
-# the other rule modules attach theirs when imported
-from runtime.autodiff import array_rules, linalg_rules  # noqa: E402,F401
-from runtime.autodiff import fft_grad_rules, linalg_more_rules, norm_rules  # noqa: E402,F401

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.autodiff.function_rules import rule
+from runtime.autodiff.linalg_rules import dot_grad
+from runtime.autodiff.rule_base import rule
 from runtime.autodiff.shapes import shape_of_value
 
 
@@ -251,8 +252,6 @@ def _multi_dot(rec, cts):
     arrays = list(rec.inputs)
     g = cts[0]
     if len(arrays) == 2:
-        from runtime.autodiff.linalg_rules import dot_grad
-
         return dot_grad(rec, cts)
     first, last = np.ndim(arrays[0]) == 1, np.ndim(arrays[-1]) == 1
     if first:

@@ -11,8 +11,9 @@ import string
 
 import numpy as np
 
-from runtime.autodiff.function_rules import rule
+from runtime.autodiff.rule_base import rule
 from runtime.autodiff.shapes import reshape_like, shape_of_value, sum_to
+from runtime.ops.indexing import index_update
 
 
 # -- einsum ------------------------------------------------------------------------------
@@ -166,8 +167,6 @@ def _diagonal_scatter(x, g, offset, axis1, axis2):
     n = min(shape[axis1] - max(-offset, 0), shape[axis2] - max(offset, 0))
     rows = np.arange(max(n, 0)) + max(-offset, 0)
     cols = np.arange(max(n, 0)) + max(offset, 0)
-    from runtime.ops.indexing import index_update
-
     full = index_update(moved, (Ellipsis, rows, cols), g)
     return np.moveaxis(full, (-2, -1), (axis1, axis2))
 

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.autodiff.function_rules import rule
-from runtime.autodiff.shapes import reshape_like, shape_of_value
+from runtime.autodiff.rule_base import rule
+from runtime.autodiff.shapes import reshape_like, shape_of_value, sum_to
+from runtime.ops.indexing import index_update
+from runtime.ops.more_arrays import put_along_axis_value
 
 
 def _static(x, what) -> tuple:
@@ -35,8 +37,6 @@ def along_axis_grad(shape: tuple, dtype, idx, g, axis):
     """Cotangent of `arr` (of `shape`) for `take_along_axis(arr, idx, axis)` with
     cotangent `g`: scatter-add along `axis`; broadcast dims of `arr` (size 1) collect the
     sum over the broadcast."""
-    from runtime.ops.indexing import index_update
-
     zeros = np.zeros(shape, dtype)
     if axis is None:
         return np.reshape(index_update(np.reshape(zeros, (-1,)), idx, g, mode="add"), shape)
@@ -72,8 +72,6 @@ def _no_gradient(rec, cts):
 
 # -- interp ------------------------------------------------------------------------------
 def _scatter(n, dtype, idx, values):
-    from runtime.ops.indexing import index_update
-
     return index_update(np.zeros((n,), dtype), np.ravel(idx), np.ravel(values), mode="add")
 
 
@@ -249,9 +247,6 @@ def _put_along_axis(rec, cts):
     cotangent from `values`, the rest from `arr`. Where an index repeats, only the value
     NumPy kept (the one the kernel writes last) gets it: which one is found by writing
     each value's position number with the same kernel and reading back who won."""
-    from runtime.autodiff.shapes import sum_to
-    from runtime.ops.more_arrays import put_along_axis_value
-
     arr, idx, values = rec.inputs
     axis, g = rec.attrs.get("axis"), cts[0]
     _real_only("np.put_along_axis", arr, values)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.autodiff.function_rules import rule
+from runtime.autodiff.rule_base import rule
 
 
 def _safe(y):

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from runtime.autodiff.function_rules import attach_grad
+from runtime.autodiff.rule_base import attach_grad
 from runtime.autodiff.shapes import sum_to
 from runtime.ops.ufuncs import ufunc_op
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from runtime.control_flow.lists import is_list
 from runtime.core.registry import OpDef, bind
 from runtime.core.tensor import Tensor
 
@@ -87,8 +88,6 @@ def reshape_like(g, like):
 
 
 def is_differentiable(x) -> bool:
-    from runtime.control_flow.lists import is_list
-
     if is_list(x):
         return True  # a graph list: its cotangent is its stacked array's
     dtype = x.dtype if isinstance(x, Tensor) else getattr(x, "dtype", None)

@@ -27,6 +27,11 @@ from runtime.core import registry
 from runtime.core.registry import add_node
 from runtime.core.structure import flatten, unflatten
 from runtime.core.tensor import NumpyOperators, Tensor
+from runtime.ops.constant import constant
+from runtime.ops.functions import dispatch_function
+from runtime.ops.indexing import getitem
+from runtime.ops.more import register_symbolic_type
+from runtime.ops.ufuncs import dispatch_ufunc
 from runtime.state.variables import READ_VARIABLE, Variable
 
 _local = threading.local()  # per thread: the open eager tapes, and hoisted reads
@@ -66,22 +71,16 @@ class TapeValue(NumpyOperators):
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         if registry.recorder() is None:
             return getattr(ufunc, method)(*_unwrap(inputs), **kwargs)
-        from runtime.ops.ufuncs import dispatch_ufunc
-
         return dispatch_ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
         if registry.recorder() is None:
             return func(*_unwrap(args), **{k: _unwrap(v) for k, v in kwargs.items()})
-        from runtime.ops.functions import dispatch_function
-
         return dispatch_function(func, args, kwargs)
 
     def __getitem__(self, index):
         if registry.recorder() is None:
             return self.value[_unwrap(index)]
-        from runtime.ops.indexing import getitem
-
         return getitem(self, index)
 
     # An implicit conversion while a tape records (`y[i] = v` into a NumPy array,
@@ -147,6 +146,9 @@ def _note_escape(value: TapeValue) -> None:
     for tape in _eager_tapes():
         if place not in tape._escapes:
             tape._escapes.append(place)
+
+
+register_symbolic_type(TapeValue)  # ops/more.py: kept in NumPy calls, never np.asarray'd
 
 
 def _unwrap(x):
@@ -409,8 +411,6 @@ def _describe_source(s) -> str:
 
 
 def _constant(value) -> Tensor:
-    from runtime.ops.constant import constant
-
     return constant(value)
 
 

@@ -17,10 +17,16 @@ from typing import Any, Callable
 import numpy as np
 
 from runtime.core.errors import where
-from runtime.ops.dynamic_rules import RULES
-from runtime.ops.functions import OPS, TABLE, _asarray, resolve_variables
 from runtime.core.registry import OpDef, bind, numpy_ref
 from runtime.core.tensor import Tensor
+from runtime.ops.dynamic_rules import RULES
+from runtime.ops.functions import OPS, TABLE, _asarray, resolve_variables
+# more_stats: cov, corrcoef, errors, and the np.size / np.pad / np.repeat handlers wrapped here
+from runtime.ops import more_stats  # noqa: F401
+# put_along_axis, trim_zeros, from_dlpack, scalar types (their creators join CREATORS)
+from runtime.ops.more_arrays import CREATORS as _MORE_CREATORS
+from runtime.ops.rules_common import axes_tuple
+from runtime.ops.shape import symbolic_shape, symbolic_size
 
 
 def _op(name: str, kernel: Callable, num_outputs: int = 1) -> OpDef:
@@ -139,7 +145,7 @@ def identity(n, dtype=None, *, like=None) -> Any:
 
 CREATORS: dict = {np.zeros: zeros, np.ones: ones, np.empty: empty, np.full: full,
                   np.arange: arange, np.linspace: linspace, np.eye: eye,
-                  np.identity: identity}
+                  np.identity: identity, **_MORE_CREATORS}
 
 
 def creator_call(f, args, kwargs) -> Any:
@@ -336,9 +342,6 @@ _static_size = TABLE.handlers.get(np.size)
 
 def _size(a, axis=None):
     """np.size of a Tensor: as x.size / x.shape[axis] (symbolic where unknown)."""
-    from runtime.ops.rules_common import axes_tuple
-    from runtime.ops.shape import symbolic_shape, symbolic_size
-
     (a,) = resolve_variables([a])
     if not isinstance(a, Tensor):
         return np.size(a, axis)
@@ -361,58 +364,6 @@ TABLE.handlers[np.size] = _size
 CREATORS[np.pad] = lambda array, *args, **kwargs: TABLE.handlers[np.pad](array, *args, **kwargs)
 
 
-# -- gradients (written with the same ops, so they work eagerly and in graphs) -------------
-def _reshape_grad(rec, cts):
-    from runtime.autodiff.shapes import reshape_like
-
-    return [reshape_like(cts[0], rec.inputs[0])] + [None] * (len(rec.inputs) - 1)
-
-
-def _full_grad(rec, cts):
-    from runtime.autodiff.shapes import sum_to
-
-    fill = rec.inputs[0]
-    keep = fill is not None and not isinstance(fill, (bool, int, float))
-    return [sum_to(cts[0], fill) if keep else None] + [None] * (len(rec.inputs) - 1)
-
-
-def _pad_grad(rec, cts):
-    x, widths, c = rec.inputs
-    if isinstance(widths, Tensor):
-        raise NotImplementedError(f"No gradient rule for np.pad with a symbolic pad_width"
-                                  f"{where()}; give pad_width as Python ints.")
-    nd = len(x.static_shape) if isinstance(x, Tensor) else np.ndim(x)
-    w = np.broadcast_to(np.asarray(widths), (nd, 2))
-    inner = cts[0][tuple(slice(int(b), -int(a) if a else None) for b, a in w)]
-    keep = not isinstance(c, (bool, int, float))
-    return [inner, None, np.sum(cts[0]) - np.sum(inner) if keep else None]
-
-
-def _repeat_grad(rec, cts):
-    from runtime.autodiff.function_rules import take_grad
-    from runtime.ops.shape import symbolic_shape, symbolic_size
-
-    x, repeats = rec.inputs
-    axis = rec.attrs.get("axis")
-    n = (x.size if axis is None else x.shape[axis]) if not isinstance(x, Tensor) else \
-        symbolic_size(x) if axis is None else symbolic_shape(x)[axis]
-    index = np.repeat(arange(n), repeats)
-    return [take_grad(x, index, axis, cts[0]), None]
-
-
-def _broadcast_to_grad(rec, cts):
-    from runtime.autodiff.shapes import sum_to
-
-    return [sum_to(cts[0], rec.inputs[0])] + [None] * (len(rec.inputs) - 1)
-
-
-BROADCAST_TO.grad = _broadcast_to_grad
-RESHAPE.grad = _reshape_grad
-FULL.grad = _full_grad
-PAD.grad = _pad_grad
-REPEAT.grad = _repeat_grad
-
-
 @TABLE.register(np.extract)
 def _extract(condition, arr):
     # NumPy's own definition: the items of ravel(arr) where ravel(condition) is nonzero
@@ -428,4 +379,3 @@ def _compress(condition, a, axis=None, out=None):
         raise ValueError(f"condition must be a 1-d array{where()}")
     index = np.nonzero(condition)[0]
     return np.take(np.ravel(a), index) if axis is None else np.take(a, index, axis=axis)
-from runtime.ops import more_arrays  # noqa: E402,F401 - put_along_axis, trim_zeros, from_dlpack

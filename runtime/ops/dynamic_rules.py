@@ -12,6 +12,7 @@ import numpy as np
 from runtime.ops.rules_common import (axis_index, dtype, is_weak, registrar, result_type, shape,
                                       static_error)
 from runtime.core.tensor import Tensor
+from runtime.ops.functions_rules import RULES as FUNCTION_RULES  # "pad": shaping_rules.py
 
 RULES: dict = {}
 _INTP = np.dtype(np.intp)
@@ -200,8 +201,6 @@ def bincount_rule(op, inputs, attrs):
 def pad_dynamic_rule(op, inputs, attrs):
     """np.pad(x, pad_width, constant_values=c) with a symbolic c or pad_width: c is cast
     to x's dtype; a symbolic pad_width leaves every dimension unknown."""
-    from runtime.ops.functions_rules import RULES as FUNCTION_RULES
-
     x, widths, _c = inputs
     if isinstance(widths, Tensor):
         if widths.dtype.kind not in "iu":

@@ -12,12 +12,15 @@ Shape/dtype rules: linalg_rules.py; gradients: runtime/autodiff/linalg_more_rule
 """
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from runtime.core.errors import where
 from runtime.ops.functions import OPS, TABLE, leading_arrays, resolve_variables, sequence_op
 from runtime.ops.functions_rules import RULES as _FUNCTION_RULES
 from runtime.ops.linalg_rules import RULES
+from runtime.ops.more import symbolic
 from runtime.core.registry import bind
 from runtime.ops.rules_common import shape, static_error
 
@@ -98,10 +101,6 @@ MATRIX_RANK_TOL = linalg_op(_la.matrix_rank, 2, kernel=_matrix_rank_tol,
 def _tolerance_handler(fn, op, names):
     """`fn`'s handler, binding `op` (the tolerance as an input) when the tolerance
     argument named in `names` is symbolic; NumPy's own checks first."""
-    import inspect
-
-    from runtime.ops.more import symbolic
-
     plain, sig = TABLE.handlers[fn], inspect.signature(fn)
     first = next(iter(sig.parameters))
 

@@ -1,8 +1,9 @@
 """More NumPy functions in graphs: searching, order statistics, convolution, histogram as
 op records (rules in more_rules.py, gradients in runtime/autodiff/more_rules.py), and the
 functions NumPy itself builds from other functions (cumulative_sum, split, meshgrid,
-block, select, polyval, kron, cov, ...) as the same compositions of existing ops, so
-their dtypes, shapes and gradients are those of the ops they are made of.
+block, select, polyval, kron, ...; cov and corrcoef in more_stats.py) as the same
+compositions of existing ops, so their dtypes, shapes and gradients are those of the ops
+they are made of.
 
 Functions whose result shape depends on the values (nonzero, unique_*, bincount, ...)
 raise a TypeError that says so: graphs have static shapes.
@@ -15,17 +16,26 @@ from runtime.core.errors import where
 from runtime.ops import more_rules  # noqa: F401 - fills RULES before the ops register
 from runtime.ops.functions import OPS, TABLE, _no_out, _rule, leading_arrays, resolve_variables
 from runtime.core.registry import OpDef, bind
-from runtime.ops.rules_common import (axis_index, dtype, result_type, shape, static_error,
-                                      static_int)
+from runtime.ops.rules_common import (axis_index, broadcast_shapes, dtype, result_type, shape,
+                                      static_error, static_int)
 from runtime.core.tensor import Tensor
+
+
+# the types of symbolic values: Tensor, and the value an eager tape watches (TapeValue,
+# added by runtime/autodiff/tape.py when it loads)
+SYMBOLIC_TYPES: tuple = (Tensor,)
+
+
+def register_symbolic_type(cls: type) -> None:
+    """Make values of `cls` symbolic (see `symbolic`)."""
+    global SYMBOLIC_TYPES
+    SYMBOLIC_TYPES = SYMBOLIC_TYPES + (cls,)
 
 
 def symbolic(v) -> bool:
     """A graph value or a value an eager tape watches: it must stay in NumPy calls (which
     dispatch to the ops), never be converted with np.asarray."""
-    from runtime.autodiff.tape import TapeValue
-
-    return isinstance(v, (Tensor, TapeValue))
+    return isinstance(v, SYMBOLIC_TYPES)
 
 # -- op records ------------------------------------------------------------------------
 leading_arrays(np.take_along_axis, 2)
@@ -231,8 +241,6 @@ def _same_dtype(v, dt) -> bool:
 
 
 def _select_shape(conds, choices):
-    from runtime.ops.rules_common import broadcast_shapes
-
     target = broadcast_shapes(*(shape(v) for v in conds + choices))
     if None in target:
         raise TypeError(f"np.select with unknown dimensions is not supported{where()}")
@@ -270,5 +278,3 @@ def _kron(a, b):
     prod = np.multiply(np.reshape(a, ia), np.reshape(b, ib))
     return np.reshape(prod, tuple(x * y for x, y in zip(sa, sb, strict=True)))
 
-
-from runtime.ops import more_stats  # noqa: E402,F401 - cov, corrcoef, np.size, errors

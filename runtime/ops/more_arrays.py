@@ -2,17 +2,19 @@
 
 - `np.put_along_axis(arr, indices, values, axis)` writes into `arr` in place. On a
   symbolic `arr` it is op "put_along_axis" (the updated copy, NumPy's own function as
-  the kernel) made `arr`'s new value through runtime/state/views.py, exactly like `arr[i] = v`:
-  aliases and views see it, and an argument array is written back after the call.
-  axis=None is refused: NumPy then writes through `np.array(arr.flat)`, a view of a
-  C-contiguous `arr` (a copy, left unwritten, in older NumPy) and a read-only copy of
-  any other, so the effect depends on a memory layout a graph does not know.
+  the kernel, defined here) made `arr`'s new value through runtime/state/views.py,
+  exactly like `arr[i] = v` (the handler: runtime/state/in_place_functions.py): aliases
+  and views see it, and an argument array is written back after the call. axis=None is
+  refused: NumPy then writes through `np.array(arr.flat)`, a view of a C-contiguous
+  `arr` (a copy, left unwritten, in older NumPy) and a read-only copy of any other, so
+  the effect depends on a memory layout a graph does not know.
 - `np.trim_zeros(filt, trim, axis)`: the slice `filt[start:stop, ...]` with bounds
   computed in the graph (the result's trimmed dims are unknown while tracing); a view of
   `filt`, as in NumPy.
 - `np.from_dlpack(x)` of a symbolic array: a view of it (a copy with copy=True), which
   is what NumPy gives for an ndarray. NumPy asks `x.__dlpack__` for memory instead of
-  dispatching, so converted code routes the call here (`CREATORS`).
+  dispatching, so converted code routes the call here (`CREATORS`, which dynamic.py
+  merges into its own).
 - `np.int64(x)`, `np.float32(x)`, `np.bool_(x)`... of a symbolic value: NumPy's scalar
   types convert an array like `astype` does (truncation, wrap-around, the same cast
   warnings), giving a NumPy scalar for a 0-d value and an array otherwise. NumPy
@@ -28,11 +30,15 @@ from typing import Any
 import numpy as np
 
 from runtime.core.errors import where
-from runtime.ops.dynamic import CREATORS
-from runtime.ops.functions import OPS, TABLE, _rule, resolve_variables
 from runtime.core.registry import OpDef, bind
-from runtime.ops.rules_common import axes_tuple, static_error
 from runtime.core.tensor import Tensor
+from runtime.ops.functions import OPS, TABLE, _rule, resolve_variables
+from runtime.ops.rules_common import axes_tuple, static_error
+from runtime.ops.shape import symbolic_shape
+
+# NumPy functions converted code routes here with a symbolic argument (dynamic.py adds
+# them to its `CREATORS`)
+CREATORS: dict = {}
 
 
 def _put_along_axis_kernel(arr, indices, values, axis):
@@ -51,51 +57,8 @@ def put_along_axis_value(arr: Any, indices: Any, values: Any, axis: int | None) 
     return bind(PUT_ALONG_AXIS, arr, indices, values, axis=axis)
 
 
-@TABLE.register(np.put_along_axis)
-def _put_along_axis(arr, indices, values, axis):
-    from runtime.core import tracing
-    from runtime.state.views import resolve, write
-
-    if isinstance(axis, Tensor):
-        raise TypeError(f"np.put_along_axis: `axis` must be static in graphs{where()}")
-    if not isinstance(arr, Tensor):
-        if tracing.current_graph() is None:  # an eager GradientTape's values
-            raise TypeError(f"np.put_along_axis writes into `arr` in place, which an eager "
-                            f"GradientTape cannot record{where()}; run the code in an "
-                            "ag.function (where it is differentiable), or build the result "
-                            "with np.where / np.concatenate.")
-        raise TypeError(
-            f"np.put_along_axis(arr, ...) with indices or values computed in the graph"
-            f"{where()}: `arr` is a NumPy array (a constant of the trace), which the graph "
-            "cannot write into. Make `arr` a graph value: pass it in as an argument, or "
-            "build it from one (e.g. `arr = np.zeros_like(x)`, `arr = x.copy()`).")
-    if axis is None:
-        raise TypeError(
-            f"np.put_along_axis(..., axis=None) is not supported in graphs{where()}: NumPy "
-            "writes through a flattened view of `arr` only when its memory is C-contiguous "
-            "(and raises otherwise), which a graph does not know. Write the flat positions "
-            "by index instead: `arr[np.unravel_index(indices, arr.shape)] = values`.")
-    indices, values = resolve_variables([indices, values])
-    new = put_along_axis_value(resolve(arr), resolve(indices), resolve(values), axis)
-    try:
-        write(arr, new)
-    except ValueError as e:
-        if "defined outside the symbolic" not in str(e):
-            raise
-        # AutoGraph carries the arrays a block assigns (`x[i] = v` is one); a call that
-        # writes in place is not an assignment it sees
-        raise ValueError(
-            f"np.put_along_axis writes into `arr` in place inside a symbolic `if` / loop"
-            f"{where()}, but `arr` is not assigned in that block, so the block does not "
-            "carry its new value out. Assign the array in the block before the call (e.g. "
-            "`y = y.copy()`, or compute it there), which makes it a variable of the block.") \
-            from None
-
-
 @TABLE.register(np.trim_zeros)
 def _trim_zeros(filt, trim="fb", axis=None):
-    from runtime.ops.shape import symbolic_shape
-
     (x,) = resolve_variables([filt])
     if not isinstance(trim, str):
         raise TypeError(f"np.trim_zeros: `trim` must be a static string{where()}")

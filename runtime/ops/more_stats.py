@@ -9,9 +9,11 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.core.errors import where
+from runtime.ops import shaping  # noqa: F401 - the np.diff / np.pad / np.repeat handlers wrapped here
 from runtime.ops.functions import TABLE, resolve_variables
 from runtime.ops.more import symbolic
-from runtime.ops.rules_common import axes_tuple, result_type, shape, size, static_error
+from runtime.ops.rules_common import (axes_tuple, axis_index, result_type, shape, size,
+                                      static_error)
 from runtime.core.tensor import Tensor
 
 
@@ -112,8 +114,6 @@ def _diff_arrays(a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
     (a,) = resolve_variables([a])
     if np.ndim(a) == 0:
         raise static_error(ValueError, "diff requires input that is at least one dimensional")
-    from runtime.ops.rules_common import axis_index
-
     ax = axis_index(axis, np.ndim(a))
     parts = [a]
     for v, first in ((prepend, True), (append, False)):  # joined to `a` first, as NumPy does
