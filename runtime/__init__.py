@@ -37,6 +37,7 @@ from runtime.frontend.function import (
 )
 from runtime.exec.schedule import parallel_enabled, set_parallel
 from runtime.state import views as _views, checks as _checks  # noqa: F401 (fill core/protocol.py)
+from runtime.state import in_place_functions as _in_place_functions  # noqa: F401  (np.put_along_axis)
 # the top layers register their engines with frontend/engines.py as they load
 from runtime import jit as _jit  # noqa: F401  (jit_compile=True)
 from runtime import onnx_export as _onnx_export  # noqa: F401  (ConcreteFunction.to_onnx)

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from runtime.core.errors import where
-from runtime.ops.indexing_rules import getitem_rule, index_update_rule
+from runtime.ops.indexing_rules import Slot, getitem_rule, index_update_rule  # noqa: F401 - Slot re-exported
 from runtime.core.registry import OpDef, bind
 from runtime.core.protocol import TensorProtocol
 from runtime.core.tensor import StateHandle, Tensor
@@ -26,22 +26,6 @@ class IndexingHooks:
     note_view = None
     # runtime/control_flow/lists.py: (xs, k) -> xs[k] for a list built in a symbolic loop
     list_get = None
-
-
-class Slot:
-    __slots__ = ("k",)
-
-    def __init__(self, k: int):
-        self.k = k
-
-    def __repr__(self) -> str:
-        return f"Slot({self.k})"
-
-    def __eq__(self, other):
-        return isinstance(other, Slot) and other.k == self.k
-
-    def __hash__(self):
-        return hash(("Slot", self.k))
 
 
 def _template(index, dynamic: list):

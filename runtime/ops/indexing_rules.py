@@ -23,15 +23,25 @@ _VALID = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`)
           "or boolean arrays are valid indices")
 
 
-_SLOT: list = []  # indexing.Slot, looked up once (indexing.py imports this module)
+class Slot:
+    """The k-th array input of an indexing node, in its static index template."""
+    __slots__ = ("k",)
+
+    def __init__(self, k: int):
+        self.k = k
+
+    def __repr__(self) -> str:
+        return f"Slot({self.k})"
+
+    def __eq__(self, other):
+        return isinstance(other, Slot) and other.k == self.k
+
+    def __hash__(self):
+        return hash(("Slot", self.k))
 
 
 def _is_slot(t) -> bool:
-    if not _SLOT:
-        from runtime.ops.indexing import Slot
-
-        _SLOT.append(Slot)
-    return isinstance(t, _SLOT[0])
+    return isinstance(t, Slot)
 
 
 def _slice_len(s: slice, d, dynamic) -> int | None:

@@ -12,10 +12,6 @@ Layer: top, beside `jit` and `onnx_export`. It may import every layer up to `fro
 (the op table names ops of `ops`, `state`, `control_flow` and `autodiff`), never its
 two neighbours.
 """
-# runtime.autodiff loads first: autodiff/function_rules.py reads the op table while it
-# loads, so optable.py (whose import of runtime.autodiff.shapes would start loading
-# autodiff half-way through optable) must not be what loads autodiff
-from runtime import autodiff as _autodiff  # noqa: F401
 from runtime.saved.format import FORMAT, VERSION, LoadError, SaveError
 from runtime.saved.load import LoadedFunction, load
 from runtime.saved.save import save

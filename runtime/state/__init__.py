@@ -6,9 +6,12 @@
 - `variables.py`: `Variable`, graph state read and assigned on every call.
 - `effects.py`, `printing.py`, `checks.py`: graph side effects (`assert_`, `raise_`,
   `ag.print`) and run-time checks that raise what Python would.
+- `in_place_functions.py`: NumPy functions that write into their argument
+  (`np.put_along_axis`), added to the ops' NumPy function table when it loads.
 - `writeback.py`, `random_watch.py`: what a call writes back into its arguments'
   containers, and NumPy's global random state watched while tracing.
 
 May import: `runtime.core`, `runtime.ops`.
 """
 from runtime.state import views, checks  # noqa: F401 - they fill core's Tensor protocol slots
+from runtime.state import in_place_functions  # noqa: F401 - np.put_along_axis in the table
