@@ -33,6 +33,8 @@
 """
 from __future__ import annotations
 
+from typing import Callable
+
 import gast
 
 from autograph.converters import state_passing as sp
@@ -41,7 +43,9 @@ from autograph.errors import ConversionError
 from autograph.pyct import anno, templates
 
 
-def convert(node, ctx, taken: frozenset) -> list:
+def convert(node, ctx, taken: frozenset, convert_block: Callable) -> list:
+    """The `if` statement `node` as branch functions and an `ag__.if_stmt` call; its
+    branches are converted by `convert_block` (the control-flow pass)."""
     returns = jumps.contains(node, (gast.Return,), True)
     mod_b, mod_o = sp.modified(node.body, ctx, node), sp.modified(node.orelse, ctx, node)
     mod = mod_b | mod_o
@@ -74,7 +78,8 @@ def convert(node, ctx, taken: frozenset) -> list:
         fname = ctx.namer.scoped(label, taken_here)
         taken_here = taken_here | {fname}
         functions.extend(sp.make_function(fname, params, block, rets, node, ctx, taken,
-                                          returning=returns, prologue=prologue))
+                                          convert_block, returning=returns,
+                                          prologue=prologue))
         branch_names.append(fname)
 
     first = [node.test] + [templates.name_node(b) if b else gast.Constant(value=None, kind=None)

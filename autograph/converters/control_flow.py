@@ -6,22 +6,23 @@ from __future__ import annotations
 
 import gast
 
+from autograph.converters import conditionals, loops
 from autograph.pyct import anno, templates
 
 
 def convert_block(stmts: list, ctx, taken: frozenset) -> list:
-    from autograph.converters import conditionals, loops
-
+    """`stmts` with their `if`, `while` and `for` statements converted (nested blocks
+    too: the converters hand their branches and loop bodies back to this function)."""
     out: list = []
     for s in stmts:
         if anno.get(s, anno.PYTHON_ONLY, False):
             out.append(s)
         elif isinstance(s, gast.If):
-            out.extend(conditionals.convert(s, ctx, taken))
+            out.extend(conditionals.convert(s, ctx, taken, convert_block))
         elif isinstance(s, gast.While):
-            out.extend(loops.convert_while(s, ctx, taken))
+            out.extend(loops.convert_while(s, ctx, taken, convert_block))
         elif isinstance(s, gast.For):
-            out.extend(loops.convert_for(s, ctx, taken))
+            out.extend(loops.convert_for(s, ctx, taken, convert_block))
         elif isinstance(s, gast.With):
             s.body = convert_block(s.body, ctx, taken)
             out.append(s)

@@ -20,6 +20,8 @@ the body's first parameter (a tuple target is unpacked from `itr`). A break flag
 """
 from __future__ import annotations
 
+from typing import Callable
+
 import gast
 
 from autograph.converters import state_passing as sp
@@ -44,7 +46,9 @@ def _finish(call, loop_vars, node, ctx, opts: dict):
     return sp.assign(loop_vars, call, node, ctx)
 
 
-def convert_while(node, ctx, taken: frozenset) -> list:
+def convert_while(node, ctx, taken: frozenset, convert_block: Callable) -> list:
+    """The `while` loop `node` as a loop-body function and an `ag__.while_stmt` call; its
+    body is converted by `convert_block` (the control-flow pass)."""
     loop_vars = _loop_vars(node, ctx)
     local = sp.local_names(loop_vars, ctx)
     params = [local[n] for n in loop_vars]
@@ -52,14 +56,17 @@ def convert_while(node, ctx, taken: frozenset) -> list:
     test = sp.rename_composites(node.test, local)
     prologue, outs = sp.write_through(loop_vars, loop_vars, local, node,
                                     ctx.scope.declared)
-    fn = sp.make_function(fname, params, node.body, outs, node, ctx, taken, prologue=prologue)
+    fn = sp.make_function(fname, params, node.body, outs, node, ctx, taken, convert_block,
+                          prologue=prologue)
     call = templates.replace_expr("ag__.while_stmt()", origin=node)
     call.args = sp.call_args(loop_vars, loop_vars, node, ctx,
                              [_lambda(params, test, node), templates.name_node(fname)])
     return fn + _finish(call, loop_vars, node, ctx, anno.get(node, anno.LOOP_OPTIONS, {}))
 
 
-def convert_for(node, ctx, taken: frozenset) -> list:
+def convert_for(node, ctx, taken: frozenset, convert_block: Callable) -> list:
+    """The `for` loop `node` as a loop-body function and an `ag__.for_stmt` call; its
+    body is converted by `convert_block` (the control-flow pass)."""
     targets = target_names(node.target)
     carried_targets = {t for t in targets if t in anno.get(node, anno.LIVE_OUT)}
     loop_vars = _loop_vars(node, ctx, carried_targets)
@@ -76,7 +83,7 @@ def convert_for(node, ctx, taken: frozenset) -> list:
         body = templates.replace("target = itr", origin=node, target=target, itr=item) + body
     fname = ctx.namer.scoped("loop_body", taken)
     fn = sp.make_function(fname, [item] + params, body, outs, node, ctx, taken,
-                          prologue=prologue)
+                          convert_block, prologue=prologue)
     call = templates.replace_expr("ag__.for_stmt()", origin=node)
     call.args = sp.call_args(loop_vars, loop_vars, node, ctx,
                              [node.iter, templates.name_node(fname)])

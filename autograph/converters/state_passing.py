@@ -17,6 +17,8 @@ return (`conditionals.py`).
 """
 from __future__ import annotations
 
+from typing import Callable
+
 import gast
 
 from autograph.converters import jumps
@@ -218,14 +220,15 @@ def is_empty(block: list) -> bool:
 
 
 def make_function(name: str, params: list, body: list, outputs: list | None, origin, ctx,
-                  taken: frozenset, returning: bool = False, prologue: list = ()) -> list:
-    """`def name(params): body; return outputs` with body converted recursively.
+                  taken: frozenset, convert_block: Callable, returning: bool = False,
+                  prologue: list = ()) -> list:
+    """`def name(params): body; return outputs` with body converted recursively by
+    `convert_block` (the control-flow pass, `control_flow.convert_block`, which hands the
+    converters their nested blocks' `if`s and loops again).
 
     With `returning` (a branch of an `if` that ends the function), the body keeps its
     `return`s and each returns the outputs too: `return value, outputs`; a path that
     falls off the end returns `None, outputs`."""
-    from autograph.converters.control_flow import convert_block
-
     body = list(prologue) + convert_block(body, ctx, taken | {name})
     if returning and outputs:
         _return_also(body, outputs)
