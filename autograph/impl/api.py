@@ -417,6 +417,8 @@ def _reset_caches() -> None:
         parser._SOURCE_CACHE.clear()
 
 
+# `autograph.api` (and the operators' stand-in converted_call) reach the compiler here
+registry.set_compiler(convert=convert, to_code=to_code, converted_call=converted_call)
 # generated code calls `ag__.converted_call`: the operators get this one injected
 operators.set_converted_call(converted_call)
 

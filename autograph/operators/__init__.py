@@ -4,7 +4,7 @@ Each operator behaves exactly like the Python construct it replaces when given P
 values, and builds graph nodes (through `runtime`) when given symbolic ones.
 """
 from autograph.operators.call import autograph_artifact, converted_call, dir_, locals_, slice_
-from autograph.operators.call import defined, ld_declared, set_compiler_call
+from autograph.operators.call import defined, ld_declared
 from autograph.operators.conditionals import if_exp, if_stmt
 from autograph.operators.exceptions import assert_stmt, python_only
 from autograph.operators.lists import array_, list_append, list_pop, stack
@@ -30,9 +30,7 @@ __all__ += ["isinstance_", "array_", "defined", "ld_declared"]
 def set_converted_call(impl) -> None:
     """Inject the compiler's `converted_call` (`autograph.impl.api` calls this when it is
     imported): generated code calls `ag__.converted_call`, so it is bound in this namespace
-    directly (a converted call costs no wrapper frame); the stand-in it replaces
-    (`operators.call.converted_call`, still held by code that bound it earlier) forwards
-    to it."""
+    directly (a converted call costs no wrapper frame). It replaces the stand-in
+    `operators.call.converted_call`, which forwards to it where code still holds it."""
     global converted_call
     converted_call = impl
-    set_compiler_call(impl)

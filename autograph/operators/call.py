@@ -6,10 +6,10 @@
 converts `f` first when it is user code (recursively, cached per function) and calls
 everything else (NumPy, builtins, the standard library, already converted code,
 `ag.do_not_convert` functions) as is. The decision lives in the compiler
-(`autograph.impl.api`), which the operators never import: it injects its
-`converted_call` when it is imported (`autograph.operators.set_converted_call`, which
-binds it in the `ag__` namespace and in the slot `_COMPILER_CALL` here), as
-`ag.function` hands its converter to `runtime.Function`.
+(`autograph.impl.api`), which the operators never import: when it is imported it
+injects its `converted_call` into the `ag__` namespace
+(`autograph.operators.set_converted_call`) and registers it with its other entry points
+in `autograph.pyct.registry`, as `ag.function` hands its converter to `runtime.Function`.
 """
 from __future__ import annotations
 
@@ -20,28 +20,18 @@ from autograph.pyct import registry
 from runtime.core import tracing
 from runtime.core.errors import TracingRecursionError, recursion_cycle
 
-# [the compiler's converted_call], filled by `autograph.impl.api` when it is imported
-# (through `autograph.operators.set_converted_call`)
-_COMPILER_CALL: list = []
-
 
 def converted_call(f, *args, **kwargs):
     """Stands in until the compiler injects its own (converted code can run before the
     compiler was imported: a module written by `autograph convert` imports only the
     operators): loads the compiler through the loader `autograph.api` registered, which
     replaces this function in `ag__`, then forwards to it."""
-    registry.load_compiler()
-    if not _COMPILER_CALL:
+    impl = registry.compiler("converted_call")
+    if impl is None:
         raise RuntimeError("converted code called a function, but no AutoGraph compiler is "
                            "loaded to convert it: import autograph (or autograph.impl.api) "
                            "first")
-    return _COMPILER_CALL[0](f, *args, **kwargs)
-
-
-def set_compiler_call(impl: Callable) -> None:
-    """Fill the slot the stand-in `converted_call` forwards to (see
-    `autograph.operators.set_converted_call`, which also binds `impl` in `ag__`)."""
-    _COMPILER_CALL[:] = [impl]
+    return impl(f, *args, **kwargs)
 
 
 def explain_recursion(e: RecursionError) -> Exception | None:
