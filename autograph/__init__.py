@@ -13,21 +13,12 @@ from runtime import (
     parallel_enabled, run_functions_eagerly, set_parallel,
 )
 from runtime import print_ as print  # noqa: A001  (ag.print runs every time the graph runs)
+from runtime.autodiff import GradientTape
 from autograph.api import do_not_convert, function, set_loop_options, to_code, to_graph
 from autograph.errors import ConversionError
 from runtime.saved import LoadError, load, save
 from autograph import dask  # noqa: E402  (ag.dask.map_blocks; imports Dask only when used)
 from runtime.onnx_export import export_onnx  # needs the onnx extra only when called
-
-
-def __getattr__(name):
-    # `import runtime.autodiff` is slow (loading its gradient rules walks numpy's lazy
-    # submodules): it is imported when ag.GradientTape is first used
-    if name == "GradientTape":
-        from runtime.autodiff import GradientTape
-
-        return GradientTape
-    raise AttributeError(f"module 'autograph' has no attribute {name!r}")
 
 
 __all__ = [
