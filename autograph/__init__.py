@@ -13,23 +13,12 @@ from runtime import (
     parallel_enabled, run_functions_eagerly, set_parallel,
 )
 from runtime import print_ as print  # noqa: A001  (ag.print runs every time the graph runs)
+from runtime.autodiff import GradientTape
 from autograph.api import do_not_convert, function, set_loop_options, to_code, to_graph
+from autograph.errors import ConversionError
 from runtime.saved import LoadError, load, save
 from autograph import dask  # noqa: E402  (ag.dask.map_blocks; imports Dask only when used)
 from runtime.onnx_export import export_onnx  # needs the onnx extra only when called
-
-
-def __getattr__(name):
-    # Late imports keep `import autograph` cheap and tolerate a partial compiler.
-    if name == "ConversionError":
-        from autograph.errors import ConversionError
-
-        return ConversionError
-    if name == "GradientTape":
-        from runtime.autodiff import GradientTape
-
-        return GradientTape
-    raise AttributeError(f"module 'autograph' has no attribute {name!r}")
 
 
 __all__ = [

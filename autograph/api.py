@@ -5,10 +5,14 @@ first trace the function's source is converted (control flow → `ag__.if_stmt`,
 `ag__.while_stmt`, ...), and the converted function is what gets traced.
 
 This module is where the layers are tied together; they never import upwards
-(pyct <- operators <- converters <- impl). The compiler (`autograph.impl`) is imported
-on first use, which keeps `import autograph` cheap; converted code that runs before
-that (a module written by `autograph convert` imports only the operators) loads it
-through the loader registered here.
+(pyct <- operators <- converters <- impl). The compiler (`autograph.impl`) is loaded on
+first use, not when `autograph` is imported: importing any module of the package (the
+operators alone, as a module written by `autograph convert` does) runs
+`autograph/__init__.py`, and a lower layer must not load a higher one
+(tests/autograph/test_structure_layers.py); it also keeps `import autograph` cheap.
+When loaded, `autograph.impl.api` registers its entry points in `autograph.pyct.registry`
+(and injects its `converted_call` into the operators); the functions here call them
+through the registry, which loads the compiler with the loader registered here.
 """
 from __future__ import annotations
 
@@ -19,16 +23,16 @@ from runtime import Function
 
 
 def _load_compiler() -> None:
-    import autograph.impl.api  # noqa: F401  (injects its converted_call into the operators)
+    # injection point: the only import of the compiler, on its first use (see the module
+    # docstring: importing `autograph` or one of its lower layers must not load it)
+    import autograph.impl.api  # noqa: F401  (registers itself in autograph.pyct.registry)
 
 
 registry.set_compiler_loader(_load_compiler)
 
 
 def _convert(fn: Callable) -> Callable:
-    from autograph.impl import api as impl
-
-    return impl.convert(fn, recursive=True)
+    return registry.compiler("convert")(fn, recursive=True)
 
 
 def function(func: Callable | None = None, *, input_signature=None, autograph: bool = True,
@@ -50,31 +54,24 @@ def function(func: Callable | None = None, *, input_signature=None, autograph: b
 
 def to_code(fn: Callable, recursive: bool = True) -> str:
     """The converted source of `fn` (and of the user functions it calls, if recursive)."""
-    from autograph.impl import api as impl
-
-    return impl.to_code(_unwrap(fn), recursive=recursive)
+    return registry.compiler("to_code")(_unwrap(fn), recursive=recursive)
 
 
 def to_graph(fn: Callable, recursive: bool = True) -> Callable:
     """The converted Python function (no tracing): runs as Python on Python values."""
-    from autograph.impl import api as impl
-
-    return impl.convert(_unwrap(fn), recursive=recursive)
+    return registry.compiler("convert")(_unwrap(fn), recursive=recursive)
 
 
 def do_not_convert(fn: Callable) -> Callable:
     """Leave `fn` (and what it calls) unconverted."""
-    from autograph.impl import api as impl
-
-    return impl.do_not_convert(fn)
+    return registry.mark_do_not_convert(fn)
 
 
 def set_loop_options(maximum_iterations=None, shape_invariants=None) -> None:
-    """Options for the enclosing loop; must be the loop body's first statement."""
-    from autograph.impl import api as impl
-
-    return impl.set_loop_options(maximum_iterations=maximum_iterations,
-                                 shape_invariants=shape_invariants)
+    """Options for the enclosing loop; must be the loop body's first statement (the loop
+    converter reads them from the source, autograph/converters/directives.py). Called as
+    a function it does nothing."""
+    return None
 
 
 def _unwrap(fn):

@@ -22,6 +22,12 @@ from typing import Any
 
 import numpy as np
 
+from autograph.api import function
+from runtime import TensorSpec
+from runtime.core.tensor import Tensor
+from runtime.frontend.function import ConcreteFunction, Function
+from runtime.saved import load, save
+
 INSTALL = ('ag.dask needs Dask: pip install "autograph-numpy[dask]" '
            '(or pip install "dask[distributed]")')
 
@@ -40,8 +46,6 @@ def _dask_array():
 
 def saved_bytes(cf) -> bytes:
     """The `.agz` bytes of a ConcreteFunction (what travels to the workers)."""
-    from runtime.saved import save
-
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "fn.agz")
         save(cf, path)
@@ -71,8 +75,6 @@ class SavedBlockFunction:
             with _lock:
                 fn = _cache.get(self.digest)
                 if fn is None:
-                    from runtime.saved import load
-
                     fn = _cache[self.digest] = load(self.data)
                     _calls.setdefault(self.digest, [0, 0])[0] += 1
         return fn
@@ -94,10 +96,6 @@ def cache_info() -> dict:
 def concrete_for_blocks(fn, args: tuple):
     """The trace of `fn` that serves every block: dask arrays become TensorSpecs with all
     dimensions unknown; other arguments are traced as they are."""
-    from autograph import function
-    from runtime import TensorSpec
-    from runtime.frontend.function import ConcreteFunction, Function
-
     da = _dask_array()
     if isinstance(fn, ConcreteFunction):
         return fn
@@ -115,7 +113,6 @@ def map_blocks(fn, *args: Any, **map_blocks_kwargs: Any):
     function, which is converted, or a ConcreteFunction) runs on every block of the
     dask-array arguments as its saved graph. Returns a dask array."""
     da = _dask_array()
-    from runtime.core.tensor import Tensor
 
     cf = concrete_for_blocks(fn, args)
     leaves = cf._out_leaves

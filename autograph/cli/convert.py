@@ -13,13 +13,12 @@ import sys
 from autograph.cli import diagnostics
 from autograph.cli.diagnostics import UsageError, UserError
 from autograph.cli.files import python_files, read_source, utf8_source, write_output
+from autograph.errors import ConversionError
+from autograph.impl.static import Module, convert_module_source, source_lines
 
 
 def _convert_text(path: str) -> tuple[str, str]:
     """(converted text, encoding) of one file, or UserError."""
-    from autograph.errors import ConversionError
-    from autograph.impl.static import convert_module_source, source_lines
-
     text, encoding = read_source(path)
     lines = source_lines(text)
     try:
@@ -111,9 +110,6 @@ def no_such_name(path: str, name: str, available: list[str]) -> UserError:
 
 
 def run_show(args) -> int:
-    from autograph.errors import ConversionError
-    from autograph.impl.static import Module, source_lines
-
     path, name = split_target(args.target)
     text, _ = read_source(path)
     lines = source_lines(text)

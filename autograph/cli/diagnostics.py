@@ -18,10 +18,15 @@ import os
 import re
 import traceback
 
+import numpy
+
+import autograph
+import runtime
+from autograph.errors import ConversionError
+
 _LOCATION = re.compile(r"^(?P<file>[^\n]+?):(?P<line>\d+): (?P<rest>.*)$", re.S)
-_PACKAGE_DIRS = tuple(
-    os.path.dirname(os.path.abspath(m.__file__)) + os.sep
-    for m in (__import__("autograph"), __import__("runtime"), __import__("numpy")))
+_PACKAGE_DIRS = tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep
+                      for m in (autograph, runtime, numpy))
 
 
 class UsageError(Exception):
@@ -106,8 +111,6 @@ def _is_user_frame(filename: str) -> bool:
 
 def from_exception(e: BaseException, what: str = "") -> UserError:
     """A UserError for an exception raised by (or while tracing) the user's code."""
-    from autograph.errors import ConversionError
-
     if isinstance(e, SyntaxError):
         return from_syntax_error(e)
     suffix = f" ({what})" if what else ""

@@ -18,7 +18,11 @@ import sys
 import tempfile
 
 from autograph.cli import diagnostics
+from autograph.cli.convert import split_target
 from autograph.cli.diagnostics import UsageError, UserError
+from autograph.cli.graph import load_module, resolve
+from runtime.onnx_export import OnnxExportError, export_onnx
+from runtime.saved import LoadError, SaveError, load, save
 
 EXAMPLES_EXPORT = """\
 examples:
@@ -31,8 +35,6 @@ examples:
 
 def _write_native(cf, output: str) -> None:
     """The native saved format (ag.save): a `.agz` file, written atomically, or a directory."""
-    from runtime.saved import save
-
     if not output.endswith(".agz"):
         save(cf, output)
         return
@@ -49,8 +51,6 @@ def _write_native(cf, output: str) -> None:
 
 def _write_onnx(cf, output: str) -> None:
     """An ONNX model (ag.export_onnx; the onnx extra), written atomically."""
-    from runtime.onnx_export import OnnxExportError, export_onnx
-
     folder = os.path.dirname(os.path.abspath(output))
     fd, tmp = tempfile.mkstemp(suffix=".onnx", dir=folder)
     os.close(fd)
@@ -98,10 +98,6 @@ def add_parsers(sub, parse_arg) -> None:
 
 
 def run_export(args) -> int:
-    from autograph.cli.convert import split_target
-    from autograph.cli.graph import load_module, resolve
-    from runtime.saved import SaveError
-
     write = writer_for(args.output)
     path, name = split_target(args.target)
     with contextlib.redirect_stdout(sys.stderr):  # the module's prints stay off stdout
@@ -129,8 +125,6 @@ def is_saved(target: str) -> bool:
 
 
 def run_show_saved(target: str) -> int:
-    from runtime.saved import LoadError, load
-
     try:
         fn = load(target)
     except FileNotFoundError:

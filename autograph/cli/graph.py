@@ -22,10 +22,15 @@ import re
 import shutil
 import sys
 
+import numpy as np
+
+from autograph.api import function
 from autograph.cli import diagnostics
 from autograph.cli.convert import same_file, no_such_name, split_target
 from autograph.cli.diagnostics import UsageError, UserError
 from autograph.cli.files import write_output
+from runtime import Function, TensorSpec
+from runtime.core.printer import to_svg
 
 _SPEC = re.compile(r"^\s*([A-Za-z_]\w*)\s*\[(.*)\]\s*$")
 INSTALL_GRAPHVIZ = ("--format svg needs the Graphviz `dot` program, which is not installed: "
@@ -36,10 +41,6 @@ INSTALL_GRAPHVIZ = ("--format svg needs the Graphviz `dot` program, which is not
 def parse_arg(text: str):
     """An --arg value: `dtype[dims]` -> TensorSpec, else a Python literal.
     Raises argparse.ArgumentTypeError (a usage error) when malformed."""
-    import numpy as np
-
-    from runtime import TensorSpec
-
     hint = "expected DTYPE[DIMS] such as float32[None,3] or int64[], or a Python literal"
     m = _SPEC.match(text)
     if m:
@@ -97,9 +98,6 @@ def load_module(path: str):
 def resolve(module, path: str, name: str):
     """The `ag.function` for `name` (a function, an ag.function, or an attribute path
     such as `Model.create` or `model.step`)."""
-    from autograph import function
-    from runtime import Function
-
     obj, owner = module, None
     for i, part in enumerate(name.split(".")):
         if not hasattr(obj, part):
@@ -119,16 +117,12 @@ def resolve(module, path: str, name: str):
 
 
 def _functions(module) -> list[str]:
-    from runtime import Function
-
     return [k for k, v in vars(module).items()
             if (inspect.isfunction(v) or isinstance(v, Function))
             and getattr(v, "__module__", None) == module.__name__]
 
 
 def run_graph(args) -> int:
-    from runtime.core.printer import to_svg
-
     if args.format == "svg" and shutil.which("dot") is None:
         raise UserError(INSTALL_GRAPHVIZ)
     path, name = split_target(args.target)

@@ -12,8 +12,12 @@ import argparse
 import os
 import sys
 import textwrap
+from importlib.metadata import version
 
+from autograph.cli.convert import run_convert, run_show
 from autograph.cli.diagnostics import UsageError, UserError
+from autograph.cli.export import add_parsers as add_export_parsers, is_saved, run_show_saved
+from autograph.cli.graph import parse_arg, run_graph
 
 EXAMPLES_CONVERT = """\
 examples:
@@ -48,10 +52,6 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from autograph.cli.convert import run_convert, run_show
-    from autograph.cli.export import add_parsers as add_export_parsers, is_saved, run_show_saved
-    from autograph.cli.graph import parse_arg, run_graph
-
     parser = _Parser(
         prog="autograph",
         description="Convert Python + NumPy functions with real control flow into code that "
@@ -113,8 +113,6 @@ def _wrap(text: str) -> str:
 
 def _version() -> str:
     try:
-        from importlib.metadata import version
-
         return version("autograph-numpy")
     except Exception:  # noqa: BLE001 - not installed: a source checkout
         return "(source checkout)"

@@ -20,15 +20,18 @@ from __future__ import annotations
 import builtins
 import functools
 import inspect
+import types
 
 import gast
 import numpy as np
 
+from autograph import operators
 from autograph.operators.py_builtins import BUILTIN_OVERRIDES
 from autograph.pyct import templates
 from autograph.pyct.activity import qualified_name
 from autograph.pyct.registry import is_convertible
 from autograph.pyct.transformer import apply, is_ag_call
+from runtime.ops.dynamic import CREATORS
 
 _MISSING = object()
 KNOWN_METHODS = frozenset(
@@ -103,8 +106,6 @@ def _fits_override(node, name: str) -> bool:
 @functools.lru_cache(maxsize=None)
 def _override_signature(name: str) -> tuple:
     """(takes *args, takes **kwargs, keyword names, how many positional) of an override."""
-    from autograph import operators
-
     params = inspect.signature(getattr(operators, name)).parameters.values()
     kinds = [p.kind for p in params]
     named = [p for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
@@ -130,8 +131,6 @@ def _leave(f, ctx) -> bool:
 
 
 def _sized_creator(target) -> bool:
-    from runtime.ops.dynamic import CREATORS
-
     try:
         return target in CREATORS
     except TypeError:  # unhashable
@@ -142,8 +141,6 @@ HANDLERS = {gast.Call: _call}
 
 
 def _is_module_like(obj) -> bool:
-    import types
-
     return isinstance(obj, (types.ModuleType, type))
 
 

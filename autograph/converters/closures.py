@@ -107,7 +107,7 @@ def _share(fn, captured: set, generated: set, namer, global_names: set,
     assigns = []
     for name, fresh in entry:
         assigns += templates.replace("name = fresh", origin=fn, name=name, fresh=fresh)
-        if name in declared_names:  # it may come in `Undefined` (`control_flow.state_value`)
+        if name in declared_names:  # it may come in `Undefined` (`state_passing.state_value`)
             assigns += templates.replace("if not ag__.defined(name):\n    del name",
                                          origin=fn, name=name)
     fn.body = decls + assigns + fn.body

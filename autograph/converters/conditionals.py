@@ -33,63 +33,68 @@
 """
 from __future__ import annotations
 
+from typing import Callable
+
 import gast
 
-from autograph.converters import control_flow as cf
+from autograph.converters import state_passing as sp
 from autograph.converters import jumps
 from autograph.errors import ConversionError
 from autograph.pyct import anno, templates
 
 
-def convert(node, ctx, taken: frozenset) -> list:
+def convert(node, ctx, taken: frozenset, convert_block: Callable) -> list:
+    """The `if` statement `node` as branch functions and an `ag__.if_stmt` call; its
+    branches are converted by `convert_block` (the control-flow pass)."""
     returns = jumps.contains(node, (gast.Return,), True)
-    mod_b, mod_o = cf.modified(node.body, ctx, node), cf.modified(node.orelse, ctx, node)
+    mod_b, mod_o = sp.modified(node.body, ctx, node), sp.modified(node.orelse, ctx, node)
     mod = mod_b | mod_o
     # after an `if` that returns only state outliving the function is live
     live_out = set() if returns else anno.get(node, anno.LIVE_OUT) | ctx.out.always_live
-    outputs = [n for n in mod if n in live_out or cf.is_carried(n, ctx)]
+    outputs = [n for n in mod if n in live_out or sp.is_carried(n, ctx)]
     live_b, live_o = anno.get(node, anno.LIVE_BODY), anno.get(node, anno.LIVE_ORELSE)
-    extras = {n for n in mod_b if n in live_b or cf.is_carried(n, ctx)} | \
-        {n for n in mod_o if n in live_o or cf.is_carried(n, ctx)}
+    extras = {n for n in mod_b if n in live_b or sp.is_carried(n, ctx)} | \
+        {n for n in mod_o if n in live_o or sp.is_carried(n, ctx)}
     # a branch that always raises never gives outputs: it needs no state to pass through
     raises_b, raises_o = _always_raises(node.body), _always_raises(node.orelse)
     in_state = {n for n in outputs
                 if not ((n in mod_b or raises_b) and (n in mod_o or raises_o))} | extras
-    outputs = cf.ordered(outputs, ctx)
+    outputs = sp.ordered(outputs, ctx)
     state = [n for n in outputs if n in in_state] + \
-        cf.ordered(extras - set(outputs), ctx)
+        sp.ordered(extras - set(outputs), ctx)
     _check_jumps(node, ctx)
 
-    local = cf.local_names(state + outputs, ctx)
+    local = sp.local_names(state + outputs, ctx)
     params = [local[n] for n in state]
-    prologue, rets = cf.write_through(state, outputs, local, node,
+    prologue, rets = sp.write_through(state, outputs, local, node,
                                      ctx.scope.declared)
     taken_here = taken
     functions: list = []
     branch_names = []
     for label, block in (("if_true", node.body), ("if_false", node.orelse)):
-        if cf.is_empty(block):
+        if sp.is_empty(block):
             branch_names.append(None)
             continue
         fname = ctx.namer.scoped(label, taken_here)
         taken_here = taken_here | {fname}
-        functions.extend(cf.make_function(fname, params, block, rets, node, ctx, taken,
-                                          returning=returns, prologue=prologue))
+        functions.extend(sp.make_function(fname, params, block, rets, node, ctx, taken,
+                                          convert_block, returning=returns,
+                                          prologue=prologue))
         branch_names.append(fname)
 
     first = [node.test] + [templates.name_node(b) if b else gast.Constant(value=None, kind=None)
                            for b in branch_names]
     call = templates.replace_expr("ag__.if_stmt()", origin=node)
     if returns and not outputs:
-        call.args = cf.call_args(state, [], node, ctx, first)
+        call.args = sp.call_args(state, [], node, ctx, first)
         return functions + templates.replace("return value", origin=node, value=call)
     if returns:
-        call.args = cf.call_args(state, ["return"] + outputs, node, ctx, first)
+        call.args = sp.call_args(state, ["return"] + outputs, node, ctx, first)
         retval = ctx.namer.new("retval_")
-        return functions + cf.assign([retval] + outputs, call, node, ctx) + \
+        return functions + sp.assign([retval] + outputs, call, node, ctx) + \
             templates.replace("return retval_", origin=node, retval_=retval)
-    call.args = cf.call_args(state, outputs, node, ctx, first)
-    return functions + cf.assign(outputs, call, node, ctx)
+    call.args = sp.call_args(state, outputs, node, ctx, first)
+    return functions + sp.assign(outputs, call, node, ctx)
 
 
 def _always_raises(block: list) -> bool:

@@ -18,6 +18,7 @@ import builtins
 import gast
 
 from autograph.pyct import anno, templates
+from autograph.pyct.activity import declared
 
 _CALLS = {"locals": "locals_", "vars": "locals_", "dir": "dir_"}
 
@@ -25,8 +26,6 @@ _CALLS = {"locals": "locals_", "vars": "locals_", "dir": "dir_"}
 def user_variables(fn_node, ctx, local: set, free_reads: set) -> list:
     """The variables `locals()` shows in the user's function: parameters, then locals
     and the free variables it reads, in order of appearance."""
-    from autograph.pyct.activity import declared
-
     glob, nonloc = declared(fn_node) if isinstance(fn_node, gast.FunctionDef) else (set(), set())
     names = (set(local) | nonloc | set(free_reads)) - glob - {"ag__"}
     args = fn_node.args

@@ -20,17 +20,19 @@ the body's first parameter (a tuple target is unpacked from `itr`). A break flag
 """
 from __future__ import annotations
 
+from typing import Callable
+
 import gast
 
-from autograph.converters import control_flow as cf
+from autograph.converters import state_passing as sp
 from autograph.pyct import anno, templates
 from autograph.pyct.activity import target_names
 
 
 def _loop_vars(node, ctx, extra: set = frozenset()) -> list:
-    mod = cf.modified(node.body, ctx, node) | extra
+    mod = sp.modified(node.body, ctx, node) | extra
     head = anno.get(node, anno.LIVE_HEAD) | ctx.out.always_live
-    return cf.ordered([n for n in mod if n in head or cf.is_carried(n, ctx)], ctx)
+    return sp.ordered([n for n in mod if n in head or sp.is_carried(n, ctx)], ctx)
 
 
 def _lambda(params: list, expr, node):
@@ -41,33 +43,38 @@ def _lambda(params: list, expr, node):
 def _finish(call, loop_vars, node, ctx, opts: dict):
     for key, value in opts.items():
         call.keywords.append(gast.keyword(arg=key, value=value))
-    return cf.assign(loop_vars, call, node, ctx)
+    return sp.assign(loop_vars, call, node, ctx)
 
 
-def convert_while(node, ctx, taken: frozenset) -> list:
+def convert_while(node, ctx, taken: frozenset, convert_block: Callable) -> list:
+    """The `while` loop `node` as a loop-body function and an `ag__.while_stmt` call; its
+    body is converted by `convert_block` (the control-flow pass)."""
     loop_vars = _loop_vars(node, ctx)
-    local = cf.local_names(loop_vars, ctx)
+    local = sp.local_names(loop_vars, ctx)
     params = [local[n] for n in loop_vars]
     fname = ctx.namer.scoped("loop_body", taken)
-    test = cf.rename_composites(node.test, local)
-    prologue, outs = cf.write_through(loop_vars, loop_vars, local, node,
+    test = sp.rename_composites(node.test, local)
+    prologue, outs = sp.write_through(loop_vars, loop_vars, local, node,
                                     ctx.scope.declared)
-    fn = cf.make_function(fname, params, node.body, outs, node, ctx, taken, prologue=prologue)
+    fn = sp.make_function(fname, params, node.body, outs, node, ctx, taken, convert_block,
+                          prologue=prologue)
     call = templates.replace_expr("ag__.while_stmt()", origin=node)
-    call.args = cf.call_args(loop_vars, loop_vars, node, ctx,
+    call.args = sp.call_args(loop_vars, loop_vars, node, ctx,
                              [_lambda(params, test, node), templates.name_node(fname)])
     return fn + _finish(call, loop_vars, node, ctx, anno.get(node, anno.LOOP_OPTIONS, {}))
 
 
-def convert_for(node, ctx, taken: frozenset) -> list:
+def convert_for(node, ctx, taken: frozenset, convert_block: Callable) -> list:
+    """The `for` loop `node` as a loop-body function and an `ag__.for_stmt` call; its
+    body is converted by `convert_block` (the control-flow pass)."""
     targets = target_names(node.target)
     carried_targets = {t for t in targets if t in anno.get(node, anno.LIVE_OUT)}
     loop_vars = _loop_vars(node, ctx, carried_targets)
-    local = cf.local_names(loop_vars, ctx)
+    local = sp.local_names(loop_vars, ctx)
     params = [local[n] for n in loop_vars]
     body = node.body
     target = node.target
-    prologue, outs = cf.write_through(loop_vars, loop_vars, local, node,
+    prologue, outs = sp.write_through(loop_vars, loop_vars, local, node,
                                     ctx.scope.declared)
     if isinstance(target, gast.Name) and target.id not in loop_vars:
         item = target.id
@@ -75,14 +82,14 @@ def convert_for(node, ctx, taken: frozenset) -> list:
         item = ctx.namer.new("itr")
         body = templates.replace("target = itr", origin=node, target=target, itr=item) + body
     fname = ctx.namer.scoped("loop_body", taken)
-    fn = cf.make_function(fname, [item] + params, body, outs, node, ctx, taken,
-                          prologue=prologue)
+    fn = sp.make_function(fname, [item] + params, body, outs, node, ctx, taken,
+                          convert_block, prologue=prologue)
     call = templates.replace_expr("ag__.for_stmt()", origin=node)
-    call.args = cf.call_args(loop_vars, loop_vars, node, ctx,
+    call.args = sp.call_args(loop_vars, loop_vars, node, ctx,
                              [node.iter, templates.name_node(fname)])
     opts = dict(anno.get(node, anno.LOOP_OPTIONS, {}))
     extra = anno.get(node, anno.EXTRA_TEST, None)
     if extra is not None:
-        extra = cf.rename_composites(extra, local)
+        extra = sp.rename_composites(extra, local)
         call.keywords.append(gast.keyword(arg="extra_test", value=_lambda(params, extra, node)))
     return fn + _finish(call, loop_vars, node, ctx, opts)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import sys
 import threading
 import types
 import warnings
@@ -33,10 +34,13 @@ import numpy as np
 from autograph.errors import ConversionError
 from autograph.impl.context import Context, FunctionInfo, assumptions_hold
 from autograph.impl.conversion import convert_function_node
+from autograph import operators
+from autograph.operators import lists
 from autograph.operators.builtin_calls import overload_of
-from autograph.operators.call import explain_recursion, set_converted_call
+from autograph.operators.call import explain_recursion
 from autograph.pyct import anno, gast_to_ast, parser, registry, templates
 from runtime.core import tracing
+from runtime.ops.dynamic import CREATORS, creator_call
 from runtime.state.random_watch import note_call
 
 _LOCK = threading.RLock()
@@ -184,8 +188,6 @@ def _explicit_super(node) -> None:
 
 
 def _instantiate(inner: types.CodeType, fn: types.FunctionType) -> types.FunctionType:
-    from autograph import operators
-
     original = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     cells = []
     for name in inner.co_freevars:
@@ -287,21 +289,15 @@ class _Done:
 def _target(f, args, kwargs):
     """What converted code calls for `f` (converting it first if it is user code), or
     _Done(result) when the call is made by an overload."""
-    from runtime.ops.dynamic import CREATORS as _CREATORS, creator_call
-
     if not is_convertible(f):
         if tracing.in_graph_mode():
             note_call(f)  # a random generator's method: its numbers get frozen
         if args and f is np.stack:
-            from autograph.operators.lists import stack  # the list may be a graph list
-
-            return _Done(stack(args[0], f, *args[1:], **kwargs))
+            return _Done(lists.stack(args[0], f, *args[1:], **kwargs))  # maybe a graph list
         if args and (f is np.array or f is np.asarray or f is np.asanyarray or
                      f is np.ascontiguousarray):
-            from autograph.operators.lists import array_  # the value may be symbolic
-
-            return _Done(array_(f, *args, **kwargs))
-        if f in _CREATORS:  # np.zeros(n) with a symbolic n: NumPy would call n.__index__
+            return _Done(lists.array_(f, *args, **kwargs))  # the value may be symbolic
+        if f in CREATORS:  # np.zeros(n) with a symbolic n: NumPy would call n.__index__
             return _Done(creator_call(f, args, kwargs))
         overload = overload_of(f)  # `fn = range; fn(n)` means what `range(n)` means
         if overload is not None:
@@ -362,8 +358,6 @@ _ROOM = {"threads": 0, "limit": 0}  # threads that raised the limit; the limit b
 
 
 def _make_room(stack, depth: int) -> None:
-    import sys
-
     frame, used = sys._getframe(), 0
     while frame is not None:
         used, frame = used + 1, frame.f_back
@@ -395,8 +389,6 @@ def _make_room(stack, depth: int) -> None:
 def _restore_limit(stack) -> None:
     """The outermost converted call of this thread returned: the program's own limit is
     back once no other thread needs the room."""
-    import sys
-
     with _LIMIT_LOCK:
         if getattr(stack, "room", False):
             _ROOM["threads"] -= 1
@@ -425,8 +417,10 @@ def _reset_caches() -> None:
         parser._SOURCE_CACHE.clear()
 
 
+# `autograph.api` (and the operators' stand-in converted_call) reach the compiler here
+registry.set_compiler(convert=convert, to_code=to_code, converted_call=converted_call)
 # generated code calls `ag__.converted_call`: the operators get this one injected
-set_converted_call(converted_call)
+operators.set_converted_call(converted_call)
 
 __all__ = ["convert", "to_code", "do_not_convert", "set_loop_options", "converted_call",
            "is_convertible"]

@@ -47,7 +47,7 @@ from autograph.converters import (
 from autograph.errors import ConversionError
 from autograph.impl.context import Context, Scope
 from autograph.impl.context import nested_defs as _nested_defs
-from autograph.pyct import activity, anno, dataflow, transformer
+from autograph.pyct import activity, anno, dataflow, templates, transformer
 
 # cheap tests on the source text that let the pipeline skip whole passes (conservative:
 # a match only means the pass may have something to do)
@@ -198,7 +198,5 @@ def _mark_try_blocks(node) -> None:
 
 
 def _python_only(n, field):
-    from autograph.pyct import templates
-
     value = getattr(n, field)
     return templates.replace_expr("ag__.python_only(value)", origin=value, value=value)

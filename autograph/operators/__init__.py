@@ -25,3 +25,12 @@ __all__ = [
     "print_",
 ]
 __all__ += ["isinstance_", "array_", "defined", "ld_declared"]
+
+
+def set_converted_call(impl) -> None:
+    """Inject the compiler's `converted_call` (`autograph.impl.api` calls this when it is
+    imported): generated code calls `ag__.converted_call`, so it is bound in this namespace
+    directly (a converted call costs no wrapper frame). It replaces the stand-in
+    `operators.call.converted_call`, which forwards to it where code still holds it."""
+    global converted_call
+    converted_call = impl

@@ -12,18 +12,12 @@ import builtins
 import types
 from typing import Callable
 
-_OVERLOADS: dict | None = None
+from autograph import operators
+from autograph.operators.py_builtins import BUILTIN_OVERRIDES
 
-
-def _table() -> dict:
-    global _OVERLOADS
-    if _OVERLOADS is None:
-        from autograph import operators
-        from autograph.operators.py_builtins import BUILTIN_OVERRIDES
-
-        _OVERLOADS = {getattr(builtins, name): getattr(operators, impl)
-                      for name, impl in BUILTIN_OVERRIDES.items()}
-    return _OVERLOADS
+# (the `ag__` package does not import this module: `converted_call` in autograph.impl does)
+_OVERLOADS = {getattr(builtins, name): getattr(operators, impl)
+              for name, impl in BUILTIN_OVERRIDES.items()}
 
 
 def overload_of(f) -> Callable | None:
@@ -31,6 +25,6 @@ def overload_of(f) -> Callable | None:
     if type(f) is not types.BuiltinFunctionType and type(f) is not type:
         return None  # cheap exit: only builtin functions and classes can be builtins
     try:
-        return _table().get(f)
+        return _OVERLOADS.get(f)
     except TypeError:  # an unhashable class
         return None

@@ -6,15 +6,19 @@
 converts `f` first when it is user code (recursively, cached per function) and calls
 everything else (NumPy, builtins, the standard library, already converted code,
 `ag.do_not_convert` functions) as is. The decision lives in the compiler
-(`autograph.impl.api`), which the operators never import: it injects its
-`converted_call` here when it is imported (`set_converted_call`), as `ag.function`
-hands its converter to `runtime.Function`.
+(`autograph.impl.api`), which the operators never import: when it is imported it
+injects its `converted_call` into the `ag__` namespace
+(`autograph.operators.set_converted_call`) and registers it with its other entry points
+in `autograph.pyct.registry`, as `ag.function` hands its converter to `runtime.Function`.
 """
 from __future__ import annotations
 
 from typing import Callable
 
+from autograph.operators.variables import Undefined
 from autograph.pyct import registry
+from runtime.core import tracing
+from runtime.core.errors import TracingRecursionError, recursion_cycle
 
 
 def converted_call(f, *args, **kwargs):
@@ -22,32 +26,17 @@ def converted_call(f, *args, **kwargs):
     compiler was imported: a module written by `autograph convert` imports only the
     operators): loads the compiler through the loader `autograph.api` registered, which
     replaces this function in `ag__`, then forwards to it."""
-    registry.load_compiler()
-    from autograph import operators
-
-    impl = operators.converted_call
-    if impl is converted_call:
+    impl = registry.compiler("converted_call")
+    if impl is None:
         raise RuntimeError("converted code called a function, but no AutoGraph compiler is "
                            "loaded to convert it: import autograph (or autograph.impl.api) "
                            "first")
     return impl(f, *args, **kwargs)
 
 
-def set_converted_call(impl: Callable) -> None:
-    """Inject the compiler's `converted_call`: generated code calls `ag__.converted_call`,
-    so it is bound in the operators namespace directly (a converted call costs no
-    wrapper frame)."""
-    from autograph import operators
-
-    operators.converted_call = impl
-
-
 def explain_recursion(e: RecursionError) -> Exception | None:
     """A RecursionError while tracing, as an error that says why and what to do (None
     outside tracing: plain Python recursion keeps Python's own error)."""
-    from runtime.core import tracing
-    from runtime.core.errors import TracingRecursionError, recursion_cycle
-
     if not tracing.in_graph_mode() or isinstance(e, TracingRecursionError):
         return None
     cycle = recursion_cycle(e.__traceback__)
@@ -78,8 +67,6 @@ def ld_declared(getter: Callable, name: str):
     """The value of a name the function declares `global` / `nonlocal`, passed into a
     branch or loop as state: `Undefined` (not a NameError) while it is unbound - the
     original only creates it on the paths that assign it."""
-    from autograph.operators.variables import Undefined
-
     try:
         return getter()
     except NameError:
@@ -89,8 +76,6 @@ def ld_declared(getter: Callable, name: str):
 def defined(value) -> bool:
     """Whether a state value is a value (not `Undefined`): generated code deletes a
     `global` / `nonlocal` name it would otherwise bind to `Undefined`."""
-    from autograph.operators.variables import Undefined
-
     return type(value) is not Undefined
 
 
@@ -98,8 +83,6 @@ def locals_(getters: dict) -> dict:
     """What `locals()` / `vars()` give in the user's function: `getters` maps each of its
     variables to a function reading it; unbound ones (and ones generated code marks as
     not defined yet) are left out."""
-    from autograph.operators.variables import Undefined
-
     out = {}
     for name, get in getters.items():
         try:

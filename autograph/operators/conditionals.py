@@ -20,19 +20,26 @@ yet) takes the type of the value the other branch gives it: `runtime.cond` learn
 """
 from __future__ import annotations
 
+import dis
+import re
 from typing import Callable, Sequence
 
 import numpy as np
 
+import runtime
 from autograph.errors import Diagnostic, caller_location
+from autograph.operators import containers
 from autograph.operators.branch_notes import note_branch_error
 from autograph.operators.variables import UNSET, is_undefined
+from autograph.pyct.registry import CONVERTED_CODES
+from runtime.core import tracing
 from runtime.core.tensor import Tensor
+from runtime.state.effects import raise_
 
 
 def is_symbolic(x) -> bool:
-    # on every `if` / loop test of converted code: no import statement here (it costs
-    # more than the check on the Python-value path)
+    # on every `if` / loop test of converted code: keep it this cheap (an import statement
+    # here would cost more than the check on the Python-value path)
     return isinstance(x, Tensor)
 
 
@@ -98,16 +105,12 @@ def if_exp(cond, if_true: Callable, if_false: Callable):
 
 # -- symbolic -----------------------------------------------------------------------------
 def _symbolic_if(cond, body, orelse, state, names, loc, what="`if`"):
-    import runtime
-
-    from autograph.operators import containers
-
     where = f"{loc[0]}:{loc[1]}"
     record: dict = {}
     labels = _labels(names)
     snap = containers.Snapshot(containers.roots_of(body, orelse, values=state), names)
     carried: list = []  # container locations a branch replaces: extra outputs
-    graph = runtime.core.tracing.current_graph()
+    graph = tracing.current_graph()
     for _ in range(1 + _MAX_NEW_LOCATIONS):
         record.clear()
         record["snapshot"], record["carried"], record["new"] = snap, carried, []
@@ -167,8 +170,6 @@ def _branch(fn, side, state, names, labels, record, where, what):
 def _replaced(record, where, what) -> list:
     """After tracing a branch: the values at the carried container locations; notes the
     locations it replaced that are not carried yet; puts every container back."""
-    from autograph.operators import containers
-
     snap, carried = record["snapshot"], record["carried"]
     values = [containers.get(c) for c in carried]
     found, structural = snap.changes()
@@ -207,22 +208,20 @@ def _check(a: tuple, b: list, labels, where, what):
 
 
 # -- `raise` under a symbolic condition -----------------------------------------------------
-_RAISE_VARARGS = __import__("dis").opmap["RAISE_VARARGS"]
-_SYMBOLIC_TEXT = __import__("re").compile(r"Tensor\([^,()]+, \w+\[")
+_RAISE_VARARGS = dis.opmap["RAISE_VARARGS"]
+_SYMBOLIC_TEXT = re.compile(r"Tensor\([^,()]+, \w+\[")
 
 
 def raised_by_user(e: BaseException) -> tuple[str, int] | None:
     """(file, line) of the user's `raise` statement that raised `e` in converted code,
     or None when `e` comes from anywhere else (an op, the runtime, a re-raise)."""
-    from autograph.pyct.registry import CONVERTED_CODES as _CONVERTED_CODES
-
     tb = e.__traceback__
     if tb is None:
         return None
     while tb.tb_next is not None:
         tb = tb.tb_next
     code = tb.tb_frame.f_code
-    if _CONVERTED_CODES.get(id(code)) is not code:
+    if CONVERTED_CODES.get(id(code)) is not code:
         return None
     raw = code.co_code
     k = tb.tb_lasti
@@ -236,9 +235,6 @@ def defer_raise(e: Exception) -> bool:
     so: turn the user's `raise` (`e`, raised by converted code) into a graph-side raise
     (`runtime.state.effects.raise_`) that fires with `e`'s type and message when the graph
     reaches this point at run time. False (re-raise `e` now) for any other error."""
-    from runtime import Tensor
-    from runtime.state.effects import raise_
-
     loc = raised_by_user(e)
     if loc is None:
         return False

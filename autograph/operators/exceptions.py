@@ -10,16 +10,16 @@ from __future__ import annotations
 
 from typing import Callable
 
+import numpy as np
+
+import runtime
+from autograph.errors import ConversionError, caller_location
 from autograph.operators.conditionals import is_symbolic
+from runtime.core.tensor import describing
 
 
 def assert_stmt(test, message: Callable | None = None) -> None:
     if is_symbolic(test):
-        import numpy as np
-        import runtime
-
-        from runtime.core.tensor import describing
-
         with describing():  # f"x={x}" in the message shows x's symbolic description
             text = "" if message is None else message()
         if test.ndim != 0:
@@ -48,9 +48,6 @@ _PYTHON_ONLY = {
 def python_only(value, construct: str = "try"):
     """A value Python must decide on: a condition or iterable inside a `try` block, the
     subject of a `match` or the guard of a `case`. A symbolic one is a ConversionError at its line."""
-    from autograph.errors import ConversionError, caller_location
-    from autograph.operators.conditionals import is_symbolic
-
     if is_symbolic(value):
         filename, line = caller_location()
         raise ConversionError(_PYTHON_ONLY[construct], filename, line)

@@ -13,20 +13,22 @@ then record `runtime.list_append`; the call converter turns
 """
 from __future__ import annotations
 
+import numpy as np
+
+import runtime
 from autograph.errors import Diagnostic, caller_location
+from runtime.control_flow.lists import is_list
+from runtime.core.tensor import Tensor
+from runtime.ops.functions import TABLE
 
 
 def is_graph_list(x) -> bool:
-    from runtime.control_flow.lists import is_list
-
     return is_list(x)
 
 
 def list_append(target, value):
     """`target.append(value)`, returning the list."""
     if is_graph_list(target):
-        import runtime
-
         return runtime.list_append(target, value)
     target.append(value)
     return target
@@ -45,19 +47,13 @@ def list_pop(target, *index):
 
 def list_length(x):
     if is_graph_list(x):
-        import runtime
-
         return runtime.list_len(x)
     return len(x)
 
 
 def stack(values, fn=None, *args, **kwargs):
     """`np.stack(values)` (or `fn(values)`, e.g. np.array) that also takes a graph list."""
-    import numpy as np
-
     if is_graph_list(values) and not args and kwargs.get("axis", 0) == 0:
-        import runtime
-
         return runtime.list_stack(values)
     return (fn or np.stack)(values, *args, **kwargs)
 
@@ -74,14 +70,10 @@ def array_(fn, value, *args, **kwargs):
         return stack(value)
     if not _holds_symbolic(value):
         return fn(value, *args, **kwargs)
-    from runtime.ops.functions import TABLE
-
     return TABLE.handlers[fn](value, *args, **kwargs)
 
 
 def _holds_symbolic(value) -> bool:
-    from runtime.core.tensor import Tensor
-
     if isinstance(value, Tensor):
         return True
     if type(value) in (list, tuple):

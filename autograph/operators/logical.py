@@ -34,6 +34,7 @@ from typing import Callable
 
 import numpy as np
 
+import runtime
 from autograph.operators.conditionals import is_symbolic
 
 
@@ -46,8 +47,6 @@ def and_(a, *rest: Callable):
     if not rest:
         return a
     if is_symbolic(a):
-        import runtime
-
         falsy = _falsy_value(a)
         return runtime.cond(_as_bool(a), lambda: _operand(and_(rest[0](), *rest[1:]), falsy),
                             lambda: falsy, names=("the value of this `and`",))
@@ -61,8 +60,6 @@ def or_(a, *rest: Callable):
     if not rest:
         return a
     if is_symbolic(a):
-        import runtime
-
         truthy = True if a.dtype == np.bool_ else a
         return runtime.cond(_as_bool(a), lambda: truthy,
                             lambda: _operand(or_(rest[0](), *rest[1:]), truthy),

@@ -29,10 +29,16 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+import runtime
 from autograph.errors import caller_location
 from autograph.errors import Diagnostic
-from autograph.operators.conditionals import is_symbolic, pack, unpack
-from autograph.operators.variables import is_undefined
+from autograph.operators import containers
+from autograph.operators.conditionals import _symbolic_if, defer_raise, is_symbolic, pack, unpack
+from autograph.operators.py_builtins import SymbolicIterable, symbolic_iterable
+from autograph.operators.variables import _unbound, is_undefined
+from runtime.control_flow.learn_types import UntypedLoopVariable
+from runtime.core import tracing
+from runtime.state.effects import raise_
 
 
 def while_stmt(test: Callable, body: Callable, state: Sequence = (), names: Sequence[str] = (),
@@ -55,8 +61,6 @@ def for_stmt(iterable, body: Callable, state: Sequence = (), names: Sequence[str
              shape_invariants=None):
     """`for item in iterable: state = body(item, *state)`, stopping when `extra_test`
     (if given) is false; returns the final state."""
-    from autograph.operators.py_builtins import SymbolicIterable, symbolic_iterable
-
     state = tuple(state)
     names = tuple(names)
     if is_symbolic(iterable) or isinstance(iterable, SymbolicIterable):
@@ -103,8 +107,6 @@ def _python_for(it, body: Callable, state: tuple, names: tuple):
 
 def _predicated(it, body, state, names, extra_test, keep_going):
     """The rest of a Python loop, each iteration under `if keep_going:` (symbolic)."""
-    from autograph.operators.conditionals import _symbolic_if
-
     loc = caller_location(3)
     for item in it:
         if is_symbolic(keep_going):
@@ -122,9 +124,6 @@ def _predicated(it, body, state, names, extra_test, keep_going):
 def _symbolic_loop(test, body, state, names, loc, opts, for_loop):
     """A symbolic loop; Python container locations its body replaces in place
     (`containers.py`) are carried as extra loop variables and set after the loop."""
-    from autograph.operators import containers
-    from runtime.core import tracing
-
     where = f"{loc[0]}:{loc[1]}"
     extra_test = for_loop[1] if for_loop is not None else None
     snap = containers.Snapshot(containers.roots_of(body, test, extra_test, values=state),
@@ -170,8 +169,6 @@ def _carrying(body, names, carried, snap, where, offset):
     """The body and a guard for the tests, with the carried container locations as extra
     loop variables (the last ones): set from the placeholders before the user's code
     runs, read back after it, and the containers put back as they were."""
-    from autograph.operators import containers
-
     n = len(carried)
     names = tuple(names)
 
@@ -208,8 +205,6 @@ def _carrying(body, names, carried, snap, where, offset):
 
 
 def _loop(test, body, state, names, loc, opts, for_loop):
-    import runtime
-
     where = f"{loc[0]}:{loc[1]}"
     maximum_iterations, shape_invariants = opts
     invariants = None
@@ -239,12 +234,12 @@ def _loop(test, body, state, names, loc, opts, for_loop):
                                      maximum_iterations=maximum_iterations,
                                      names=list(loop_names) or None, shape_invariants=loop_inv)
         else:
-            out = _for_loop(runtime, for_loop, body, init, names, maximum_iterations,
+            out = _for_loop(for_loop, body, init, names, maximum_iterations,
                             invariants, where)
             if not first:
                 out = out[1:]
     if first:
-        _check_ran(runtime, out[0], first, where)
+        _check_ran(out[0], first, where)
         out = out[1:]
     out = [_write_back(a, b) for a, b in zip(state, out)]
     return pack(tuple(out), names)
@@ -291,8 +286,6 @@ def _first_assigned_errors(first: list, where: str):
     """The runtime's errors about a variable first assigned inside the loop (`first`),
     in the user's terms: the body reads it before assigning it, assigns it on some paths
     only, or gives it a value that is not an array or a number."""
-    from runtime.control_flow.learn_types import UntypedLoopVariable
-
     try:
         yield
     except (UntypedLoopVariable, UnboundLocalError, Diagnostic) as e:
@@ -308,12 +301,9 @@ def _first_assigned_errors(first: list, where: str):
             f"before the loop, with the dtype and shape it has inside.") from None
 
 
-def _check_ran(runtime, count, first: list, where: str) -> None:
+def _check_ran(count, first: list, where: str) -> None:
     """Raise, when the graph runs, Python's UnboundLocalError for the first variable
     that only a loop's body assigns, if that loop ran zero times."""
-    from autograph.operators.variables import _unbound
-    from runtime.state.effects import raise_
-
     name = first[0]
     note = (f"{where}: the symbolic loop here ran zero times, and '{name}' is first "
             f"assigned inside it; give '{name}' a value before the loop")
@@ -334,8 +324,6 @@ def _checked(body, names):
 def _body_or_raise(body, args, state, names) -> tuple:
     """`body(*args)` as the new state; a user's `raise` in it becomes a graph-side raise
     (the iteration that reaches it raises at run time) and the state passes unchanged."""
-    from autograph.operators.conditionals import defer_raise
-
     try:
         out = body(*args)
     except Exception as e:
@@ -345,7 +333,7 @@ def _body_or_raise(body, args, state, names) -> tuple:
     return unpack(out, names)
 
 
-def _for_loop(runtime, for_loop, body, init, names, maximum_iterations, invariants, where):
+def _for_loop(for_loop, body, init, names, maximum_iterations, invariants, where):
     seq, extra_test = for_loop
     n = seq.length()
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import builtins
 import sys
 
+from runtime.core import tracing
 from runtime.core.errors import where
 from runtime.state.printing import STREAMS, graph_print
 from runtime.core.structure import flatten
@@ -31,8 +32,6 @@ def _in_symbolic_control_flow() -> bool:
     """Tracing a branch of a symbolic `if` or the body of a symbolic loop (a subgraph):
     a Python print there would run once at trace time - also for a branch the inputs
     never take - instead of each time the branch or iteration runs."""
-    from runtime.core import tracing
-
     graph = tracing.current_graph()
     return graph is not None and graph.parent is not None
 

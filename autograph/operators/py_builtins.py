@@ -14,6 +14,11 @@ import operator
 import numpy as np
 
 from autograph.operators.conditionals import is_symbolic
+from autograph.operators.lists import is_graph_list, list_length, stack
+from runtime import GraphModeError
+from runtime.core.errors import where
+from runtime.ops.shape import symbolic_shape
+from runtime.state.checks import check
 
 
 def _any_symbolic(values) -> bool:
@@ -35,9 +40,6 @@ class SymbolicIterable:
         return None
 
     def __iter__(self):
-        from runtime import GraphModeError
-        from runtime.core.errors import where
-
         what = "range()" if isinstance(self, SymbolicRange) else "this iterable"
         raise GraphModeError(
             f"The length of {what} is symbolic: it is only known when the graph runs, so "
@@ -134,8 +136,6 @@ def symbolic_iterable(x) -> SymbolicIterable:
 
 # -- the builtins ------------------------------------------------------------------------
 def len_(x):
-    from autograph.operators.lists import is_graph_list, list_length
-
     if is_graph_list(x):  # a list appended to in a symbolic loop
         return list_length(x)
     if is_symbolic(x):
@@ -146,14 +146,11 @@ def len_(x):
         return _dynamic_dim(x, 0)
     if isinstance(x, SymbolicIterable):
         return x.length()
-    from autograph.operators.lists import list_length
 
     return list_length(x)
 
 
 def _dynamic_dim(x, axis: int):
-    from runtime.ops.shape import symbolic_shape
-
     return symbolic_shape(x)[axis]  # as x.shape[axis]: weak, like the int len() gives
 
 
@@ -166,8 +163,6 @@ def range_(*args):
     if len(args) == 2:
         return SymbolicRange(args[0], args[1], 1)
     if is_symbolic(args[2]):
-        from runtime.state.checks import check
-
         check(args[2] != 0, "ValueError", "range() arg 3 must not be zero")
     return SymbolicRange(*args)
 
@@ -182,7 +177,6 @@ def _range_arg(a):
         msg = "only integer scalar arrays can be converted to a scalar index"
     else:
         msg = f"'numpy.{a.dtype.type.__name__}' object cannot be interpreted as an integer"
-    from runtime.core.errors import where
 
     raise TypeError(f"{msg}{where()}")
 
@@ -261,8 +255,6 @@ def max_(*args, **kwargs):
 
 
 def sum_(x, start=0):
-    from autograph.operators.lists import is_graph_list, stack
-
     if is_graph_list(x):  # a list appended to in a symbolic loop: sum of its items
         x = stack(x)
     if is_symbolic(x):

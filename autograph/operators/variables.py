@@ -24,6 +24,13 @@ from __future__ import annotations
 import operator
 import sys
 
+import numpy as np
+
+from autograph.errors import caller_location
+from runtime import Tensor, index_update
+from runtime.core import tracing
+from runtime.state import views
+
 
 class Undefined:
     """A variable that has no value on some path (or an attribute that does not exist yet:
@@ -136,9 +143,6 @@ def set_attr(obj, path: str, value) -> None:
 def setitem(target, index, value, op: str | None = None):
     """`target[index] = value` (or `target[index] op value`, e.g. op '+='), returning the
     updated target."""
-    from runtime import Tensor, index_update
-
-    from runtime.state import views
     if isinstance(target, Tensor) or (isinstance(value, Tensor) and _is_array(target)) \
             or (_is_array(target) and _has_tensor(index)):
         if isinstance(target, Tensor):
@@ -158,8 +162,6 @@ def setitem(target, index, value, op: str | None = None):
 
 
 def _functional(op: str | None):
-    from runtime import index_update
-
     def update(current, index, value):
         if op is not None:
             value = _updated_item(current, index, value, op, depth=5)
@@ -187,10 +189,6 @@ _AUGMENTED = {  # op -> (in-place operator, binary operator, NumPy ufunc name)
 def _updated_item(target, index, value, op: str, depth: int = 3):
     """`target[index] op value` for a functional update, checked like NumPy's in-place
     operation on the selected part (an array, unless the index selects one element)."""
-    import numpy as np
-
-    from autograph.errors import caller_location
-
     _, binary, ufunc = _AUGMENTED[op]
     new = binary(target[index], value)
     if _selects_one_element(index, target.ndim):
@@ -205,10 +203,6 @@ def _updated_item(target, index, value, op: str, depth: int = 3):
 
 def _selects_one_element(index, ndim: int) -> bool:
     """Whether `x[index]` is a NumPy scalar (integers for every axis), not an array."""
-    import numpy as np
-
-    from runtime import Tensor
-
     parts = index if isinstance(index, tuple) else (index,)
     if len(parts) != ndim:
         return False
@@ -222,21 +216,15 @@ def _selects_one_element(index, ndim: int) -> bool:
 
 
 def _in_symbolic_branch() -> bool:
-    from runtime.core import tracing
-
     graph = tracing.current_graph()
     return graph is not None and graph.parent is not None
 
 
 def _is_array(x) -> bool:
-    import numpy as np
-
     return isinstance(x, np.ndarray)
 
 
 def _has_tensor(index) -> bool:
-    from runtime import Tensor
-
     if isinstance(index, tuple):
         return any(_has_tensor(i) for i in index)
     if isinstance(index, slice):

@@ -120,7 +120,7 @@ def writes(node) -> set:
 
     Memoized on compound statements (`_ag_w`): the analysis runs once the jump
     converters are done, and later passes only replace those statements wholesale
-    (`control_flow.rename_composites` drops the memo where it renames)."""
+    (`state_passing.rename_composites` drops the memo where it renames)."""
     out: set = set()
     _writes(node, out)
     return out

@@ -6,10 +6,12 @@ that none of them imports a higher one (pyct <- operators <- converters <- impl)
 - the do-not-convert mark `ag.do_not_convert` puts on a function;
 - `is_convertible`: whether converted code converts a callee before calling it (the call
   converter asks it at conversion time, `converted_call` at run time);
-- how to load the compiler when converted code runs before it was imported (a module
-  written by `autograph convert` imports only the operators): `autograph.api`, which
-  ties the layers together, registers the loader; loading `autograph.impl.api` injects
-  the real `converted_call` into the operators.
+- the compiler's entry points (`convert`, `to_code`, `converted_call`), which
+  `autograph.impl.api` registers when it is imported (`set_compiler`), and how to load
+  it when they are needed before it was imported (`compiler`): `autograph.api`, which
+  ties the layers together, registers the loader; the compiler is loaded on first use,
+  and converted code can run before that (a module written by `autograph convert`
+  imports only the operators).
 """
 from __future__ import annotations
 
@@ -96,7 +98,14 @@ def is_convertible(f) -> bool:
     return not code.co_filename.startswith(_SKIP_DIRS)
 
 
+_COMPILER: dict = {}         # entry point name -> function, set by `autograph.impl.api`
 _COMPILER_LOADER: list = []  # [loader] once `autograph.api` registered it
+
+
+def set_compiler(**entry_points: Callable) -> None:
+    """Register the compiler's entry points (called by `autograph.impl.api` when it is
+    imported): `convert`, `to_code`, `converted_call`."""
+    _COMPILER.update(entry_points)
 
 
 def set_compiler_loader(load: Callable[[], None]) -> None:
@@ -104,7 +113,12 @@ def set_compiler_loader(load: Callable[[], None]) -> None:
     _COMPILER_LOADER[:] = [load]
 
 
-def load_compiler() -> None:
-    """Load the compiler (which injects itself into the operators), if one is registered."""
-    for load in _COMPILER_LOADER:
-        load()
+def compiler(name: str) -> Callable | None:
+    """The compiler's entry point `name`, loading the compiler first (through the loader
+    `autograph.api` registered) when it is not loaded yet; None without a loader."""
+    entry = _COMPILER.get(name)
+    if entry is None:
+        for load in _COMPILER_LOADER:
+            load()
+        entry = _COMPILER.get(name)
+    return entry
