@@ -3,6 +3,7 @@
 Shows:
 - Python `print` (and appending to an outer list) runs only while the function is
   traced; `ag.print` is part of the graph and prints on every call, with the values;
+  storing a value the graph computes in an outer list is an error, naming the place;
 - `ag.Variable`: state created outside the Function, read and updated (`assign_add`)
   inside it on every call, in program order;
 - `ag.run_functions_eagerly(True)`: run decorated functions as plain Python (every
@@ -39,13 +40,29 @@ seen = []
 
 @ag.function
 def record(x):
-    seen.append(x)  # a Python side effect
+    seen.append(f"traced for {x.dtype}")  # a Python side effect (a Python value)
     return x + 1
 
 
 for v in (1.0, 2.0, 3.0):
     record(np.float32(v))
-print("calls: 3, list entries:", len(seen))
+print("calls: 3, list entries:", seen)
+
+# Storing a value the graph computes in Python state is an error at the end of the trace:
+# the list would keep a dead symbolic value, never updated by later calls
+leaks = []
+
+
+@ag.function
+def leak(x):
+    leaks.append(x + 1)
+    return x
+
+
+try:
+    leak(np.float32(1.0))
+except ValueError as refused:
+    print("storing a graph value:", str(refused).splitlines()[1].strip().split(",")[0])
 
 print("\n# Variables: created outside, updated inside, on every call")
 counter = ag.Variable(np.int64(0), name="counter")

@@ -30,6 +30,7 @@ from runtime.frontend.signature import (
 )
 from runtime.core.structure import flatten
 from runtime.core.tensor import Tensor, _fmt_shape
+from runtime.state.escapes import escape_error, escaped, roots_of
 from runtime.state.writeback import (
     apply_container_writes, container_writes, snapshot_containers, writing_back,
 )
@@ -393,6 +394,9 @@ class Function:
             # list/dict arguments changed in place: every call updates the caller's
             writes, values = container_writes(containers, graph.inputs, graph.capture)
         warn_if_drawn(watch, graph, self.__name__)
+        found = escaped(graph, roots_of(self.python_function, self._params, args))
+        if found:
+            raise escape_error(self.__name__, found)
         graph.outputs = ([x for x in out_leaves if isinstance(x, Tensor)] +
                          [v for _, v in written] + values)
         graph.verify()
