@@ -9,7 +9,14 @@
 - "raise": `raise ValueError(...)` in branches (the runner compares the exception's
   type and message);
 - "arrays": writes to the `xs` argument through an alias (`ys = xs; ys[i] = v`), read
-  back through `xs` (the runner compares `xs` after the call too).
+  back through `xs` (the runner compares `xs` after the call too);
+- "state": values stored on a module-level object that outlives the call
+  (`st = STATE; st.v1 = x + 1`, `st.n0 = n % 7`, in branches and loops too), reset when
+  the function starts. (Appends to lists in state are a unit test's: a list that grows
+  in one branch of a symbolic `if` only is refused by another rule.) On
+  the symbolic path a stored value computed from the arguments is symbolic: the trace
+  must end in the escape check's error naming `STATE` (never a dead Tensor left in
+  STATE, never another error); a program that stores only Python values must match.
 
 Each feature adds its setup lines at the top of the function, its statements to the
 statement kinds, and its observable state as one more element of every returned tuple.
@@ -18,10 +25,17 @@ the ones the graph path is checked with (none yet - see the module `fuzz.py` doc
 """
 from __future__ import annotations
 
-ALL = frozenset({"closures", "linked", "dicts", "lists", "raise", "arrays"})
-SYMBOLIC_OK: frozenset = frozenset()
+ALL = frozenset({"closures", "linked", "dicts", "lists", "raise", "arrays", "state"})
+SYMBOLIC_OK: frozenset = frozenset({"state"})
 
 HELPERS = '''
+class Box:
+    pass
+
+
+STATE = Box()
+
+
 class Node:
     def __init__(self, val):
         self.val = val
@@ -50,6 +64,9 @@ def setup(features) -> list:
         out.append("acc = []")
     if "arrays" in features:
         out.append("ys = xs")
+    if "state" in features:
+        out += ["st = STATE", "st.__dict__.clear()", "st.v0 = st.v1 = st.v2 = 0.0",
+                "st.n0 = st.n1 = 0"]
     return out
 
 
@@ -64,6 +81,8 @@ def observed(features) -> list:
         out.append("sorted(d.items())")
     if "lists" in features:
         out.append("list(acc)")
+    if "state" in features:
+        out.append("sorted(vars(st).items())")
     return out
 
 
@@ -83,6 +102,8 @@ def kinds(gen, env) -> list:
         out += ["raise"]
     if "arrays" in features:
         out += ["alias_write"]
+    if "state" in features:
+        out += ["store"]
     return out
 
 
@@ -127,6 +148,11 @@ def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
     elif kind == "raise":
         lines.append(f"{pad}raise ValueError(f'bad {{{r.choice(env.bounded)}}}')")
         return True
+    elif kind == "store":
+        if gen.chance(0.5):
+            lines.append(f"{pad}st.v{r.randrange(3)} = {gen.float_expr(env, 1)}")
+        else:
+            lines.append(f"{pad}st.n{r.randrange(2)} = {gen.int_value(env, 1)}")
     elif kind == "alias_write":
         idx = gen.index(env)
         lines.append(f"{pad}ys[{idx}] = {gen.float_expr(env, 1)}")
