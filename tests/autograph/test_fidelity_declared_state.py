@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 import autograph as ag
-from tests.helpers import assert_same
 
 _MISSING = object()
 
