@@ -130,15 +130,24 @@ def _snapshot(graph, array: np.ndarray) -> np.ndarray:
     by value (as jax.jit and tf.function do): mutating one later must not change what a
     traced graph computes, and the optimizer is free to fold or reshape them. One
     read-only copy per array and trace (read-only arrays too: their owner may make them
-    writeable again)."""
+    writeable again), taken again when the array changed in place since the last read
+    (`i = np.zeros(1)` then `i += 1; x = x + i` in a Python loop reads 1, 2, 3)."""
     while graph.parent is not None:
         graph = graph.parent
     kept = graph.snapshots.get(id(array))
-    if kept is None:
+    if kept is None or (array.flags.writeable and not _same_bytes(array, kept[1])):
         copy = array.copy()
         copy.flags.writeable = False
         kept = graph.snapshots[id(array)] = (array, copy)  # the original keeps its id unique
     return kept[1]
+
+
+def _same_bytes(array: np.ndarray, copy: np.ndarray) -> bool:
+    """Whether `array` still holds exactly `copy`'s contents (bitwise: -0.0 and NaNs too)."""
+    if array.shape != copy.shape or array.dtype != copy.dtype or array.dtype.hasobject:
+        return False
+    flat = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
+    return bool(np.array_equal(flat, copy.reshape(-1).view(np.uint8)))
 
 
 def add_node(graph, op: OpDef, inputs: list, attrs: dict, avals: AVals | None = None):
