@@ -30,6 +30,7 @@ from typing import Callable
 
 import gast
 import numpy as np
+import runtime
 
 from autograph.errors import ConversionError
 from autograph.impl.context import Context, FunctionInfo, assumptions_hold
@@ -298,7 +299,7 @@ def _target(f, args, kwargs):
                      f is np.ascontiguousarray):
             return _Done(lists.array_(f, *args, **kwargs))  # the value may be symbolic
         if f in CREATORS:  # np.zeros(n) with a symbolic n: NumPy would call n.__index__
-            return _Done(creator_call(f, args, kwargs))
+            return _Done(_array_of_the_trace(creator_call(f, args, kwargs)))
         overload = overload_of(f)  # `fn = range; fn(n)` means what `range(n)` means
         if overload is not None:
             return _Done(overload(*args, **kwargs))
@@ -318,6 +319,17 @@ def _target(f, args, kwargs):
     if type(f) is types.FunctionType and getattr(g, "__wrapped__", None) is f:
         f.__dict__[_CALL_ATTR] = (_GENERATION[0], g)
     return g
+
+
+def _array_of_the_trace(made):
+    """A new NumPy array made while tracing (`np.zeros(n)`, `np.arange(k)`, ...) becomes a
+    graph value, so that writes into it through any name, alias or view land as NumPy
+    would land them (`a = np.zeros(3); b = a; a[0] = x[0]` changes `b`; `acc += x`);
+    a plain array would take symbolic writes into a copy bound to one name only. Arrays
+    of object or text dtype stay NumPy arrays (no graph value holds them)."""
+    if type(made) is np.ndarray and made.dtype.kind in "biufc" and tracing.in_graph_mode():
+        return runtime.constant(made)
+    return made
 
 
 def _call(g, args, kwargs):

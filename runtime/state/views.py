@@ -412,6 +412,9 @@ def link_outputs(operands: list, subgraphs: list, outputs: list) -> None:
                         "through another name (an alias or view taken before it), which the "
                         "graph cannot keep in step. Read the array through the name it is "
                         "written by, or take a copy (`.copy()`) before the `if` / loop.")
+    # outputs every path takes from the same array first: the array's new value is known
+    # even when another output (a return value) is that array on one path only
+    ambiguous = []
     for j, out in enumerate(outputs):
         if not isinstance(out, Tensor):
             continue
@@ -421,15 +424,16 @@ def link_outputs(operands: list, subgraphs: list, outputs: list) -> None:
             i = sources.pop()
             if type(operands[i]) is Tensor and wrote:
                 write(operands[i], out)
-            continue
-        if wrote:  # written on one path, another array on the other: unknown afterwards
-            for i in {m[j] for m, _ in maps if j < len(m) and m[j] is not None}:
-                if type(operands[i]) is Tensor:
-                    a = _array(table, operands[i])
-                    _poison(a, f"An array was written in one branch of a symbolic `if`"
-                            f"{where()} and replaced by another array in the other, so "
-                            "which array it is afterwards is only known when the graph "
-                            "runs. Make both branches write it (or both assign a new one).")
+        elif wrote:
+            ambiguous.append(j)
+    for j in ambiguous:  # written on one path, another array on the other: unknown afterwards
+        for i in {m[j] for m, _ in maps if j < len(m) and m[j] is not None}:
+            if type(operands[i]) is Tensor:
+                _poison(_array(table, operands[i]),
+                        f"An array was written in one branch of a symbolic `if`{where()} and "
+                        "replaced by another array in the other, so which array it is "
+                        "afterwards is only known when the graph runs. Make both branches "
+                        "write it (or both assign a new one).")
 
 
 # -- which NumPy calls return views (runtime/state/view_recipes.py) ---------------------------------

@@ -126,15 +126,24 @@ def test_put_along_axis_rule():
         check_rule(lambda a, b: _put(1)(a, b, 1.0), [((2, 3), np.float64), ((2, 2), idx_dtype)])
 
 
+_CONSTANT = np.zeros(3)
+
+
 def test_put_along_axis_clear_errors():
-    def into_constant(i):
-        a = np.zeros(3)
+    def into_created(i):
+        a = np.zeros(3)  # an array of the trace: written as NumPy writes it
         np.put_along_axis(a, i, 1.0, axis=0)
         return a
 
+    def into_constant(i):
+        np.put_along_axis(_CONSTANT, i, 1.0, axis=0)  # a global: a constant of the trace
+        return _CONSTANT
+
+    assert_same(ag.function(into_created)(np.array([1])), into_created(np.array([1])))
     with pytest.raises(TypeError, match="constant of the trace") as info:
         ag.function(into_constant)(np.array([1]))
     assert "test_ops_cov_gaps.py" in str(info.value)
+    assert not _CONSTANT.any()
     with pytest.raises(TypeError, match="eager GradientTape"):
         with ag.GradientTape() as tape:
             x = tape.watch(np.ones(3))
