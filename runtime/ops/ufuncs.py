@@ -48,6 +48,12 @@ def python_number(x: Tensor) -> Tensor:
     return out
 
 
+_AUGMENTED = {np.add: "+", np.subtract: "-", np.multiply: "*", np.true_divide: "/",
+              np.floor_divide: "//", np.remainder: "%", np.power: "**", np.matmul: "@",
+              np.bitwise_and: "&", np.bitwise_or: "|", np.bitwise_xor: "^",
+              np.left_shift: "<<", np.right_shift: ">>"}
+
+
 def dispatch_ufunc(ufunc, method, inputs, kwargs):
     """`__array_ufunc__` of Tensor: record `ufunc(*inputs)` as a node."""
     if method != "__call__":
@@ -55,7 +61,17 @@ def dispatch_ufunc(ufunc, method, inputs, kwargs):
             f"np.{ufunc.__name__}.{method} is not supported in graphs{where()}; "
             f"use the matching NumPy function (e.g. np.sum, np.max, np.cumsum) instead."
         )
-    if kwargs.get("out") is not None:
+    out = kwargs.get("out")
+    if out is not None:
+        if any(isinstance(o, np.ndarray) for o in (out if isinstance(out, tuple) else (out,))):
+            # `self.grads["W"] += dw`: a graph value written into an array of Python state
+            raise TypeError(
+                f"np.{ufunc.__name__}(..., out=array) (or `a {_AUGMENTED.get(ufunc, 'op')}= v`)"
+                f"{where()} writes a value computed in the graph into a NumPy array that is "
+                "not an array of the trace (one held by an object, a global or a closure, or "
+                "an argument's attribute): a cached graph cannot write into it on later calls. "
+                "Compute the new value (`a = a + v`) and return it, or keep the state in an "
+                "ag.Variable created outside the function (`var.assign_add(v)`).")
         raise TypeError(f"np.{ufunc.__name__}(..., out=...) is not supported in graphs{where()}: "
                         "tensors are immutable; use the returned value.")
     if "where" in kwargs:

@@ -241,3 +241,21 @@ def test_a_huge_object_graph_costs_a_bounded_search():
         return x + big[0].value
     # nothing escapes; the search stops at its budget instead of walking 100,000 objects
     np.testing.assert_array_equal(ag.function(f)(np.ones(2)), np.ones(2))
+
+
+class Grads:
+    def __init__(self):
+        self.grads = {"W": np.zeros(3)}
+
+    def backward(self, d):
+        self.grads["W"] += d * 2       # an array of Python state, written in place
+        return d
+
+
+def test_in_place_write_into_an_array_of_python_state_says_what_to_do():
+    layer = Grads()
+    with pytest.raises(TypeError, match=r"`a \+= v`\) \(at \S*test_fidelity_escapes\.py:\d+\) "
+                                        r"writes a value computed in the graph") as info:
+        ag.function(layer.backward)(np.ones(3))
+    assert "ag.Variable" in str(info.value) and "a = a + v" in str(info.value)
+    assert not layer.grads["W"].any()  # nothing was written
