@@ -1,8 +1,10 @@
 """The user-facing entry: `Function` (what `@ag.function` returns), tracing per input
 signature and the cache of traces.
 
-- `function.py`: `Function`, `ConcreteFunction` (one trace: graph, optimized graph,
-  generated executor), `BoundFunction`, the `function` decorator.
+- `function.py`: `Function`, `BoundFunction`, the `function` decorator; retracing when
+  the Python state a trace read changed (`state.python_state`).
+- `concrete.py`: `ConcreteFunction`, one trace: graph, optimized graph, generated
+  executor, and the write-backs around it.
 - `signature.py`: `TensorSpec` and the cache key rules.
 - `trace_args.py`: arguments turned into graph inputs, and checked against a signature.
 - `engines.py`: the slots the layers above fill when they load (`jit` for

@@ -3,8 +3,11 @@
     call ─► bind args ─► cache key ─► hit: run the compiled graph
                                     └► miss (under a lock): trace ─► compile ─► cache
 
-A `ConcreteFunction` is one trace: its graph, the generated Python executor and the
-key it serves. See `signature.py` for the key rules.
+A `ConcreteFunction` (concrete.py) is one trace: its graph, the generated Python
+executor and the key it serves. See `signature.py` for the key rules. A trace that
+reads Python state (`self`, globals, closures) holds guards on it: when they no longer
+hold, the Function uses another trace of the same key or traces again, reading the
+places that changed as inputs (`state/python_state.py`).
 """
 from __future__ import annotations
 
@@ -18,22 +21,21 @@ import numpy as np
 
 from runtime.core import tracing
 from runtime.state import views
-from runtime.exec.codegen import compile_graph
 from runtime.core.errors import GraphModeError, user_stacklevel
-from runtime.frontend.engines import engine
 from runtime.state.random_watch import RandomWatch, warn_if_drawn
 from runtime.core.graph import Graph
-from runtime.passes.pipeline import optimize as optimize_graph
 from runtime.frontend.signature import (
-    IdentityKey, TensorSpec, describe_part, generalize, has_unknown_dims,
-    is_array_part, key_fits, key_of, weak_keys,
+    TensorSpec, generalize, has_unknown_dims,
+    key_fits, key_of, weak_keys,
 )
 from runtime.core.structure import flatten
-from runtime.core.tensor import Tensor, _fmt_shape
+from runtime.core.tensor import Tensor
 from runtime.state.escapes import escape_error, escaped, roots_of
-from runtime.state.writeback import (
-    apply_container_writes, container_writes, snapshot_containers, writing_back,
+from runtime.state.python_state import (
+    AppendLogRead, StatePlan, append_logs_in, liftable_after_change,
 )
+from runtime.state.writeback import container_writes, snapshot_containers
+from runtime.frontend.concrete import ConcreteFunction
 from runtime.frontend.trace_args import (
     _check_against_spec, _placeholders, _same_python_value, _substitute,
 )
@@ -57,121 +59,6 @@ def run_functions_eagerly(run_eagerly: bool) -> None:
 
 def functions_run_eagerly() -> bool:
     return _run_eagerly[0]
-
-
-class ConcreteFunction:
-    """One trace of a Function: a graph plus the compiled Python code that runs it."""
-
-    def __init__(self, name, graph, key, params, out_tree, out_leaves, owner=None,
-                 optimize: bool = True, writeback: list = (), container_writes: tuple = ((), 0),
-                 jit_compile: bool = False, parallel: bool = True):
-        self.name = name
-        self.graph = graph
-        self.key = key
-        self.params = params
-        self._owner = owner
-        self._out_leaves = out_leaves
-        self.out_tree = out_tree  # the result structure (saved functions record it)
-        self.pass_summary = None
-        run_graph, run_leaves = graph, out_leaves
-        # (position, name) of the arguments written into: their final values are the
-        # graph's last outputs, copied into the caller's arrays after each call
-        self.writeback = list(writeback)
-        # list/dict arguments changed in place: templates of their final contents, and
-        # how many graph outputs (after the written arrays) those templates read
-        self._container_writes, n_values = container_writes
-        n_extra = len(writeback) + n_values
-        finals = graph.outputs[len(graph.outputs) - n_extra:] if n_extra else []
-        if optimize:
-            run_graph, _, self.pass_summary = optimize_graph(graph)
-            outputs = iter(run_graph.outputs)
-            run_leaves = [next(outputs) if isinstance(x, Tensor) else x for x in out_leaves]
-            finals = list(outputs)
-        self.optimized_graph = run_graph
-        self.jit_code, self.jit_report = None, None
-        if jit_compile:  # compilable regions become numba functions (runtime/jit registers)
-            jit = engine("jit", "jit_compile=True")(run_graph, name)
-            run_graph, self.jit_code, self.jit_report = jit.graph, jit.code, jit.report
-            run_leaves, finals = [[jit.mapping.get(id(x), x) if isinstance(x, Tensor) else x
-                                   for x in xs] for xs in (run_leaves, finals)]
-        if n_extra:  # the results, then the final value of each argument written into
-            out_tree, run_leaves = (tuple, [out_tree] + [None] * len(finals)), run_leaves + finals
-        self._fn, self.python_code, self._gen, self._filename = compile_graph(
-            run_graph, out_tree, run_leaves, name, parallel=parallel)
-        if n_extra or self._container_writes:
-            self._fn = writing_back(self._fn, writeback, name, n_extra,
-                                    keep_rest=bool(self._container_writes))
-
-    def __call__(self, *args, **kwargs):
-        if self._owner is not None:
-            args = self._owner._bind(args, kwargs)
-        elif kwargs:
-            raise TypeError("keyword arguments need the Function's signature; call the Function")
-        leaves = []
-        key = tuple([key_of(a, leaves) for a in args])
-        if len(key) != len(self.key) or not all(key_fits(k, p) for k, p in zip(key, self.key)):
-            raise TypeError(f"{self.name}: arguments {self._describe(key)} do not match this "
-                            f"concrete function's signature {self._describe(self.key)}.")
-        return self._run(leaves, args)
-
-    def _run(self, leaves, args=None):
-        try:
-            if self._container_writes:
-                out, values = self._fn(*leaves)
-                apply_container_writes(self._container_writes, args, leaves, values)
-                return out
-            return self._fn(*leaves)
-        except Exception as e:
-            self._annotate(e)
-            raise
-
-    def _annotate(self, error: BaseException) -> None:
-        tb, lineno = error.__traceback__, None
-        while tb is not None:
-            if tb.tb_frame.f_code.co_filename == self._filename:
-                lineno = tb.tb_lineno
-            tb = tb.tb_next
-        node = self._gen.line_origins.get(lineno)
-        if node is None or node.origin is None:
-            return
-        line = self.python_code.splitlines()[lineno - 1].split("  #")[0].strip()
-        note = (f"raised while running graph `{self.name}`, by `{line}`, recorded from "
-                f"{node.origin.filename}:{node.origin.lineno} in {node.origin.function}")
-        if hasattr(error, "add_note"):
-            error.add_note(note)
-
-    def _describe(self, key) -> str:
-        return "(" + ", ".join(f"{p}: {describe_part(k)}" for p, k in zip(self.params, key)) + ")"
-
-    def to_onnx(self, **options):
-        """This trace as an `onnx.ModelProto` (opset 18; see runtime/onnx_export, which
-        registers the exporter in frontend/engines.py)."""
-        return engine("onnx", "ConcreteFunction.to_onnx()")(self, **options)
-
-    @property
-    def structured_input_signature(self):
-        return self.key
-
-    def pretty_printed_signature(self) -> str:
-        described = [f"{t.dtype}{_fmt_shape(t.shape)}" if isinstance(t, Tensor) else
-                     f"{np.asarray(t).dtype}{_fmt_shape(np.shape(t))}" for t in self._out_leaves]
-        outs = ", ".join(described)
-        args = []
-        for p, k in zip(self.params, self.key):
-            args.append(f"{p}: {describe_part(k)}" if is_array_part(k) else f"{p}={_py(k)}")
-        return f"{self.name}({', '.join(args)}) -> {outs if len(described) == 1 else '(' + outs + ')'}"
-
-    def __repr__(self) -> str:
-        return f"<ConcreteFunction {self.pretty_printed_signature()}>"
-
-
-def _py(part) -> str:
-    t, v = part
-    if isinstance(v, IdentityKey):
-        return repr(v)
-    if type(v) is tuple and (t in (tuple, list, dict) or hasattr(t, "_fields")):
-        return describe_part(part)
-    return repr(v)
 
 
 class Function:
@@ -204,6 +91,13 @@ class Function:
         self._calls = 0
         self._trace_calls: collections.deque = collections.deque(maxlen=5)
         self._warned = False
+        self._dynamic: dict[str, bool] = {}  # state places read as inputs (python_state)
+        self._written: set[str] = set()      # state places a trace wrote
+        self._appended: set[str] = set()     # state lists a trace appended to
+        self._static: set[str] = set()       # changed places a trace needs as Python values
+        self._read_lists: set[str] = set()   # appended-to lists a trace also reads
+        self._by_state: dict = {}            # key -> traces of it for other Python state
+        self._state_changes: collections.deque = collections.deque(maxlen=5)
         self.tracing_count = 0
         self.input_signature = None
         self._fast = self._simple and input_signature is None
@@ -237,7 +131,7 @@ class Function:
                     break
             else:
                 cf = self._cache.get(tuple(key))
-                if cf is not None:
+                if cf is not None and (cf.guard is None or cf.guard(args)):
                     self._calls += 1
                     try:
                         return cf._fn(*leaves)
@@ -261,7 +155,58 @@ class Function:
         cf = self._cache.get(key)
         if cf is None:
             cf = self._lookup_or_trace(key, args)
+        if cf.state is not None:
+            return self._run_stateful(cf, key, leaves, args)
         return cf._run(leaves, args)
+
+    def _run_stateful(self, cf, key, leaves, args):
+        ins = cf.state.enter(args)
+        if ins is None:
+            cf, ins = self._retrace_for_state(cf, key, args)
+        return cf._run(leaves, args, ins)
+
+    def _retrace_for_state(self, cf, key, args):
+        """The Python state a trace read changed: use another trace of this key whose
+        guards hold, or trace again, reading the places that changed as inputs."""
+        with self._lock:
+            for other in self._by_state.get(key, ()):
+                ins = other.state.enter(args) if other.state is not None else []
+                if ins is not None:
+                    self._cache[key] = other
+                    return other, ins
+            changed = cf.state.failing(args)
+            lifted = []
+            for _, expr in changed:
+                try:
+                    value = cf.state.value_at(expr, args)
+                except Exception:  # the place is gone
+                    continue
+                if expr not in self._dynamic and expr not in self._static and \
+                        liftable_after_change(value, expr in self._written):
+                    self._dynamic[expr] = expr in self._written
+                    lifted.append(expr)
+            try:
+                new = self._trace(key, args)
+            except Exception:
+                if not lifted:
+                    raise
+                # code that needs the changed values as Python values (np.asarray(lr),
+                # a shape): they stay constants of each trace, guarded by value
+                for expr in lifted:
+                    del self._dynamic[expr]
+                    self._static.add(expr)
+                new = self._trace(key, args)
+            if self.input_signature is not None:
+                self._concrete.remove(new)
+                self._concrete.insert(0, new)
+            self._cache[key] = new
+            self._state_changes.append(", ".join(label for label, _ in changed))
+            self._note_trace(key)
+            ins = new.state.enter(args) if new.state is not None else []
+            if ins is None:
+                raise RuntimeError(f"{self.__name__}: internal error: the Python state "
+                                   "changed during the trace that just ended")
+            return new, ins
 
     def __get__(self, instance, owner=None):
         if instance is None:
@@ -299,7 +244,10 @@ class Function:
             leaves.append(_check_against_spec(self.__name__, name, spec, a))
         if not self._concrete:
             self.get_concrete_function()
-        return self._concrete[0]._run(leaves, args)
+        cf = self._concrete[0]
+        if cf.state is not None:
+            return self._run_stateful(cf, cf.key, leaves, args)
+        return cf._run(leaves, args)
 
     # -- tracing ----------------------------------------------------------------------
     def _lookup_or_trace(self, key, args):
@@ -379,32 +327,64 @@ class Function:
     def _trace(self, key, args) -> ConcreteFunction:
         fn = self._traceable()
         graph = Graph(self.__name__)
-        placeholders = iter(_placeholders(graph, self._params, key))
+        arg_inputs = _placeholders(graph, self._params, key)
+        placeholders = iter(arg_inputs)
         traced_args = [_substitute(a, k, placeholders) for a, k in zip(args, key)]
         containers = snapshot_containers(traced_args)
+        # Python state the function reaches: guarded, learned places read as inputs,
+        # what the trace changes undone afterwards and done by every call
+        plan = StatePlan(self.python_function, self._params, args, self._dynamic,
+                         self._appended)
+        plan.lift(graph)
         watch = RandomWatch(self.python_function)
-        with tracing.graph_context(graph):
-            out = self._call_canonical(fn, traced_args)
-            out_leaves, out_tree = flatten(out)
-            out_leaves = [x.read_value() if isinstance(x, Variable) else views.resolve(x)
-                          for x in out_leaves]
-            out_leaves = [graph.capture(x) if isinstance(x, Tensor) else x for x in out_leaves]
-            # argument arrays the function wrote into: the executor writes them back
-            written = views.written_inputs(graph.inputs)
-            # list/dict arguments changed in place: every call updates the caller's
-            writes, values = container_writes(containers, graph.inputs, graph.capture)
+        try:
+            with tracing.graph_context(graph):
+                out = self._call_canonical(fn, traced_args)
+                out_leaves, out_tree = flatten(out)
+                for expr in append_logs_in(out_leaves):  # returned: read after the call
+                    raise AppendLogRead(expr)
+                out_leaves = [x.read_value() if isinstance(x, Variable) else views.resolve(x)
+                              for x in out_leaves]
+                out_leaves = [graph.capture(x) if isinstance(x, Tensor) else x
+                              for x in out_leaves]
+                # argument arrays the function wrote into: the executor writes them back
+                written = views.written_inputs(graph.inputs)
+                # list/dict arguments changed in place: every call updates the caller's
+                writes, values = container_writes(containers, arg_inputs, graph.capture)
+                plan.record_writes(arg_inputs, graph.capture)
+        except AppendLogRead as read:
+            retrace = read.expr
+        else:
+            retrace = None
+        finally:
+            plan.undo()
+        if retrace is not None:
+            # a list an earlier trace only appended to is read: trace it as itself
+            self._appended.discard(retrace)
+            self._read_lists.add(retrace)
+            return self._trace(key, args)
         warn_if_drawn(watch, graph, self.__name__)
         found = escaped(graph, roots_of(self.python_function, self._params, args))
+        found += escaped(graph, plan.consts)
         if found:
             raise escape_error(self.__name__, found)
+        plan.warn_if_truncated(self.__name__)
+        plan.compile()
+        plan.release()
+        self._written.update(expr for _, expr in plan.written)
+        self._appended.update(set(plan.appends) - self._read_lists)
         graph.outputs = ([x for x in out_leaves if isinstance(x, Tensor)] +
-                         [v for _, v in written] + values)
+                         [v for _, v in written] + values + plan.outputs)
         graph.verify()
         cf = ConcreteFunction(self.__name__, graph, key, self._params, out_tree, out_leaves,
                               owner=self, optimize=self.optimize, parallel=self.parallel,
                               writeback=[(k, graph.inputs[k].name) for k, _ in written],
                               container_writes=(writes, len(values)),
-                              jit_compile=self.jit_compile)
+                              jit_compile=self.jit_compile,
+                              state=None if plan.empty else plan)
+        if cf.state is not None:
+            self._by_state.setdefault(key, []).insert(0, cf)
+            del self._by_state[key][8:]  # the most recent few
         self._concrete.append(cf)
         self.tracing_count += 1
         return cf
@@ -416,9 +396,11 @@ class Function:
             return
         self._warned = True
         changed = self._changing_arguments()
+        state = "; ".join(dict.fromkeys(c for c in self._state_changes if c))
         warnings.warn(
             f"{self.__name__} was traced {len(self._trace_calls)} times within the last 10 calls"
-            f"{'; arguments that changed: ' + changed if changed else ''}. Tracing is "
+            f"{'; arguments that changed: ' + changed if changed else ''}"
+            f"{'; Python state that changed: ' + state if state else ''}. Tracing is "
             "expensive: Python values (ints, floats, strings) are part of the cache key, so pass "
             "changing numbers as NumPy arrays; for arrays whose shapes change, use "
             "input_signature with None dimensions or reduce_retracing=True.",

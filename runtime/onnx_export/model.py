@@ -30,6 +30,12 @@ def to_model(cf, name: str | None = None, optimized: bool = True, assertions: st
     onnx = _onnx()
     from onnx import helper, numpy_helper
 
+    state = getattr(cf, "state", None)
+    if state is not None and state.runs_python():
+        raise OnnxExportError(
+            f"cannot export op 'python state' of {cf.name}: every call reads or writes "
+            f"Python state ({', '.join(state.places())}), at {state.origin}; an ONNX model "
+            "has no Python objects. Pass that state as arguments and return its new value.")
     graph = cf.optimized_graph if optimized else cf.graph
     out_leaves = _out_leaves(cf, graph, optimized)
     em = Emitter()

@@ -80,6 +80,11 @@ def _refuse(what):
 
 
 def _concrete(cf, enc: Encoder) -> dict:
+    state = getattr(cf, "state", None)
+    if state is not None and state.runs_python():
+        raise SaveError(f"{cf.name}: every call reads or writes Python state "
+                        f"({', '.join(state.places())}), which a saved graph cannot reach; "
+                        "pass that state as arguments and return its new value")
     leaves = []
     for x in cf._out_leaves:
         leaves.append({"output": True} if isinstance(x, Tensor) else

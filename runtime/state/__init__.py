@@ -10,6 +10,9 @@
   (`np.put_along_axis`), added to the ops' NumPy function table when it loads.
 - `writeback.py`, `random_watch.py`: what a call writes back into its arguments'
   containers, and NumPy's global random state watched while tracing.
+- `python_state.py` (+ `state_walk.py`, `append_log.py`): the Python state a traced
+  function reaches (`self`, globals, closures): guards, places read as inputs, writes
+  done again by every call. `escapes.py`: no symbolic value left in it after a trace.
 
 May import: `runtime.core`, `runtime.ops`.
 """

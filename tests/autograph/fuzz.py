@@ -520,14 +520,40 @@ def check(seed: int, directory: Path, source: str | None = None, graph: bool | N
     sets = arg_sets(seed)
     py_sets = [tuple(_python_value(a) for a in args) for args in sets]
     may_raise = "raise" in features
+    # "state" carries over from call to call: each run starts from the same state and
+    # the state after every call is compared
+    scope = fn.__globals__
+    reset = scope.get("reset_state") if "state" in features else None
+    states: list = []
+
+    def state_after(fn_result):
+        if reset is not None:
+            states.append(scope["snap"](scope["STATE"]))
+        return fn_result
+
+    def state_differs(i, what) -> str | None:
+        if reset is None:
+            return None
+        now = scope["snap"](scope["STATE"])
+        if not _same_numeric(states[i], now):
+            return f"{what}: state after call {i} {now!r} != python {states[i]!r}"
+        return None
+
     try:
-        expected = [_run(fn, args, may_raise) for args in py_sets]
+        if reset is not None:
+            reset()
+        expected = [state_after(_run(fn, args, may_raise)) for args in py_sets]
     except Exception:
         return f"python raised (a generator bug):\n{traceback.format_exc()}"
     try:
         converted = ag.to_graph(fn)
-        for args, e in zip(py_sets, expected):
+        if reset is not None:
+            reset()
+        for i, (args, e) in enumerate(zip(py_sets, expected)):
             got = _run(converted, args, may_raise)
+            problem = state_differs(i, "to_graph")
+            if problem:
+                return problem
             if not _same_exact(e[0], got[0]):
                 return f"to_graph{_fmt(args)}: {got[0]!r} != python {e[0]!r}"
             if not _same_exact(e[1], got[1]):
@@ -541,22 +567,17 @@ def check(seed: int, directory: Path, source: str | None = None, graph: bool | N
     try:
         f = ag.function(fn)
         results = []
-        for args, e in zip(sets, expected):
-            try:
-                results.append(f(*args))
-            except ValueError as error:
-                # "state": a symbolic value stored in STATE must end the trace with the
-                # escape check's error, naming STATE and nothing else
-                if "state" not in features or "holds symbolic values" not in str(error):
-                    raise
-                places = [line.split(":")[0].strip() for line in str(error).splitlines()[1:]
-                          if line.startswith("  ") and not line.startswith("  ...")]
-                if not places or not all(p.startswith("STATE.") for p in places):
-                    return f"escape error names other places: {places}"
-                return None
+        if reset is not None:
+            reset()
+        for i, (args, e) in enumerate(zip(sets, expected)):
+            results.append(f(*args))
             if not _same_numeric(e, results[-1]):
                 return f"function{_fmt(args)}: {results[-1]!r} != python {e!r}"
-        if f.tracing_count != 1:
+            problem = state_differs(i, "function")
+            if problem:
+                return problem
+        # state that changes from call to call is read as inputs after one retrace
+        if f.tracing_count > (3 if reset is not None else 1):
             return f"traced {f.tracing_count} times"
     except Exception:
         return f"function raised:\n{traceback.format_exc()}"

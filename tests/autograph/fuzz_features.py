@@ -10,13 +10,14 @@
   type and message);
 - "arrays": writes to the `xs` argument through an alias (`ys = xs; ys[i] = v`), read
   back through `xs` (the runner compares `xs` after the call too);
-- "state": values stored on a module-level object that outlives the call
-  (`st = STATE; st.v1 = x + 1`, `st.n0 = n % 7`, in branches and loops too), reset when
-  the function starts. (Appends to lists in state are a unit test's: a list that grows
-  in one branch of a symbolic `if` only is refused by another rule.) On
-  the symbolic path a stored value computed from the arguments is symbolic: the trace
-  must end in the escape check's error naming `STATE` (never a dead Tensor left in
-  STATE, never another error); a program that stores only Python values must match.
+- "state": a module-level object whose state outlives the call and carries over
+  from call to call (the runner resets it before each run of the argument sets):
+  stores (`st.v1 = x + 1`, `st.n0 = (st.n0 + k) % 1009`), read-modify-writes
+  (`st.v0 = st.v0 * 0.5 + y`), reads (`x = x + st.v2`), a dict of values
+  (`st.memo['a'] = ...`) in branches and loops too, and an append to a list in state
+  as the function's first statement (a list that grows in one branch of a symbolic
+  `if` only is refused by another rule). The runner compares the state after every call,
+  on the symbolic path too: written values are written back by every call.
 
 Each feature adds its setup lines at the top of the function, its statements to the
 statement kinds, and its observable state as one more element of every returned tuple.
@@ -34,6 +35,19 @@ class Box:
 
 
 STATE = Box()
+
+
+def reset_state():
+    STATE.__dict__.clear()
+    STATE.v0 = STATE.v1 = STATE.v2 = 0.0
+    STATE.n0 = STATE.n1 = 0
+    STATE.hist = []
+    STATE.memo = {'a': 0.0}
+
+
+def snap(st, lists=True):
+    return sorted((k, sorted(v.items()) if type(v) is dict else list(v) if type(v) is list
+                   else v) for k, v in vars(st).items() if lists or not isinstance(v, list))
 
 
 class Node:
@@ -65,8 +79,9 @@ def setup(features) -> list:
     if "arrays" in features:
         out.append("ys = xs")
     if "state" in features:
-        out += ["st = STATE", "st.__dict__.clear()", "st.v0 = st.v1 = st.v2 = 0.0",
-                "st.n0 = st.n1 = 0"]
+        # appended first: later, an early `return` under a symbolic condition would put
+        # the append under that condition, where changing a list's length is refused
+        out += ["st = STATE", "st.hist.append(x - y)"]
     return out
 
 
@@ -82,7 +97,7 @@ def observed(features) -> list:
     if "lists" in features:
         out.append("list(acc)")
     if "state" in features:
-        out.append("sorted(vars(st).items())")
+        out.append("snap(st, False)")  # the lists only appended to: compared after calls
     return out
 
 
@@ -149,10 +164,23 @@ def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
         lines.append(f"{pad}raise ValueError(f'bad {{{r.choice(env.bounded)}}}')")
         return True
     elif kind == "store":
-        if gen.chance(0.5):
-            lines.append(f"{pad}st.v{r.randrange(3)} = {gen.float_expr(env, 1)}")
-        else:
+        form = r.choice(["float", "float", "int", "carry", "read", "memo"])
+        v = r.randrange(3)
+        if form == "float":
+            lines.append(f"{pad}st.v{v} = {gen.float_expr(env, 1)}")
+        elif form == "int":
             lines.append(f"{pad}st.n{r.randrange(2)} = {gen.int_value(env, 1)}")
+        elif form == "carry":
+            if gen.chance(0.5):
+                lines.append(f"{pad}st.v{v} = st.v{v} * 0.5 + {gen.float_expr(env, 1)}")
+            else:
+                i = r.randrange(2)
+                lines.append(f"{pad}st.n{i} = (st.n{i} + {gen.bounded_int(env)}) % 1009")
+        elif form == "read":
+            var = r.choice(["x", "y"])
+            lines.append(f"{pad}{var} = {var} + st.v{v}")
+        else:
+            lines.append(f"{pad}st.memo['a'] = st.memo['a'] * 0.25 + {gen.float_expr(env, 1)}")
     elif kind == "alias_write":
         idx = gen.index(env)
         lines.append(f"{pad}ys[{idx}] = {gen.float_expr(env, 1)}")

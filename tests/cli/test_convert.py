@@ -295,6 +295,10 @@ def test_converted_functions_trace_as_graphs(converted):
     assert "while_loop" in ops
 
 
+def _changes_state(f) -> bool:
+    return any(cf.state is not None and cf.state.runs_python() for cf in f.concrete_functions)
+
+
 def test_the_differential_corpus_converts_statically(tmp_path):
     """Every function of the compiler's differential corpus, converted by the CLI,
     matches the original in Python and as a graph."""
@@ -316,7 +320,9 @@ def test_the_differential_corpus_converts_statically(tmp_path):
                 py_args = [_python_value(a) for a in args]
                 np_args = [py_args[i] if i in orig.static else a for i, a in enumerate(args)]
                 _assert_same(orig.fn(*py_args), f(*np_args), f"{orig.name} as a graph")
-            assert f.tracing_count == 1, orig.name
+            # Python state the function changes from call to call is read as an input
+            # after one more trace
+            assert f.tracing_count <= (2 if _changes_state(f) else 1), orig.name
 
 
 def test_attribute_write_before_an_early_return(write):

@@ -5,6 +5,8 @@ runtime runs it as Python when the condition is a Python value), error messages 
 the variable, and how many times a body is traced."""
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -219,17 +221,19 @@ def test_cond_placeholder_against_none_is_none():
 
 # -- how many times a body is traced -------------------------------------------------------
 def _traces(make_body, init, *args):
-    calls = []
+    # counted by an iterator: a list appended to while tracing would be Python state
+    # the function writes, and every call would append to it as Python does
+    calls = itertools.count()
 
     def fn(*a):
         body = make_body(*a)
 
         def counted(*s):
-            calls.append(1)
+            next(calls)
             return body(*s)
         return while_loop(lambda i, *s: i < a[-1], counted, init)
     runtime.function(fn).get_concrete_function(*args)
-    return len(calls)
+    return next(calls)
 
 
 @pytest.mark.parametrize("make_body,init,expected", [

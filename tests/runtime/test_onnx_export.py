@@ -20,7 +20,8 @@ from tests.autograph.corpus import CASES  # noqa: E402
 from tests.onnx_harness import Tally, check_export  # noqa: E402
 
 # Graph ops that cannot be exported, and why (the test asserts nothing else is refused).
-UNEXPORTABLE = {"op list_new", "op check", "op assert", "op print", "op save_state"}
+UNEXPORTABLE = {"op list_new", "op check", "op assert", "op print", "op save_state",
+                "op python state"}
 
 
 def _np_args(case, args):

@@ -1,0 +1,158 @@
+"""`ConcreteFunction`: one trace of a Function - its graph, the optimized graph, the
+generated Python executor that runs it, and what each call does around the executor:
+copying written argument arrays back, filling changed list/dict arguments, and reading
+and writing the Python state the trace reaches (`state.python_state.StatePlan`).
+
+    cf = f.get_concrete_function(x)
+    cf(x)  ->  guards hold? -> executor(*leaves, *state inputs) -> write-backs -> result
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from runtime.core.tensor import Tensor, _fmt_shape
+from runtime.exec.codegen import compile_graph
+from runtime.frontend.engines import engine
+from runtime.frontend.signature import IdentityKey, describe_part, is_array_part, key_fits, key_of
+from runtime.passes.pipeline import optimize as optimize_graph
+from runtime.state.writeback import apply_container_writes, writing_back
+
+
+class ConcreteFunction:
+    """One trace of a Function: a graph plus the compiled Python code that runs it."""
+
+    def __init__(self, name, graph, key, params, out_tree, out_leaves, owner=None,
+                 optimize: bool = True, writeback: list = (), container_writes: tuple = ((), 0),
+                 jit_compile: bool = False, parallel: bool = True, state=None):
+        self.name = name
+        self.graph = graph
+        self.key = key
+        self.params = params
+        self._owner = owner
+        self._out_leaves = out_leaves
+        self.out_tree = out_tree  # the result structure (saved functions record it)
+        self.pass_summary = None
+        run_graph, run_leaves = graph, out_leaves
+        # (position, name) of the arguments written into: their final values are the
+        # graph's last outputs, copied into the caller's arrays after each call
+        self.writeback = list(writeback)
+        # list/dict arguments changed in place: templates of their final contents, and
+        # how many graph outputs (after the written arrays) those templates read
+        self._container_writes, n_values = container_writes
+        self._n_values = n_values
+        # Python state (python_state.StatePlan): guards, inputs read from places, and
+        # the values written back into them (the graph's last outputs)
+        self.state = state
+        self.guard = None if state is None else state.check
+        n_state = len(state.outputs) if state is not None else 0
+        n_extra = len(writeback) + n_values + n_state
+        finals = graph.outputs[len(graph.outputs) - n_extra:] if n_extra else []
+        if optimize:
+            run_graph, _, self.pass_summary = optimize_graph(graph)
+            outputs = iter(run_graph.outputs)
+            run_leaves = [next(outputs) if isinstance(x, Tensor) else x for x in out_leaves]
+            finals = list(outputs)
+        self.optimized_graph = run_graph
+        self.jit_code, self.jit_report = None, None
+        if jit_compile:  # compilable regions become numba functions (runtime/jit registers)
+            jit = engine("jit", "jit_compile=True")(run_graph, name)
+            run_graph, self.jit_code, self.jit_report = jit.graph, jit.code, jit.report
+            run_leaves, finals = [[jit.mapping.get(id(x), x) if isinstance(x, Tensor) else x
+                                   for x in xs] for xs in (run_leaves, finals)]
+        if n_extra:  # the results, then the final value of each argument written into
+            out_tree, run_leaves = (tuple, [out_tree] + [None] * len(finals)), run_leaves + finals
+        self._fn, self.python_code, self._gen, self._filename = compile_graph(
+            run_graph, out_tree, run_leaves, name, parallel=parallel)
+        self._keep_rest = bool(self._container_writes) or (
+            state is not None and state.apply is not None)
+        if n_extra or self._keep_rest:
+            self._fn = writing_back(self._fn, writeback, name, n_extra, keep_rest=self._keep_rest)
+
+    def __call__(self, *args, **kwargs):
+        if self._owner is not None:
+            args = self._owner._bind(args, kwargs)
+        elif kwargs:
+            raise TypeError("keyword arguments need the Function's signature; call the Function")
+        leaves = []
+        key = tuple([key_of(a, leaves) for a in args])
+        if len(key) != len(self.key) or not all(key_fits(k, p) for k, p in zip(key, self.key)):
+            raise TypeError(f"{self.name}: arguments {self._describe(key)} do not match this "
+                            f"concrete function's signature {self._describe(self.key)}.")
+        return self._run(leaves, args)
+
+    def _run(self, leaves, args=None, ins=None):
+        state = self.state
+        if state is not None and ins is None:
+            ins = state.enter(args)
+            if ins is None:
+                changed = ", ".join(label for label, _ in state.failing(args))
+                raise ValueError(
+                    f"{self.name}: the Python state this trace read has changed ({changed}); "
+                    "call the Function instead of this concrete function to trace again.")
+        try:
+            if self._keep_rest:
+                run_leaves = leaves + ins if ins else leaves
+                out, values = self._fn(*run_leaves)
+                if self._container_writes:
+                    apply_container_writes(self._container_writes, args, leaves,
+                                           values[:self._n_values])
+                if state is not None and state.apply is not None:
+                    state.apply(args, leaves, ins, values[self._n_values:])
+                return out
+            if ins:
+                return self._fn(*leaves, *ins)
+            return self._fn(*leaves)
+        except Exception as e:
+            self._annotate(e)
+            raise
+
+    def _annotate(self, error: BaseException) -> None:
+        tb, lineno = error.__traceback__, None
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == self._filename:
+                lineno = tb.tb_lineno
+            tb = tb.tb_next
+        node = self._gen.line_origins.get(lineno)
+        if node is None or node.origin is None:
+            return
+        line = self.python_code.splitlines()[lineno - 1].split("  #")[0].strip()
+        note = (f"raised while running graph `{self.name}`, by `{line}`, recorded from "
+                f"{node.origin.filename}:{node.origin.lineno} in {node.origin.function}")
+        if hasattr(error, "add_note"):
+            error.add_note(note)
+
+    def _describe(self, key) -> str:
+        return "(" + ", ".join(f"{p}: {describe_part(k)}" for p, k in zip(self.params, key)) + ")"
+
+    def to_onnx(self, **options):
+        """This trace as an `onnx.ModelProto` (opset 18; see runtime/onnx_export, which
+        registers the exporter in frontend/engines.py)."""
+        return engine("onnx", "ConcreteFunction.to_onnx()")(self, **options)
+
+    @property
+    def structured_input_signature(self):
+        return self.key
+
+    def pretty_printed_signature(self) -> str:
+        described = [f"{t.dtype}{_fmt_shape(t.shape)}" if isinstance(t, Tensor) else
+                     f"{np.asarray(t).dtype}{_fmt_shape(np.shape(t))}" for t in self._out_leaves]
+        outs = ", ".join(described)
+        args = []
+        for p, k in zip(self.params, self.key):
+            args.append(f"{p}: {describe_part(k)}" if is_array_part(k) else f"{p}={_py(k)}")
+        return f"{self.name}({', '.join(args)}) -> {outs if len(described) == 1 else '(' + outs + ')'}"
+
+    def __repr__(self) -> str:
+        return f"<ConcreteFunction {self.pretty_printed_signature()}>"
+
+
+def _py(part) -> str:
+    t, v = part
+    if isinstance(v, IdentityKey):
+        return repr(v)
+    if type(v) is tuple and (t in (tuple, list, dict) or hasattr(t, "_fields")):
+        return describe_part(part)
+    return repr(v)
+
+
+__all__ = ["ConcreteFunction"]

@@ -1,0 +1,339 @@
+"""Python state a traced function reaches: guards, lifted places and write-back.
+
+A traced function reads and writes Python state: attributes of `self` and of object
+arguments, closure cells, the globals its code names, and the dicts, lists, tuples and
+objects reachable from them. A graph runs without Python, so each trace records three
+things about that state (`StatePlan`), and its Function uses them on every call:
+
+- **Guards.** The facts the trace saw: the type of every object, the keys of every dict
+  and the attribute names of every object, list and tuple lengths, numbers and strings
+  by value, arrays by identity (small arrays also by contents). A call whose state no
+  longer matches traces again, so `"v" in self.cache`, `hasattr`, `len(self.items)` and
+  a changed hyperparameter are never silently stale.
+- **Lifted places.** A place whose value changed between calls (a float, an array, a
+  NumPy scalar; an int the function itself writes) or that the function writes a
+  computed value into is read as a graph input by the next trace: its current value
+  is passed on every call, so a momentum buffer or a learning-rate schedule does not
+  retrace each call. Python numbers are lifted as weak inputs (NEP 50), and written
+  back as the Python type they had.
+- **Write-back.** What the trace changed in state (a new key, a rebound attribute, list
+  appends, a global) is undone when the trace ends and done again after every call,
+  with the graph's values in place of symbolic ones: the objects hold NumPy values
+  after each call, as they do when the function runs as Python.
+
+    before: F(p, g); F(p, g) -> the second call reads the first trace's cache["v"]
+    after:  each call reads cache["v"] as an input and writes the new value back
+
+Places are Python expressions over the call's roots (`args[0].__dict__['cache']['v']`,
+`_g['W']`), compiled once per trace into a guard function and a write-back function.
+Objects of this package (Functions, Variables) are not looked into: a Variable is the
+explicit form of state. At most `state_walk.BUDGET` objects are guarded per trace.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from runtime.core.tensor import Tensor
+from runtime.state.append_log import AppendLog, AppendLogRead, append_logs_in
+from runtime.state.state_walk import BUDGET, StateWalk, state_roots
+from runtime.state.views import resolve
+
+
+def _liftable(value, may_be_int: bool) -> bool:
+    if type(value) is np.ndarray:
+        return value.dtype.kind in "biufc"
+    if isinstance(value, np.generic):
+        return value.dtype.kind in "biufc"
+    return type(value) is float or type(value) is complex or (type(value) is int and may_be_int)
+
+
+class StatePlan:
+    """One trace's view of Python state: see the module docstring."""
+
+    def __init__(self, fn, params: list, args, dynamic: dict, appended: set):
+        roots, env = state_roots(fn, params, args)
+        self.walk = StateWalk(roots, env) if roots else None
+        self.dynamic = dynamic      # the Function's learned places: expr -> may be int
+        self.appended = appended    # the Function's learned lists the function appends to
+        self.watched: list = []     # (expr, list, its AppendLog) during the trace
+        self.unread: set[str] = set()  # watched lists the trace did not read
+        self.lifted: list = []      # (label, expr, value before, placeholder)
+        self.outputs: list = []     # graph values the write-back reads
+        self.lines: list[str] = []  # the write-back's code
+        self.written: list[tuple[str, str]] = []  # (label, expression) of places changed
+        self.appends: list[str] = []  # lists the trace only appended to
+        self.args = args
+        code = getattr(getattr(fn, "__func__", fn), "__code__", None)
+        self.origin = f"{code.co_filename}:{code.co_firstlineno}" if code else "?"
+        self.consts: list = []      # (label, Python value) the write-back stores
+        self.term_list: list = []   # (label, expression, term) of every guard
+        self.enter = _no_state      # args -> the lifted values, or None
+        self.check = None           # args -> whether the guards hold (no lifted places)
+        self.apply = None           # (args, leaves, ins, outs) -> None: the write-back
+
+    @property
+    def empty(self) -> bool:
+        return self.walk is None or (not self.walk.terms and not self.lifted)
+
+    # -- before the trace ---------------------------------------------------------
+    def lift(self, graph) -> None:
+        """Replace each learned dynamic place by a graph input (weak for Python numbers)."""
+        w = self.walk
+        if w is None:
+            return
+        for expr, may_be_int in self.dynamic.items():
+            if expr not in w.places:
+                continue
+            label, value = w.places[expr]
+            if not _liftable(value, may_be_int):
+                continue
+            python = type(value) in (int, float, complex)
+            array = np.asarray(value)
+            name = "state_" + "".join(c if c.isalnum() else "_" for c in label).strip("_")
+            t = graph.add_input(array.shape, array.dtype, name[:40], weak=python)
+            self.lifted.append((label, expr, value, t))
+        for _, expr, _, t in self.lifted:
+            self._set(expr, t)
+        for expr in self.appended:
+            if expr in w.list_places:
+                original = w.list_places[expr]
+                log = AppendLog(original, expr)
+                self.watched.append((expr, original, log))
+                w.known[id(log)] = expr
+                self._set(expr, log)
+        # the contents the trace starts from (with the placeholders in)
+        self.start = [(c, list(c[3].items()) if c[2] != "list" else list(c[3]))
+                      for c in w.containers]
+        self.root_start = [(label, expr, self._get(expr)) for label, expr, _ in w.roots]
+
+    def _get(self, expr):
+        return eval(expr, self.walk.env, {"args": self.args})  # noqa: S307 - our own code
+
+    def _set(self, expr, value) -> None:
+        exec(f"{expr} = _v", self.walk.env, {"args": self.args, "_v": value})  # noqa: S102
+
+    # -- after the trace ----------------------------------------------------------
+    def record_writes(self, arg_inputs: list, capture) -> None:
+        """Write-back code for what the trace changed, from the start contents."""
+        w = self.walk
+        if w is None:
+            return
+        leaf_of = {id(p): k for k, p in enumerate(arg_inputs)}
+        lifted_of = {id(t): j for j, (_, _, _, t) in enumerate(self.lifted)}
+        refs: dict[str, str] = {}
+        self._refs, self._leaf_of, self._lifted_of, self._capture = refs, leaf_of, lifted_of, capture
+        body: list[str] = []
+        for (label, expr, kind, obj, _), before in self.start:
+            if kind == "list":
+                now = list(obj)
+                if len(now) == len(before) and all(a is b for a, b in zip(now, before)):
+                    continue
+                target = self._target(expr)
+                self.written.append((label, expr))
+                if len(now) >= len(before) and all(a is b for a, b in zip(now, before)):
+                    self.appends.append(expr)
+                    items = ", ".join(self._value(f"{label}[{i}]", v, f"{expr}[{i}]")
+                                      for i, v in enumerate(now[len(before):], len(before)))
+                    body.append(f"{target}.extend([{items}])")
+                else:
+                    items = ", ".join(self._value(f"{label}[{i}]", v, f"{expr}[{i}]")
+                                      for i, v in enumerate(now))
+                    body.append(f"{target}[:] = [{items}]")
+                continue
+            now = dict(obj.items())
+            old = dict(before)
+            dotted = kind == "attrs"
+            for k in old:
+                if k not in now:
+                    self.written.append((_child_label(label, k, dotted), f"{expr}[{w._key(k)}]"))
+                    body.append(f"{self._target(expr)}.pop({w._key(k)}, None)")
+            for k, v in now.items():
+                if k in old and old[k] is v:
+                    continue
+                place = f"{expr}[{w._key(k)}]"
+                self.written.append((_child_label(label, k, dotted), place))
+                self._note_dynamic(place, v)
+                body.append(f"{self._target(expr)}[{w._key(k)}] = "
+                            f"{self._value(_child_label(label, k, dotted), v, place)}")
+        for label, expr, start in self.root_start:
+            now = self._get(expr)
+            if now is start:
+                continue
+            self.written.append((label, expr))
+            self._note_dynamic(expr, now)
+            body.append(f"{expr} = {self._value(label, now, expr)}")
+        for expr, original, log in self.watched:
+            n = len(original)
+            items = list(list.__iter__(log))  # the log refuses reads; its own are fine
+            self.unread.add(expr)
+            self.appends.append(expr)
+            if len(items) > n:
+                new = ", ".join(self._value(f"{expr}[{i}]", v, expr)
+                                for i, v in enumerate(items[n:], n))
+                body.append(f"{self._target(expr)}.extend([{new}])")
+                self.written.append((expr, expr))
+        resolve_first = [f"{name} = {e}" for e, name in refs.items()]
+        self.lines = resolve_first + body
+
+    def _note_dynamic(self, place: str, value) -> None:
+        """A place the function writes a computed value into is read as an input by the
+        next trace (an int too: a counter the function increments)."""
+        if isinstance(resolve(value), Tensor):
+            self.dynamic[place] = True
+
+    def _target(self, expr: str) -> str:
+        name = self._refs.get(expr)
+        if name is None:
+            name = self._refs[expr] = f"_t{len(self._refs)}"
+        return name
+
+    def _value(self, label: str, v, place: str) -> str:
+        """A Python expression for the value `v` the trace left at `place`."""
+        w = self.walk
+        raw, v = v, resolve(v)
+        if isinstance(raw, Tensor):  # an input written in place is still that array
+            j = self._lifted_of.get(id(raw))
+            if j is not None:
+                return f"ins[{j}]"
+            k = self._leaf_of.get(id(raw))
+            if k is not None:
+                return f"leaves[{k}]"
+        if isinstance(v, Tensor):
+            self.outputs.append(self._capture(v))
+            out = f"outs[{len(self.outputs) - 1}]"
+            if v.weak:  # stands for a Python number: written back as one
+                return {"b": f"bool({out})", "i": f"int({out})", "u": f"int({out})",
+                        "f": f"float({out})", "c": f"complex({out})"}[v.dtype.kind]
+            return out
+        if id(v) in w.known:
+            return self._target(w.known[id(v)])
+        t = type(v)
+        if t is list or t is tuple:
+            items = [self._value(f"{label}[{i}]", x, place) for i, x in enumerate(v)]
+            return f"[{', '.join(items)}]" if t is list else f"({', '.join(items)}{',' if len(items) == 1 else ''})"
+        if t is dict:
+            items = [f"{w._key(k)}: {self._value(f'{label}[{k!r}]', x, place)}"
+                     for k, x in v.items()]
+            return "{" + ", ".join(items) + "}"
+        self.consts.append((label, v))
+        return w.const(v)
+
+    def compile(self) -> None:
+        """The guard (`enter(args)`: the lifted values, or None when the state changed)
+        and the write-back (`apply(args, leaves, ins, outs)`)."""
+        w = self.walk
+        if w is None:
+            return
+        lifted = {e for _, e, _, _ in self.lifted}
+        self.term_list = [t for t in w.terms if t[1] not in lifted and not any(
+            t[1] == e or t[1].startswith(e + "[") for e in self.unread)]
+        for label, expr, value, _ in self.lifted:
+            if type(value) is np.ndarray:
+                term = (f"type({expr}) is {w.const(np.ndarray)} and {expr}.dtype == "
+                        f"{w.const(value.dtype)} and {expr}.shape == {value.shape!r}")
+            else:
+                term = f"type({expr}) is {w.const(type(value))}"
+            self.term_list.append((label, expr, term))
+        terms = [term for _, _, term in self.term_list]
+        check = " and\n            ".join(f"({t})" for t in terms) or "True"
+        values = ", ".join(e for _, e, _, _ in self.lifted)
+        source = (f"def enter(args):\n    try:\n        if not ({check}):\n"
+                  f"            return None\n        return [{values}]\n"
+                  f"    except Exception:\n        return None\n")
+        source += (f"def check(args):\n    try:\n        return bool({check})\n"
+                   f"    except Exception:\n        return False\n")
+        if self.lines:
+            source += ("def apply(args, leaves, ins, outs):\n" +
+                       "".join(f"    {line}\n" for line in self.lines))
+        scope = dict(w.env)
+        exec(compile(source, "<state guards>", "exec"), scope)  # noqa: S102 - our own code
+        self.enter = scope["enter"]
+        self.apply = scope.get("apply")
+        self.check = scope["check"] if not self.lifted and self.apply is None else _never
+
+    def release(self) -> None:
+        """Drop what only the trace needed (the call's arguments, the walked objects):
+        a cached trace must not keep `self` or an argument alive."""
+        w = self.walk
+        self.args = None
+        self.consts = []
+        self.start = self.root_start = self.watched = ()
+        self._capture = self._leaf_of = self._lifted_of = self._refs = None
+        self.lifted = [(label, expr, None, t) for label, expr, _, t in self.lifted]
+        if w is not None:
+            w.roots, w.containers, w.places, w.list_places, w.known = [], [], {}, {}, {}
+
+    def runs_python(self) -> bool:
+        """Whether calls read places as inputs or write back (beyond checking guards)."""
+        return bool(self.lifted) or self.apply is not None
+
+    def places(self) -> list[str]:
+        """The places calls read as inputs or write, for messages."""
+        return list(dict.fromkeys([label for label, _, _, _ in self.lifted] +
+                                  [label for label, _ in self.written]))
+
+    def value_at(self, expr: str, args):
+        return eval(expr, self.walk.env, {"args": args})  # noqa: S307 - our own code
+
+    def failing(self, args) -> list[tuple[str, str]]:
+        """(label, expression) of each guard that no longer holds for `args`."""
+        out = []
+        for label, expr, term in self.term_list:
+            try:
+                ok = eval(term, self.walk.env, {"args": args})  # noqa: S307
+            except Exception:
+                ok = False
+            if not ok:
+                out.append((label, expr))
+        return out
+
+    def undo(self) -> None:
+        """Put the state back as it was before the trace (placeholders out, writes undone)."""
+        w = self.walk
+        if w is None:
+            return
+        for _, _, kind, obj, before in w.containers:
+            if kind == "list":
+                if len(obj) != len(before) or any(a is not b for a, b in zip(obj, before)):
+                    obj[:] = before
+            elif len(obj) != len(before) or any(
+                    ka is not kb or a is not b
+                    for (ka, a), (kb, b) in zip(obj.items(), before)):
+                obj.clear()
+                obj.update(before)
+        for _, expr, value in w.roots:
+            try:
+                if self._get(expr) is not value:
+                    self._set(expr, value)
+            except Exception:  # a global deleted by the trace
+                self._set(expr, value)
+
+    def warn_if_truncated(self, name: str) -> None:
+        if self.walk is not None and self.walk.truncated:
+            warnings.warn(f"{name}: the Python state this function reaches holds more than "
+                          f"{BUDGET} objects; only the first {BUDGET} are checked before "
+                          "each call, so a change deeper in it is not seen. Keep the state "
+                          "the function reads small, or pass it as arguments.", stacklevel=3)
+
+
+def _child_label(label: str, key, dotted: bool) -> str:
+    return f"{label}.{key}" if dotted else f"{label}[{key!r}]"
+
+
+def _no_state(args) -> list:
+    return []
+
+
+def _never(args) -> bool:
+    return False
+
+
+def liftable_after_change(value, written: bool) -> bool:
+    """Whether a place whose guard failed is read as an input by the next trace."""
+    return _liftable(value, written)
+
+
+__all__ = ["StatePlan", "AppendLogRead", "append_logs_in", "state_roots",
+           "liftable_after_change"]

@@ -1,0 +1,183 @@
+"""What a traced function's Python state is: its roots (`state_roots`: the object of a
+bound method, object arguments, closure cells, the globals its code names) and a walk
+of everything reachable from them (`StateWalk`), made before each trace.
+
+The walk records, for `python_state.StatePlan`, each fact a trace may depend on as a
+guard term (a Python expression over the roots: `type(_s) is Model and
+_s.__dict__.keys() == {...}`, `_g['W'] is <array>`), each container with its contents
+(to undo the trace's writes and to find them), and each leaf place (a number, a string,
+an array) that a later trace may read as an input.
+
+    roots:  self -> _s, a global W -> _g['W'], a closure cell -> _c0.cell_contents
+    places: _s.__dict__['cache']['v'] (an array), _s.__dict__['lr'] (a float)
+"""
+from __future__ import annotations
+
+import types
+
+import numpy as np
+
+from runtime.core.tensor import StateHandle, Tensor
+
+BUDGET = 2_000           # objects guarded per trace at most
+_SMALL = 1_024            # arrays up to this many bytes are guarded by contents too
+_SCALARS = (int, float, bool, str, bytes, complex, type(None))
+_OPAQUE_TOP = (types.FunctionType, types.BuiltinFunctionType, type)
+_OWN = ("runtime.", "autograph.")
+_CALLABLES = (types.FunctionType, types.MethodType, types.BuiltinFunctionType, type)
+_PLAIN_ARGS = (np.ndarray, np.generic, list, dict, tuple, str, bytes, int, float, bool,
+               complex, type(None), Tensor, StateHandle)
+
+
+def _own(obj) -> bool:
+    return type(obj).__module__.startswith(_OWN)
+
+
+def _literal(key) -> bool:
+    """Whether `repr(key)` evaluates back to an equal key of the same type."""
+    if type(key) in (str, int, bool, type(None)):
+        return True
+    return type(key) is tuple and all(_literal(k) for k in key)
+
+
+def state_roots(fn, params: list, args) -> tuple[list, dict]:
+    """(label, expression, object) for each root a call reaches, and the names the
+    expressions use: `args` (the call's arguments, one per parameter), `_s` (the object
+    of a bound method), `_cN` (closure cells) and `_g` (the function's globals)."""
+    roots, env = [], {}
+    if isinstance(fn, types.MethodType):
+        env["_s"] = fn.__self__
+        roots.append(("self", "_s", fn.__self__))
+        fn = fn.__func__
+    for i, (name, a) in enumerate(zip(params, args)):
+        if not isinstance(a, _PLAIN_ARGS + _CALLABLES) and not _own(a):
+            roots.append((name, f"args[{i}]", a))
+    fn = getattr(fn, "__wrapped__", fn)
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return roots, env
+    for n, (name, cell) in enumerate(zip(code.co_freevars, fn.__closure__ or ())):
+        try:
+            value = cell.cell_contents
+        except ValueError:  # not bound yet
+            continue
+        if isinstance(value, types.ModuleType) or _own(value):
+            continue
+        env[f"_c{n}"] = cell
+        roots.append((name, f"_c{n}.cell_contents", value))
+    scope = getattr(fn, "__globals__", None)
+    if scope is not None:
+        env["_g"] = scope
+        for name in sorted(_global_names(code)):
+            if name in scope:
+                value = scope[name]
+                if not isinstance(value, types.ModuleType) and not _own(value):
+                    roots.append((name, f"_g[{name!r}]", value))
+    return roots, env
+
+
+def _global_names(code) -> set:
+    names = set(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            names |= _global_names(c)
+    return names
+
+
+class StateWalk:
+    """Everything reachable from the roots, before the trace: guard facts, containers
+    (with their contents, to undo and to diff) and the leaf places."""
+
+    def __init__(self, roots: list, env: dict):
+        self.env = dict(env)
+        self.terms: list[tuple[str, str, str]] = []   # (label, expression, term)
+        self.containers: list = []   # (label, expr, kind, obj, contents before)
+        self.places: dict[str, tuple] = {}  # expr -> (label, value) of every leaf place
+        self.roots: list = []        # (label, expr, value) of each root
+        self.known: dict[int, str] = {}  # id(container) -> its expression
+        self.list_places: dict[str, list] = {}  # expr -> the list there
+        self.truncated = False
+        budget = [BUDGET]
+        for label, expr, obj in roots:
+            self.roots.append((label, expr, obj))
+            self._visit(label, expr, obj, budget, top=True)
+
+    def const(self, value) -> str:
+        name = f"_k{len(self.env)}"
+        self.env[name] = value
+        return name
+
+    def _visit(self, label, expr, obj, budget, top=False) -> None:
+        t = type(obj)
+        if isinstance(obj, (Tensor, StateHandle)) or _own(obj):
+            return
+        if t in _SCALARS or isinstance(obj, np.generic):
+            self.places[expr] = (label, obj)
+            self.terms.append((label, expr, f"type({expr}) is {self.const(t)} and "
+                               f"{_same_value(expr, obj, self.const)}"))
+            return
+        if t is np.ndarray:
+            self.places[expr] = (label, obj)
+            term = f"{expr} is {self.const(obj)}"
+            if obj.nbytes <= _SMALL and obj.flags.writeable and not obj.dtype.hasobject:
+                term += f" and {expr}.tobytes() == {self.const(obj.tobytes())}"
+            self.terms.append((label, expr, term))
+            return
+        if isinstance(obj, (types.ModuleType, types.MethodType, types.CodeType, range, slice)):
+            return
+        if isinstance(obj, _OPAQUE_TOP):
+            if top:
+                self.terms.append((label, expr, f"{expr} is {self.const(obj)}"))
+            return
+        if id(obj) in self.known or budget[0] <= 0:
+            self.truncated = self.truncated or budget[0] <= 0
+            return
+        budget[0] -= 1
+        self.known[id(obj)] = expr
+        if t is dict:
+            self.containers.append((label, expr, "dict", obj, list(obj.items())))
+            self.terms.append((label, expr, f"type({expr}) is dict and "
+                               f"{expr}.keys() == {self.const(set(obj))}"))
+            children = [(k, f"{expr}[{self._key(k)}]", f"{label}[{k!r}]", v)
+                        for k, v in obj.items()]
+        elif t is list:
+            self.list_places[expr] = obj
+            self.containers.append((label, expr, "list", obj, list(obj)))
+            self.terms.append((label, expr, f"type({expr}) is list and len({expr}) == {len(obj)}"))
+            children = [(i, f"{expr}[{i}]", f"{label}[{i}]", v) for i, v in enumerate(obj)]
+        elif t is tuple or (isinstance(obj, tuple) and hasattr(obj, "_fields")):
+            self.terms.append((label, expr, f"type({expr}) is {self.const(t)} and "
+                               f"len({expr}) == {len(obj)}"))
+            children = [(i, f"{expr}[{i}]", f"{label}[{i}]", v) for i, v in enumerate(obj)]
+        else:
+            attrs = getattr(obj, "__dict__", None)
+            if type(attrs) is not dict:
+                self.terms.append((label, expr, f"type({expr}) is {self.const(t)}"))
+                return
+            where = f"{expr}.__dict__"
+            self.containers.append((label, where, "attrs", attrs, list(attrs.items())))
+            self.known[id(attrs)] = where
+            self.terms.append((label, expr, f"type({expr}) is {self.const(t)} and "
+                               f"{where}.keys() == {self.const(set(attrs))}"))
+            children = [(k, f"{where}[{k!r}]", f"{label}.{k}", v) for k, v in attrs.items()
+                        if type(k) is str]
+        for _, child_expr, child_label, v in children:
+            self._visit(child_label, child_expr, v, budget)
+
+    def _key(self, k) -> str:
+        return repr(k) if _literal(k) else self.const(k)
+
+
+def _same_value(expr: str, value, const) -> str:
+    """A term: the value at `expr` is `value` (NaN is NaN; -0.0 is not 0.0)."""
+    try:
+        if value != value:
+            return f"{expr} != {expr}"
+        if value == 0 and isinstance(value, (float, complex, np.inexact)):
+            return f"{expr} == 0 and repr({expr}) == {const(repr(value))}"
+    except Exception:  # a value without ==: compared by identity
+        return f"{expr} is {const(value)}"
+    return f"{expr} == {const(value)}"
+
+
+__all__ = ["StateWalk", "state_roots", "BUDGET"]
