@@ -16,7 +16,7 @@ import weakref
 
 import numpy as np
 
-from runtime.core import tracing
+from runtime.core import log, tracing
 from runtime.state import views
 from runtime.exec.codegen import compile_graph
 from runtime.core.errors import GraphModeError, user_stacklevel
@@ -83,21 +83,27 @@ class ConcreteFunction:
         n_extra = len(writeback) + n_values
         finals = graph.outputs[len(graph.outputs) - n_extra:] if n_extra else []
         if optimize:
+            started = log.start(log.OPTIMIZE, log.DEBUG)
             run_graph, _, self.pass_summary = optimize_graph(graph)
+            log.done(log.OPTIMIZE, log.DEBUG, started, "optimized %s", name)
             outputs = iter(run_graph.outputs)
             run_leaves = [next(outputs) if isinstance(x, Tensor) else x for x in out_leaves]
             finals = list(outputs)
         self.optimized_graph = run_graph
         self.jit_code, self.jit_report = None, None
         if jit_compile:  # compilable regions become numba functions (runtime/jit registers)
+            started = log.start(log.COMPILE, log.INFO)
             jit = engine("jit", "jit_compile=True")(run_graph, name)
+            log.done(log.COMPILE, log.INFO, started, "jit-compiled %s", name)
             run_graph, self.jit_code, self.jit_report = jit.graph, jit.code, jit.report
             run_leaves, finals = [[jit.mapping.get(id(x), x) if isinstance(x, Tensor) else x
                                    for x in xs] for xs in (run_leaves, finals)]
         if n_extra:  # the results, then the final value of each argument written into
             out_tree, run_leaves = (tuple, [out_tree] + [None] * len(finals)), run_leaves + finals
+        started = log.start(log.COMPILE, log.DEBUG)
         self._fn, self.python_code, self._gen, self._filename = compile_graph(
             run_graph, out_tree, run_leaves, name, parallel=parallel)
+        log.done(log.COMPILE, log.DEBUG, started, "generated the executor of %s", name)
         if n_extra or self._container_writes:
             self._fn = writing_back(self._fn, writeback, name, n_extra,
                                     keep_rest=bool(self._container_writes))
@@ -377,6 +383,7 @@ class Function:
         return self._converted
 
     def _trace(self, key, args) -> ConcreteFunction:
+        started = log.start(log.TRACE, log.INFO, "tracing %s", self.__name__)
         fn = self._traceable()
         graph = Graph(self.__name__)
         placeholders = iter(_placeholders(graph, self._params, key))
@@ -407,6 +414,7 @@ class Function:
                               jit_compile=self.jit_compile)
         self._concrete.append(cf)
         self.tracing_count += 1
+        log.done(log.TRACE, log.INFO, started, "traced %s", cf.pretty_printed_signature)
         return cf
 
     def _note_trace(self, key) -> None:
