@@ -4,7 +4,8 @@
 minute on an idle 2-core machine); CI runs everything. The list is kept here, in one
 place, rather than as decorators spread over the suite: a whole module is slow when most
 of its time goes into subprocesses, fuzzing, corpora, numba compiles, ONNX or Dask; a
-single test is listed by node id when it alone takes seconds in an otherwise quick module.
+single test is listed by node id (all its parameters) when it alone takes seconds in an
+otherwise quick module.
 Measured with `pytest --durations=0`; re-measure when the quick subset passes a minute.
 """
 from __future__ import annotations
@@ -43,6 +44,10 @@ SLOW_MODULES = frozenset({
     "tests/runtime/test_spelling.py",
     "tests/runtime/test_shape_rules_ufuncs.py",
     "tests/runtime/test_ops_fft.py",
+    "tests/runtime/test_ops_cov_gaps.py",
+    "tests/runtime/test_fidelity_passes.py",
+    "tests/runtime/test_fidelity_reliability.py",
+    "tests/runtime/test_gradient_linalg_fft.py",
     "tests/autograph/test_structure_layers.py",
     "tests/runtime/test_structure_layers.py",
     # the documentation site build
@@ -51,6 +56,7 @@ SLOW_MODULES = frozenset({
 
 SLOW_TESTS = frozenset({
     "tests/saved/test_loader_safety.py::test_random_corruptions_only_raise_load_error",
+    "tests/autograph/test_fidelity_compiler.py::test_long_expressions_convert_like_cpython_compiles_them",
 })
 
 
@@ -58,5 +64,5 @@ def mark_slow_tests(items: list[pytest.Item]) -> None:
     """Add the `slow` marker to every collected test listed above."""
     for item in items:
         module = item.nodeid.split("::", 1)[0]
-        if module in SLOW_MODULES or item.nodeid in SLOW_TESTS:
+        if module in SLOW_MODULES or item.nodeid.split("[", 1)[0] in SLOW_TESTS:
             item.add_marker(pytest.mark.slow)
