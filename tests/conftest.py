@@ -13,3 +13,10 @@ def _jit_cache_in_a_temporary_directory(tmp_path_factory):
     set_cache_dir(tmp_path_factory.mktemp("jit_cache"))
     yield
     set_cache_dir(None)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark the tests listed in tests/package/slow.py as `slow` (`-m "not slow"`)."""
+    from tests.package.slow import mark_slow_tests
+
+    mark_slow_tests(items)

@@ -40,7 +40,7 @@ from autograph.operators import lists
 from autograph.operators.builtin_calls import overload_of
 from autograph.operators.call import explain_recursion
 from autograph.pyct import anno, gast_to_ast, parser, registry, templates
-from runtime.core import tracing
+from runtime.core import log, tracing
 from runtime.ops.dynamic import CREATORS, creator_call
 from runtime.state.random_watch import note_call
 
@@ -99,7 +99,10 @@ def _compiled(fn, recursive: bool) -> types.CodeType:
     for assumed, inner in versions:
         if assumptions_hold(assumed, fn.__globals__):
             return inner
+    started = log.start(log.CONVERT, log.DEBUG)
     inner, assumed = _compile(fn, recursive)
+    log.done(log.CONVERT, log.DEBUG, started, "converted %s (%s:%d)", fn.__qualname__,
+             fn.__code__.co_filename, fn.__code__.co_firstlineno)
     versions.append((assumed, inner))
     return inner
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from runtime.core import log
 from runtime.core.tensor import Tensor, _fmt_shape
 from runtime.exec.codegen import compile_graph
 from runtime.frontend.engines import engine
@@ -48,21 +49,27 @@ class ConcreteFunction:
         n_extra = len(writeback) + n_values + n_state
         finals = graph.outputs[len(graph.outputs) - n_extra:] if n_extra else []
         if optimize:
+            started = log.start(log.OPTIMIZE, log.DEBUG)
             run_graph, _, self.pass_summary = optimize_graph(graph)
+            log.done(log.OPTIMIZE, log.DEBUG, started, "optimized %s", name)
             outputs = iter(run_graph.outputs)
             run_leaves = [next(outputs) if isinstance(x, Tensor) else x for x in out_leaves]
             finals = list(outputs)
         self.optimized_graph = run_graph
         self.jit_code, self.jit_report = None, None
         if jit_compile:  # compilable regions become numba functions (runtime/jit registers)
+            started = log.start(log.COMPILE, log.INFO)
             jit = engine("jit", "jit_compile=True")(run_graph, name)
+            log.done(log.COMPILE, log.INFO, started, "jit-compiled %s", name)
             run_graph, self.jit_code, self.jit_report = jit.graph, jit.code, jit.report
             run_leaves, finals = [[jit.mapping.get(id(x), x) if isinstance(x, Tensor) else x
                                    for x in xs] for xs in (run_leaves, finals)]
         if n_extra:  # the results, then the final value of each argument written into
             out_tree, run_leaves = (tuple, [out_tree] + [None] * len(finals)), run_leaves + finals
+        started = log.start(log.COMPILE, log.DEBUG)
         self._fn, self.python_code, self._gen, self._filename = compile_graph(
             run_graph, out_tree, run_leaves, name, parallel=parallel)
+        log.done(log.COMPILE, log.DEBUG, started, "generated the executor of %s", name)
         self._keep_rest = bool(self._container_writes) or (
             state is not None and state.apply is not None)
         if n_extra or self._keep_rest:

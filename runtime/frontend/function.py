@@ -19,7 +19,7 @@ import weakref
 
 import numpy as np
 
-from runtime.core import tracing
+from runtime.core import log, tracing
 from runtime.state import views
 from runtime.core.errors import GraphModeError, user_stacklevel
 from runtime.state.random_watch import RandomWatch, warn_if_drawn
@@ -325,6 +325,7 @@ class Function:
         return self._converted
 
     def _trace(self, key, args) -> ConcreteFunction:
+        started = log.start(log.TRACE, log.INFO, "tracing %s", self.__name__)
         fn = self._traceable()
         graph = Graph(self.__name__)
         arg_inputs = _placeholders(graph, self._params, key)
@@ -387,6 +388,7 @@ class Function:
             del self._by_state[key][8:]  # the most recent few
         self._concrete.append(cf)
         self.tracing_count += 1
+        log.done(log.TRACE, log.INFO, started, "traced %s", cf.pretty_printed_signature)
         return cf
 
     def _note_trace(self, key) -> None:
