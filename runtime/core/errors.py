@@ -20,6 +20,17 @@ class TracingRecursionError(GraphModeError, RecursionError):
     (both branches of a symbolic `if` are traced, so the recursion never ends)."""
 
 
+class StateArrayWrite(TypeError):
+    """A graph value written in place into a NumPy array that is not an array of the
+    trace (`self.grads["W"] += dw`). A Function whose trace reaches that array as Python
+    state traces again with the array as an input, written back in place after each call;
+    anywhere else this is the error the user sees."""
+
+    def __init__(self, message: str, array):
+        super().__init__(message)
+        self.array = array
+
+
 class Origin(NamedTuple):
     filename: str
     lineno: int

@@ -21,7 +21,7 @@ import numpy as np
 
 from runtime.core import log, tracing
 from runtime.state import views
-from runtime.core.errors import GraphModeError, user_stacklevel
+from runtime.core.errors import GraphModeError, StateArrayWrite, user_stacklevel
 from runtime.state.random_watch import RandomWatch, warn_if_drawn
 from runtime.core.graph import Graph
 from runtime.frontend.signature import (
@@ -338,6 +338,7 @@ class Function:
                          self._appended)
         plan.lift(graph)
         watch = RandomWatch(self.python_function)
+        write_retrace = False
         try:
             with tracing.graph_context(graph):
                 out = self._call_canonical(fn, traced_args)
@@ -355,6 +356,15 @@ class Function:
                 plan.record_writes(arg_inputs, graph.capture)
         except AppendLogRead as read:
             retrace = read.expr
+        except StateArrayWrite as write:
+            # an array of Python state written in place with graph values: trace again
+            # with it as an input, written back in place after every call
+            retrace = plan.place_of(write.array)
+            if retrace is None or retrace in self._dynamic:
+                raise
+            self._dynamic[retrace] = False
+            retrace = None
+            write_retrace = True
         else:
             retrace = None
         finally:
@@ -363,6 +373,8 @@ class Function:
             # a list an earlier trace only appended to is read: trace it as itself
             self._appended.discard(retrace)
             self._read_lists.add(retrace)
+            return self._trace(key, args)
+        if write_retrace:
             return self._trace(key, args)
         warn_if_drawn(watch, graph, self.__name__)
         found = escaped(graph, roots_of(self.python_function, self._params, args))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.core.errors import where
+from runtime.core.errors import StateArrayWrite, where
 from runtime.core.registry import OpDef, bind
 from runtime.ops.rules_common import broadcast_shapes  # noqa: F401 - re-exported
 from runtime.ops.ufuncs_rules import _parse, all_weak, ufunc_rule
@@ -63,15 +63,17 @@ def dispatch_ufunc(ufunc, method, inputs, kwargs):
         )
     out = kwargs.get("out")
     if out is not None:
-        if any(isinstance(o, np.ndarray) for o in (out if isinstance(out, tuple) else (out,))):
+        arrays = [o for o in (out if isinstance(out, tuple) else (out,))
+                  if isinstance(o, np.ndarray)]
+        if arrays:
             # `self.grads["W"] += dw`: a graph value written into an array of Python state
-            raise TypeError(
+            raise StateArrayWrite(
                 f"np.{ufunc.__name__}(..., out=array) (or `a {_AUGMENTED.get(ufunc, 'op')}= v`)"
                 f"{where()} writes a value computed in the graph into a NumPy array that is "
                 "not an array of the trace (one held by an object, a global or a closure, or "
                 "an argument's attribute): a cached graph cannot write into it on later calls. "
                 "Compute the new value (`a = a + v`) and return it, or keep the state in an "
-                "ag.Variable created outside the function (`var.assign_add(v)`).")
+                "ag.Variable created outside the function (`var.assign_add(v)`).", arrays[0])
         raise TypeError(f"np.{ufunc.__name__}(..., out=...) is not supported in graphs{where()}: "
                         "tensors are immutable; use the returned value.")
     if "where" in kwargs:

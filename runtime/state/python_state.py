@@ -38,7 +38,7 @@ import numpy as np
 from runtime.core.tensor import Tensor
 from runtime.state.append_log import AppendLog, AppendLogRead, append_logs_in
 from runtime.state.state_walk import BUDGET, StateWalk, state_roots
-from runtime.state.views import resolve
+from runtime.state.views import resolve, same_array
 
 
 def _liftable(value, may_be_int: bool) -> bool:
@@ -124,6 +124,7 @@ class StatePlan:
         lifted_of = {id(t): j for j, (_, _, _, t) in enumerate(self.lifted)}
         refs: dict[str, str] = {}
         self._refs, self._leaf_of, self._lifted_of, self._capture = refs, leaf_of, lifted_of, capture
+        self._arg_inputs = arg_inputs
         body: list[str] = []
         for (label, expr, kind, obj, _), before in self.start:
             if kind == "list":
@@ -195,9 +196,15 @@ class StatePlan:
         raw, v = v, resolve(v)
         if isinstance(raw, Tensor):  # an input written in place is still that array
             j = self._lifted_of.get(id(raw))
+            if j is None:
+                j = next((j for j, (_, _, _, t) in enumerate(self.lifted)
+                          if same_array(t, raw)), None)
             if j is not None:
                 return f"ins[{j}]"
             k = self._leaf_of.get(id(raw))
+            if k is None:
+                k = next((k for k, t in enumerate(self._arg_inputs) if same_array(t, raw)),
+                         None)
             if k is not None:
                 return f"leaves[{k}]"
         if isinstance(v, Tensor):
@@ -260,10 +267,17 @@ class StatePlan:
         self.args = None
         self.consts = []
         self.start = self.root_start = self.watched = ()
-        self._capture = self._leaf_of = self._lifted_of = self._refs = None
+        self._capture = self._leaf_of = self._lifted_of = self._refs = self._arg_inputs = None
         self.lifted = [(label, expr, None, t) for label, expr, _, t in self.lifted]
         if w is not None:
             w.roots, w.containers, w.places, w.list_places, w.known = [], [], {}, {}, {}
+
+    def place_of(self, array) -> str | None:
+        """The place holding `array` (by identity), if the walk reached it."""
+        for expr, (_, value) in self.walk.places.items() if self.walk else ():
+            if value is array:
+                return expr
+        return None
 
     def runs_python(self) -> bool:
         """Whether calls read places as inputs or write back (beyond checking guards)."""

@@ -121,6 +121,18 @@ def resolve(x: Any) -> Any:
     return x if a is None else _current(table, a)
 
 
+def same_array(x: Any, y: Any) -> bool:
+    """Whether Tensors `x` and `y` stand for the same NumPy array (`y = x; y += 1`
+    leaves both names on one array, as `x += 1` leaves the name on it)."""
+    if x is y:
+        return True
+    table = _table()
+    if not table or type(x) is not Tensor or type(y) is not Tensor:
+        return False
+    a, b = _lookup(table, x), _lookup(table, y)
+    return a is not None and a is b
+
+
 def resolve_args(args):
     """`resolve` on each argument and on the items of list/tuple arguments."""
     table = _table()
