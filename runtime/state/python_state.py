@@ -234,23 +234,35 @@ class StatePlan:
         if w is None:
             return
         lifted = {e for _, e, _, _ in self.lifted}
-        self.term_list = [t for t in w.terms if t[1] not in lifted and not any(
-            t[1] == e or t[1].startswith(e + "[") for e in self.unread)]
+
+        def dropped(expr: str, kind: str) -> bool:
+            # a lifted place's value and an unread list's length are not guarded (and
+            # nothing under an unread list is read)
+            if kind == "check" and (expr in lifted or expr in self.unread):
+                return True
+            return any(expr.startswith(e + "[") for e in self.unread)
+        self.term_list = [t for t in w.terms if not dropped(t[1], "check")]
+        body = [code if kind == "bind" else f"if not ({code}): return @FAIL@"
+                for expr, kind, code in w.lines if not dropped(expr, kind)]
+        values = []
         for label, expr, value, _ in self.lifted:
             if type(value) is np.ndarray:
-                term = (f"type({expr}) is {w.const(np.ndarray)} and {expr}.dtype == "
-                        f"{w.const(value.dtype)} and {expr}.shape == {value.shape!r}")
+                term = (f"type({{e}}) is {w.const(np.ndarray)} and {{e}}.dtype == "
+                        f"{w.const(value.dtype)} and {{e}}.shape == {value.shape!r}")
             else:
-                term = f"type({expr}) is {w.const(type(value))}"
-            self.term_list.append((label, expr, term))
-        terms = [term for _, _, term in self.term_list]
-        check = " and\n            ".join(f"({t})" for t in terms) or "True"
-        values = ", ".join(e for _, e, _, _ in self.lifted)
-        source = (f"def enter(args):\n    try:\n        if not ({check}):\n"
-                  f"            return None\n        return [{values}]\n"
-                  f"    except Exception:\n        return None\n")
-        source += (f"def check(args):\n    try:\n        return bool({check})\n"
-                   f"    except Exception:\n        return False\n")
+                term = f"type({{e}}) is {w.const(type(value))}"
+            self.term_list.append((label, expr, term.format(e=expr)))
+            local = w.local_of[expr]
+            body.append(f"if not ({term.format(e=local)}): return @FAIL@")
+            values.append(local)
+
+        def function(name: str, fail: str, success: str) -> str:
+            lines = [line.replace("@FAIL@", fail) for line in body]
+            return (f"def {name}(args):\n    try:\n"
+                    + "".join(f"        {line}\n" for line in lines)
+                    + f"    except Exception:\n        return {fail}\n    return {success}\n")
+        source = (function("enter", "None", f"[{', '.join(values)}]")
+                  + function("check", "False", "True"))
         if self.lines:
             source += ("def apply(args, leaves, ins, outs):\n" +
                        "".join(f"    {line}\n" for line in self.lines))

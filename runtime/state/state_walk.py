@@ -86,11 +86,18 @@ def _global_names(code) -> set:
 
 class StateWalk:
     """Everything reachable from the roots, before the trace: guard facts, containers
-    (with their contents, to undo and to diff) and the leaf places."""
+    (with their contents, to undo and to diff) and the leaf places.
+
+    Each node reached gets a local name (`v3`) bound from its parent's (`v3 =
+    v1['cache']`); `lines` interleaves those bindings with the checks on them, in walk
+    order, so the compiled guard reads each place once. `terms` holds the same checks
+    as whole expressions over the roots, to name what changed when a guard fails."""
 
     def __init__(self, roots: list, env: dict):
         self.env = dict(env)
         self.terms: list[tuple[str, str, str]] = []   # (label, expression, term)
+        self.lines: list[tuple[str, str, str]] = []   # (node expr, "bind"/"check", code)
+        self.local_of: dict[str, str] = {}   # node expression -> its local name
         self.containers: list = []   # (label, expr, kind, obj, contents before)
         self.places: dict[str, tuple] = {}  # expr -> (label, value) of every leaf place
         self.roots: list = []        # (label, expr, value) of each root
@@ -100,34 +107,45 @@ class StateWalk:
         budget = [BUDGET]
         for label, expr, obj in roots:
             self.roots.append((label, expr, obj))
-            self._visit(label, expr, obj, budget, top=True)
+            self._visit(label, expr, self._bind(expr, expr), obj, budget, top=True)
 
     def const(self, value) -> str:
         name = f"_k{len(self.env)}"
         self.env[name] = value
         return name
 
-    def _visit(self, label, expr, obj, budget, top=False) -> None:
+    def _bind(self, expr: str, code: str) -> str:
+        local = self.local_of[expr] = f"v{len(self.local_of)}"
+        self.lines.append((expr, "bind", f"{local} = {code}"))
+        return local
+
+    def _check(self, label: str, expr: str, local: str, term: str, whole: str = "") -> None:
+        """`term` with `{e}` for the value: checked on the local, named on the expression
+        (`whole`, when the check on the whole expression differs)."""
+        self.lines.append((expr, "check", term.format(e=local)))
+        self.terms.append((label, expr, (whole or term).format(e=expr)))
+
+    def _visit(self, label, expr, local, obj, budget, top=False) -> None:
         t = type(obj)
         if isinstance(obj, (Tensor, StateHandle)) or _own(obj):
             return
         if t in _SCALARS or isinstance(obj, np.generic):
             self.places[expr] = (label, obj)
-            self.terms.append((label, expr, f"type({expr}) is {self.const(t)} and "
-                               f"{_same_value(expr, obj, self.const)}"))
+            self._check(label, expr, local, f"type({{e}}) is {self.const(t)} and "
+                        + _same_value(obj, self.const))
             return
         if t is np.ndarray:
             self.places[expr] = (label, obj)
-            term = f"{expr} is {self.const(obj)}"
+            term = f"{{e}} is {self.const(obj)}"
             if obj.nbytes <= _SMALL and obj.flags.writeable and not obj.dtype.hasobject:
-                term += f" and {expr}.tobytes() == {self.const(obj.tobytes())}"
-            self.terms.append((label, expr, term))
+                term += f" and {{e}}.tobytes() == {self.const(obj.tobytes())}"
+            self._check(label, expr, local, term)
             return
         if isinstance(obj, (types.ModuleType, types.MethodType, types.CodeType, range, slice)):
             return
         if isinstance(obj, _OPAQUE_TOP):
             if top:
-                self.terms.append((label, expr, f"{expr} is {self.const(obj)}"))
+                self._check(label, expr, local, f"{{e}} is {self.const(obj)}")
             return
         if id(obj) in self.known or budget[0] <= 0:
             self.truncated = self.truncated or budget[0] <= 0
@@ -136,48 +154,56 @@ class StateWalk:
         self.known[id(obj)] = expr
         if t is dict:
             self.containers.append((label, expr, "dict", obj, list(obj.items())))
-            self.terms.append((label, expr, f"type({expr}) is dict and "
-                               f"{expr}.keys() == {self.const(set(obj))}"))
-            children = [(k, f"{expr}[{self._key(k)}]", f"{label}[{k!r}]", v)
-                        for k, v in obj.items()]
+            # every key is bound below: with the length, the key set is checked
+            self._check(label, expr, local, f"type({{e}}) is dict and len({{e}}) == {len(obj)}",
+                        f"type({{e}}) is dict and {{e}}.keys() == {self.const(set(obj))}")
+            children = [(f"[{self._key(k)}]", f"{label}[{k!r}]", v) for k, v in obj.items()]
+            parent_expr, parent_local = expr, local
         elif t is list:
             self.list_places[expr] = obj
             self.containers.append((label, expr, "list", obj, list(obj)))
-            self.terms.append((label, expr, f"type({expr}) is list and len({expr}) == {len(obj)}"))
-            children = [(i, f"{expr}[{i}]", f"{label}[{i}]", v) for i, v in enumerate(obj)]
+            self._check(label, expr, local, f"type({{e}}) is list and len({{e}}) == {len(obj)}")
+            children = [(f"[{i}]", f"{label}[{i}]", v) for i, v in enumerate(obj)]
+            parent_expr, parent_local = expr, local
         elif t is tuple or (isinstance(obj, tuple) and hasattr(obj, "_fields")):
-            self.terms.append((label, expr, f"type({expr}) is {self.const(t)} and "
-                               f"len({expr}) == {len(obj)}"))
-            children = [(i, f"{expr}[{i}]", f"{label}[{i}]", v) for i, v in enumerate(obj)]
+            self._check(label, expr, local, f"type({{e}}) is {self.const(t)} and "
+                        f"len({{e}}) == {len(obj)}")
+            children = [(f"[{i}]", f"{label}[{i}]", v) for i, v in enumerate(obj)]
+            parent_expr, parent_local = expr, local
         else:
             attrs = getattr(obj, "__dict__", None)
             if type(attrs) is not dict:
-                self.terms.append((label, expr, f"type({expr}) is {self.const(t)}"))
+                self._check(label, expr, local, f"type({{e}}) is {self.const(t)}")
                 return
             where = f"{expr}.__dict__"
             self.containers.append((label, where, "attrs", attrs, list(attrs.items())))
             self.known[id(attrs)] = where
-            self.terms.append((label, expr, f"type({expr}) is {self.const(t)} and "
-                               f"{where}.keys() == {self.const(set(attrs))}"))
-            children = [(k, f"{where}[{k!r}]", f"{label}.{k}", v) for k, v in attrs.items()
+            self._check(label, expr, local, f"type({{e}}) is {self.const(t)} and "
+                        f"len({{e}}.__dict__) == {len(attrs)}",
+                        f"type({{e}}) is {self.const(t)} and "
+                        f"{{e}}.__dict__.keys() == {self.const(set(attrs))}")
+            children = [(f"[{k!r}]", f"{label}.{k}", v) for k, v in attrs.items()
                         if type(k) is str]
-        for _, child_expr, child_label, v in children:
-            self._visit(child_label, child_expr, v, budget)
+            parent_expr, parent_local = where, self._bind(where, f"{local}.__dict__")
+        for step, child_label, v in children:
+            child_expr = parent_expr + step
+            self._visit(child_label, child_expr, self._bind(child_expr, parent_local + step),
+                        v, budget)
 
     def _key(self, k) -> str:
         return repr(k) if _literal(k) else self.const(k)
 
 
-def _same_value(expr: str, value, const) -> str:
-    """A term: the value at `expr` is `value` (NaN is NaN; -0.0 is not 0.0)."""
+def _same_value(value, const) -> str:
+    """A term on `{e}`: the value is `value` (NaN is NaN; -0.0 is not 0.0)."""
     try:
         if value != value:
-            return f"{expr} != {expr}"
+            return "{e} != {e}"
         if value == 0 and isinstance(value, (float, complex, np.inexact)):
-            return f"{expr} == 0 and repr({expr}) == {const(repr(value))}"
+            return f"{{e}} == 0 and repr({{e}}) == {const(repr(value))}"
     except Exception:  # a value without ==: compared by identity
-        return f"{expr} is {const(value)}"
-    return f"{expr} == {const(value)}"
+        return f"{{e}} is {const(value)}"
+    return f"{{e}} == {const(value)}"
 
 
 __all__ = ["StateWalk", "state_roots", "BUDGET"]
