@@ -28,6 +28,8 @@ def convert_block(stmts: list, ctx, taken: frozenset) -> list:
             out.append(s)
         elif isinstance(s, gast.Match):
             out.append(_convert_match(s, ctx, taken))
+        elif isinstance(s, gast.Try):
+            out.append(_unbind_handler_names(s, ctx))
         else:
             out.append(s)
     return out
@@ -46,6 +48,34 @@ def _convert_match(node, ctx, taken: frozenset):
         if c.guard is not None:
             c.guard = _python_only(c.guard, "guard")
         c.body = convert_block(c.body, ctx, taken)
+    return node
+
+
+def _unbind_handler_names(node, ctx):
+    """`except E as e` unbinds e when the handler ends. Where e is read after the `try`
+    (it may be state of a generated function, which returns it), the handler binds a
+    stand-in and leaves e `Undefined` at its end: a later read raises UnboundLocalError as
+    in Python (`ag__.ld`), and returning e from a loop body or branch does not.
+
+        except E as e:                except E as e_1:
+            body              =>          e = e_1
+                                          try:
+                                              body
+                                          finally:
+                                              e = ag__.Undefined('e')
+    """
+    for t in gast.walk(node):
+        if not isinstance(t, gast.Try):
+            continue
+        live = anno.get(t, anno.LIVE_OUT, frozenset())
+        for h in t.handlers:
+            if not isinstance(h.name, gast.Name) or h.name.id not in live:
+                continue
+            name, stand_in = h.name.id, ctx.namer.new(h.name.id)
+            h.name = templates.name_node(stand_in, gast.Store)
+            h.body = templates.replace(
+                f"name = stand_in\ntry:\n    body\nfinally:\n    name = ag__.Undefined('{name}')",
+                origin=h, name=name, stand_in=stand_in, body=h.body)
     return node
 
 
