@@ -141,6 +141,51 @@ def graph_ops_in_handler_and_finally(x, k):
     return x * scale
 
 
+def in_symbolic_branch(x, k):
+    if np.sum(x) > 1:
+        try:
+            y = x * TABLE[k]
+        except KeyError as e:
+            y = x * len(e.args)
+    else:
+        y = -x
+    return y
+
+
+def in_symbolic_while(x, k):
+    s = x * 0
+    while np.sum(s) < 10:
+        try:
+            s = s + x * TABLE[k]
+        except KeyError:
+            s = s + x
+        finally:
+            s = s + 0.5
+    return s
+
+
+def finally_in_symbolic_for(x):
+    s = x * 0
+    for v in x:
+        try:
+            s = s + v
+        finally:
+            s = s * 2
+    return s
+
+
+def python_break_in_try_in_loop(x, k):
+    s = x * 0
+    for i in range(3):
+        try:
+            if k == "stop" and i == 1:
+                break
+            s = s + x
+        finally:
+            s = s + 1
+    return s
+
+
 ALLOWED = [
     (key_error_handler, (np.ones(2), "a")),
     (key_error_handler, (np.ones(2), "b")),
@@ -149,6 +194,14 @@ ALLOWED = [
     (python_errors_while_tracing, (np.ones(2), {})),
     (graph_ops_in_handler_and_finally, (np.arange(3.0), "a")),
     (graph_ops_in_handler_and_finally, (np.arange(3.0), "b")),
+    (in_symbolic_branch, (np.arange(3.0), "a")),
+    (in_symbolic_branch, (np.arange(3.0), "b")),
+    (in_symbolic_branch, (np.zeros(3), "a")),
+    (in_symbolic_while, (np.ones(2), "a")),
+    (in_symbolic_while, (np.ones(2), "z")),
+    (finally_in_symbolic_for, (np.arange(3.0),)),
+    (python_break_in_try_in_loop, (np.ones(2), "stop")),
+    (python_break_in_try_in_loop, (np.ones(2), "go")),
 ]
 
 
