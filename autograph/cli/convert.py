@@ -3,7 +3,10 @@
 Both read the source text and hand it to `autograph.impl.static`, which parses it and
 runs every function through the converter pipeline. `convert` writes the whole converted
 module (stdout, a file, or a mirrored tree for a directory); nothing is written unless
-every file converts. `show` prints one function or method.
+every file converts. A definition that stays Python (a generator, an `async def`, a
+construct that cannot be converted) does not stop its file: it is reported as
+`file:line:col: note: ...` and the exit code is 3 (`--strict`: an error, exit code 1).
+`show` prints one function or method.
 """
 from __future__ import annotations
 
@@ -17,12 +20,25 @@ from autograph.errors import ConversionError
 from autograph.impl.static import Module, convert_module_source, source_lines
 
 
-def _convert_text(path: str) -> tuple[str, str]:
-    """(converted text, encoding) of one file, or UserError."""
+LEFT_ALONE = 3  # exit code: converted and written, but some definitions left as Python
+
+
+def _convert_text(path: str, strict: bool = False) -> tuple[str, str, bool]:
+    """(converted text, encoding, whether anything was left as Python) of one file, or
+    UserError. Each definition left as Python is reported on stderr as
+    `file:line:col: note: ...` (with `strict` the first one is the error instead)."""
     text, encoding = read_source(path)
     lines = source_lines(text)
+    notes: list = []
     try:
-        return convert_module_source(text, path), encoding
+        out = convert_module_source(text, path, notes, strict)
+        for note in notes:
+            line = lines[note.lineno - 1] if 0 < note.lineno <= len(lines) else ""
+            col = diagnostics.char_col(line, note.col) if note.col is not None else \
+                len(line) - len(line.lstrip()) + 1
+            print(f"{diagnostics.display_path(path)}:{note.lineno}:{col}: note: "
+                  f"{note.message}", file=sys.stderr)
+        return out, encoding, bool(notes)
     except SyntaxError as e:
         raise diagnostics.from_syntax_error(e, lines) from None
     except ConversionError as e:
@@ -39,19 +55,19 @@ def same_file(a: str, b: str) -> bool:
 def run_convert(args) -> int:
     src, out = args.src, args.output
     if os.path.isdir(src):
-        return _convert_tree(src, out)
+        return _convert_tree(src, out, getattr(args, "strict", False))
     if not os.path.exists(src):
         raise UserError(f"{src}: no such file or directory")
     if out is not None and os.path.isdir(out):
         out = os.path.join(out, os.path.basename(src))
     if out is not None and same_file(src, out):
         raise UsageError(f"refusing to overwrite the input {src}: choose another -o")
-    text, encoding = _convert_text(src)
+    text, encoding, left_alone = _convert_text(src, getattr(args, "strict", False))
     if out is None:  # UTF-8, whatever the source's encoding: the declaration says so
         _write_stdout(utf8_source(text).encode("utf-8"))
     else:
         write_output(out, text, encoding)
-    return 0
+    return LEFT_ALONE if left_alone else 0
 
 
 def _write_stdout(data: bytes) -> None:
@@ -64,7 +80,7 @@ def _write_stdout(data: bytes) -> None:
         buffer.flush()
 
 
-def _convert_tree(src: str, out: str | None) -> int:
+def _convert_tree(src: str, out: str | None, strict: bool = False) -> int:
     if out is None:
         raise UsageError(f"{src} is a directory: give an output directory with -o DIR")
     if os.path.exists(out) and not os.path.isdir(out):
@@ -74,14 +90,14 @@ def _convert_tree(src: str, out: str | None) -> int:
     results, errors = [], []
     for rel in python_files(src, exclude=out):
         try:
-            results.append((rel, *_convert_text(os.path.join(src, rel))))
+            results.append((rel, *_convert_text(os.path.join(src, rel), strict)))
         except UserError as e:
             errors.append(e)
     if errors:  # nothing is written unless every file converts
         for e in errors[:-1]:
             print(e.format(), file=sys.stderr)
         raise errors[-1]
-    for rel, text, encoding in results:
+    for rel, text, encoding, _ in results:
         target = os.path.join(out, rel)
         try:
             os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
@@ -89,7 +105,7 @@ def _convert_tree(src: str, out: str | None) -> int:
             raise UserError(f"cannot write {target}: {e.strerror or e}") from None
         write_output(target, text, encoding)
     print(f"converted {len(results)} file(s) from {src} into {out}", file=sys.stderr)
-    return 0
+    return LEFT_ALONE if any(r[3] for r in results) else 0
 
 
 def split_target(target: str) -> tuple[str, str]:

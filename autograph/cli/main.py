@@ -1,6 +1,7 @@
 """Argument parsing, dispatch and exit codes of the `autograph` command.
 
-Exit codes: 0 success; 1 the input is wrong (a syntax error, an unsupported construct, a
+Exit codes: 0 success; 3 `convert` wrote its output but left some definitions as Python
+(each reported as `file:line:col: note: ...`); 1 the input is wrong (a syntax error, an unsupported construct, a
 missing file or name, an error raised by the traced code); 2 bad usage (unknown option,
 malformed argument). Errors print on one line (or `file:line:col: message` with the
 source line and a caret), never as a Python traceback; set AUTOGRAPH_TRACEBACK=1 to see
@@ -56,8 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="autograph",
         description="Convert Python + NumPy functions with real control flow into code that "
                     "builds graphs, and look at the graphs.",
-        epilog="exit status: 0 success, 1 the input is wrong (syntax error, unsupported "
-               "construct, missing file or name), 2 bad usage. Run `autograph COMMAND "
+        epilog="exit status: 0 success, 3 converted but some definitions left as Python "
+               "(noted on stderr), 1 the input is wrong (syntax error, unsupported "
+               "construct under --strict, missing file or name), 2 bad usage. Run `autograph COMMAND "
                "--help` for a command's options.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -69,11 +71,19 @@ def build_parser() -> argparse.ArgumentParser:
                     "(autograph.operators as ag__) and, called with Python values, behaves "
                     "exactly like SRC; module-level code is kept as it is. A directory SRC "
                     "needs -o DIR and its .py files are converted into the same tree under "
-                    "DIR. Outputs are written atomically: on any error nothing is written."),
+                    "DIR. Outputs are written atomically: on any error nothing is written. "
+                    "Generators, async defs and definitions that cannot be converted are left "
+                    "as Python, each noted on stderr (file:line:col: note: ...), and the exit "
+                    "status is then 3; --strict refuses them instead."),
         epilog=EXAMPLES_CONVERT, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("src", metavar="SRC", help="a Python file, or a directory of them")
     p.add_argument("-o", "--output", metavar="OUT",
                    help="output file (default: stdout), or directory when SRC is one")
+    p.add_argument("--strict", action="store_true",
+                   help="refuse the file (exit status 1, nothing written) when a definition "
+                        "would be left as Python: a generator, an async def, or a construct "
+                        "that cannot be converted (default: leave it as it is, note it on "
+                        "stderr and exit with status 3)")
     p.set_defaults(run=run_convert)
 
     p = sub.add_parser(

@@ -15,14 +15,14 @@ For `for` loops the test is kept on the node (`ag_extra_test`) and becomes the
 `extra_test` of `ag__.for_stmt`. A loop whose breaks all come from `return` (see
 `return_statements.py`) uses `do_return` as its flag. A loop `else:` runs when the loop
 ends without a break: it moves after the loop, as `if not break_:` when there are
-breaks. Loops are processed innermost first.
+breaks. Jumps inside a `try` or `with` block set flags first (`block_jumps.py`). Loops
+are processed innermost first.
 """
 from __future__ import annotations
 
 import gast
 
-from autograph.converters import jumps
-from autograph.errors import ConversionError
+from autograph.converters import block_jumps, jumps
 from autograph.pyct import anno, templates
 from autograph.pyct.blocks import blocks, statements
 from autograph.pyct.naming import Namer
@@ -53,12 +53,17 @@ def _block(stmts: list, namer: Namer, filename: str) -> list:
 
 def _loop(node, namer: Namer, filename: str) -> list:
     before: list = []
+    block_flags = block_jumps.Flags(namer)  # jumps inside `try` / `with` blocks
+    node.body = block_jumps.transform(node.body, block_flags, filename)
     node.body = jumps.restructure(node.body, _JUMPS, False, filename)
     breaks = _breaks(node.body)
     flag = None
-    if breaks:
+    if breaks or block_flags.break_:
         kinds = {anno.get(b, anno.FLAG, None) for b in breaks}
-        if len(kinds) == 1 and None not in kinds:
+        if block_flags.break_:
+            flag = block_flags.break_
+            before = templates.replace("flag = False", origin=node, flag=flag)
+        elif len(kinds) == 1 and None not in kinds:
             flag = kinds.pop()
         else:
             flag = namer.new("break_")
@@ -101,18 +106,7 @@ def _strip(block: list, flag, filename: str) -> list:
         elif isinstance(s, gast.Match):
             for c in s.cases:
                 c.body = jumps.pass_if_empty(_strip(c.body, flag, filename), c.pattern)
-        elif isinstance(s, gast.With) and jumps.contains(s, _JUMPS, False):
-            if s is not block[-1]:
-                raise ConversionError(
-                    "break/continue inside a `with` block in a loop must end the loop body: "
-                    "set a flag inside the `with` and break/continue after it",
-                    filename, s.lineno)
-            s.body = jumps.pass_if_empty(_strip(s.body, flag, filename), s)
-        elif isinstance(s, gast.Try) and jumps.contains(s, _JUMPS, False):
-            raise ConversionError(
-                "break/continue (or return) inside a `try` block in a loop is not supported: "
-                "set a flag inside the `try` and break/continue after it", filename, s.lineno)
-        out.append(s)
+        out.append(s)  # (`try` / `with` blocks hold no jumps: `block_jumps.py`)
     return out
 
 

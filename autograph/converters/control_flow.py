@@ -8,6 +8,7 @@ import gast
 
 from autograph.converters import conditionals, loops
 from autograph.pyct import anno, templates
+from autograph.pyct.blocks import blocks, statements
 
 
 def convert_block(stmts: list, ctx, taken: frozenset) -> list:
@@ -28,6 +29,12 @@ def convert_block(stmts: list, ctx, taken: frozenset) -> list:
             out.append(s)
         elif isinstance(s, gast.Match):
             out.append(_convert_match(s, ctx, taken))
+        elif isinstance(s, gast.Try):
+            for t in statements(s):  # (the `try`s nested in it too, not in nested defs)
+                if isinstance(t, gast.Try):
+                    _unbind_handler_names(t, ctx)
+            s = _guard_body(s, ctx)
+            out.append(s)
         else:
             out.append(s)
     return out
@@ -47,6 +54,54 @@ def _convert_match(node, ctx, taken: frozenset):
             c.guard = _python_only(c.guard, "guard")
         c.body = convert_block(c.body, ctx, taken)
     return node
+
+
+def _unbind_handler_names(node, ctx):
+    """`except E as e` unbinds e when the handler ends. Where e is read after the `try`
+    (it may be state of a generated function, which returns it), the handler binds a
+    stand-in and leaves e `Undefined` at its end: a later read raises UnboundLocalError as
+    in Python (`ag__.ld`), and returning e from a loop body or branch does not.
+
+        except E as e:                except E as e_1:
+            body              =>          e = e_1
+                                          try:
+                                              body
+                                          finally:
+                                              e = ag__.Undefined('e')
+    """
+    live = anno.get(node, anno.LIVE_OUT, frozenset())
+    for h in node.handlers:
+        if not isinstance(h.name, gast.Name) or h.name.id not in live:
+            continue
+        name, stand_in = h.name.id, ctx.namer.new(h.name.id)
+        h.name = templates.name_node(stand_in, gast.Store)
+        h.body = templates.replace(
+            f"name = stand_in\ntry:\n    body\nfinally:\n    name = ag__.Undefined('{name}')",
+            origin=h, name=name, stand_in=stand_in, body=h.body)
+
+
+def _guard_body(node, ctx):
+    """A `try` with handlers (and each one nested in it) runs inside `ag__.try_stmt`, its
+    body inside `try_.body()`: graph operations in the body that a handler could catch
+    errors of when the graph runs are refused (`operators/exceptions.py`)."""
+    for owner, field in blocks(node):
+        setattr(owner, field, [_guard_body(s, ctx) if any(
+            isinstance(t, gast.Try) for t in statements(s)) else s
+            for s in getattr(owner, field)])
+    if not isinstance(node, gast.Try) or not node.handlers:
+        return node
+    kinds = [templates.clone(h.type) if h.type is not None else
+             gast.Constant(value=None, kind=None) for h in node.handlers]
+    name = ctx.namer.new("try_")
+    body = templates.replace("with name.body():\n    pass", origin=node, name=name)
+    templates.copy_location(body[0], node)
+    body[0].body = node.body
+    node.body = body
+    wrapper = templates.replace("with ag__.try_stmt(lambda: kinds) as name:\n    pass",
+                                origin=node, kinds=templates.tuple_node(kinds), name=name)[0]
+    templates.copy_location(wrapper, node)
+    wrapper.body = [node]
+    return wrapper
 
 
 def _python_only(value, construct: str):

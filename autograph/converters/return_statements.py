@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph.converters import jumps
+from autograph.converters import block_jumps, jumps
 from autograph.pyct import anno, templates
 from autograph.pyct.blocks import blocks, child_blocks
 from autograph.pyct.naming import Namer
@@ -65,8 +65,10 @@ def _block(stmts: list, flags: dict, namer: Namer, in_loop: bool) -> list:
         if isinstance(s, gast.Return) and in_loop:
             out.extend(_return_in_loop(s, flags, namer))
             continue
-        if isinstance(s, _LOOPS) and not anno.get(s, anno.PYTHON_ONLY, False) and \
-                jumps.contains(s, (gast.Return,), True):
+        # (a loop inside a `try` stays a Python loop, but its body may be inside a
+        #  function (a loop body, a `with` block that returns): its returns break out
+        #  of it too)
+        if isinstance(s, _LOOPS) and jumps.contains(s, (gast.Return,), True):
             do_return, retval = _names(flags, namer)
             if not in_loop:
                 out.extend(templates.replace(
@@ -83,6 +85,8 @@ def _block(stmts: list, flags: dict, namer: Namer, in_loop: bool) -> list:
             else:
                 after = templates.replace("if do_return:\n    return retval_", origin=s,
                                           do_return=do_return, retval_=retval)
+            for a in after:  # (its names too: a read may become `ag__.ld(do_return)`)
+                templates.copy_location(a, s)
             out.extend(after)
             continue
         if isinstance(s, gast.With) and not in_loop and _sometimes_returns(s):
@@ -108,6 +112,9 @@ def _return_in_with(node, flags: dict, namer: Namer) -> list:
     init = templates.replace("do_return = False\nretval_ = ag__.UNSET", origin=node,
                              do_return=do_return, retval_=retval)
     node.body = _block(node.body, flags, namer, in_loop=False)
+    # (a `try` inside: its returns set the flag, and what follows it runs `if not`)
+    node.body = block_jumps.transform(node.body, block_jumps.ReturnFlags(do_return, retval),
+                                      None)
     node.body = jumps.restructure(node.body, (gast.Return,), True, None)
     _returns_to_flag(node.body, do_return, retval)
     after = templates.replace("if do_return:\n    return retval_", origin=node,

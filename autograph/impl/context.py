@@ -117,6 +117,8 @@ class Outputs:
     list_names: set = field(default_factory=set)  # lists -> call_trees (`np.stack(xs)`)
     composite: dict = field(default_factory=dict)  # control flow: `self.x` -> stand-in
     always_live: set = field(default_factory=set)  # control flow: stand-ins are state
+    left_alone: list = field(default_factory=list)  # left_alone -> `autograph convert`
+                                                    # notes: nested defs kept as Python
 
 
 class Context:

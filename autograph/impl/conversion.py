@@ -5,7 +5,8 @@ The order matters and is written out in `convert_function_node` and `convert_def
  0. scope rewrites for the whole tree (`scoping`: `global` / bare annotations hoisted,
     walrus in `while` tests, private names mangled) and, where the user's function uses
     `ag__` itself, a fresh name for the operators module;
- 1. nested `def`s first (each converted as a function of its own);
+ 1. nested `def`s first (each converted as a function of its own; nested generators
+    and `async def`s are left as Python, with a note: `converters/left_alone.py`);
  2. unsupported constructs are rejected, `try` blocks marked to stay Python;
  3. directives (`set_loop_options`) are lifted onto their loops;
  4. subscript targets and list mutation become assignments (`x = ag__.setitem(...)`,
@@ -41,8 +42,8 @@ import gast
 
 from autograph.converters import (
     asserts, break_statements, call_trees, closures, conditional_expressions, control_flow,
-    directives, introspection, lists, logical_expressions, return_statements, scoping, slices,
-    variables,
+    directives, introspection, left_alone, lists, logical_expressions, return_statements,
+    scoping, slices, variables,
 )
 from autograph.errors import ConversionError
 from autograph.impl.context import Context, Scope
@@ -113,12 +114,15 @@ def convert_def(node, ctx: Context, enclosing: frozenset | None = None) -> None:
     # the user's own names (before the jump converters add flags): step 4 tells local
     # containers from global ones by them, `locals()` lists them
     user = Scope.of(node, info.walrus, frozenset() if top else enclosing)
-    # 1. nested functions, innermost first (their calls must not resolve a name of this
-    #    function statically)
-    for inner in _nested_defs(node):
-        convert_def(inner, ctx, user.enclosing | user.local)
-    ctx.scope = user
     filename = info.filename
+    # 1. nested functions, innermost first (their calls must not resolve a name of this
+    #    function statically); nested generators and async defs stay Python
+    if _MAYBE_UNSUPPORTED.search(info.source):
+        ctx.out.left_alone.extend(left_alone.mark_nested(node))
+    for inner in _nested_defs(node):
+        if not anno.get(inner, anno.DONE, False):
+            convert_def(inner, ctx, user.enclosing | user.local)
+    ctx.scope = user
     # 2. unsupported constructs; `try` blocks stay Python
     if _MAYBE_UNSUPPORTED.search(info.source):
         _check_supported(node, filename)
@@ -170,6 +174,8 @@ def _check_supported(node, filename: str) -> None:
     stack = list(node.body)
     while stack:
         n = stack.pop()
+        if anno.get(n, anno.DONE, False):
+            continue  # a nested generator or async def, left as Python
         bad = _UNSUPPORTED.get(type(n))
         if bad is not None:
             what, instead = bad

@@ -22,7 +22,9 @@ converted `def` gets `@ag__.autograph_artifact` as its innermost decorator (so t
 runs it as is instead of converting it again) and `import autograph.operators as ag__` is
 inserted after the module docstring and `__future__` imports. Functions the runtime would
 not convert either are left untouched: generators, `async def`, `@ag.do_not_convert` and
-`@ag.function(..., autograph=False)`.
+`@ag.function(..., autograph=False)`. One definition never stops the others: a generator
+or `async def` (top-level or nested) or a definition with a construct that cannot be
+converted is left as Python and noted (`Module.notes`; an error with `strict`).
 """
 from __future__ import annotations
 
@@ -36,7 +38,7 @@ from typing import NamedTuple
 
 import gast
 
-from autograph.converters import call_trees
+from autograph.converters import call_trees, left_alone
 from autograph.errors import ConversionError
 from autograph.impl.api import _explicit_super
 from autograph.impl.context import Context, FunctionInfo
@@ -88,8 +90,6 @@ def _final_name(expr) -> str | None:
 
 def _skip_reason(node) -> str | None:
     """Why the runtime would never convert this function, or None."""
-    if isinstance(node, gast.AsyncFunctionDef):
-        return "an async def"
     for d in node.decorator_list:
         name = _final_name(d)
         if name == "do_not_convert":
@@ -98,15 +98,17 @@ def _skip_reason(node) -> str | None:
                 k.arg == "autograph" and isinstance(k.value, gast.Constant) and
                 k.value.value is False for k in d.keywords):
             return "decorated with autograph=False"
-    stack = list(node.body)
-    while stack:  # a generator: `yield` in its own body (not in nested scopes)
-        n = stack.pop()
-        if isinstance(n, (gast.Yield, gast.YieldFrom)):
-            return "a generator"
-        if isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
-            continue
-        stack.extend(gast.iter_child_nodes(n))
-    return None
+    return left_alone.reason(node)  # a generator, an async def
+
+
+_LANGUAGE_SKIPS = ("a generator", "an async generator", "an async def (a coroutine)")
+
+
+class Note(NamedTuple):
+    """A definition `autograph convert` left as Python: 1-based line, 0-based column."""
+    lineno: int
+    col: int | None
+    message: str
 
 
 # -- what module-level names refer to --------------------------------------------------------
@@ -218,6 +220,7 @@ class Module:
         self.definitions = definitions(self.gast_tree)
         self.bindings = _Bindings(self.tree)
         self.aliases: set = set()  # other names of the operators module (`Outputs.ops_name`)
+        self.notes: list[Note] = []  # definitions left as Python by `converted`, why
 
     def find(self, qualname: str) -> Definition | None:
         """The definition named `qualname` (the last one, as Python would bind it)."""
@@ -240,6 +243,7 @@ class Module:
         except Exception as e:  # a converter bug: say which function triggered it
             raise RuntimeError(f"{self.filename}:{node.lineno}: converting {d.qualname} "
                                f"failed: {type(e).__name__}: {e}") from e
+        self.notes.extend(Note(n.lineno, n.col, n.text()) for n in ctx.out.left_alone)
         if d.is_method:
             _explicit_super(node)  # super() may move into generated nested functions
         if ctx.out.ops_name != "ag__":  # the function uses `ag__` itself
@@ -257,20 +261,38 @@ class Module:
         with parser.recursion_room(self.depth):
             return parser.unparse(node)
 
-    def converted(self) -> str:
-        """The whole module with every convertible function converted."""
+    def converted(self, strict: bool = False) -> str:
+        """The whole module with every convertible function converted. A generator, an
+        `async def` (at any depth) or a definition that cannot be converted is left as
+        Python with a note in `self.notes`; with `strict` it is a ConversionError."""
         edits = []  # (first line, last line, new text), 1-based inclusive
+        self.notes = []
         for d in self.definitions:
             if d.skip:
+                if d.skip in _LANGUAGE_SKIPS:
+                    self._left_alone(d.node, f"`{d.qualname}` is {d.skip}: left as Python "
+                                             "(AutoGraph does not convert it)", strict)
                 continue
             first, last = d.node.lineno, d.node.end_lineno
-            node, returns = self._convert(d)
+            try:
+                node, returns = self._convert(d)
+            except ConversionError as e:
+                if strict:
+                    raise
+                self.notes.append(Note(e.lineno or first, e.col,
+                                       f"`{d.qualname}` is left as Python: {e.message}"))
+                continue
             node.returns = returns
             line = self.lines[first - 1]
             indent = line[:len(line) - len(line.lstrip())]
             with parser.recursion_room(self.depth):
                 text = f"@{ARTIFACT}\n" + parser.unparse(node) + "\n"
             edits.append((first, last, _indent(text, indent)))
+        if strict and self.notes:
+            note = self.notes[0]
+            raise ConversionError(note.message + "; --strict refuses it", self.filename,
+                                  note.lineno, note.col)
+        self.notes.sort(key=lambda n: (n.lineno, n.col or 0))
         if not edits:
             return self.text
         out = list(self.lines)
@@ -286,6 +308,12 @@ class Module:
             header += "\n"
         out.insert(at, header)
         return "".join(out)
+
+    def _left_alone(self, node, message: str, strict: bool) -> None:
+        if strict:
+            raise ConversionError(message + "; --strict refuses it", self.filename,
+                                  node.lineno, node.col_offset)
+        self.notes.append(Note(node.lineno, node.col_offset, message))
 
     def _import_line(self) -> int:
         """Index in `lines` where the ag__ import goes: after the docstring and the
@@ -330,13 +358,17 @@ def _indent(text: str, indent: str) -> str:
                    for i, line in enumerate(lines))
 
 
-def convert_module_source(text: str, filename: str) -> str:
-    """Convert every function and method of a module's source statically.
+def convert_module_source(text: str, filename: str, notes: list | None = None,
+                          strict: bool = False) -> str:
+    """Convert every function and method of a module's source statically; the
+    definitions left as Python are appended to `notes` (a list of `Note`).
 
-    Raises SyntaxError (the input does not compile) or ConversionError (a function
-    cannot be converted)."""
+    Raises SyntaxError (the input does not compile), or with `strict` ConversionError (a
+    definition is left as Python)."""
     module = Module(text, filename)
-    out = module.converted()
+    out = module.converted(strict)
+    if notes is not None:
+        notes.extend(module.notes)
     try:
         with parser.recursion_room(module.depth):
             compile(out, filename, "exec", dont_inherit=True)
@@ -351,5 +383,5 @@ def convert_function_source(text: str, filename: str, qualname: str) -> str:
     return Module(text, filename).function_code(qualname)
 
 
-__all__ = ["Module", "Definition", "definitions", "convert_module_source",
+__all__ = ["Module", "Definition", "Note", "definitions", "convert_module_source",
            "convert_function_source", "source_lines", "IMPORT_LINE"]

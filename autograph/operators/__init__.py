@@ -6,7 +6,8 @@ values, and builds graph nodes (through `runtime`) when given symbolic ones.
 from autograph.operators.call import autograph_artifact, converted_call, dir_, locals_, slice_
 from autograph.operators.call import defined, ld_declared
 from autograph.operators.conditionals import if_exp, if_stmt
-from autograph.operators.exceptions import assert_stmt, python_only
+from autograph.operators.exceptions import assert_stmt, python_only, try_stmt
+from autograph.operators.generators import next_
 from autograph.operators.lists import array_, list_append, list_pop, stack
 from autograph.operators.logical import and_, compare_chain, not_, or_, truth
 from autograph.operators.loops import for_stmt, while_stmt
@@ -24,7 +25,7 @@ __all__ = [
     "UNSET", "Undefined", "ld", "ld_attr", "set_attr", "setitem",
     "print_",
 ]
-__all__ += ["isinstance_", "array_", "defined", "ld_declared"]
+__all__ += ["isinstance_", "array_", "defined", "ld_declared", "next_", "try_stmt"]
 
 
 def set_converted_call(impl) -> None:

@@ -114,6 +114,12 @@ class _PythonItems(SymbolicIterable):
     """A Python sequence zipped with a symbolic one (indexed with a symbolic index)."""
 
     def __init__(self, seq):
+        if hasattr(type(seq), "__next__"):  # a generator, another one-pass iterator
+            raise TypeError(
+                f"a {type(seq).__name__} is zipped with a symbolic sequence{where()}: the "
+                "symbolic loop reads every sequence by index, and a one-pass iterator has "
+                "none. Make it a list first (`list(...)`, or `list(itertools.islice(gen, "
+                "n))` for an endless generator), or loop over Python values.")
         self.seq = np.asarray(seq)
 
     def length(self):
@@ -269,4 +275,5 @@ BUILTIN_OVERRIDES = {
     "len": "len_", "range": "range_", "int": "int_", "float": "float_", "abs": "abs_",
     "min": "min_", "max": "max_", "sum": "sum_", "enumerate": "enumerate_", "zip": "zip_",
     "isinstance": "isinstance_", "print": "print_",  # print_: autograph/operators/printing.py
+    "next": "next_",  # next_: autograph/operators/generators.py
 }

@@ -98,14 +98,21 @@ def _liveness(stmts: list, live: set) -> set:
                      for n in target_names(i.optional_vars)}
             live = (_liveness(s.body, live) - bound) | reads(s.items)
         elif isinstance(s, gast.Try):
+            anno.set_(s, anno.LIVE_OUT, frozenset(live))
             inner = set(live)
-            for h in s.handlers:
-                inner |= _liveness(h.body, live)
+            for h in s.handlers:  # `except E as e` binds e on entry: not live before
+                inner |= (_liveness(h.body, live) - handler_names(h)) | \
+                    (reads(h.type) if h.type is not None else set())
             inner |= _liveness(s.finalbody, live) | _liveness(s.orelse, live)
             live = inner | _liveness(s.body, inner)
         else:
             live = (live - _kills(s)) | reads(s)
     return live
+
+
+def handler_names(handler) -> set:
+    """The name `except E as e` binds (in the handler only: Python unbinds it after)."""
+    return target_names(handler.name) if handler.name is not None else set()
 
 
 # -- attribute chains that surely exist ------------------------------------------------------
@@ -246,9 +253,16 @@ class _Definitions:
             must = _forget(must | attrs_seen(s.items), s.items) | w
             return self.block(s.body, maybe | w, must)
         if isinstance(s, gast.Try):
-            self.mark(s, maybe, must)
+            # `except E as e` binds e in its handler only (Python deletes it at the end)
+            for h in s.handlers:
+                bound = handler_names(h)
+                if h.type is not None:
+                    self.mark(h.type, maybe, must)
+                self.mark(h.body, maybe | bound, must | bound)
+            self.mark(s.body + s.orelse + s.finalbody, maybe, must)
             w = _simple(writes(s))
-            return maybe | w, _forget(must, s) | _simple(writes(s.finalbody))
+            unbound = set().union(*(handler_names(h) for h in s.handlers))
+            return maybe | w, (_forget(must, s) - unbound) | _simple(writes(s.finalbody))
         self.mark(s, maybe, must)
         w = _simple(writes(s))
         return maybe | w, _forget(must | attrs_seen(s), s) | w

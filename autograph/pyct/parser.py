@@ -215,11 +215,44 @@ def unparse(node) -> str:
     `ast.unparse` puts before nested definitions."""
     if isinstance(node, list):
         return "\n".join(unparse(n) for n in node)
-    text = ast.unparse(gast_to_ast.convert(node))
+    markers = _insert_note_markers(node)
+    try:
+        text = ast.unparse(gast_to_ast.convert(node))
+    finally:
+        for block, marker, _ in markers:
+            block.remove(marker)
+    if markers:
+        notes = {marker.value.id: note for _, marker, note in markers}
+        text = _MARKER_LINE.sub(lambda m: m.group(1) + "# " + notes[m.group(2)], text)
     lines = text.split("\n")
     keep = [line for i, line in enumerate(lines)
             if line or i + 1 >= len(lines) or not _DEF_START.match(lines[i + 1])]
     return "\n".join(keep)
+
+
+_MARKER_LINE = re.compile(r"^([ \t]*)(ag__note_\d+__)$", re.M)
+
+
+def _insert_note_markers(node) -> list:
+    """Put a marker statement before each statement with a note (`anno.NOTE`: a nested
+    definition left as Python), which `unparse` turns into a comment; returns the
+    (block, marker, note) triples to take out again."""
+    out = []
+    for n in gast.walk(node):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(n, field, None)
+            if not isinstance(block, list):
+                continue
+            for s in list(block):
+                note = anno.get(s, anno.NOTE, None) if isinstance(s, gast.AST) else None
+                if note is not None:
+                    name = gast.Name(id=f"ag__note_{len(out)}__", ctx=gast.Load(),
+                                     annotation=None, type_comment=None)
+                    marker = gast.copy_location(gast.Expr(value=name), s)
+                    gast.copy_location(name, s)
+                    block.insert(block.index(s), marker)
+                    out.append((block, marker, note))
+    return out
 
 
 _DEF_START = re.compile(r"\s*(def |class |async def |@)")

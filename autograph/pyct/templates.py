@@ -90,8 +90,8 @@ class _Replacer:
         self.subs = subs
         self.used: set = set()
         self.loc = None
-        if origin is not None:
-            self.loc = _start_of(origin)
+        if origin is not None and getattr(origin, "lineno", None) is not None:
+            self.loc = _start_of(origin)  # (an origin with no location gives none)
 
     def fresh(self, value):
         """A value to insert; nodes inserted twice are copied the second time."""
@@ -171,6 +171,8 @@ def _start_of(origin) -> dict:
 def copy_location(new, origin):
     """Give `new` (and its location-less descendants) the location of `origin`."""
     loc = _start_of(origin)
+    if loc["lineno"] is None:
+        return new
     for n in gast.walk(new):
         if "lineno" in n._attributes and getattr(n, "lineno", None) is None:
             n.__dict__.update(loc)

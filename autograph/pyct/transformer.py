@@ -44,7 +44,8 @@ class Walk:
 
     def node(self, node):
         t = type(node)
-        if t is gast.FunctionDef and anno.get(node, anno.DONE, False):
+        if (t is gast.FunctionDef or t is gast.AsyncFunctionDef) and \
+                anno.get(node, anno.DONE, False):
             return node
         control = t in _CONTROL
         if control:

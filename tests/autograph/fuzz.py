@@ -422,7 +422,8 @@ class _Gen:
         lines += body
         if not ended:
             lines.append("    " + self.ret_stmt(env))
-        helpers = fuzz_features.HELPERS + "\n\n" if {"linked", "state"} & self.features else ""
+        helpers = fuzz_features.HELPERS + "\n\n" if {"linked", "state", "try"} & self.features \
+            else ""
         return helpers + "\n".join(lines) + "\n"
 
 
@@ -501,7 +502,7 @@ def _run(fn, args, may_raise: bool):
     args = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
     try:
         return fn(*args), args
-    except ValueError as e:
+    except (ValueError, ArithmeticError, LookupError) as e:  # ("try": the ops that raise)
         if not may_raise:
             raise
         return ("raised", type(e).__name__, str(e)), args
@@ -519,7 +520,7 @@ def check(seed: int, directory: Path, source: str | None = None, graph: bool | N
     fn = load(generate(seed, features) if source is None else source, directory)
     sets = arg_sets(seed)
     py_sets = [tuple(_python_value(a) for a in args) for args in sets]
-    may_raise = "raise" in features
+    may_raise = "raise" in features or "try" in features
     # "state" carries over from call to call: each run starts from the same state and
     # the state after every call is compared
     scope = fn.__globals__

@@ -18,6 +18,10 @@
   as the function's first statement (a list that grows in one branch of a symbolic
   `if` only is refused by another rule). The runner compares the state after every call,
   on the symbolic path too: written values are written back by every call.
+- "try": `try` / `except E as e` / `else` / `finally` and `with` blocks holding random
+  statements (jumps and returns included, in loops too) and operations that may raise
+  (`ZeroDivisionError`, `IndexError`); handlers, `finally` and `__exit__` append to
+  `log`, which the runner compares.
 
 Each feature adds its setup lines at the top of the function, its statements to the
 statement kinds, and its observable state as one more element of every returned tuple.
@@ -26,7 +30,7 @@ the ones the graph path is checked with (none yet - see the module `fuzz.py` doc
 """
 from __future__ import annotations
 
-ALL = frozenset({"closures", "linked", "dicts", "lists", "raise", "arrays", "state"})
+ALL = frozenset({"closures", "linked", "dicts", "lists", "raise", "arrays", "state", "try"})
 SYMBOLIC_OK: frozenset = frozenset({"state"})
 
 HELPERS = '''
@@ -56,6 +60,19 @@ class Node:
         self.next = None
 
 
+class Logged:
+    def __init__(self, log, tag):
+        self.log, self.tag = log, tag
+
+    def __enter__(self):
+        self.log.append(("enter", self.tag))
+        return self.tag
+
+    def __exit__(self, kind, value, tb):
+        self.log.append(("exit", self.tag, kind.__name__ if kind else None))
+        return False
+
+
 def walk(node):
     out = []
     while node is not None:
@@ -82,6 +99,8 @@ def setup(features) -> list:
         # appended first: later, an early `return` under a symbolic condition would put
         # the append under that condition, where changing a list's length is refused
         out += ["st = STATE", "st.hist.append(x - y)"]
+    if "try" in features:
+        out.append("log = []")
     return out
 
 
@@ -98,6 +117,8 @@ def observed(features) -> list:
         out.append("list(acc)")
     if "state" in features:
         out.append("snap(st, False)")  # the lists only appended to: compared after calls
+    if "try" in features:
+        out.append("list(log)")
     return out
 
 
@@ -119,6 +140,10 @@ def kinds(gen, env) -> list:
         out += ["alias_write"]
     if "state" in features:
         out += ["store"]
+    if "try" in features:
+        out += ["may_raise"]
+        if gen.budget > 2 and env.if_depth < 3:
+            out += ["try", "with"]
     return out
 
 
@@ -181,7 +206,52 @@ def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
             lines.append(f"{pad}{var} = {var} + st.v{v}")
         else:
             lines.append(f"{pad}st.memo['a'] = st.memo['a'] * 0.25 + {gen.float_expr(env, 1)}")
+    elif kind in ("try", "with"):
+        _block_stmt(gen, kind, env, pad, lines)
+    elif kind == "may_raise":
+        target = r.choice(gen.int_names)
+        if gen.chance(0.5):
+            rhs = f"60 // ({gen.bounded_int(env)} - {gen.bounded_int(env)})"
+        else:
+            rhs = f"[3, 5, 7][{gen.bounded_int(env)}]"
+        lines.append(f"{pad}{target} = ({target} + {rhs}) % 1009")
     elif kind == "alias_write":
         idx = gen.index(env)
         lines.append(f"{pad}ys[{idx}] = {gen.float_expr(env, 1)}")
     return False
+
+
+def _block_stmt(gen, kind: str, env, pad: str, lines: list) -> None:
+    """A `try` (handlers, maybe `else` / `finally`) or a `with Logged(...)` block."""
+    r = gen.r
+    indent = len(pad) // 4 + 1
+    inner = env.child()
+    inner.if_depth += 1
+    tag = gen.fresh("b")
+    if kind == "with":
+        lines.append(f"{pad}with Logged(log, '{tag}') as {tag}:")
+        gen.block(inner.child(), indent, lines)
+        return
+    lines.append(f"{pad}try:")
+    gen.block(inner.child(), indent, lines)
+    handlers = r.sample(["ZeroDivisionError", "IndexError", "ArithmeticError",
+                         "(ValueError, LookupError)", "Exception"], r.randint(0, 2))
+    if not handlers and gen.chance(0.5):
+        handlers = ["ZeroDivisionError"]
+    for h in handlers:
+        if gen.chance(0.5):
+            lines.append(f"{pad}except {h} as e:")
+            lines.append(f"{pad}    log.append(('{tag}', type(e).__name__))")
+        else:
+            lines.append(f"{pad}except {h}:")
+            lines.append(f"{pad}    log.append(('{tag}', '{h}'))")
+        if gen.chance(0.5):
+            gen.block(inner.child(), indent, lines, max_stmts=2)
+    if handlers and gen.chance(0.3):
+        lines.append(f"{pad}else:")
+        lines.append(f"{pad}    log.append(('{tag}', 'else'))")
+        if gen.chance(0.5):
+            gen.block(inner.child(), indent, lines, max_stmts=2)
+    if not handlers or gen.chance(0.5):
+        lines.append(f"{pad}finally:")
+        lines.append(f"{pad}    log.append(('{tag}', 'finally'))")

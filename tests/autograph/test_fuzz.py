@@ -49,6 +49,17 @@ def test_fuzz_seed_with_closures_containers_raise_aliasing(seed, tmp_path):
         f"seed {seed}:\n{fuzz.generate(seed, IN_SUITE_FEATURES)}\n{problem}"
 
 
+@pytest.mark.parametrize("seed", range(150, 250))
+def test_fuzz_seed_with_try_and_with_blocks(seed, tmp_path):
+    """`try` / `except ... as e` / `else` / `finally` and `with` blocks with jumps and
+    raising operations inside (the Python-value path; more seeds: `python -m
+    tests.autograph.fuzz 0 10000 --features=try --python-only`)."""
+    features = frozenset({"try"})
+    with np.errstate(all="ignore"):
+        problem = fuzz.check(seed, tmp_path, graph=False, features=features)
+    assert problem is None, f"seed {seed}:\n{fuzz.generate(seed, features)}\n{problem}"
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_fuzz_seed_with_state_that_outlives_the_call(seed, tmp_path):
     """Values stored on a module-level object: on the symbolic path, a program that
@@ -65,7 +76,8 @@ def test_features_appear_in_generated_programs():
     text = "\n".join(fuzz.generate(s, fuzz.fuzz_features.ALL) for s in range(40))
     for snippet in ("fs.append(lambda q:", "fs.append(g", "cur.next = Node(", "cur = cur.next",
                     "d = dict(d)", "acc.append(", "acc.pop()", "raise ValueError(", "ys[",
-                    "st.v", "st.n"):
+                    "st.v", "st.n", "try:", "except ZeroDivisionError", " as e:",
+                    "finally:", "with Logged(log,", "[3, 5, 7]["):
         assert snippet in text, snippet
 
 

@@ -108,9 +108,9 @@ def test_a_syntax_error_points_at_the_line(tmp_path, write):
 
 def test_show_converts_only_what_it_shows(write):
     """A function that cannot be converted does not stop `show` on another one."""
-    src = write("m.py", "def f(x):\n    return -x\n\ndef g(xs):\n    def h():\n"
-                        "        yield 1\n    return h\n")
+    src = write("m.py", "def f(x):\n    return -x\n\ndef g(n):\n    while n > 0:\n"
+                        "        ag.set_loop_options(3)\n        n -= 1\n    return n\n")
     result = run_cli("show", f"{src}::f")
     assert result.returncode == 0 and result.stdout == "def f(x):\n    return -x\n"
     err = assert_user_error(run_cli("show", f"{src}::g"))
-    assert "cannot convert: `yield`" in err
+    assert "cannot convert: set_loop_options() takes keyword arguments only" in err
