@@ -1,0 +1,327 @@
+"""Random draws as stateful graph operations: every call of a traced function draws from
+the same generator object eager NumPy would draw from, in program order.
+
+    draw(generator, "normal", (), {"loc": x, "size": (3,)})   # a "random_draw" node
+    shuffle_into(generator, x, axis=0)                         # `rng.shuffle(x)`, x symbolic
+    reseed(np.random.seed, (0,), {})                           # `np.random.seed(0)` in a graph
+
+A "random_draw" node holds the generator (a `np.random.Generator` or `RandomState`; the
+`np.random.*` functions are methods of NumPy's global RandomState) and the method's
+name; its arguments are the call's own, symbolic ones as node inputs. The node is
+stateful and an effect: never folded, merged, hoisted or removed (an unused draw still
+consumes the generator's state, as in NumPy), and run in program order with the other
+effects. At run time it calls the method itself, so each call consumes the generator's
+state and returns exactly NumPy's numbers, of NumPy's type (a Python float for
+`rng.normal()`: a weak scalar, as NEP 50 treats it).
+
+The result's shape and dtype are found while tracing by calling the method on a copy of
+the generator (the generator itself is untouched), with arrays of the inputs' static
+shapes standing for the symbolic inputs: a draw whose inputs or `size` have an unknown
+dimension is refused. A generator created while tracing (`np.random.default_rng(0)` in
+the function: a fresh one on every eager call) is drawn from through a copy of its state
+at that point, so every call gets the same numbers, as eagerly.
+
+No gradient flows through a draw (differentiating raises); a shuffle is a random
+`permutation` of indices followed by `np.take`, so its gradient is the permutation.
+"""
+from __future__ import annotations
+
+import copy
+import sys
+import weakref
+from typing import Any
+
+import numpy as np
+
+from runtime.core import tracing
+from runtime.core.errors import where
+from runtime.core.registry import OpDef, bind
+from runtime.core.structure import flatten, unflatten
+from runtime.core.tensor import Tensor, _fmt_shape
+from runtime.ops.functions import resolve_variables
+from runtime.state.views import resolve, write
+
+
+class _Input:
+    """Stands for the node's k-th input inside the call's argument template."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int):
+        self.index = index
+
+    def __repr__(self) -> str:
+        return f"<input {self.index}>"
+
+
+class LocalGenerator:
+    """A generator the traced function creates itself (`rng = np.random.default_rng(0)`):
+    eagerly a fresh one on every call. Its `random_make` node creates it again each time
+    the graph runs (`current`); its draws draw from that one. Concurrent calls of one
+    Function share it."""
+
+    def __init__(self, made, what: str):
+        self.current = made
+        self.what = what
+
+    def __repr__(self) -> str:
+        return f"<{self.what} made in the function>"
+
+
+class Call:
+    """A call's arguments with markers for the node's inputs (and, for draws, the static
+    shape and dtype of the result): the listing shows it as the user wrote the call."""
+
+    __slots__ = ("tree", "leaves", "result")
+
+    def __init__(self, tree, leaves: list, result: tuple | None = None):
+        self.tree, self.leaves, self.result = tree, tuple(leaves), result
+
+    def __repr__(self) -> str:
+        args, kwargs = unflatten(self.tree, list(self.leaves))
+        return "(" + ", ".join([repr(a) for a in args] +
+                               [f"{k}={v!r}" for k, v in kwargs.items()]) + ")"
+
+
+def _fill(template: Call, values):
+    return unflatten(template.tree, [values[x.index] if type(x) is _Input else
+                                     x.current if type(x) is LocalGenerator else x
+                                     for x in template.leaves])
+
+
+def _source(generator):
+    return generator.current if type(generator) is LocalGenerator else generator
+
+
+def _draw_kernel(*values, generator, method, call):
+    args, kwargs = _fill(call, values)
+    return getattr(_source(generator), method)(*args, **kwargs)
+
+
+def _draw_abstract_eval(op, inputs, attrs):
+    return [attrs["call"].result]
+
+
+class _Code(str):
+    """Generated-code text of an input (already an expression, not a constant)."""
+
+
+def _expr(gen, value) -> str:
+    if type(value) is _Code:
+        return value
+    if type(value) in (list, tuple):
+        items = [_expr(gen, v) for v in value]
+        closing = "," if type(value) is tuple and len(items) == 1 else ""
+        body = ", ".join(items) + closing
+        return f"({body})" if type(value) is tuple else f"[{body}]"
+    if type(value) is dict:
+        return "{" + ", ".join(f"{k!r}: {_expr(gen, v)}" for k, v in value.items()) + "}"
+    if type(value) is LocalGenerator:
+        return f"{gen.const(value, 'made')}.current"
+    return gen.lit(value)
+
+
+def _call_text(gen, ins, template) -> str:
+    args, kwargs = unflatten(template.tree, [_Code(ins[x.index]) if type(x) is _Input else x
+                                             for x in template.leaves])
+    return ", ".join([_expr(gen, a) for a in args] +
+                     [f"{k}={_expr(gen, v)}" for k, v in kwargs.items()])
+
+
+def _format_draw(gen, ins, attrs):
+    """`rng_normal(x, size=(3,))`: the generator's own method, called as the user did."""
+    generator, method = attrs["generator"], attrs["method"]
+    if type(generator) is LocalGenerator:
+        callee = f"{gen.const(generator, 'made')}.current.{method}"
+    else:
+        callee = gen.const(getattr(generator, method), f"draw_{method}")
+    return f"{callee}({_call_text(gen, ins, attrs['call'])})"
+
+
+def _no_gradient(rec, cts):
+    raise NotImplementedError(
+        f"No gradient flows through a random draw ({rec.attrs['method']} of "
+        f"{type(rec.attrs['generator']).__name__}). To differentiate through a sample, draw "
+        "a standard one and transform it: `mu + sigma * rng.standard_normal(size)`.")
+
+
+RANDOM_DRAW = OpDef("random_draw", _draw_kernel, _draw_abstract_eval, stateful=True,
+                    effect=True, grad=_no_gradient, format=_format_draw)
+
+
+def _call_kernel(*values, function, call):
+    args, kwargs = _fill(call, values)
+    function(*args, **kwargs)
+
+
+def _format_call(gen, ins, attrs):
+    return f"{gen.const(attrs['function'], attrs['function'].__name__)}({_call_text(gen, ins, attrs['call'])})"
+
+
+# `np.random.seed(0)`, `np.random.set_state(s)`: done again each time the graph runs
+RANDOM_CALL = OpDef("random_call", _call_kernel, lambda op, ins, attrs: [], num_outputs=0,
+                    stateful=True, effect=True, format=_format_call)
+
+
+def _make_kernel(*values, holder, function, call):
+    args, kwargs = _fill(call, values)
+    holder.current = function(*args, **kwargs)
+
+
+def _format_make(gen, ins, attrs):
+    return (f"{gen.const(attrs['holder'], 'made')}.current = "
+            f"{gen.const(attrs['function'], attrs['function'].__name__)}({_call_text(gen, ins, attrs['call'])})")
+
+
+RANDOM_MAKE = OpDef("random_make", _make_kernel, lambda op, ins, attrs: [], num_outputs=0,
+                    stateful=True, effect=True, format=_format_make)
+
+
+# -- tracing -----------------------------------------------------------------------------
+_LOCAL: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # root graph -> {id: holder}
+
+
+def _root():
+    graph = tracing.current_graph()
+    while graph is not None and graph.parent is not None:
+        graph = graph.parent
+    return graph
+
+
+def local_holder(obj) -> LocalGenerator | None:
+    """The holder of `obj` when the current trace created it, else None."""
+    made = _LOCAL.get(_root())
+    entry = made.get(id(obj)) if made else None
+    return entry[1] if entry is not None and entry[0] is obj else None
+
+
+def _template(what: str, args: tuple, kwargs: dict):
+    """(tree, leaves with _Input / LocalGenerator markers) and the symbolic inputs."""
+    leaves, tree = flatten((tuple(args), dict(kwargs)))
+    leaves = resolve_variables(leaves)
+    inputs, marked = [], []
+    for x in leaves:
+        if isinstance(x, Tensor):
+            x = resolve(x)
+            if None in x.shape:
+                raise TypeError(
+                    f"{what}: an argument of shape {_fmt_shape(x.shape)} has a dimension "
+                    f"unknown while tracing{where()}; a random draw needs static shapes. "
+                    "Give the function an input_signature with that dimension fixed, or "
+                    "draw outside the function and pass the numbers in.")
+            marked.append(_Input(len(inputs)))
+            inputs.append(x)
+        else:
+            marked.append(local_holder(x) or x)
+    return Call(tree, marked), inputs
+
+
+_FILLS = ("ones", "counting", "fractions")
+
+
+def _stand_in(t: Tensor, k: int, fill: str) -> np.ndarray:
+    """A concrete array of `t`'s shape and dtype with values most draws accept."""
+    shape = tuple(t.shape)
+    value = {"ones": 1, "counting": k + 1,
+             "fractions": 1 / max(1, shape[-1] if shape else 1)}[fill]
+    if t.dtype.kind in "biu":
+        value = max(1, int(value))
+    return np.full(shape, value, dtype=t.dtype)
+
+
+def _probe(generator, method: str, template, inputs: list, what: str):
+    """The (shape, dtype, weak) of the draw's result, drawn from a copy of the generator
+    (the generator itself is untouched)."""
+    error = None
+    for fill in _FILLS if inputs else _FILLS[:1]:
+        args, kwargs = _fill(template, [_stand_in(t, k, fill) for k, t in enumerate(inputs)])
+        try:
+            result = getattr(copy.deepcopy(_source(generator)), method)(*args, **kwargs)
+        except (ValueError, TypeError, OverflowError) as e:
+            if not inputs:
+                raise  # static arguments NumPy refuses: the error eager code gets
+            error = error or e
+            continue
+        if type(result) in (float, int, bool):
+            return (), np.dtype(type(result)), True
+        if isinstance(result, (np.ndarray, np.generic)) and result.dtype.kind in "biufc":
+            return result.shape, result.dtype, False
+        raise TypeError(f"{what} returns a {type(result).__name__}, which a graph cannot "
+                        f"hold{where()}; draw it outside the function and pass it in.")
+    raise TypeError(f"{what}: the shape of the numbers it draws could not be worked out "
+                    f"from its symbolic arguments ({error}){where()}. Pass the arguments "
+                    "that decide the shape (size, p, ...) as Python values.") from error
+
+
+def draw(generator, method: str, args: tuple, kwargs: dict, what: str = "") -> Any:
+    """`getattr(generator, method)(*args, **kwargs)` as a node of the current trace."""
+    what = what or f"{type(generator).__name__}.{method}"
+    if kwargs.get("out") is not None:
+        raise TypeError(f"{what}(..., out=...) is not supported in graphs{where()}: use the "
+                        "returned value.")
+    generator = local_holder(generator) or generator
+    template, inputs = _template(what, args, kwargs)
+    shape, dtype, weak = _probe(generator, method, template, inputs, what)
+    template.result = (shape, dtype)
+    out = bind(RANDOM_DRAW, *inputs, generator=generator, method=method, call=template)
+    if weak:
+        out.weak = True
+    return out
+
+
+def make(function, args: tuple, kwargs: dict) -> Any:
+    """`np.random.default_rng(seed)` (a generator or bit generator made by the function):
+    made now for the trace, and made again each time the graph runs."""
+    what = f"np.random.{getattr(function, '__name__', 'make')}"
+    template, inputs = _template(what, args, kwargs)
+    stand_ins = [_stand_in(t, k, "ones") for k, t in enumerate(inputs)]
+    args, kwargs = _fill(template, stand_ins)
+    made = function(*args, **kwargs)
+    holder = LocalGenerator(made, type(made).__name__)
+    root = _root()
+    table = _LOCAL.get(root)
+    if table is None:
+        table = _LOCAL[root] = {}
+    table[id(made)] = (made, holder)
+    bind(RANDOM_MAKE, *inputs, holder=holder, function=function, call=template)
+    return made
+
+
+def shuffle_into(generator, x: Tensor, axis: int = 0, what: str = "shuffle") -> None:
+    """`generator.shuffle(x[, axis])` of a symbolic array: the same state NumPy's shuffle
+    consumes (one random permutation of the axis' length; none for an empty array) and
+    the same order, written into `x` as NumPy writes in place (aliases and views see it;
+    an argument array is written back after the call)."""
+    x = resolve(x)
+    if x.ndim == 0:
+        raise TypeError(f"{what}: x must be an array of at least one dimension{where()}")
+    if None in x.shape:
+        raise TypeError(f"{what} of an array of shape {_fmt_shape(x.shape)}, unknown while "
+                        f"tracing{where()}: a random draw needs static shapes. Give the "
+                        "function an input_signature with the dimensions fixed.")
+    if not isinstance(axis, int) or not -x.ndim <= axis < x.ndim:
+        raise TypeError(f"{what}: axis must be a Python int within the array's dimensions"
+                        f"{where()}")
+    if 0 in x.shape:
+        return  # NumPy shuffles nothing and draws nothing
+    order = draw(generator, "permutation", (x.shape[axis],), {}, what=what)
+    try:
+        write(x, np.take(x, order, axis=axis))
+    except ValueError as e:
+        if "defined outside the symbolic" not in str(e):
+            raise
+        raise ValueError(
+            f"{what} shuffles `x` in place inside a symbolic `if` / loop{where()}, but `x` is "
+            "not assigned in that block, so the block does not carry its new value out. "
+            "Assign the array in the block before the call (e.g. `x = x.copy()`).") from None
+
+
+def call(function, args: tuple, kwargs: dict) -> None:
+    """`np.random.seed(...)` / `set_state(...)`: done at run time, in program order."""
+    template, inputs = _template(f"np.random.{function.__name__}", args, kwargs)
+    bind(RANDOM_CALL, *inputs, function=function, call=template)
+
+
+def global_generator():
+    """NumPy's legacy global RandomState (what `np.random.normal` and friends draw from)."""
+    return sys.modules["numpy.random"].mtrand._rand
