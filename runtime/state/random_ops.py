@@ -1,33 +1,36 @@
 """Random draws as stateful graph operations: every call of a traced function draws from
 the same generator object eager NumPy would draw from, in program order.
 
-    draw(generator, "normal", (), {"loc": x, "size": (3,)})   # a "random_draw" node
-    shuffle_into(generator, x, axis=0)                         # `rng.shuffle(x)`, x symbolic
-    reseed(np.random.seed, (0,), {})                           # `np.random.seed(0)` in a graph
+    draw(rng, "normal", (), {"loc": x, "size": (3,)})  # "random_draw": rng.normal(x, size=3)
+    shuffle_into(rng, x, axis=0)                       # rng.shuffle(x) of a symbolic array
+    make(np.random.default_rng, (seed,), {})           # "random_make": made again per run
+    call(np.random.seed, (0,), {})                     # "random_call": reseeds per run
 
 A "random_draw" node holds the generator (a `np.random.Generator` or `RandomState`; the
 `np.random.*` functions are methods of NumPy's global RandomState) and the method's
-name; its arguments are the call's own, symbolic ones as node inputs. The node is
-stateful and an effect: never folded, merged, hoisted or removed (an unused draw still
-consumes the generator's state, as in NumPy), and run in program order with the other
-effects. At run time it calls the method itself, so each call consumes the generator's
-state and returns exactly NumPy's numbers, of NumPy's type (a Python float for
-`rng.normal()`: a weak scalar, as NEP 50 treats it).
+name; its arguments are the call's own, symbolic ones as node inputs (0-d values passed
+as NumPy scalars, as eager code holds them). All three ops are stateful effects: never
+folded, merged, hoisted or removed (an unused draw still consumes the generator's state,
+as in NumPy) and run in program order with the other effects. At run time the node
+calls the method itself, so each call consumes the generator's state and returns
+exactly NumPy's numbers (what is a Python number eagerly, `rng.normal()`, is a NumPy
+scalar of its type in the graph, weak as NEP 50 treats the Python number).
 
 The result's shape and dtype are found while tracing by calling the method on a copy of
 the generator (the generator itself is untouched), with arrays of the inputs' static
-shapes standing for the symbolic inputs: a draw whose inputs or `size` have an unknown
-dimension is refused. A generator created while tracing (`np.random.default_rng(0)` in
-the function: a fresh one on every eager call) is drawn from through a copy of its state
-at that point, so every call gets the same numbers, as eagerly.
+shapes standing for the symbolic inputs; a draw whose inputs have an unknown dimension,
+or whose number of values depends on an integer computed in the graph, is refused. A
+generator the function makes itself (`np.random.default_rng(seed)`: a fresh one on every
+eager call) is a `LocalGenerator`, made again by its "random_make" node on every run.
 
 No gradient flows through a draw (differentiating raises); a shuffle is a random
-`permutation` of indices followed by `np.take`, so its gradient is the permutation.
+`permutation` draw followed by `np.take`, so its gradient is the permutation.
 """
 from __future__ import annotations
 
 import copy
 import sys
+import threading
 import weakref
 from typing import Any
 
@@ -54,11 +57,11 @@ class _Input:
         return f"<input {self.index}>"
 
 
-class LocalGenerator:
+class LocalGenerator(threading.local):
     """A generator the traced function creates itself (`rng = np.random.default_rng(0)`):
     eagerly a fresh one on every call. Its `random_make` node creates it again each time
-    the graph runs (`current`); its draws draw from that one. Concurrent calls of one
-    Function share it."""
+    the graph runs (`current`); its draws draw from that one. Per thread, so that calls
+    running concurrently each have their own, as eagerly."""
 
     def __init__(self, made, what: str):
         self.current = made
@@ -72,10 +75,11 @@ class Call:
     """A call's arguments with markers for the node's inputs (and, for draws, the static
     shape and dtype of the result): the listing shows it as the user wrote the call."""
 
-    __slots__ = ("tree", "leaves", "result")
+    __slots__ = ("tree", "leaves", "result", "scalar")
 
     def __init__(self, tree, leaves: list, result: tuple | None = None):
         self.tree, self.leaves, self.result = tree, tuple(leaves), result
+        self.scalar = None  # a Python number's NumPy type (the graph holds NumPy values)
 
     def __repr__(self) -> str:
         args, kwargs = unflatten(self.tree, list(self.leaves))
@@ -83,8 +87,14 @@ class Call:
                                [f"{k}={v!r}" for k, v in kwargs.items()]) + ")"
 
 
+def _scalar(v):
+    # a 0-d graph value stands for the NumPy scalar eager code holds (`x[0]`, `n + 1`);
+    # seeds and `size` take only that
+    return v[()] if type(v) is np.ndarray and v.ndim == 0 else v
+
+
 def _fill(template: Call, values):
-    return unflatten(template.tree, [values[x.index] if type(x) is _Input else
+    return unflatten(template.tree, [_scalar(values[x.index]) if type(x) is _Input else
                                      x.current if type(x) is LocalGenerator else x
                                      for x in template.leaves])
 
@@ -95,7 +105,8 @@ def _source(generator):
 
 def _draw_kernel(*values, generator, method, call):
     args, kwargs = _fill(call, values)
-    return getattr(_source(generator), method)(*args, **kwargs)
+    drawn = getattr(_source(generator), method)(*args, **kwargs)
+    return drawn if call.scalar is None else call.scalar(drawn)
 
 
 def _draw_abstract_eval(op, inputs, attrs):
@@ -135,7 +146,9 @@ def _format_draw(gen, ins, attrs):
         callee = f"{gen.const(generator, 'made')}.current.{method}"
     else:
         callee = gen.const(getattr(generator, method), f"draw_{method}")
-    return f"{callee}({_call_text(gen, ins, attrs['call'])})"
+    text = f"{callee}({_call_text(gen, ins, attrs['call'])})"
+    scalar = attrs["call"].scalar
+    return text if scalar is None else f"{gen.lit(scalar)}({text})"
 
 
 def _no_gradient(rec, cts):
@@ -229,19 +242,41 @@ def _stand_in(t: Tensor, k: int, fill: str) -> np.ndarray:
     return np.full(shape, value, dtype=t.dtype)
 
 
+def _try(generator, method: str, template, stand_ins: list):
+    args, kwargs = _fill(template, stand_ins)
+    return getattr(copy.deepcopy(_source(generator)), method)(*args, **kwargs)
+
+
+def _shape_follows_values(generator, method, template, stand_ins, shape) -> bool:
+    """Whether the number of values drawn depends on an integer computed in the graph
+    (`size=n`, `permutation(n)`): drawn again with those integers one larger."""
+    if not any(a.dtype.kind in "iu" for a in stand_ins):
+        return False
+    bigger = [a + 1 if a.dtype.kind in "iu" else a for a in stand_ins]
+    try:
+        return np.shape(_try(generator, method, template, bigger)) != shape
+    except (ValueError, TypeError, OverflowError):
+        return False
+
+
 def _probe(generator, method: str, template, inputs: list, what: str):
     """The (shape, dtype, weak) of the draw's result, drawn from a copy of the generator
     (the generator itself is untouched)."""
     error = None
     for fill in _FILLS if inputs else _FILLS[:1]:
-        args, kwargs = _fill(template, [_stand_in(t, k, fill) for k, t in enumerate(inputs)])
+        stand_ins = [_stand_in(t, k, fill) for k, t in enumerate(inputs)]
         try:
-            result = getattr(copy.deepcopy(_source(generator)), method)(*args, **kwargs)
+            result = _try(generator, method, template, stand_ins)
         except (ValueError, TypeError, OverflowError) as e:
             if not inputs:
                 raise  # static arguments NumPy refuses: the error eager code gets
             error = error or e
             continue
+        if _shape_follows_values(generator, method, template, stand_ins, np.shape(result)):
+            raise TypeError(
+                f"{what}: how many numbers it draws depends on an integer computed in the "
+                f"graph{where()}; a random draw needs static shapes. Pass sizes as Python "
+                "ints (a dimension known while tracing), or draw outside the function.")
         if type(result) in (float, int, bool):
             return (), np.dtype(type(result)), True
         if isinstance(result, (np.ndarray, np.generic)) and result.dtype.kind in "biufc":
@@ -263,6 +298,8 @@ def draw(generator, method: str, args: tuple, kwargs: dict, what: str = "") -> A
     template, inputs = _template(what, args, kwargs)
     shape, dtype, weak = _probe(generator, method, template, inputs, what)
     template.result = (shape, dtype)
+    if weak:  # a Python number eagerly: a NumPy scalar in the graph, weak (NEP 50)
+        template.scalar = dtype.type
     out = bind(RANDOM_DRAW, *inputs, generator=generator, method=method, call=template)
     if weak:
         out.weak = True

@@ -29,6 +29,14 @@ from runtime.core import tracing
 from runtime.core.errors import user_stacklevel
 
 
+# `rng.shuffle(x)` of a symbolic array in code the tracer cannot see calls in (autograph=
+# False) swaps rows through views and duplicates them; NumPy warns first (it shuffles an
+# object that is not an ndarray). Tensors exist only while tracing, so making exactly that
+# warning an error affects nothing else; converted code shuffles exactly (random_ops.py).
+warnings.filterwarnings("error", message="you are shuffling a 'Tensor' object",
+                        category=UserWarning)
+
+
 def _random_types() -> tuple:
     random = sys.modules.get("numpy.random")
     return () if random is None else (random.Generator, random.RandomState,

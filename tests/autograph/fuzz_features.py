@@ -17,6 +17,10 @@
   the symbolic path a stored value computed from the arguments is symbolic: the trace
   must end in the escape check's error naming `STATE` (never a dead Tensor left in
   STATE, never another error); a program that stores only Python values must match.
+- "random": draws from seeded generators (`random_*` below): NumPy's global one and a
+  Generator made in the function, seeded from the arguments at its top, drawn from in
+  branches and loops, with arguments computed in the function, and a shuffle of an array
+  made from `xs`; the generators' next draws are observed after the body.
 
 Each feature adds its setup lines at the top of the function, its statements to the
 statement kinds, and its observable state as one more element of every returned tuple.
@@ -25,8 +29,8 @@ the ones the graph path is checked with (none yet - see the module `fuzz.py` doc
 """
 from __future__ import annotations
 
-ALL = frozenset({"closures", "linked", "dicts", "lists", "raise", "arrays", "state"})
-SYMBOLIC_OK: frozenset = frozenset({"state"})
+ALL = frozenset({"closures", "linked", "dicts", "lists", "raise", "arrays", "state", "random"})
+SYMBOLIC_OK: frozenset = frozenset({"state", "random"})
 
 HELPERS = '''
 class Box:
@@ -67,7 +71,7 @@ def setup(features) -> list:
     if "state" in features:
         out += ["st = STATE", "st.__dict__.clear()", "st.v0 = st.v1 = st.v2 = 0.0",
                 "st.n0 = st.n1 = 0"]
-    return out
+    return out + random_setup(features)
 
 
 def observed(features) -> list:
@@ -83,7 +87,7 @@ def observed(features) -> list:
         out.append("list(acc)")
     if "state" in features:
         out.append("sorted(vars(st).items())")
-    return out
+    return out + random_observed(features)
 
 
 def kinds(gen, env) -> list:
@@ -104,7 +108,7 @@ def kinds(gen, env) -> list:
         out += ["alias_write"]
     if "state" in features:
         out += ["store"]
-    return out
+    return out + random_kinds(features)
 
 
 def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
@@ -156,4 +160,42 @@ def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
     elif kind == "alias_write":
         idx = gen.index(env)
         lines.append(f"{pad}ys[{idx}] = {gen.float_expr(env, 1)}")
+    elif kind == "draw":
+        random_stmt(gen, env, pad, lines)
     return False
+
+
+# -- "random" ---------------------------------------------------------------------------------
+def random_setup(features) -> list:
+    if "random" not in features:
+        return []
+    # the module imports nothing: numpy is reached through __import__
+    return ["rnp = __import__('numpy')", "rnp.random.seed(abs(k) * 5 + n)",
+            "rng = rnp.random.default_rng(abs(k) + n * 3)"]
+
+
+def random_observed(features) -> list:
+    return ["[rng.random(), rnp.random.random()]"] if "random" in features else []
+
+
+def random_kinds(features) -> list:
+    return ["draw", "draw"] if "random" in features else []
+
+
+def random_stmt(gen, env, pad: str, lines: list) -> None:
+    r = gen.r
+    target = r.choice(gen.float_names)
+    arg = gen.float_expr(env, 1)
+    draw = r.choice([
+        "rng.normal()", "rnp.random.rand()", "rng.random()", "rnp.random.randint(0, 4)",
+        f"rng.uniform({arg}, {arg} + 1.0)", f"rng.normal({arg}, 0.5)",
+        "rng.standard_normal(3).sum()", "rnp.random.normal(size=2)[1]",
+        "rng.integers(0, 5) * 0.5", f"rng.choice(xs) * {arg}", "rng.permutation(xs)[0]",
+    ])
+    if gen.chance(0.2):
+        s = gen.fresh("s")
+        lines += [f"{pad}{s} = rnp.array(xs)",
+                  f"{pad}{r.choice(['rng', 'rnp.random'])}.shuffle({s})",
+                  f"{pad}{target} = {target} + {s}[0] - {s}[3]"]
+    else:
+        lines.append(f"{pad}{target} = {target} + {draw}")

@@ -1,6 +1,8 @@
 """Random draws the tracer cannot see (autograph=False, unconverted code) are frozen into
 the graph: every such way of drawing warns. Converted code draws on every call
 (tests/autograph/test_random_draws.py)."""
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -124,3 +126,23 @@ def test_spawning_draws_nothing_and_each_generator_is_named_once():
         ag.function(raw_bits)(np.zeros(2))
     text = str(record[0].message)
     assert text.startswith("PCG64.random_raw drew random numbers") and "`RNG`" not in text
+
+
+SHUFFLE_UNCONVERTED = """
+import numpy as np, autograph as ag
+def f(x):
+    {shuffle}(x)
+    return x
+try:
+    ag.function(f, autograph=False)(np.arange(8).reshape(4, 2))
+except UserWarning as e:
+    print("refused:", e)
+"""
+
+
+@pytest.mark.parametrize("shuffle", ["np.random.shuffle", "np.random.default_rng(0).shuffle"])
+def test_shuffling_a_symbolic_array_unconverted_is_an_error_not_duplicated_rows(shuffle):
+    # run as a user runs it: pytest replaces the warning filters the runtime sets
+    done = subprocess.run([sys.executable, "-c", SHUFFLE_UNCONVERTED.format(shuffle=shuffle)],
+                          capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout.startswith("refused: you are shuffling a 'Tensor' object"), done.stdout
