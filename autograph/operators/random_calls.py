@@ -14,6 +14,7 @@ which NumPy calls resolved at conversion time must still go through `converted_c
 """
 from __future__ import annotations
 
+import functools
 import sys
 from typing import Any, Callable
 
@@ -56,6 +57,7 @@ def routes(f: Any) -> bool:
         return False
 
 
+@functools.cache
 def _module_functions(random) -> dict:
     """np.random functions that are not methods of the global RandomState."""
     return {random.seed: "seed", random.ranf: "random_sample", random.sample: "random_sample",
@@ -99,6 +101,11 @@ def _method_call(owner, name: str, args: tuple, kwargs: dict) -> Any:
         return NOT_RANDOM
     if name == "shuffle":
         return _shuffle(owner, what, args, kwargs)
+    if name == "permutation":
+        params = dict(zip(("x", "axis"), args), **kwargs)
+        x, axis = params.get("x"), params.get("axis", 0)
+        if isinstance(x, Tensor) and x.ndim and isinstance(axis, int):
+            return random_ops.permuted_copy(owner, x, axis, what=what)  # differentiable
     return random_ops.draw(owner, name, args, kwargs, what=what)
 
 

@@ -23,14 +23,16 @@ or whose number of values depends on an integer computed in the graph, is refuse
 generator the function makes itself (`np.random.default_rng(seed)`: a fresh one on every
 eager call) is a `LocalGenerator`, made again by its "random_make" node on every run.
 
-No gradient flows through a draw (differentiating raises); a shuffle is a random
-`permutation` draw followed by `np.take`, so its gradient is the permutation.
+No gradient flows through a draw (differentiating raises); a shuffle or a permutation of
+an array is a random `permutation(n)` draw followed by `np.take` (NumPy draws exactly
+that), so its gradient is the permutation.
 """
 from __future__ import annotations
 
 import copy
 import sys
 import threading
+import warnings
 import weakref
 from typing import Any
 
@@ -244,7 +246,10 @@ def _stand_in(t: Tensor, k: int, fill: str) -> np.ndarray:
 
 def _try(generator, method: str, template, stand_ins: list):
     args, kwargs = _fill(template, stand_ins)
-    return getattr(copy.deepcopy(_source(generator)), method)(*args, **kwargs)
+    # stand-in values may make NumPy warn (a singular covariance): only the shape counts
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return getattr(copy.deepcopy(_source(generator)), method)(*args, **kwargs)
 
 
 def _shape_follows_values(generator, method, template, stand_ins, shape) -> bool:
@@ -324,33 +329,53 @@ def make(function, args: tuple, kwargs: dict) -> Any:
     return made
 
 
+def _static_axis(x: Tensor, axis, what: str) -> int:
+    if x.ndim == 0:
+        raise TypeError(f"{what}: x must be an array of at least one dimension{where()}")
+    if not isinstance(axis, int) or not -x.ndim <= axis < x.ndim:
+        raise TypeError(f"{what}: axis must be a Python int within the array's dimensions"
+                        f"{where()}")
+    if x.shape[axis] is None:
+        raise TypeError(f"{what} of an array whose length along axis {axis} is unknown while "
+                        f"tracing{where()}: a random draw needs static shapes. Give the "
+                        "function an input_signature with that dimension fixed.")
+    return axis
+
+
+def permuted_copy(generator, x: Tensor, axis: int = 0, what: str = "permutation") -> Tensor:
+    """`generator.permutation(x[, axis])` of a symbolic array: NumPy draws one random
+    permutation of the axis' length (even for an empty array) and takes along it; so does
+    the graph, which makes its gradient the permutation."""
+    x = resolve(x)
+    axis = _static_axis(x, axis, what)
+    order = draw(generator, "permutation", (x.shape[axis],), {}, what=what)
+    return np.take(x, order, axis=axis)
+
+
 def shuffle_into(generator, x: Tensor, axis: int = 0, what: str = "shuffle") -> None:
     """`generator.shuffle(x[, axis])` of a symbolic array: the same state NumPy's shuffle
     consumes (one random permutation of the axis' length; none for an empty array) and
     the same order, written into `x` as NumPy writes in place (aliases and views see it;
     an argument array is written back after the call)."""
     x = resolve(x)
-    if x.ndim == 0:
-        raise TypeError(f"{what}: x must be an array of at least one dimension{where()}")
+    axis = _static_axis(x, axis, what)
     if None in x.shape:
         raise TypeError(f"{what} of an array of shape {_fmt_shape(x.shape)}, unknown while "
-                        f"tracing{where()}: a random draw needs static shapes. Give the "
-                        "function an input_signature with the dimensions fixed.")
-    if not isinstance(axis, int) or not -x.ndim <= axis < x.ndim:
-        raise TypeError(f"{what}: axis must be a Python int within the array's dimensions"
-                        f"{where()}")
+                        f"tracing{where()}: a random draw needs static shapes (NumPy draws "
+                        "nothing for an empty array). Give the function an input_signature "
+                        "with the dimensions fixed.")
     if 0 in x.shape:
         return  # NumPy shuffles nothing and draws nothing
-    order = draw(generator, "permutation", (x.shape[axis],), {}, what=what)
     try:
-        write(x, np.take(x, order, axis=axis))
+        write(x, permuted_copy(generator, x, axis, what))
     except ValueError as e:
         if "defined outside the symbolic" not in str(e):
             raise
         raise ValueError(
-            f"{what} shuffles `x` in place inside a symbolic `if` / loop{where()}, but `x` is "
-            "not assigned in that block, so the block does not carry its new value out. "
-            "Assign the array in the block before the call (e.g. `x = x.copy()`).") from None
+            f"{what}(a) shuffles the array `a` in place inside a symbolic `if` / loop"
+            f"{where()}, but `a` is not assigned in that block, so the block does not carry "
+            "its new value out. Assign the array in the block before the call (e.g. "
+            "`a = a.copy()`).") from None
 
 
 def call(function, args: tuple, kwargs: dict) -> None:

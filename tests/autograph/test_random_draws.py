@@ -147,7 +147,8 @@ def generator_calls(x):
     s = RNG.standard_normal(3, dtype=np.float32)
     return (n, i, s, RNG.exponential(x), RNG.binomial(10, 0.3, size=(2, 2)),
             RNG.permutation(x), RNG.poisson(x), RNG.multivariate_normal(x[:2], np.eye(2)),
-            RNG.dirichlet(x[:3]), RNG.multinomial(5, [0.2, 0.8]), x * n + s.sum())
+            RNG.dirichlet(x[:3]), RNG.multinomial(5, [0.2, 0.8]), x * n + s.sum(),
+            RNG.multivariate_normal(x[:2], np.outer(x[:2], x[:2]) + np.eye(2)))
 
 
 def test_generator_methods_types_and_weak_scalars():
@@ -194,21 +195,23 @@ def test_draws_in_symbolic_branches_and_loops_run_in_program_order():
     check(branches_and_loops, lambda k: (np.arange(4.0) * k, np.int64(k + 1)))
 
 
-def interleaved(x, v):
+def interleaved(x, v, w):
     a = RNG.normal()
     v.assign_add(a)
+    w.assign_add(np.full(2, a))
     ag.print("drew", RNG.integers(0, 100))
-    return x + a + v.value
+    return x + a + v.value, RNG.normal(w)  # an array Variable's value at this point
 
 
 def test_effects_and_draws_keep_their_order(capsys):
-    v = ag.Variable(0.0)
+    v, w = ag.Variable(0.0), ag.Variable(np.zeros(2))
 
     def with_fresh_variable(x):
-        return interleaved(x, v)
+        return interleaved(x, v, w)
     want = run(with_fresh_variable, floats)
     eager_out = capsys.readouterr().out
     v.assign(0.0)
+    w.assign(np.zeros(2))
     got = run(ag.function(with_fresh_variable), floats)
     same(got, want)
     assert capsys.readouterr().out == eager_out
@@ -236,6 +239,32 @@ def test_shuffle_through_a_view_lands_in_the_base():
     check(shuffle_alias, lambda k: (np.arange(10.0).reshape(5, 2) + k,))
 
 
+def shuffle_in_a_branch(x):
+    y = x * 2
+    if x.sum() > 0:
+        RNG.shuffle(y)
+    return y
+
+
+def test_shuffle_in_a_symbolic_branch_of_an_array_not_assigned_there_is_refused():
+    with pytest.raises(ValueError, match=r"in place inside a symbolic `if` / loop.*"
+                                         r"Assign the array in the block"):
+        ag.function(shuffle_in_a_branch)(np.ones((3, 2)))
+
+
+def shuffle_assigned_in_a_branch(x):
+    if x.sum() > 0:
+        y = x * 2
+        RNG.shuffle(y)
+    else:
+        y = x
+    return y
+
+
+def test_shuffle_in_a_symbolic_branch_of_an_array_assigned_there():
+    check(shuffle_assigned_in_a_branch, lambda k: (np.arange(6.0).reshape(3, 2) - k * 3,))
+
+
 def test_shuffle_of_an_empty_array_draws_nothing():
     check(lambda x: (RNG.shuffle(x), RNG.random())[1], lambda k: (np.zeros((3, 0)),))
 
@@ -260,6 +289,29 @@ def test_shuffle_gradient_is_the_permutation():
     expected[order] = w
     np.testing.assert_array_equal(grad, expected)
     assert loss == ((np.arange(5.0) ** 2)[order] * w).sum()
+
+
+def test_permutation_of_an_array_is_differentiable():
+    def grad(x):
+        with ag.GradientTape() as tape:
+            tape.watch(x)
+            loss = (LEGACY.permutation(x) * np.arange(1.0, 5.0)[:, None]).sum()
+        return tape.gradient(loss, x)
+    reset()
+    got = ag.function(grad)(np.ones((4, 2)))
+    reset()
+    order = LEGACY.permutation(4)
+    want = np.zeros((4, 2))
+    want[order] = np.arange(1.0, 5.0)[:, None]
+    np.testing.assert_array_equal(got, want)
+
+
+def permutations(x):
+    return RNG.permutation(x, axis=1), np.random.permutation(x[:0]), RNG.permutation(x[0])
+
+
+def test_permutations_of_arrays_including_empty_ones():
+    check(permutations, lambda k: (np.arange(6.0).reshape(2, 3) + k,))
 
 
 def test_no_gradient_through_a_draw():
