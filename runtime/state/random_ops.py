@@ -50,10 +50,11 @@ from runtime.state.views import resolve, write
 class _Input:
     """Stands for the node's k-th input inside the call's argument template."""
 
-    __slots__ = ("index",)
+    __slots__ = ("index", "zero_d")
 
-    def __init__(self, index: int):
+    def __init__(self, index: int, zero_d: bool):
         self.index = index
+        self.zero_d = zero_d  # passed as a NumPy scalar (see `as_scalar`)
 
     def __repr__(self) -> str:
         return f"<input {self.index}>"
@@ -89,16 +90,16 @@ class Call:
                                [f"{k}={v!r}" for k, v in kwargs.items()]) + ")"
 
 
-def _scalar(v):
-    # a 0-d graph value stands for the NumPy scalar eager code holds (`x[0]`, `n + 1`);
-    # seeds and `size` take only that
-    return v[()] if type(v) is np.ndarray and v.ndim == 0 else v
+def as_scalar(v):
+    """A 0-d graph value stands for the NumPy scalar eager code holds (`x[0]`, `n + 1`),
+    which is what seeds and sizes take."""
+    return v[()] if type(v) is np.ndarray else v
 
 
 def _fill(template: Call, values):
-    return unflatten(template.tree, [_scalar(values[x.index]) if type(x) is _Input else
-                                     x.current if type(x) is LocalGenerator else x
-                                     for x in template.leaves])
+    return unflatten(template.tree, [
+        (as_scalar(values[x.index]) if x.zero_d else values[x.index]) if type(x) is _Input
+        else x.current if type(x) is LocalGenerator else x for x in template.leaves])
 
 
 def _source(generator):
@@ -135,8 +136,9 @@ def _expr(gen, value) -> str:
 
 
 def _call_text(gen, ins, template) -> str:
-    args, kwargs = unflatten(template.tree, [_Code(ins[x.index]) if type(x) is _Input else x
-                                             for x in template.leaves])
+    args, kwargs = unflatten(template.tree, [
+        (_Code(f"{gen.const(as_scalar, 'as_scalar')}({ins[x.index]})") if x.zero_d
+         else _Code(ins[x.index])) if type(x) is _Input else x for x in template.leaves])
     return ", ".join([_expr(gen, a) for a in args] +
                      [f"{k}={_expr(gen, v)}" for k, v in kwargs.items()])
 
@@ -224,7 +226,7 @@ def _template(what: str, args: tuple, kwargs: dict):
                     f"unknown while tracing{where()}; a random draw needs static shapes. "
                     "Give the function an input_signature with that dimension fixed, or "
                     "draw outside the function and pass the numbers in.")
-            marked.append(_Input(len(inputs)))
+            marked.append(_Input(len(inputs), x.ndim == 0))
             inputs.append(x)
         else:
             marked.append(local_holder(x) or x)
