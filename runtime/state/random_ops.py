@@ -21,7 +21,8 @@ the generator (the generator itself is untouched), with arrays of the inputs' st
 shapes standing for the symbolic inputs; a draw whose inputs have an unknown dimension,
 or whose number of values depends on an integer computed in the graph, is refused. A
 generator the function makes itself (`np.random.default_rng(seed)`: a fresh one on every
-eager call) is a `LocalGenerator`, made again by its "random_make" node on every run.
+eager call) is made again by its "random_make" node on every run, and its state copied
+into the object the trace made (draws draw from that one; concurrent calls share it).
 
 No gradient flows through a draw (differentiating raises); a shuffle or a permutation of
 an array is a random `permutation(n)` draw followed by `np.take` (NumPy draws exactly
@@ -31,14 +32,11 @@ from __future__ import annotations
 
 import copy
 import sys
-import threading
 import warnings
-import weakref
 from typing import Any
 
 import numpy as np
 
-from runtime.core import tracing
 from runtime.core.errors import where
 from runtime.core.registry import OpDef, bind
 from runtime.core.structure import flatten, unflatten
@@ -58,20 +56,6 @@ class _Input:
 
     def __repr__(self) -> str:
         return f"<input {self.index}>"
-
-
-class LocalGenerator(threading.local):
-    """A generator the traced function creates itself (`rng = np.random.default_rng(0)`):
-    eagerly a fresh one on every call. Its `random_make` node creates it again each time
-    the graph runs (`current`); its draws draw from that one. Per thread, so that calls
-    running concurrently each have their own, as eagerly."""
-
-    def __init__(self, made, what: str):
-        self.current = made
-        self.what = what
-
-    def __repr__(self) -> str:
-        return f"<{self.what} made in the function>"
 
 
 class Call:
@@ -99,16 +83,12 @@ def as_scalar(v):
 def _fill(template: Call, values):
     return unflatten(template.tree, [
         (as_scalar(values[x.index]) if x.zero_d else values[x.index]) if type(x) is _Input
-        else x.current if type(x) is LocalGenerator else x for x in template.leaves])
-
-
-def _source(generator):
-    return generator.current if type(generator) is LocalGenerator else generator
+        else x for x in template.leaves])
 
 
 def _draw_kernel(*values, generator, method, call):
     args, kwargs = _fill(call, values)
-    drawn = getattr(_source(generator), method)(*args, **kwargs)
+    drawn = getattr(generator, method)(*args, **kwargs)
     return drawn if call.scalar is None else call.scalar(drawn)
 
 
@@ -130,8 +110,6 @@ def _expr(gen, value) -> str:
         return f"({body})" if type(value) is tuple else f"[{body}]"
     if type(value) is dict:
         return "{" + ", ".join(f"{k!r}: {_expr(gen, v)}" for k, v in value.items()) + "}"
-    if type(value) is LocalGenerator:
-        return f"{gen.const(value, 'made')}.current"
     return gen.lit(value)
 
 
@@ -145,11 +123,8 @@ def _call_text(gen, ins, template) -> str:
 
 def _format_draw(gen, ins, attrs):
     """`rng_normal(x, size=(3,))`: the generator's own method, called as the user did."""
-    generator, method = attrs["generator"], attrs["method"]
-    if type(generator) is LocalGenerator:
-        callee = f"{gen.const(generator, 'made')}.current.{method}"
-    else:
-        callee = gen.const(getattr(generator, method), f"draw_{method}")
+    method = attrs["method"]
+    callee = gen.const(getattr(attrs["generator"], method), f"draw_{method}")
     text = f"{callee}({_call_text(gen, ins, attrs['call'])})"
     scalar = attrs["call"].scalar
     return text if scalar is None else f"{gen.lit(scalar)}({text})"
@@ -180,40 +155,28 @@ RANDOM_CALL = OpDef("random_call", _call_kernel, lambda op, ins, attrs: [], num_
                     stateful=True, effect=True, format=_format_call)
 
 
-def _make_kernel(*values, holder, function, call):
+def _state_of(obj):
+    return obj.get_state() if hasattr(obj, "get_state") else \
+        getattr(obj, "bit_generator", obj).state
+
+
+def _make_kernel(*values, made, function, call):
     args, kwargs = _fill(call, values)
-    holder.current = function(*args, **kwargs)
-
-
-def _format_make(gen, ins, attrs):
-    return (f"{gen.const(attrs['holder'], 'made')}.current = "
-            f"{gen.const(attrs['function'], attrs['function'].__name__)}({_call_text(gen, ins, attrs['call'])})")
+    fresh = function(*args, **kwargs)
+    if fresh is not made:  # `default_rng(rng)` hands back `rng` itself
+        if hasattr(made, "set_state"):
+            made.set_state(_state_of(fresh))
+        else:
+            getattr(made, "bit_generator", made).state = _state_of(fresh)
 
 
 RANDOM_MAKE = OpDef("random_make", _make_kernel, lambda op, ins, attrs: [], num_outputs=0,
-                    stateful=True, effect=True, format=_format_make)
+                    stateful=True, effect=True)
 
 
 # -- tracing -----------------------------------------------------------------------------
-_LOCAL: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # root graph -> {id: holder}
-
-
-def _root():
-    graph = tracing.current_graph()
-    while graph is not None and graph.parent is not None:
-        graph = graph.parent
-    return graph
-
-
-def local_holder(obj) -> LocalGenerator | None:
-    """The holder of `obj` when the current trace created it, else None."""
-    made = _LOCAL.get(_root())
-    entry = made.get(id(obj)) if made else None
-    return entry[1] if entry is not None and entry[0] is obj else None
-
-
 def _template(what: str, args: tuple, kwargs: dict):
-    """(tree, leaves with _Input / LocalGenerator markers) and the symbolic inputs."""
+    """The call's template (its leaves with _Input markers) and its symbolic inputs."""
     leaves, tree = flatten((tuple(args), dict(kwargs)))
     leaves = resolve_variables(leaves)
     inputs, marked = [], []
@@ -229,7 +192,7 @@ def _template(what: str, args: tuple, kwargs: dict):
             marked.append(_Input(len(inputs), x.ndim == 0))
             inputs.append(x)
         else:
-            marked.append(local_holder(x) or x)
+            marked.append(x)
     return Call(tree, marked), inputs
 
 
@@ -251,7 +214,7 @@ def _try(generator, method: str, template, stand_ins: list):
     # stand-in values may make NumPy warn (a singular covariance): only the shape counts
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        return getattr(copy.deepcopy(_source(generator)), method)(*args, **kwargs)
+        return getattr(copy.deepcopy(generator), method)(*args, **kwargs)
 
 
 def _shape_follows_values(generator, method, template, stand_ins, shape) -> bool:
@@ -301,7 +264,6 @@ def draw(generator, method: str, args: tuple, kwargs: dict, what: str = "") -> A
     if kwargs.get("out") is not None:
         raise TypeError(f"{what}(..., out=...) is not supported in graphs{where()}: use the "
                         "returned value.")
-    generator = local_holder(generator) or generator
     template, inputs = _template(what, args, kwargs)
     shape, dtype, weak = _probe(generator, method, template, inputs, what)
     template.result = (shape, dtype)
@@ -315,19 +277,15 @@ def draw(generator, method: str, args: tuple, kwargs: dict, what: str = "") -> A
 
 def make(function, args: tuple, kwargs: dict) -> Any:
     """`np.random.default_rng(seed)` (a generator or bit generator made by the function):
-    made now for the trace, and made again each time the graph runs."""
+    made now, for the trace, and each time the graph runs made again and its state copied
+    into this object, which the trace's draws draw from. So every call starts it afresh
+    (from the seed, or from fresh entropy), as eagerly, and where the function stores it
+    (`self.rng = ...`) the object is left where eager code leaves its new one."""
     what = f"np.random.{getattr(function, '__name__', 'make')}"
     template, inputs = _template(what, args, kwargs)
-    stand_ins = [_stand_in(t, k, "ones") for k, t in enumerate(inputs)]
-    args, kwargs = _fill(template, stand_ins)
+    args, kwargs = _fill(template, [_stand_in(t, k, "ones") for k, t in enumerate(inputs)])
     made = function(*args, **kwargs)
-    holder = LocalGenerator(made, type(made).__name__)
-    root = _root()
-    table = _LOCAL.get(root)
-    if table is None:
-        table = _LOCAL[root] = {}
-    table[id(made)] = (made, holder)
-    bind(RANDOM_MAKE, *inputs, holder=holder, function=function, call=template)
+    bind(RANDOM_MAKE, *inputs, made=made, function=function, call=template)
     return made
 
 

@@ -337,6 +337,23 @@ def test_a_generator_made_in_the_function_starts_afresh_on_every_call():
     assert np.array_equal(want[0][0][0][1], want[0][1][0][1])
 
 
+class Model:
+    def __init__(self, seed):
+        self.seed = seed
+
+    def fit(self, x):
+        self.rng = np.random.default_rng(self.seed)  # kept: later code draws from it
+        return x + self.rng.normal(size=x.shape)
+
+
+def test_a_generator_made_and_stored_by_the_function_is_left_where_eager_leaves_it():
+    eager, graph = Model(4), Model(4)
+    f = ag.function(graph.fit)
+    for k in range(3):
+        same(f(np.full(2, float(k))), eager.fit(np.full(2, float(k))))
+        same(graph.rng.random(), eager.rng.random())  # drawn from outside, between calls
+
+
 def test_an_unseeded_generator_made_in_the_function_is_fresh_on_every_call():
     f = ag.function(lambda x: x + np.random.default_rng().random())
     assert len({float(f(np.zeros(()))) for _ in range(4)}) == 4
