@@ -119,10 +119,12 @@ def _shuffle(owner, what: str, args: tuple, kwargs: dict) -> None:
         return None
     if isinstance(x, (list, np.ndarray)):
         # eagerly shuffled again on every call: shuffled once here, it would stay frozen
+        source = what.rsplit(".", 1)[0] if what.startswith("np.") else "rng"
+        kind = "Python list" if isinstance(x, list) else \
+            "NumPy array the graph cannot write into (held by Python state, or made by " \
+            "np.array from constants)"
         raise TypeError(
-            f"{what}(x) of a {type(x).__name__} that is not a graph value (a Python list, or "
-            f"an array held by Python state){where()}: the trace would shuffle it once and "
-            "every call would reuse that order. Shuffle an array of the function instead "
-            "(`x = np.array(x); rng.shuffle(x)`), or draw an order with "
-            "`order = rng.permutation(len(x))` and index with it.")
+            f"{what}(x) of a {kind}{where()}: the trace would shuffle it once and every "
+            "call would reuse that order. Draw the order instead: "
+            f"`x = np.take(x, {source}.permutation(len(x)), axis=0)` (the same numbers).")
     return NOT_RANDOM
