@@ -26,6 +26,7 @@ import gast
 import numpy as np
 
 from autograph import operators
+from autograph.operators import random_calls
 from autograph.operators.py_builtins import BUILTIN_OVERRIDES
 from autograph.pyct import templates
 from autograph.pyct.activity import qualified_name
@@ -119,8 +120,8 @@ def _leave(f, ctx) -> bool:
         return True  # a nested def: converted along with this function
     target = _resolve(f, ctx)
     if target is not _MISSING:
-        if _sized_creator(target):
-            return False  # np.zeros(n): `converted_call` builds it when n is symbolic
+        if _sized_creator(target) or random_calls.routes(target):
+            return False  # np.zeros(n), np.random.normal(): `converted_call` builds them
         return not is_convertible(target)
     if isinstance(f, gast.Attribute) and f.attr in KNOWN_METHODS:
         root = f.value

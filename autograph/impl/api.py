@@ -42,7 +42,7 @@ from autograph.operators.call import explain_recursion
 from autograph.pyct import anno, gast_to_ast, parser, registry, templates
 from runtime.core import log, tracing
 from runtime.ops.dynamic import CREATORS, creator_call
-from runtime.state.random_watch import note_call
+from autograph.operators.random_calls import NOT_RANDOM, random_call
 
 _LOCK = threading.RLock()
 _COMPILED: dict = {}          # (code, filename, recursive) -> [(assumed, inner code)]
@@ -294,8 +294,10 @@ def _target(f, args, kwargs):
     """What converted code calls for `f` (converting it first if it is user code), or
     _Done(result) when the call is made by an overload."""
     if not is_convertible(f):
-        if tracing.in_graph_mode():
-            note_call(f)  # a random generator's method: its numbers get frozen
+        if tracing.in_graph_mode():  # a draw: a stateful op drawing on every call
+            drawn = random_call(f, args, kwargs)
+            if drawn is not NOT_RANDOM:
+                return _Done(drawn)
         if args and f is np.stack:
             return _Done(lists.stack(args[0], f, *args[1:], **kwargs))  # maybe a graph list
         if args and (f is np.array or f is np.asarray or f is np.asanyarray or

@@ -30,6 +30,10 @@ NO_ONNX_FORM: dict[str, str] = {
     "list_zeros": "gradient bookkeeping (zeros shaped like a graph list) has no ONNX form; "
                   "export the forward function",
 }
+_RANDOM = ("a random draw calls a NumPy generator (its state lives in Python) each time the "
+           "graph runs; ONNX has no such generator. Draw the numbers outside the function "
+           "and pass them in as an argument before exporting")
+NO_ONNX_FORM.update(dict.fromkeys(("random_draw", "random_make", "random_call"), _RANDOM))
 
 
 def converter(*names: str):

@@ -138,6 +138,14 @@ def _key_part(part, enc: Encoder, name: str):
                     "strings and tuples/lists/dicts of them")
 
 
+# why an op a live graph may hold cannot be saved, and what to do instead
+_HINTS = dict.fromkeys(
+    ("random_draw", "random_make", "random_call"),
+    ": a random draw calls a NumPy generator (its state lives in Python) each time the "
+    "graph runs, which a saved file cannot hold. Draw the numbers outside the function "
+    "and pass them in as an argument before saving.")
+
+
 def _graph(graph: Graph, enc: Encoder, outer: dict) -> dict:
     """Encode `graph`; `outer` maps the parent's Tensors (by id) to their names."""
     table = op_table()
@@ -164,7 +172,7 @@ def _graph(graph: Graph, enc: Encoder, outer: dict) -> dict:
     for node in graph.nodes:
         if table.get(node.op.name) is not node.op:
             raise SaveError(f"graph {graph.name}: op {node.op.name!r} is not in the table of "
-                            "ops saved graphs may use")
+                            "ops saved graphs may use" + _HINTS.get(node.op.name, ""))
         entry = {"op": node.op.name, "inputs": [ref(x, f"input of {node.op.name}")
                                                for x in node.inputs]}
         attrs, subs = {}, {}

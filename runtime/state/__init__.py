@@ -9,7 +9,9 @@
 - `in_place_functions.py`: NumPy functions that write into their argument
   (`np.put_along_axis`), added to the ops' NumPy function table when it loads.
 - `writeback.py`, `random_watch.py`: what a call writes back into its arguments'
-  containers, and NumPy's global random state watched while tracing.
+  containers, and random draws the tracer could not see, watched while tracing.
+- `random_ops.py`: random draws as stateful graph ops (AutoGraph routes the calls
+  there: autograph/operators/random_calls.py).
 - `python_state.py` (+ `state_walk.py`, `append_log.py`): the Python state a traced
   function reaches (`self`, globals, closures): guards, places read as inputs, writes
   done again by every call. `escapes.py`: no symbolic value left in it after a trace.

@@ -1,14 +1,17 @@
-"""Random numbers drawn while tracing are frozen into the graph: notice it and warn.
+"""Random numbers drawn while tracing where no call could be seen: notice it and warn.
 
-A trace runs the Python function once; a random draw in it becomes a constant that every
-later call reuses. Three ways a trace can draw, and how each is noticed:
+Converted code routes every draw to a stateful graph op (autograph/operators/
+random_calls.py, runtime/state/random_ops.py) that draws again on every call. Plain
+tracing (autograph=False) and functions left unconverted call NumPy directly: a draw there
+runs once, while tracing, and becomes a constant every later call reuses. Three ways such
+a trace can draw, and how each is noticed:
 
 - NumPy's legacy global generator (`np.random.normal`): its state before and after;
 - a `np.random.Generator` or `RandomState` the function reaches through its closure, the
   globals it names, or the attributes of the object it is a method of: each one's state
   before and after;
-- any method of such an object called from converted code (AutoGraph routes every call
-  through `converted_call`, which reports it here), however deep in helper functions.
+- a method of a bit generator or other random object called from converted code
+  (`converted_call` reports the calls it does not route here).
 
 `numpy.random` is imported lazily (it costs more than a small trace): when nothing has
 imported it yet, no generator can exist, and importing it during the trace means it
@@ -24,6 +27,14 @@ import numpy as np
 
 from runtime.core import tracing
 from runtime.core.errors import user_stacklevel
+
+
+# `rng.shuffle(x)` of a symbolic array in code the tracer cannot see calls in (autograph=
+# False) swaps rows through views and duplicates them; NumPy warns first (it shuffles an
+# object that is not an ndarray). Tensors exist only while tracing, so making exactly that
+# warning an error affects nothing else; converted code shuffles exactly (random_ops.py).
+warnings.filterwarnings("error", message="you are shuffling a 'Tensor' object",
+                        category=UserWarning)
 
 
 def _random_types() -> tuple:
@@ -122,10 +133,12 @@ def warn_if_drawn(watch: RandomWatch, graph, name: str) -> None:
     drawn = watch.drawn(graph)
     if drawn:
         warnings.warn(
-            f"{', '.join(drawn)} drew random numbers while tracing {name}: they were drawn "
-            "once and frozen into the graph as constants, so every call reuses them. Draw "
-            "random values outside the function and pass them in as arguments.", UserWarning,
-            stacklevel=user_stacklevel())
+            f"{', '.join(drawn)} drew random numbers while tracing {name} in code the "
+            "tracer cannot see calls in (autograph=False, or a function left unconverted): "
+            "they were drawn once and frozen into the graph as constants, so every call "
+            "reuses them. Converted code (autograph=True, the default) draws on every call, "
+            "from the same generator as NumPy; otherwise draw outside the function and pass "
+            "the numbers in as arguments.", UserWarning, stacklevel=user_stacklevel())
 
 
 def note_call(f) -> None:

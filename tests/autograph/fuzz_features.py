@@ -22,6 +22,10 @@
   statements (jumps and returns included, in loops too) and operations that may raise
   (`ZeroDivisionError`, `IndexError`); handlers, `finally` and `__exit__` append to
   `log`, which the runner compares.
+- "random": draws from seeded generators (`random_*` below): NumPy's global one and a
+  Generator made in the function, seeded from the arguments at its top, drawn from in
+  branches and loops, with arguments computed in the function, and a shuffle of an array
+  made from `xs`; the generators' next draws are observed after the body.
 
 Each feature adds its setup lines at the top of the function, its statements to the
 statement kinds, and its observable state as one more element of every returned tuple.
@@ -30,8 +34,9 @@ the ones the graph path is checked with (none yet - see the module `fuzz.py` doc
 """
 from __future__ import annotations
 
-ALL = frozenset({"closures", "linked", "dicts", "lists", "raise", "arrays", "state", "try"})
-SYMBOLIC_OK: frozenset = frozenset({"state"})
+ALL = frozenset({"closures", "linked", "dicts", "lists", "raise", "arrays", "state", "try",
+                  "random"})
+SYMBOLIC_OK: frozenset = frozenset({"state", "random"})
 
 HELPERS = '''
 class Box:
@@ -101,7 +106,7 @@ def setup(features) -> list:
         out += ["st = STATE", "st.hist.append(x - y)"]
     if "try" in features:
         out.append("log = []")
-    return out
+    return out + random_setup(features)
 
 
 def observed(features) -> list:
@@ -119,7 +124,7 @@ def observed(features) -> list:
         out.append("snap(st, False)")  # the lists only appended to: compared after calls
     if "try" in features:
         out.append("list(log)")
-    return out
+    return out + random_observed(features)
 
 
 def kinds(gen, env) -> list:
@@ -144,7 +149,7 @@ def kinds(gen, env) -> list:
         out += ["may_raise"]
         if gen.budget > 2 and env.if_depth < 3:
             out += ["try", "with"]
-    return out
+    return out + random_kinds(features)
 
 
 def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
@@ -218,6 +223,8 @@ def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
     elif kind == "alias_write":
         idx = gen.index(env)
         lines.append(f"{pad}ys[{idx}] = {gen.float_expr(env, 1)}")
+    elif kind == "draw":
+        random_stmt(gen, env, pad, lines)
     return False
 
 
@@ -255,3 +262,39 @@ def _block_stmt(gen, kind: str, env, pad: str, lines: list) -> None:
     if not handlers or gen.chance(0.5):
         lines.append(f"{pad}finally:")
         lines.append(f"{pad}    log.append(('{tag}', 'finally'))")
+
+
+# -- "random" ---------------------------------------------------------------------------------
+def random_setup(features) -> list:
+    if "random" not in features:
+        return []
+    # the module imports nothing: numpy is reached through __import__
+    return ["rnp = __import__('numpy')", "rnp.random.seed(abs(k) * 5 + n)",
+            "rng = rnp.random.default_rng(abs(k) + n * 3)"]
+
+
+def random_observed(features) -> list:
+    return ["[rng.random(), rnp.random.random()]"] if "random" in features else []
+
+
+def random_kinds(features) -> list:
+    return ["draw", "draw"] if "random" in features else []
+
+
+def random_stmt(gen, env, pad: str, lines: list) -> None:
+    r = gen.r
+    target = r.choice(gen.float_names)
+    arg = gen.float_expr(env, 1)
+    draw = r.choice([
+        "rng.normal()", "rnp.random.rand()", "rng.random()", "rnp.random.randint(0, 4)",
+        f"rng.uniform({arg}, {arg} + 1.0)", f"rng.normal({arg}, 0.5)",
+        "rng.standard_normal(3).sum()", "rnp.random.normal(size=2)[1]",
+        "rng.integers(0, 5) * 0.5", f"rng.choice(xs) * {arg}", "rng.permutation(xs)[0]",
+    ])
+    if gen.chance(0.2):
+        s = gen.fresh("s")
+        lines += [f"{pad}{s} = rnp.array(xs)",
+                  f"{pad}{r.choice(['rng', 'rnp.random'])}.shuffle({s})",
+                  f"{pad}{target} = {target} + {s}[0] - {s}[3]"]
+    else:
+        lines.append(f"{pad}{target} = {target} + {draw}")
