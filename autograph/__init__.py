@@ -16,7 +16,7 @@ from runtime import print_ as print  # noqa: A001  (ag.print runs every time the
 from runtime.autodiff import GradientTape
 from autograph.api import do_not_convert, function, set_loop_options, to_code, to_graph
 from autograph.errors import ConversionError
-from autograph.transforms import hessian, jvp
+from autograph.transforms import hessian, jvp, vectorized_map, vmap
 from runtime.saved import LoadError, load, save
 from autograph import dask  # noqa: E402  (ag.dask.map_blocks; imports Dask only when used)
 from runtime.onnx_export import export_onnx  # needs the onnx extra only when called
@@ -27,5 +27,5 @@ __all__ = [
     "run_functions_eagerly", "functions_run_eagerly", "print", "TensorSpec", "Variable",
     "GraphModeError", "RetracingWarning", "ConversionError", "GradientTape",
     "save", "load", "LoadError", "dask", "export_onnx", "set_parallel", "parallel_enabled",
-    "hessian", "jvp",
+    "hessian", "jvp", "vmap", "vectorized_map",
 ]

@@ -18,6 +18,7 @@ from typing import Any, Callable, Sequence
 from autograph.api import _convert, function
 from runtime import Function
 from runtime.autodiff.higher_order import hessian_of, jvp_of
+from runtime.transforms import vmap_call
 
 
 def _traceable(fn: Callable) -> Callable:
@@ -77,3 +78,20 @@ def jvp(fn: Callable, primals: Sequence, tangents: Sequence) -> tuple:
         except TypeError:
             pass
     return jvp_fn(tuple(primals), tuple(tangents))
+
+
+def vmap(fn: Callable, in_axes: Any = 0, out_axes: Any = 0) -> Function:
+    """JAX's `vmap`: `fn`, written for one example, mapped over axis `in_axes` of its
+    arguments (an int, None for an unmapped argument, or one entry per argument); results
+    are stacked on `out_axes`. One batched graph, not a loop: see runtime/transforms/."""
+    inner = _traceable(fn)
+
+    def vmapped(*args):
+        return vmap_call(inner, args, in_axes, out_axes)
+    return function(_named(vmapped, "vmap", fn), autograph=False)
+
+
+def vectorized_map(fn: Callable, elems: Any) -> Any:
+    """TensorFlow's `vectorized_map`: `fn(elem)` for each element along axis 0 of `elems`
+    (an array or a structure of arrays, passed to `fn` as one argument), stacked."""
+    return vmap(lambda e: fn(e) if isinstance(fn, Function) else _traceable(fn)(e))(elems)
