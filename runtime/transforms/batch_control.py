@@ -134,18 +134,19 @@ def _masked_loop(batcher, body, test, init, caps, cap_fl, limit, templates) -> l
         return np.any(xs[n])
 
     def body_fn(*xs):
-        state, running, count = list(xs[:n]), xs[n], xs[n + 1]
+        state, running = list(xs[:n]), xs[n]
+        count = xs[n + 1] if limit is not None else None
         inner = batcher.masked(running)
         new, new_fl = inner.run(body, state + caps, flags)
         new = [v if f else batcher.broadcast(v, len(t.shape))
                for v, f, t in zip(new, new_fl, templates)]
         new = [inner.bind(OPS["where"], _per_example(running, len(t.shape)), v, old)
                for v, old, t in zip(new, state, templates)]
-        count = count + 1
+        count = count + 1 if limit is not None else None
         running = np.logical_and(running, still(inner, new, count))
-        return tuple(new) + (running, count)
-    count0 = constant(np.asarray(0, np.int64))
-    out = while_loop(test_fn, body_fn, tuple(init) + (active, count0))
+        return tuple(new) + (running,) + ((count,) if limit is not None else ())
+    counter = (constant(np.asarray(0, np.int64)),) if limit is not None else ()
+    out = while_loop(test_fn, body_fn, tuple(init) + (active,) + counter)
     return list(out[:n])
 
 
