@@ -106,17 +106,21 @@ def _only_first(flags) -> bool:
     return flags[0] and not any(flags[1:])
 
 
-@rule("sum", "mean", "prod", "max", "min", "amax", "amin", "any", "all", "std", "var",
-      "nansum", "nanmean", "nanmax", "nanmin", "argmax", "argmin", "count_nonzero",
-      "cumsum", "cumprod")
-def reduction(batcher, node, values, flags):
+def _reduction(flat: bool):
+    """The rule of a reduction over `axis`; `flat`: with axis=None it reads the
+    flattened array (argmax, cumsum: a batched one is reshaped to one row per example)."""
+    def rule_fn(batcher, node, values, flags):
+        return reduction(batcher, node, values, flags, flat)
+    return rule_fn
+
+
+def reduction(batcher, node, values, flags, flat: bool):
     if not _only_first(flags):
         return None
     x, k = values[0], _ndim(node.inputs[0])
     attrs = dict(node.attrs)
     axis = attrs.get("axis")
-    flat = node.op.name in ("argmax", "argmin", "cumsum", "cumprod")
-    if axis is None and flat:  # these read the flattened array
+    if axis is None and flat:
         shape = _static(node.inputs[0].shape)
         if shape is None:
             return None
@@ -129,6 +133,11 @@ def reduction(batcher, node, values, flags):
     else:
         attrs["axis"] = axis % k + 1 if k else axis
     return batcher.bind_all(node.op, x, *values[1:], **attrs), [True]
+
+
+rule("sum", "mean", "prod", "max", "min", "amax", "amin", "any", "all", "std", "var",
+     "nansum", "nanmean", "nanmax", "nanmin", "count_nonzero")(_reduction(False))
+rule("argmax", "argmin", "cumsum", "cumprod")(_reduction(True))
 
 
 def matmul(batcher, node, values, flags):
@@ -246,24 +255,34 @@ def squeeze(batcher, node, values, flags):
     return [np.squeeze(values[0], _shift(axis, k) if axis != () else ())], [True]
 
 
-@rule("concatenate", "stack")
-def join(batcher, node, values, flags):
+def _join(fn):
+    """The rule of np.concatenate / np.stack (`fn`): the axis moves past the batch."""
+    def rule_fn(batcher, node, values, flags):
+        return join(batcher, node, values, flags, fn)
+    return rule_fn
+
+
+def join(batcher, node, values, flags, fn):
     axis = node.attrs.get("axis", 0)
     if axis is None or set(node.attrs) - {"axis"}:
         return None
     r = _ndim(node.outputs[0])
     arrays = [v if f else batcher.broadcast(v, _ndim(t))
               for v, f, t in zip(values, flags, node.inputs)]
-    fn = np.concatenate if node.op.name == "concatenate" else np.stack
     return [fn(arrays, axis=axis % r + 1)], [True]
 
 
-def _basic(template, node) -> tuple | None:
-    """The index items if every one is basic (an int, slice, None, ..., a 0-d int)."""
+rule("concatenate")(_join(np.concatenate))
+rule("stack")(_join(np.stack))
+
+
+def _basic(template, node, first_slot: int) -> tuple | None:
+    """The index items if every one is basic (an int, slice, None, ..., a 0-d int);
+    slot k is the node's input `first_slot + k`."""
     items = template if isinstance(template, tuple) else (template,)
     for item in items:
         if isinstance(item, Slot):
-            t = node.inputs[2 + item.k if node.op is INDEX_UPDATE else 1 + item.k]
+            t = node.inputs[first_slot + item.k]
             if _ndim(t) != 0 or np.dtype(t.dtype).kind not in "iu":
                 return None
         elif isinstance(item, (bool, np.bool_)) or not (
@@ -275,7 +294,7 @@ def _basic(template, node) -> tuple | None:
 def getitem(batcher, node, values, flags):
     if not _only_first(flags):
         return None
-    items = _basic(node.attrs["index"], node)
+    items = _basic(node.attrs["index"], node, 1)
     if items is None:
         return None
     out = batcher.bind(GETITEM, values[0], *values[1:], index=(slice(None),) + items)
@@ -286,7 +305,7 @@ def index_update(batcher, node, values, flags):
     """`x[index] = value` per example: the same index behind a full slice of the batch."""
     if any(flags[2:]):
         return None
-    items = _basic(node.attrs["index"], node)
+    items = _basic(node.attrs["index"], node, 2)
     if items is None:
         return None
     x, value = values[:2]
