@@ -131,12 +131,19 @@ def _quiet_kernel(kernel):
     return quiet
 
 
+def _never_warns(kernel) -> bool:
+    """A ufunc whose every loop gives booleans (comparisons, logic, isnan...): it sets
+    no floating-point error flag, so it needs no silencing."""
+    return isinstance(kernel, np.ufunc) and all(t.endswith("?") for t in kernel.types
+                                                if "O" not in t)
+
+
 _QUIET_OPS: dict = {}
 
 
 def quiet_op(op: OpDef) -> OpDef:
     """`op` with floating-point errors silenced (for examples whose result is discarded)."""
-    if op.format is not None or op.kernel is None:
+    if op.format is not None or op.kernel is None or _never_warns(op.kernel):
         return op
     rec = _QUIET_OPS.get(op)
     if rec is None:
