@@ -60,6 +60,7 @@ from runtime import print_ as print  # noqa: A001,E402  (ag.print runs every tim
 from runtime.autodiff import GradientTape  # noqa: E402
 from autograph.api import do_not_convert, function, set_loop_options, to_code, to_graph  # noqa: E402
 from autograph.errors import ConversionError  # noqa: E402
+from autograph.transforms import hessian, jvp, vectorized_map, vmap  # noqa: E402
 from runtime.saved import LoadError, load, save  # noqa: E402
 from autograph import dask  # noqa: E402  (ag.dask.map_blocks; imports Dask only when used)
 from runtime.onnx_export import export_onnx  # noqa: E402  needs the onnx extra only when called
@@ -70,4 +71,5 @@ __all__ = [
     "run_functions_eagerly", "functions_run_eagerly", "print", "TensorSpec", "Variable",
     "GraphModeError", "RetracingWarning", "ConversionError", "GradientTape",
     "save", "load", "LoadError", "dask", "export_onnx", "set_parallel", "parallel_enabled",
+    "hessian", "jvp", "vmap", "vectorized_map",
 ]

@@ -10,7 +10,9 @@ reads every import and fails on an upward one or on any import cycle between fil
 - `state/`: NumPy's aliasing model (views, in-place writes), `Variable`, graph side
   effects (`print_`, `assert_`), run-time checks, write-back into arguments.
 - `control_flow/`: `cond`, `while_loop` and graph lists, traced into subgraphs.
-- `autodiff/`: `GradientTape` and the gradient rules (attached to the op records).
+- `autodiff/`: `GradientTape` and the gradient rules (attached to the op records),
+  jacobians, hessians and forward mode.
+- `transforms/`: vmap, a batching transform whose rules are attached to the op records.
 - `passes/`: the optimizer (folding, CSE, simplification, hoisting, dead code).
 - `exec/`: the code-generating executor, its buffer plan and schedule, the reference
   interpreter (both attach their control-flow hooks to the records).
@@ -24,7 +26,7 @@ executor hooks are fields of the op records, jit and ONNX export fill
 is filled before any Tensor exists; nothing inside the package imports it.
 """
 # every layer, lowest first: each one fills the slots of the layers below it as it loads
-from runtime import core, ops, state, control_flow, autodiff, passes  # noqa: F401
+from runtime import core, ops, state, control_flow, autodiff, transforms, passes  # noqa: F401
 from runtime import exec as _exec, frontend  # noqa: F401
 from runtime import jit, onnx_export  # noqa: F401  (they register with frontend/engines.py)
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from runtime.core import tracing
 from runtime.autodiff import backprop as bp
+from runtime.autodiff import jacobians
 from runtime.autodiff.control_flow_grads import NodeRecord, local
 from runtime.core.autodiff_hooks import read_hooks
 from runtime.core.errors import where
@@ -288,8 +289,9 @@ class GradientTape:
         return unflatten(tree, out)
 
     # -- differentiating ---------------------------------------------------------------
-    def gradient(self, target: Any, sources: Any) -> Any:
-        """d(sum of target)/d(source) for each source, in the structure of `sources`."""
+    def gradient(self, target: Any, sources: Any, output_gradients: Any = None) -> Any:
+        """d(sum of target)/d(source) for each source, in the structure of `sources`;
+        with `output_gradients` (one per target leaf), d(sum(target * og))/d(source)."""
         if self._used and not self.persistent:
             raise RuntimeError("A non-persistent GradientTape can only compute one gradient; "
                                "use GradientTape(persistent=True) to call gradient() again.")
@@ -299,9 +301,11 @@ class GradientTape:
         wanted = {k for ks in keys for k in ks}
         target_leaves = [t for t in flatten(target)[0]]
         seeds = {}
-        for t in target_leaves:
+        given = None if output_gradients is None else flatten(output_gradients)[0]
+        for i, t in enumerate(target_leaves):
             if isinstance(t, (TapeValue, Tensor)):
-                seeds[id(t)] = np.ones_like(t.value if isinstance(t, TapeValue) else t)
+                seeds[id(t)] = np.ones_like(t.value if isinstance(t, TapeValue) else t) \
+                    if given is None else given[i]
         # an enclosing eager tape still records: run the rules on the tape values, so it
         # records the backward computation too (higher-order gradients)
         higher = self._graph is None and bool(_eager_tapes())
@@ -328,6 +332,16 @@ class GradientTape:
                     total = g if total is None else total + g
             results.append(_as_source_dtype(total, s, keep_tape_value=higher))
         return unflatten(tree, results)
+
+    def jacobian(self, target: Any, sources: Any, unconnected_gradients: str = "none",
+                 parallel_iterations=None, experimental_use_pfor: bool = True) -> Any:
+        """d(target)/d(source): shape target.shape + source.shape (see jacobians.py)."""
+        return jacobians.jacobian(self, target, sources, unconnected_gradients)
+
+    def batch_jacobian(self, target: Any, source: Any, unconnected_gradients: str = "none",
+                       parallel_iterations=None, experimental_use_pfor: bool = True) -> Any:
+        """Per-example jacobians: [b, *target[b].shape, *source[b].shape] (jacobians.py)."""
+        return jacobians.batch_jacobian(self, target, source, unconnected_gradients)
 
     def _check_sources(self, sources, keys, records) -> None:
         """Every source must be watched (a Variable, `tape.watch`) or computed from a

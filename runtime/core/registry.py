@@ -3,7 +3,8 @@
 An `OpDef` says everything about an op: its NumPy kernel, its explicit shape/dtype
 rule (`abstract_eval`, written next to the op or in the sibling `<module>_rules.py`;
 rules never run kernels), its gradient rule (`grad`, the only gradient lookup: set next
-to the op or by the gradient rule modules when they load), whether it touches state
+to the op or by the gradient rule modules when they load), its batching rule for vmap
+(`batch`, set by runtime/transforms/ when it loads), whether it touches state
 (`stateful`: never folded or merged) and whether it must run for its side effect
 (`effect`: never removed), how the code generator spells a call to it, and flags the
 executor's buffer plan reads. Control-flow ops (nodes with subgraphs) also carry the
@@ -38,6 +39,8 @@ class OpDef:
     stateful: bool = False                  # reads or writes state: no folding, no CSE
     effect: bool = False                    # must run even when no output is used
     grad: Callable | None = None            # (record, output cotangents) -> input cotangents
+    batch: Callable | None = None           # vmap: (batcher, node, inputs, batched flags)
+    #                                         -> (outputs, flags) (runtime/transforms/)
     format: Callable | None = None          # (kernel_ref, input_exprs, attrs) -> expression
     kernel_ref: str | None = None           # how generated code names the kernel
     shape_only: tuple = ()                  # inputs whose values it never reads (`like`)

@@ -2,7 +2,8 @@
 
 Layers, lowest first (each folder's `__init__` docstring says what it owns):
 
-    core <- ops <- state <- control_flow <- autodiff <- passes <- exec <- frontend
+    core <- ops <- state <- control_flow <- autodiff <- transforms <- passes <- exec
+         <- frontend
          <- jit, saved, onnx_export (side by side: none imports another)
 
 A module may import its own layer and the layers below it, never one above - a
@@ -21,7 +22,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-LAYERS = [("core",), ("ops",), ("state",), ("control_flow",), ("autodiff",), ("passes",),
+LAYERS = [("core",), ("ops",), ("state",), ("control_flow",), ("autodiff",), ("transforms",),
+          ("passes",),
           ("exec",), ("frontend",), ("jit", "saved", "onnx_export")]
 RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}
 # what may be imported inside a function: the optional engines, loaded only when used

@@ -1,0 +1,255 @@
+"""vmap through control flow: examples that take different branches and different trip
+counts (break, early return, nested loops, maximum_iterations) equal the loop of calls,
+bitwise; an untaken side's NaNs, warnings and errors do not leak; per-example
+gradients, nested vmap, vmap of / inside ag.function, in_axes / out_axes."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from tests.runtime.vmap_harness import assert_bitwise, check_vmap, loop_of_calls
+
+RNG = np.random.default_rng(3)
+
+
+def branches(x):
+    if np.sum(x) > 0:
+        y = np.sqrt(x * x + 1.0) * 2.0
+    else:
+        y = np.exp(x) - 1.0
+    return y
+
+
+def halving(x):
+    n = 0
+    while np.max(np.abs(x)) > 1.0:
+        x = x / 2.0
+        n += 1
+    return x, n
+
+
+def newton_sqrt(a):
+    x = a
+    i = 0
+    while i < 50:
+        nx = 0.5 * (x + a / x)
+        if np.abs(nx - x) < 1e-12:
+            break
+        x = nx
+        i += 1
+    return x, i
+
+
+def early_return(x):
+    for i in range(5):
+        if x[i] > 0.8:
+            return x * i
+    return -x
+
+
+def nested(x):
+    total = 0.0
+    i = 0
+    while i < x.shape[0]:
+        j = 0
+        while j < 3 and x[i] * j < 1.5:
+            total = total + x[i] * j
+            j += 1
+        i += 1
+    if total > 1.0:
+        total = total - 1.0
+    return total
+
+
+def collatz(n):
+    steps = 0
+    while n != 1:
+        if n % 2 == 0:
+            n = n // 2
+        else:
+            n = 3 * n + 1
+        steps += 1
+    return steps
+
+
+def unbatched_trip_count(x):
+    for _ in range(3):
+        x = np.tanh(x) + 1.0
+    i = 0
+    while i < 4:
+        x = x * 0.5
+        i += 1
+    return x
+
+
+PROGRAMS = {
+    "branches": (branches, RNG.normal(size=(8, 3))),
+    "halving": (halving, RNG.normal(size=(8, 2)) * np.array([[1.0], [10.0]] * 4)),
+    "newton_sqrt": (newton_sqrt, RNG.uniform(0.1, 100.0, size=(8,))),
+    "early_return": (early_return, RNG.uniform(0, 1, size=(8, 5))),
+    "nested": (nested, RNG.uniform(0, 1, size=(6, 4))),
+    "collatz": (collatz, np.arange(1, 20, dtype=np.int64)),
+    "unbatched_trip_count": (unbatched_trip_count, RNG.normal(size=(5, 2))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_control_flow_programs_equal_the_loop_of_calls(name):
+    fn, xs = PROGRAMS[name]
+    check_vmap(fn, xs)
+
+
+def test_examples_do_take_different_paths_and_trip_counts():
+    _, counts = ag.vmap(newton_sqrt)(PROGRAMS["newton_sqrt"][1])
+    assert len(set(counts.tolist())) > 2
+    steps = ag.vmap(collatz)(PROGRAMS["collatz"][1])
+    assert len(set(steps.tolist())) > 5
+    ys = ag.vmap(branches)(PROGRAMS["branches"][1])
+    sums = PROGRAMS["branches"][1].sum(axis=1)
+    assert (sums > 0).any() and (sums <= 0).any() and ys.shape == (8, 3)
+
+
+def guarded(x):
+    if x > 0:
+        y = np.log(x)
+    else:
+        y = x
+    return y
+
+
+def test_untaken_side_does_not_leak_nans_or_warnings():
+    xs = np.array([-1.0, 0.0, 2.0, 3.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with np.errstate(all="raise"):
+            got = ag.vmap(guarded)(xs)
+    assert_bitwise(got, loop_of_calls(guarded, (xs,))[0][0], "guarded")
+    assert not np.isnan(got).any()
+
+
+def limited(x):
+    ag.set_loop_options(maximum_iterations=3)
+    while np.sum(x) < 100.0:
+        x = x * 2.0
+    return x
+
+
+def test_maximum_iterations_and_shared_limits():
+    check_vmap(limited, np.array([[1.0, 2.0], [30.0, 40.0], [200.0, 1.0]]))
+
+
+def test_per_example_gradients_equal_the_loop():
+    w = RNG.normal(size=(3, 2))
+
+    def loss_grad(x, y, w):
+        with ag.GradientTape() as tape:
+            tape.watch(w)
+            pred = np.tanh(x @ w)
+            loss = np.sum((pred - y) ** 2)
+        return tape.gradient(loss, w)
+
+    xs, ys = RNG.normal(size=(7, 3)), RNG.normal(size=(7, 2))
+    got = check_vmap(loss_grad, xs, ys, w, in_axes=(0, 0, None))
+    assert got.shape == (7, 3, 2)
+
+    def cf_grad(x):
+        with ag.GradientTape() as tape:
+            tape.watch(x)
+            if np.sum(x) > 0:
+                y = np.sum(np.sin(x) * x)
+            else:
+                y = np.sum(x ** 3)
+        return tape.gradient(y, x)
+    check_vmap(cf_grad, RNG.normal(size=(6, 3)))
+
+
+def test_gradient_of_a_vmapped_function():
+    w = RNG.normal(size=(3, 2))
+    xs = RNG.normal(size=(5, 3))
+    per_example = ag.vmap(lambda x, w: np.sum(np.tanh(x @ w)), in_axes=(0, None))
+
+    @ag.function
+    def grad(xs, w):
+        with ag.GradientTape() as tape:
+            tape.watch(w)
+            loss = np.sum(per_example(xs, w))
+        return tape.gradient(loss, w)
+
+    @ag.function
+    def reference(xs, w):
+        with ag.GradientTape() as tape:
+            tape.watch(w)
+            loss = np.sum(np.sum(np.tanh(xs[:, None, :] @ w), axis=(1, 2)))
+        return tape.gradient(loss, w)
+    np.testing.assert_allclose(grad(xs, w), reference(xs, w), rtol=1e-12)
+
+
+def test_nested_vmap_and_ag_functions():
+    xs = RNG.normal(size=(3, 4, 2))
+    inner = ag.vmap(branches)
+    outer = ag.vmap(inner)
+    assert_bitwise(outer(xs), np.stack([[ag.function(branches)(x) for x in row] for row in xs]),
+                   "nested vmap")
+    f = ag.function(halving)
+    check_vmap(f, PROGRAMS["halving"][1])
+
+    @ag.function
+    def uses_vmap(xs, scale):
+        return ag.vmap(lambda x: branches(x) * scale)(xs)
+    assert_bitwise(uses_vmap(xs[0], 2.0), np.stack([branches(x) * 2.0 for x in xs[0]]),
+                   "vmap inside ag.function")
+
+
+def test_axes_and_vectorized_map():
+    xs = RNG.normal(size=(3, 5))
+    got = ag.vmap(lambda x: x * 2.0, in_axes=1, out_axes=1)(xs)
+    assert_bitwise(got, xs * 2.0, "in_axes=1/out_axes=1")
+    got = ag.vectorized_map(lambda e: e["a"] + e["b"], {"a": xs, "b": xs * 3})
+    assert_bitwise(got, xs + xs * 3, "vectorized_map of a dict")
+    with pytest.raises(ValueError, match="different sizes"):
+        ag.vmap(lambda a, b: a + b)(xs, xs[:2])
+    with pytest.raises(ValueError, match="no argument is mapped"):
+        ag.vmap(lambda a: a, in_axes=None)(xs)
+
+
+def test_fallback_is_correct_and_noted_once():
+    from runtime.transforms import VmapFallbackWarning
+    xs = RNG.normal(size=(4, 3, 3)) + 3 * np.eye(3)
+    with pytest.warns(VmapFallbackWarning, match="inv"):
+        got = ag.vmap(lambda a: np.linalg.inv(a) @ a[0])(xs)
+    assert_bitwise(got, np.stack([np.linalg.inv(a) @ a[0] for a in xs]), "fallback")
+    check_vmap(lambda a: np.sort(a, axis=-1)[:, ::-1], xs, rules=False)
+
+
+def test_effects_under_vmap_are_clear_errors():
+    v = ag.Variable(np.zeros(3))
+
+    def assigns(x):
+        v.assign(x)
+        return x
+
+    def prints(x):
+        ag.print(x)
+        return x
+
+    def reads(x):
+        return x + v.value
+    for fn in (assigns, prints):
+        with pytest.raises(NotImplementedError, match="side effect"):
+            ag.vmap(fn)(np.ones((2, 3)))
+    check_vmap(reads, np.ones((2, 3)))
+
+
+def test_eager_mode_is_the_python_loop():
+    xs = PROGRAMS["newton_sqrt"][1]
+    graph = ag.vmap(newton_sqrt)(xs)
+    ag.run_functions_eagerly(True)
+    try:
+        eager = ag.vmap(newton_sqrt)(xs)
+    finally:
+        ag.run_functions_eagerly(False)
+    for g, e in zip(graph, eager):
+        assert_bitwise(g, e, "eager vs graph")
