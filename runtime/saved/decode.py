@@ -108,9 +108,8 @@ class GraphDecoder:
         check_attrs(op, attrs, len(inputs), where)
         names = op.subgraph_attrs
         subs = obj(n.get("subgraphs", {}), f"{where}: subgraphs", names)
-        outer = {name: t for name, t in scope.items()}
-        for k in names:
-            attrs[k] = self.graph(subs[k], f"{where}/{k}", graph, outer, depth + 1)
+        for k in names:  # the scope itself, not a copy: copying per node was quadratic
+            attrs[k] = self.graph(subs[k], f"{where}/{k}", graph, scope, depth + 1)
         declared = [self.aval(o, f"{where}: output {k}")
                     for k, o in enumerate(seq(n["outputs"], f"{where}: outputs"))]
         avals = [(shape, dtype) for _, shape, dtype, _ in declared]
