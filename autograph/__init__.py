@@ -16,14 +16,16 @@ from runtime import print_ as print  # noqa: A001  (ag.print runs every time the
 from runtime.autodiff import GradientTape
 from autograph.api import do_not_convert, function, set_loop_options, to_code, to_graph
 from autograph.errors import ConversionError
-from runtime.saved import LoadError, load, save
+from runtime.saved import LoadError, SaveError, load, save
+from runtime.jit import JitFallbackWarning
 from autograph import dask  # noqa: E402  (ag.dask.map_blocks; imports Dask only when used)
-from runtime.onnx_export import export_onnx  # needs the onnx extra only when called
+from runtime.onnx_export import OnnxExportError, export_onnx  # onnx needed only when called
 
 
 __all__ = [
     "function", "to_code", "to_graph", "do_not_convert", "set_loop_options",
     "run_functions_eagerly", "functions_run_eagerly", "print", "TensorSpec", "Variable",
     "GraphModeError", "RetracingWarning", "ConversionError", "GradientTape",
-    "save", "load", "LoadError", "dask", "export_onnx", "set_parallel", "parallel_enabled",
+    "save", "load", "LoadError", "SaveError", "dask", "export_onnx", "OnnxExportError",
+    "JitFallbackWarning", "set_parallel", "parallel_enabled",
 ]
