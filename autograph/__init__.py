@@ -61,15 +61,17 @@ from runtime.autodiff import GradientTape  # noqa: E402
 from autograph.api import do_not_convert, function, set_loop_options, to_code, to_graph  # noqa: E402
 from autograph.errors import ConversionError  # noqa: E402
 from autograph.transforms import hessian, jvp, vectorized_map, vmap  # noqa: E402
-from runtime.saved import LoadError, load, save  # noqa: E402
+from runtime.saved import LoadError, SaveError, load, save  # noqa: E402
+from runtime.jit import JitFallbackWarning  # noqa: E402
 from autograph import dask  # noqa: E402  (ag.dask.map_blocks; imports Dask only when used)
-from runtime.onnx_export import export_onnx  # noqa: E402  needs the onnx extra only when called
+from runtime.onnx_export import OnnxExportError, export_onnx  # noqa: E402  onnx only when called
 
 
 __all__ = [
     "function", "to_code", "to_graph", "do_not_convert", "set_loop_options",
     "run_functions_eagerly", "functions_run_eagerly", "print", "TensorSpec", "Variable",
     "GraphModeError", "RetracingWarning", "ConversionError", "GradientTape",
-    "save", "load", "LoadError", "dask", "export_onnx", "set_parallel", "parallel_enabled",
+    "save", "load", "LoadError", "SaveError", "dask", "export_onnx", "OnnxExportError",
+    "JitFallbackWarning", "set_parallel", "parallel_enabled",
     "hessian", "jvp", "vmap", "vectorized_map",
 ]

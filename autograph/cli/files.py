@@ -1,7 +1,11 @@
 """Reading Python sources (with their declared encoding) and writing outputs.
 
-A source is decoded as Python would (PEP 263: a BOM or a `# coding: NAME` comment on line
-1 or 2); a bad declaration or undecodable bytes are a `UserError` at the file's line.
+A source is read only if it is a regular file (never a FIFO or a device, which would block
+or never end; a tree walk reports and skips them) and decoded as Python would (PEP 263: a
+BOM or a `# coding: NAME` comment on line 1 or 2; a codec that is not a text encoding is
+refused); a bad declaration or undecodable bytes are a `UserError` at the file's line.
+CPython's own compiler then checks the source: what it refuses (a syntax error, nesting
+too deep for it) is a `UserError` at `file:line:col`, never an internal error.
 `-o` outputs keep the source's encoding (and its declaration); text sent to stdout is
 UTF-8, so `utf8_source` rewrites a declaration that says otherwise.
 
@@ -20,6 +24,7 @@ import os
 import re
 import shutil
 import stat
+import sys
 import tempfile
 import tokenize
 
@@ -53,17 +58,7 @@ def _bad_encoding(path: str, raw: bytes, message: str, lineno: int,
 def read_source(path: str) -> tuple[str, str]:
     """(text, encoding) of a Python source file, decoded as Python decodes it (PEP 263);
     line ends are normalised to \\n, as `tokenize.open` does."""
-    try:
-        with open(path, "rb") as f:
-            raw = f.read()
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise UserError(f"{path}: is a directory") from None
-    except PermissionError:
-        raise UserError(f"{path}: permission denied") from None
-    except OSError as e:
-        raise UserError(f"{path}: cannot read the file: {e.strerror or e}") from None
+    raw = _read_regular(path)
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
     except SyntaxError as e:
@@ -80,6 +75,15 @@ def read_source(path: str) -> tuple[str, str]:
         raise _bad_encoding(path, raw, f"unknown encoding {name!r} in the encoding "
                             f"declaration: name a codec Python knows (e.g. utf-8, "
                             f"latin-1, cp1252)", line) from None
+    if not codecs.lookup(encoding)._is_text_encoding:  # rot13, hex...: CPython refuses
+        raise _bad_encoding(path, raw, f"{encoding!r} is not a text encoding: "
+                            f"{_FIX_ENCODING}", _declaration_line(raw) or 1)
+    declared = _declaration_line(raw)
+    if declared is not None and not _ascii_compatible(raw, declared, encoding):
+        raise _bad_encoding(path, raw, f"{encoding!r} cannot be declared in the file: Python "
+                            "reads the declaration itself as ASCII, and this encoding is "
+                            f"not ASCII-compatible (CPython says 'encoding problem'): "
+                            f"{_FIX_ENCODING}", declared)
     try:
         text = raw.decode(encoding)
     except UnicodeDecodeError as e:
@@ -88,7 +92,80 @@ def read_source(path: str) -> tuple[str, str]:
         col = len(raw[line_start:e.start].decode(encoding, "replace")) + 1
         raise _bad_encoding(path, raw, f"byte 0x{raw[e.start]:02x} is not valid "
                             f"{_codec_name(encoding)}: {_FIX_ENCODING}", line, col) from None
-    return text.replace("\r\n", "\n").replace("\r", "\n"), encoding
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    _compiles(raw, text, path)
+    return text, encoding
+
+
+def file_kind(mode: int) -> str | None:
+    """None for a regular file, else what it is ("a FIFO", "a device", ...)."""
+    if stat.S_ISREG(mode):
+        return None
+    return ("a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else
+            "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else
+            "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+
+
+def _read_regular(path: str) -> bytes:
+    """The bytes of `path`, a regular file: its type is checked before opening (a FIFO
+    would block, `/dev/zero` never ends) and again on the open descriptor, which is
+    opened non-blocking in case a FIFO was swapped in between."""
+    try:
+        kind = file_kind(os.stat(path).st_mode)
+        if kind is not None:
+            raise UserError(f"{path}: is {kind}; only regular files are read")
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as f:
+            info = os.fstat(fd)
+            kind = file_kind(info.st_mode)
+            if kind is not None:
+                raise UserError(f"{path}: is {kind}; only regular files are read")
+            return f.read(info.st_size)
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such file") from None
+    except PermissionError:
+        raise UserError(f"{path}: permission denied") from None
+    except OSError as e:
+        raise UserError(f"{path}: cannot read the file: {e.strerror or e}") from None
+
+
+def _compiles(raw: bytes, text: str, path: str) -> None:
+    """What CPython's own compiler refuses is a UserError at its line and column, before
+    the converter sees it: a syntax error, or nesting too deep for the parser (CPython
+    raises MemoryError or RecursionError there, which are not the converter's bugs)."""
+    try:
+        compile(raw, path, "exec", dont_inherit=True)
+    except SyntaxError as e:
+        lines = text.split("\n")
+        if not e.lineno:  # an encoding problem CPython found before any line
+            raise _bad_encoding(path, raw, e.msg, _declaration_line(raw) or 1) from None
+        line = lines[e.lineno - 1] if e.lineno <= len(lines) else e.text
+        end = e.end_offset if getattr(e, "end_lineno", None) == e.lineno else None
+        kind = "indentation error" if isinstance(e, IndentationError) else "syntax error"
+        raise UserError(f"{kind}: {e.msg}", path, e.lineno, e.offset, end,
+                        _shown(line)) from None
+    except (RecursionError, MemoryError):
+        lines = text.split("\n")
+        lineno = max(range(len(lines)), key=lambda i: len(lines[i])) + 1
+        raise UserError("nested too deeply for Python's compiler (CPython refuses this "
+                        "file too): split the expression or statement into smaller ones",
+                        path, lineno, 1, line_text=_shown(lines[lineno - 1])) from None
+    except ValueError as e:  # null bytes
+        raise UserError(f"syntax error: {e}", path, 1, 1) from None
+
+
+def _shown(line: str | None) -> str | None:
+    return line if line is None or len(line) <= 200 else line[:200] + " ..."
+
+
+def _ascii_compatible(raw: bytes, declared: int, encoding: str) -> bool:
+    """Whether the lines up to the declaration read the same in `encoding` as in ASCII
+    (utf-16, utf-32 and EBCDIC code pages do not: CPython refuses them)."""
+    head = b"".join(raw.splitlines(keepends=True)[:declared])
+    try:
+        return head.decode(encoding) == head.decode("latin-1")
+    except (UnicodeDecodeError, LookupError):
+        return False
 
 
 def _valid_utf8(line: bytes) -> bool:
@@ -201,7 +278,9 @@ def _atomic_write(path: str, target: str, data: bytes) -> None:
 
 def python_files(root: str, exclude: str | None = None) -> list[str]:
     """Paths (relative to `root`) of the .py files under `root`, sorted; hidden
-    directories, `__pycache__` and the directory `exclude` are skipped."""
+    directories, `__pycache__` and the directory `exclude` are skipped. A `.py` name
+    that is not a regular file (a FIFO, a device, a symlink to one, a dangling symlink)
+    is reported on stderr and skipped: reading it could block or never end."""
     out = []
     exclude = os.path.abspath(exclude) if exclude else None
     for dirpath, dirnames, filenames in os.walk(root):
@@ -210,5 +289,14 @@ def python_files(root: str, exclude: str | None = None) -> list[str]:
             and os.path.abspath(os.path.join(dirpath, d)) != exclude)
         for name in sorted(filenames):
             if name.endswith(".py"):
-                out.append(os.path.relpath(os.path.join(dirpath, name), root))
+                path = os.path.join(dirpath, name)
+                try:
+                    kind = file_kind(os.stat(path).st_mode)
+                except OSError as e:
+                    kind = f"unreadable ({e.strerror})"
+                if kind is not None:
+                    print(f"{path}: skipped: it is {kind}, not a regular file",
+                          file=sys.stderr)
+                    continue
+                out.append(os.path.relpath(path, root))
     return out

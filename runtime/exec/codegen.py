@@ -12,15 +12,15 @@ Control-flow nodes become real `if` / `while` statements with their subgraphs in
 (spelled by their op's `emit` hook, control_emit.py);
 constants that are not literals are bound as globals of the generated function. Only
 live nodes are emitted (non-strict execution). The source is registered with
-`linecache` so tracebacks show it, and `line_origins` maps each generated line back to
-the node and the user's line that created it.
+`linecache` for as long as the function lives (generated_source.py), so tracebacks show
+it, and `line_origins` maps each generated line back to the node and the user's line
+that created it.
 """
 from __future__ import annotations
 
 import functools
 import itertools
 import keyword
-import linecache
 import math
 import re
 import warnings
@@ -31,6 +31,7 @@ import numpy as np
 from runtime.core.graph import Graph, Node
 from runtime.core.liveness import live_nodes
 from runtime.exec.buffer_plan import BufferPlan
+from runtime.exec.generated_source import drop_source_with, register_source
 from runtime.passes.memory_order import reads_memory_order
 from runtime.exec.chunks import emit_region, find_regions
 from runtime.exec.schedule import emit_offloaded, join_offloaded, plan_offloads
@@ -313,9 +314,10 @@ def compile_graph(graph: Graph, out_tree, out_leaves, name: str, parallel: bool 
         gen.emit(indent, text, node)
     source = "\n".join(gen.lines) + "\n"
     filename = f"<autograph-graph {name}#{next(_compile_count)}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    register_source(filename, source)
     namespace = dict(gen.globals)
     exec(compile(source, filename, "exec"), namespace)
+    drop_source_with(namespace[fname], filename)
     return namespace[fname], source, gen, filename
 
 

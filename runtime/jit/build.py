@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import linecache
 import os
 import sys
 import tempfile
@@ -28,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from runtime.exec.codegen import compile_graph
+from runtime.exec.generated_source import drop_source_with, register_source
 from runtime.core.graph import Graph
 from runtime.jit.regions import Region
 from runtime.jit.source import FE_DECLARATIONS, array_source, scalar_source
@@ -192,6 +192,7 @@ def _array_wrapper(region: Region, fname: str, compiled, fallback):
 def _define(name: str, params: list[str], body: list[str], glob: dict):
     text = f"def {name}({', '.join(params)}):\n" + "".join(f"    {line}\n" for line in body)
     filename = f"<autograph-jit {name}>"
-    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    register_source(filename, text)
     exec(compile(text, filename, "exec"), glob)
+    drop_source_with(glob[name], filename)
     return glob[name]

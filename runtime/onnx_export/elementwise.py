@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from runtime.core.tensor import Tensor
 from runtime.onnx_export.kernels import apply, where
 from runtime.onnx_export.table import converter
 from runtime.ops.ufuncs_rules import resolve
@@ -58,11 +59,23 @@ def convert_ufunc(em, node):
         raise em.error("complex numbers have no ONNX Runtime kernels")
     if name in _ORDERING or name in ("equal", "not_equal"):
         loop_in = _fit_python_ints(node.inputs, loop_in)
+    if name == "power" and loop_in[1].kind == "i" and not _non_negative(node.inputs[1]):
+        raise em.error("an integer power whose exponent may be negative: NumPy raises "
+                       "ValueError for a negative one and ONNX cannot raise; use a float "
+                       "base or exponent (x ** y.astype(np.float64)) or a constant "
+                       "exponent >= 0")
     ins = [em.value(x, d) for x, d in zip(node.inputs, loop_in)]
     outs = _ufunc(em, name, ins, loop_in, loop_out[0])
     if not isinstance(outs, list):
         outs = [outs]
     return [em.cast(o, d, t.dtype) for o, d, t in zip(outs, loop_out, node.outputs)]
+
+
+def _non_negative(x) -> bool:
+    """Whether an exponent is known at export to be >= 0 (a Tensor's values are not)."""
+    if isinstance(x, Tensor):
+        return False
+    return bool(np.all(np.asarray(x) >= 0))
 
 
 def _fit_python_ints(inputs, loop_in):

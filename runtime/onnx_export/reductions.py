@@ -5,6 +5,12 @@ The input is cast to the node's result dtype first, as NumPy accumulates in it
 `np.argmax`/`np.argmin` give NaN (its first index) when a NaN is present, as NumPy
 does; the `nan*` forms skip NaNs. `np.any`/`np.all` count truthy elements, so empty
 inputs give NumPy's False/True. `initial=` and `where=` are refused.
+
+Where ONNX Runtime differs from NumPy the export matches NumPy or refuses: a mean is a
+sum divided by the run-time count (an empty axis gives NaN, not 0); an integer sum is
+summed in 16-bit chunks so it wraps around like NumPy's instead of saturating; an integer
+product is refused; max/min/argmax/argmin over an axis of unknown size are refused (NumPy
+raises on an empty one, ONNX cannot raise).
 """
 from __future__ import annotations
 
@@ -64,6 +70,7 @@ def _reduction(em, node, *, onnx_op: str, extremum=False, nan_fill=None, nan_mea
     if extremum:
         if any(x.shape[a] == 0 for a in axes):
             raise em.error("a maximum/minimum over an empty axis raises in NumPy")
+        _refuse_unknown_sizes(em, x, axes, "a maximum/minimum")
         work = x.dtype
     value = em.value(x, work if work.kind != "b" else np.int8)
     if work.kind == "b":
@@ -79,7 +86,16 @@ def _reduction(em, node, *, onnx_op: str, extremum=False, nan_fill=None, nan_mea
         elif extremum:  # an all-NaN slice gives NaN
             result = em.op("Where", [em.op("Equal", [counts, em.const(0, work)]),
                                      em.const(np.nan, work), result])
+    elif onnx_op == "ReduceMean" and axes:  # ONNX Runtime gives 0 for an empty axis
+        total = reduce(em, "ReduceSum", value, work, axes, keep)
+        result = em.op("Div", [total, _count(em, value, work, axes)])  # 0/0: NaN, as NumPy
+    elif onnx_op == "ReduceSum" and work.kind == "i" and axes:
+        result = _wrapping_sum(em, value, work, axes, keep)
     else:
+        if onnx_op == "ReduceProd" and work.kind == "i":
+            raise em.error("an integer np.prod: ONNX Runtime saturates where NumPy wraps "
+                           "around on overflow; compute it in float64 (np.prod(x, "
+                           "dtype=np.float64)) if that is what you need")
         result = reduce(em, onnx_op, value, work, axes, keep)
         if extremum and nan_fill is None and work.kind == "f":
             any_nan = reduce(em, "ReduceMax", em.cast(em.op("IsNaN", [value]), np.bool_, np.int8),
@@ -89,6 +105,49 @@ def _reduction(em, node, *, onnx_op: str, extremum=False, nan_fill=None, nan_mea
     if not axes:
         result = em.op("Identity", [result])
     return [em.cast(result, work, dtype)]
+
+
+def _refuse_unknown_sizes(em, x, axes, what: str) -> None:
+    unknown = [a for a in axes if x.shape[a] is None]
+    if unknown:
+        raise em.error(f"{what} over axis {unknown[0]}, whose size is unknown at export: "
+                       "NumPy raises when it is empty and ONNX cannot raise; give that "
+                       "dimension a size in the TensorSpec")
+
+
+def _count(em, value: str, dtype, axes: list[int]) -> str:
+    """The number of elements reduced over `axes`, in `dtype` (from the run-time shape)."""
+    shape = em.op("Shape", [value])
+    sizes = em.op("Gather", [shape, em.const(np.asarray(axes, np.int64))])
+    n = em.op("ReduceProd", [sizes, em.const(np.zeros(1, np.int64))], keepdims=0)
+    return em.cast(n, np.int64, dtype)
+
+
+_CHUNK_BITS = 16
+
+
+def _wrapping_sum(em, value: str, dtype, axes: list[int], keep: bool) -> str:
+    """An integer sum that wraps around on overflow as NumPy's does: ONNX Runtime
+    accumulates integers through doubles and saturates. The value is split into 16-bit
+    chunks (each chunk's sum is exact), and the chunk sums are recombined with wrapping
+    integer Mul/Add."""
+    if np.dtype(dtype).itemsize < 8:  # in int64, then wrapped by the cast back
+        total = _wrapping_sum(em, em.cast(value, dtype, np.int64), np.dtype(np.int64), axes,
+                              keep)
+        return em.cast(total, np.int64, dtype)
+    bits = 64
+    base = em.const(1 << _CHUNK_BITS, dtype)
+    rest, total = value, None
+    for k in range(bits // _CHUNK_BITS):
+        last = k == bits // _CHUNK_BITS - 1
+        chunk = rest if last else em.op("Mod", [rest, base], fmod=0)  # in [0, 2**16)
+        if not last:
+            rest = em.op("Div", [em.op("Sub", [rest, chunk]), base])  # exact
+        part = reduce(em, "ReduceSum", chunk, dtype, axes, keep)
+        if k:
+            part = em.op("Mul", [part, em.const(1 << (_CHUNK_BITS * k), dtype)])
+        total = part if total is None else em.op("Add", [total, part])
+    return total
 
 
 @converter_each({"any": {"every": False}, "all": {"every": True}})
@@ -134,6 +193,8 @@ def _arg(em, node, *, onnx_op: str):
     axis, keep = node.attrs.get("axis"), bool(node.attrs.get("keepdims", False))
     if x.shape and any(d == 0 for d in x.shape):
         raise em.error("argmax/argmin of an empty array raises in NumPy")
+    _refuse_unknown_sizes(em, x, list(range(len(x.shape))) if axis is None
+                          else [int(axis) % max(len(x.shape), 1)], "argmax/argmin")
     value = em.value(x)
     dtype = x.dtype
     if dtype.kind == "b":

@@ -1,207 +1,303 @@
-"""Where a saved function lives on disk, and reading it back with bounded memory.
+"""Where a saved function lives on disk: writing it as one checked unit, reading it back
+with bounded time and memory.
 
-A saved function is two members: `graph.json` (the description, UTF-8 JSON) and
-`arrays.npz` (a standard NumPy archive of `.npy` files: constants and Variable values).
-`ag.save(f, "f.agz")` writes them into one zip file; any other path is a directory
-holding the two files. Reading checks every size before it reads, parses `.npy`
-headers with a strict pattern of its own (no `literal_eval`, no pickle: object and
-structured dtypes are refused), and checks each array's byte count against its header.
+A saved function is three members: `graph.json` (the description, UTF-8 JSON),
+`arrays.npz` (a NumPy archive of compressed `.npy` files: constants and Variable values)
+and `manifest.json`, which names the other two with their size and SHA-256 and is
+written last. `ag.save(f, "f.agz")` writes them into one zip file (through a temporary
+name, fsync, rename); any other path is a directory holding the three files (each
+written the same way, the manifest removed first and written last), so a reader never
+pairs one save's graph with another save's arrays.
+
+Reading opens regular files only (`stat` first, `O_NONBLOCK`, `fstat` after opening:
+never a FIFO, device or socket, or a symlink to one; members of a directory with
+`O_NOFOLLOW`), checks the manifest's member list, sizes and hashes before parsing
+anything, refuses duplicate JSON keys, and decides how much memory the arrays take from
+their `.npy` headers before inflating a byte (json_tools.py parses, npy.py reads arrays).
 """
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
-import re
+import stat
+import tempfile
 import zipfile
 
 import numpy as np
 
 from runtime.saved.format import (
-    MAX_ARRAY_BYTES, MAX_ARRAYS, MAX_JSON_BYTES, MAX_RANK, LoadError, parse_dtype,
+    FORMAT, MAX_ARRAY_BYTES, MAX_JSON_BYTES, VERSION, LoadError, SaveError,
 )
+from runtime.saved.npy import MAX_RATIO, read_npz, read_stream
+from runtime.saved.json_tools import parse_json
 
 GRAPH_MEMBER = "graph.json"
-_MAX_RATIO = 1100
 ARRAYS_MEMBER = "arrays.npz"
+MANIFEST_MEMBER = "manifest.json"
+MEMBERS = (GRAPH_MEMBER, ARRAYS_MEMBER)
+_MAX_MANIFEST_BYTES = 4096
+# arrays.npz holds compressed .npy files; a stored npz is at most this much bigger
+_MAX_NPZ_BYTES = MAX_ARRAY_BYTES + (64 << 20)
+_MAX_FILE_BYTES = MAX_JSON_BYTES + _MAX_NPZ_BYTES + (1 << 20)
 
+
+# -- writing ------------------------------------------------------------------------------
 
 def write(path, description: dict, arrays: dict) -> None:
     """Write a saved function to `path` (`.agz`: one zip file; else a directory)."""
-    text = json.dumps(description, allow_nan=False, separators=(",", ":")).encode("utf-8")
+    members = {GRAPH_MEMBER: json.dumps(description, allow_nan=False,
+                                        separators=(",", ":")).encode("utf-8")}
     buffer = io.BytesIO()
-    np.savez(buffer, **arrays)
+    np.savez_compressed(buffer, **arrays)
+    members[ARRAYS_MEMBER] = buffer.getvalue()
+    manifest = manifest_bytes(members)
     path = os.fspath(path)
     if path.endswith(".agz"):
-        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
-            zf.writestr(GRAPH_MEMBER, text)
-            zf.writestr(ARRAYS_MEMBER, buffer.getvalue())
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w") as zf:
+            zf.writestr(GRAPH_MEMBER, members[GRAPH_MEMBER], zipfile.ZIP_DEFLATED)
+            # stored: the loader reads the .npy headers inside without inflating anything
+            zf.writestr(ARRAYS_MEMBER, members[ARRAYS_MEMBER], zipfile.ZIP_STORED)
+            zf.writestr(MANIFEST_MEMBER, manifest, zipfile.ZIP_DEFLATED)
+        _write_atomically(path, buffer.getvalue())
         return
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise SaveError(f"{path} exists and is not a directory: save to a new path, or to "
+                        "a path ending in .agz for one file")
     os.makedirs(path, exist_ok=True)
-    with open(os.path.join(path, GRAPH_MEMBER), "wb") as f:
-        f.write(text)
-    with open(os.path.join(path, ARRAYS_MEMBER), "wb") as f:
-        f.write(buffer.getvalue())
+    try:  # no reader may see the old manifest beside new members
+        os.unlink(os.path.join(path, MANIFEST_MEMBER))
+    except FileNotFoundError:
+        pass
+    for name, data in members.items():
+        _write_atomically(os.path.join(path, name), data)
+    _write_atomically(os.path.join(path, MANIFEST_MEMBER), manifest)
+    _fsync_directory(path)
 
+
+def manifest_bytes(members: dict[str, bytes]) -> bytes:
+    """The manifest naming `members` with their sizes and SHA-256 digests."""
+    manifest = {"format": FORMAT, "version": VERSION,
+                "members": {name: {"size": len(data),
+                                   "sha256": hashlib.sha256(data).hexdigest()}
+                            for name, data in members.items()}}
+    return json.dumps(manifest, separators=(",", ":")).encode("utf-8")
+
+
+def _write_atomically(target: str, data: bytes) -> None:
+    directory, base = os.path.split(os.path.abspath(target))
+    fd, temp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temp, target)
+    except BaseException:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        raise
+    _fsync_directory(directory)
+
+
+def _fsync_directory(directory: str) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:  # platforms without directory fds: the renames are still atomic
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+# -- reading ------------------------------------------------------------------------------
 
 def read(path) -> tuple[dict, dict]:
     """(description, arrays) of the saved function at `path` (or in `.agz` bytes);
-    LoadError if malformed."""
+    LoadError if it is malformed, altered, incomplete or not a regular file."""
     if isinstance(path, (bytes, bytearray)):  # the contents of a .agz file
-        text, npz = _read_zip(io.BytesIO(path), "<saved function bytes>")
-        return _parse_json(text), read_npz(npz)
+        return _read_zip(bytes(path), "<saved function bytes>")
     path = os.fspath(path)
-    if os.path.isdir(path):
-        text = _read_file(os.path.join(path, GRAPH_MEMBER), MAX_JSON_BYTES)
-        npz = _read_file(os.path.join(path, ARRAYS_MEMBER), MAX_ARRAY_BYTES + (64 << 20))
-    elif os.path.exists(path):
-        text, npz = _read_zip(path, path)
-    else:
-        raise FileNotFoundError(f"no saved function at {path!r}")
-    return _parse_json(text), read_npz(npz)
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"no saved function at {path!r}") from None
+    except OSError as e:
+        raise LoadError(f"{path}: cannot be read ({e.strerror})") from None
+    if stat.S_ISDIR(info.st_mode):
+        return _read_directory(path)
+    return _read_zip(read_regular_file(path, _MAX_FILE_BYTES, follow=True), path)
 
 
-def _read_file(path: str, limit: int) -> bytes:
-    if not os.path.isfile(path):
-        raise LoadError(f"{path}: missing (a saved-function directory holds {GRAPH_MEMBER} "
-                        f"and {ARRAYS_MEMBER})")
-    if os.path.getsize(path) > limit:
-        raise LoadError(f"{path}: larger than the {limit} byte limit")
-    with open(path, "rb") as f:
-        data = f.read(limit + 1)
-    if len(data) > limit:
-        raise LoadError(f"{path}: larger than the {limit} byte limit")
+def read_regular_file(path: str, limit: int, follow: bool) -> bytes:
+    """The bytes of `path`, which must be a regular file of at most `limit` bytes.
+
+    Never blocks on a FIFO or reads a device: the type is checked before opening (and
+    the file opened non-blocking, then checked again on the descriptor, in case it was
+    swapped in between); `follow=False` also refuses a symlink."""
+    try:
+        before = os.stat(path, follow_symlinks=follow)
+    except FileNotFoundError:
+        raise LoadError(f"{path}: missing") from None
+    except OSError as e:
+        raise LoadError(f"{path}: cannot be read ({e.strerror})") from None
+    _check_regular(path, before, follow)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    if not follow:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as e:
+        raise LoadError(f"{path}: cannot be opened ({e.strerror})") from None
+    with os.fdopen(fd, "rb", buffering=0) as f:
+        now = os.fstat(fd)
+        _check_regular(path, now, follow)
+        if (now.st_dev, now.st_ino) != (before.st_dev, before.st_ino):
+            raise LoadError(f"{path}: replaced while being opened")
+        if now.st_size > limit:
+            raise LoadError(f"{path}: {now.st_size} bytes, more than the {limit} it may hold")
+        data = read_stream(f, now.st_size, f"{path}")
+        if f.read(1):
+            raise LoadError(f"{path}: grew while being read")
     return data
 
 
-def _members(zf: zipfile.ZipFile, what: str, limit: int) -> dict:
-    infos = zf.infolist()
-    if len(infos) > MAX_ARRAYS + 2:
-        raise LoadError(f"{what}: too many members ({len(infos)})")
-    seen: dict = {}
-    for info in infos:
-        if info.filename in seen:
-            raise LoadError(f"{what}: member {info.filename!r} appears twice")
-        if info.file_size > limit:
-            raise LoadError(f"{what}: member {info.filename!r} is larger than the {limit} "
-                            "byte limit")
-        if info.file_size > _MAX_RATIO * info.compress_size + (1 << 20):
-            # deflate cannot expand more than ~1032:1: memory stays proportional to the file
-            raise LoadError(f"{what}: member {info.filename!r} claims {info.file_size} bytes "
-                            f"from {info.compress_size} compressed ones (a corrupt or hostile "
-                            "archive)")
-        seen[info.filename] = info
-    return seen
+def _check_regular(path: str, info, follow: bool) -> None:
+    if stat.S_ISREG(info.st_mode):
+        return
+    kind = ("a symbolic link" if stat.S_ISLNK(info.st_mode) else
+            "a FIFO" if stat.S_ISFIFO(info.st_mode) else
+            "a device" if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode) else
+            "a socket" if stat.S_ISSOCK(info.st_mode) else
+            "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file")
+    raise LoadError(f"{path}: is {kind}; a saved function is read from regular files only")
 
 
-def _read_member(zf: zipfile.ZipFile, info, limit: int) -> bytes:
-    chunks, size = [], 0
-    with zf.open(info) as f:  # never more than the declared (and checked) size, in
-        while size <= limit:  # small reads: one big read allocates its whole request
-            chunk = f.read(1 << 20)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-    data = b"".join(chunks)
-    if len(data) != info.file_size:
-        raise LoadError(f"member {info.filename!r} is truncated")
-    return data
-
-
-def _read_zip(source, path: str) -> tuple[bytes, bytes]:
+def _read_directory(path: str) -> tuple[dict, dict]:
     try:
-        with zipfile.ZipFile(source) as zf:
-            members = _members(zf, path, MAX_ARRAY_BYTES + (64 << 20))
-            for name in (GRAPH_MEMBER, ARRAYS_MEMBER):
-                if name not in members:
-                    raise LoadError(f"{path}: not a saved function (no {name} inside)")
-            if members[GRAPH_MEMBER].file_size > MAX_JSON_BYTES:
-                raise LoadError(f"{path}: {GRAPH_MEMBER} is larger than {MAX_JSON_BYTES} bytes")
-            text = _read_member(zf, members[GRAPH_MEMBER], MAX_JSON_BYTES)
-            npz = _read_member(zf, members[ARRAYS_MEMBER], MAX_ARRAY_BYTES + (64 << 20))
-    except LoadError:
-        raise
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError,
-            RuntimeError, NotImplementedError) as e:  # zlib.error is an Exception subclass
-        raise LoadError(f"{path}: not a readable saved-function archive "
-                        f"({type(e).__name__}: {e})") from None
-    except Exception as e:  # noqa: BLE001 - zlib.error and friends: still a bad archive
-        raise LoadError(f"{path}: not a readable saved-function archive "
-                        f"({type(e).__name__}: {e})") from None
-    return text, npz
+        names = sorted(os.listdir(path))
+    except OSError as e:
+        raise LoadError(f"{path}: cannot be listed ({e.strerror})") from None
+    if MANIFEST_MEMBER not in names:
+        raise _no_manifest(path, GRAPH_MEMBER in names)
+    manifest = _manifest(read_regular_file(os.path.join(path, MANIFEST_MEMBER),
+                                           _MAX_MANIFEST_BYTES, follow=False), path)
+    _check_names(path, names)
+    members = {}
+    for name in MEMBERS:
+        entry = manifest[name]
+        member_path = os.path.join(path, name)
+        data = read_regular_file(member_path, entry["size"], follow=False)
+        _verify(path, name, data, entry)
+        members[name] = data
+    return _parse(path, members)
 
 
-def _reject_constant(name):
-    raise LoadError(f"{GRAPH_MEMBER}: {name} is not valid JSON")
-
-
-def _parse_json(data: bytes) -> dict:
-    try:
-        value = json.loads(data.decode("utf-8"), parse_constant=_reject_constant)
-    except LoadError:
-        raise
-    except RecursionError:
-        raise LoadError(f"{GRAPH_MEMBER}: nested too deeply") from None
-    except (UnicodeDecodeError, ValueError) as e:
-        raise LoadError(f"{GRAPH_MEMBER}: not valid JSON ({e})") from None
-    if type(value) is not dict:
-        raise LoadError(f"{GRAPH_MEMBER}: the top level must be a JSON object")
-    return value
-
-
-_HEADER = re.compile(rb"\{'descr': '([^']{1,16})', 'fortran_order': (True|False), "
-                     rb"'shape': \(((?:\d{1,19}, ?)*(?:\d{1,19})?)\), \} *\n")
-
-
-def read_npz(data: bytes) -> dict[str, np.ndarray]:
-    """The arrays of an `.npz` archive, checked: names, count, dtypes, sizes."""
-    arrays: dict[str, np.ndarray] = {}
-    total = 0
+def _read_zip(data: bytes, path: str) -> tuple[dict, dict]:
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as zf:
-            for name, info in _members(zf, ARRAYS_MEMBER, MAX_ARRAY_BYTES).items():
-                if not re.fullmatch(r"[av]\d{1,9}\.npy", name):
-                    raise LoadError(f"{ARRAYS_MEMBER}: unexpected member {name!r}")
-                total += info.file_size
-                if total > MAX_ARRAY_BYTES:
-                    raise LoadError(f"{ARRAYS_MEMBER}: arrays larger than {MAX_ARRAY_BYTES} "
-                                    "bytes in all")
-                arrays[name[:-4]] = parse_npy(_read_member(zf, info, MAX_ARRAY_BYTES), name)
+            infos = zf.infolist()
+            names = [info.filename for info in infos]
+            if len(set(names)) != len(names):
+                raise LoadError(f"{path}: a member appears twice in the archive")
+            found = {info.filename: info for info in infos}
+            if MANIFEST_MEMBER not in found:
+                raise _no_manifest(path, GRAPH_MEMBER in found)
+            manifest = _manifest(_member(zf, found[MANIFEST_MEMBER], _MAX_MANIFEST_BYTES,
+                                         path), path)
+            _check_names(path, names)
+            members = {}
+            for name in MEMBERS:
+                info, entry = found[name], manifest[name]
+                if info.file_size != entry["size"]:
+                    raise LoadError(f"{path}: member {name} holds {info.file_size} bytes, "
+                                    f"the manifest says {entry['size']} (altered or mixed "
+                                    "with another save)")
+                member = _member(zf, info, entry["size"], path)
+                _verify(path, name, member, entry)
+                members[name] = member
     except LoadError:
         raise
     except Exception as e:  # noqa: BLE001 - BadZipFile, zlib.error, EOFError...
-        raise LoadError(f"{ARRAYS_MEMBER}: not a readable NumPy archive ({e})") from None
-    return arrays
+        raise LoadError(f"{path}: not a readable saved-function archive "
+                        f"({type(e).__name__}: {str(e)[:200]})") from None
+    return _parse(path, members)
 
 
-def parse_npy(data: bytes, name: str) -> np.ndarray:
-    """One `.npy` file (format 1.0 or 2.0) into a read-only array."""
-    if data[:6] != b"\x93NUMPY" or len(data) < 10:
-        raise LoadError(f"{name}: not a .npy file")
-    major = data[6]
-    if major == 1:
-        size, start = int.from_bytes(data[8:10], "little"), 10
-    elif major in (2, 3):
-        size, start = int.from_bytes(data[8:12], "little"), 12
-    else:
-        raise LoadError(f"{name}: unknown .npy version {major}")
-    header = data[start:start + size]
-    m = _HEADER.fullmatch(header) if len(header) == size and size <= 4096 else None
-    if m is None:
-        raise LoadError(f"{name}: malformed .npy header")
-    dtype = parse_dtype(m.group(1).decode("ascii"), name)
-    shape = tuple(int(d) for d in m.group(3).split(b",") if d.strip())
-    if len(shape) > MAX_RANK:
-        raise LoadError(f"{name}: rank {len(shape)} is over the limit")
-    body = data[start + size:]
-    count = 1
-    for d in shape:
-        count *= d
-    if count * dtype.itemsize != len(body):
-        raise LoadError(f"{name}: the header says {dtype}{list(shape)} "
-                        f"({count * dtype.itemsize} bytes) but the file holds {len(body)}")
-    order = "F" if m.group(2) == b"True" else "C"
-    array = np.frombuffer(body, dtype).reshape(shape, order=order).copy(order="K")
-    array.flags.writeable = False
-    return array
+def _member(zf: zipfile.ZipFile, info, limit: int, path: str) -> bytes:
+    if info.file_size > limit:
+        raise LoadError(f"{path}: member {info.filename!r} is larger than its {limit} "
+                        "byte limit")
+    if info.file_size > MAX_RATIO * info.compress_size + (1 << 20):
+        raise LoadError(f"{path}: member {info.filename!r} claims {info.file_size} bytes "
+                        f"from {info.compress_size} compressed ones (a corrupt or hostile "
+                        "archive)")
+    with zf.open(info) as f:
+        return read_stream(f, info.file_size, f"{path}: member {info.filename}")
+
+
+def _no_manifest(path: str, has_graph: bool) -> LoadError:
+    if has_graph:
+        return LoadError(f"{path}: has no {MANIFEST_MEMBER}: it was saved by an older "
+                         "autograph-numpy (format version 1, before manifests) or its save "
+                         "did not finish; save the function again")
+    return LoadError(f"{path}: not a saved function (no {MANIFEST_MEMBER})")
+
+
+def _check_names(path: str, names) -> None:
+    for name in names:
+        if name not in MEMBERS and name != MANIFEST_MEMBER:
+            raise LoadError(f"{path}: member {str(name)[:80]!r} is not in the manifest "
+                            f"(a saved function holds {GRAPH_MEMBER}, {ARRAYS_MEMBER} and "
+                            f"{MANIFEST_MEMBER} only)")
+    for name in MEMBERS:
+        if name not in names:
+            raise LoadError(f"{path}: member {name} is missing")
+
+
+def _manifest(data: bytes, path: str) -> dict:
+    m = parse_json(data, f"{path}: {MANIFEST_MEMBER}")
+    where = f"{path}: {MANIFEST_MEMBER}"
+    if set(m) != {"format", "version", "members"} or m["format"] != FORMAT:
+        raise LoadError(f"{where}: not an autograph-numpy manifest")
+    version = m["version"]
+    if type(version) is not int or version < 2:
+        raise LoadError(f"{where}: bad format version {str(version)[:20]!r}")
+    if version > VERSION:
+        raise LoadError(f"{where}: saved with format version {version}, newer than this "
+                        f"autograph-numpy reads (version {VERSION}); upgrade autograph-numpy "
+                        "to load it")
+    members = m["members"]
+    if type(members) is not dict or set(members) != set(MEMBERS):
+        raise LoadError(f"{where}: must list exactly {GRAPH_MEMBER} and {ARRAYS_MEMBER}")
+    limits = {GRAPH_MEMBER: MAX_JSON_BYTES, ARRAYS_MEMBER: _MAX_NPZ_BYTES}
+    for name, entry in members.items():
+        if type(entry) is not dict or set(entry) != {"size", "sha256"}:
+            raise LoadError(f"{where}: the entry of {name} is malformed")
+        size, digest = entry["size"], entry["sha256"]
+        if type(size) is not int or not 0 <= size <= limits[name]:
+            raise LoadError(f"{where}: the size of {name} is not an integer in "
+                            f"[0, {limits[name]}]")
+        if type(digest) is not str or len(digest) != 64 \
+                or digest.strip("0123456789abcdef"):
+            raise LoadError(f"{where}: the sha256 of {name} is not 64 hex digits")
+    return members
+
+
+def _verify(path: str, name: str, data: bytes, entry: dict) -> None:
+    if len(data) != entry["size"] or hashlib.sha256(data).hexdigest() != entry["sha256"]:
+        raise LoadError(f"{path}: member {name} does not match the manifest's size and "
+                        "sha256 (the file was altered, truncated, or mixed with another "
+                        "save)")
+
+
+def _parse(path: str, members: dict) -> tuple[dict, dict]:
+    description = parse_json(members[GRAPH_MEMBER], GRAPH_MEMBER)
+    return description, read_npz(members[ARRAYS_MEMBER])

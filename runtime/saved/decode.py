@@ -18,6 +18,7 @@ from runtime.saved.format import (
     MAX_GRAPH_DEPTH, MAX_NODES, Decoder, LoadError, check_int, check_shape, check_text,
     parse_dtype,
 )
+from runtime.ops.ufuncs_rules import ufunc_rule
 from runtime.saved.optable import check_attrs, lookup
 from runtime.core.tensor import Tensor
 
@@ -26,6 +27,8 @@ def obj(value, where: str, required=(), optional=()) -> dict:
     """`value` as a JSON object with exactly these keys (required ones present)."""
     if type(value) is not dict:
         raise LoadError(f"{where}: expected an object")
+    if len(value) == len(required) and all(k in value for k in required):
+        return value  # the common case, checked without building lists
     missing = [k for k in required if k not in value]
     if missing:
         raise LoadError(f"{where}: missing {', '.join(map(repr, missing))}")
@@ -46,6 +49,7 @@ class GraphDecoder:
         self.values = values
         self.nodes = 0
         self.names: set[str] = set()
+        self.rules: dict = {}  # ufunc rule results by what they depend on
 
     def graph(self, d, where: str, parent: Graph | None = None, outer: dict | None = None,
               depth: int = 0) -> Graph:
@@ -108,9 +112,8 @@ class GraphDecoder:
         check_attrs(op, attrs, len(inputs), where)
         names = op.subgraph_attrs
         subs = obj(n.get("subgraphs", {}), f"{where}: subgraphs", names)
-        outer = {name: t for name, t in scope.items()}
-        for k in names:
-            attrs[k] = self.graph(subs[k], f"{where}/{k}", graph, outer, depth + 1)
+        for k in names:  # the scope itself, not a copy: copying per node was quadratic
+            attrs[k] = self.graph(subs[k], f"{where}/{k}", graph, scope, depth + 1)
         declared = [self.aval(o, f"{where}: output {k}")
                     for k, o in enumerate(seq(n["outputs"], f"{where}: outputs"))]
         avals = [(shape, dtype) for _, shape, dtype, _ in declared]
@@ -121,7 +124,7 @@ class GraphDecoder:
 
             op.check(inputs, attrs, avals, fail)
         else:
-            _check_rule(op, inputs, attrs, avals, where)
+            _check_rule(op, inputs, attrs, avals, where, self.rules)
         node = graph.add_node(op, inputs, attrs, avals, _origin(n.get("origin"), where))
         for o, (name, _, _, weak) in zip(node.outputs, declared):
             o.name, o.weak = name, weak
@@ -144,18 +147,50 @@ def _same(avals, computed) -> bool:
                for (s, d), (cs, cd) in zip(avals, computed))
 
 
-def _check_rule(op, inputs, attrs, avals, where: str) -> None:
+_SCALARS = (bool, int, float, complex)
+
+
+def _ufunc_key(op, inputs, attrs):
+    """What a ufunc's shape/dtype rule depends on (operand avals, Python scalars by type and
+    value, attributes), or None when something is not hashable: graphs repeat the same
+    few patterns, and the rule is most of a node's loading time."""
+    parts = [op.name]
+    for x in inputs:
+        if isinstance(x, Tensor):
+            parts.append((x.shape, x.dtype, x.weak))
+        elif type(x) in _SCALARS:
+            parts.append((type(x), x))
+        else:
+            return None
+    try:
+        key = (tuple(parts), tuple(sorted(attrs.items())))
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _check_rule(op, inputs, attrs, avals, where: str, cache: dict) -> None:
+    key = _ufunc_key(op, inputs, attrs) if op.abstract_eval is ufunc_rule else None
+    computed = cache.get(key) if key is not None else None
+    if computed is None:
+        computed = _rule(op, inputs, attrs, where)
+        if key is not None:
+            cache[key] = computed
+    if not _same(avals, computed):
+        raise LoadError(f"{where}: the file declares outputs {_text(avals)} but the op "
+                        f"computes {_text(computed)} (the description was altered)")
+
+
+def _rule(op, inputs, attrs, where: str) -> list:
     try:
         computed = op.abstract_eval(op, inputs, attrs)
-        computed = [(tuple(s), np.dtype(d)) for s, d in computed]
+        return [(tuple(s), np.dtype(d)) for s, d in computed]
     except LoadError:
         raise
     except Exception as e:  # noqa: BLE001 - any failure of the op's rule: bad inputs/attrs
         raise LoadError(f"{where}: the op does not accept these inputs and attributes "
                         f"({type(e).__name__}: {str(e)[:200]})") from None
-    if not _same(avals, computed):
-        raise LoadError(f"{where}: the file declares outputs {_text(avals)} but the op "
-                        f"computes {_text(computed)} (the description was altered)")
 
 
 def _text(avals) -> str:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import inspect
 import os
 
+import numpy as np
+
 from runtime.frontend.function import ConcreteFunction, Function
 from runtime.saved.container import read
 from runtime.saved.decode import GraphDecoder, obj, seq
@@ -18,7 +20,9 @@ from runtime.saved.format import (
     FORMAT, MAX_FUNCTIONS, VERSION, Decoder, LoadError, check_int, check_shape, check_text,
     parse_dtype,
 )
-from runtime.frontend.signature import FloatKey, IdentityKey, TensorSpec, has_unknown_dims
+from runtime.frontend.signature import (
+    FloatKey, IdentityKey, TensorSpec, describe_part, has_unknown_dims, is_array_part,
+)
 from runtime.core.structure import LEAF
 from runtime.core.tensor import Tensor
 from runtime.state.variables import Variable
@@ -96,8 +100,53 @@ def _build(d: dict, arrays: dict) -> LoadedFunction:
         fn._cache[cf.key] = cf
         if any(has_unknown_dims(p) for p in cf.key):
             fn._relaxed.append(cf)
+    if fn.input_signature is not None:
+        _check_input_signature(fn)
     fn.tracing_count = len(fn._concrete)
     return fn
+
+
+def _check_input_signature(fn: LoadedFunction) -> None:
+    """A function with an input_signature has one trace, keyed exactly by its specs."""
+    if len(fn._concrete) != 1:
+        raise LoadError(f"the function has an input_signature but {len(fn._concrete)} traces")
+    key = fn._concrete[0].key
+    for k, spec in enumerate(fn.input_signature):
+        part = key[k]
+        if not is_array_part(part) or part[0] != spec.dtype or tuple(part[1]) != spec.shape:
+            raise LoadError(f"input_signature entry {k} ({spec}) does not match the trace's "
+                            f"key for {fn._params[k]} ({describe_part(part)})")
+
+
+def _array_parts(part, out: list) -> list:
+    """The array parts of a key part, in the order the trace made graph inputs of them."""
+    if is_array_part(part):
+        out.append(part)
+    elif part[0] in (tuple, list) and type(part[1]) is tuple:
+        for p in part[1]:
+            _array_parts(p, out)
+    elif part[0] is dict and type(part[1]) is tuple:
+        for _, p in part[1]:
+            _array_parts(p, out)
+    return out
+
+
+def _check_key(key: tuple, graph, where: str) -> None:
+    """Every argument the key accepts fits the graph's inputs: same count, dtype and rank,
+    and a dimension the graph fixes is fixed to the same size by the key (a key with an
+    unknown dimension over a graph of a known one would run on the wrong shape)."""
+    parts = []
+    for p in key:
+        _array_parts(p, parts)
+    if len(parts) != len(graph.inputs):
+        raise LoadError(f"{where}: the key passes {len(parts)} arrays but the graph has "
+                        f"{len(graph.inputs)} inputs")
+    for k, ((dtype, shape), t) in enumerate(zip(parts, graph.inputs)):
+        if np.dtype(t.dtype) != dtype or len(t.shape) != len(shape) or any(
+                g is not None and g != d for g, d in zip(t.shape, shape)):
+            raise LoadError(f"{where}: input {k} ({t.name}) of the graph is "
+                            f"{np.dtype(t.dtype)}{list(t.shape)} but the key accepts "
+                            f"{dtype}{list(shape)}")
 
 
 _KINDS = {k.name: k for k in (inspect.Parameter.POSITIONAL_ONLY,
@@ -175,6 +224,8 @@ def _concrete(fn: LoadedFunction, c, values: Decoder, graphs: GraphDecoder, wher
     graph = graphs.graph(c["graph"], f"{where}/graph")
     graphs.names = set()
     optimized = graphs.graph(c["optimized_graph"], f"{where}/optimized_graph")
+    for label, g in (("graph", graph), ("optimized_graph", optimized)):
+        _check_key(key, g, f"{where}/{label}")
     out_leaves = {}
     for label, g in (("graph", graph), ("optimized_graph", optimized)):
         out_leaves[label] = _leaves(leaves, g, writeback, values, f"{where}/{label}")

@@ -4,7 +4,6 @@ memory bounded. Targeted tampering first, then the random fuzzer (fuzz_loader.py
 from __future__ import annotations
 
 import io
-import json
 import os
 import zipfile
 
@@ -13,7 +12,9 @@ import pytest
 
 import autograph as ag
 from runtime.saved import LoadError
+from runtime.saved.format import VERSION
 from tests.saved import fuzz_loader
+from tests.saved.tamper import members_of, read_agz, write_agz
 
 
 @pytest.fixture
@@ -30,15 +31,10 @@ def saved(tmp_path):
 
     f(np.arange(4.0), np.int64(2))
     ag.save(f, tmp_path / "orig.agz")
-    with zipfile.ZipFile(tmp_path / "orig.agz") as zf:
-        description, npz = json.loads(zf.read("graph.json")), zf.read("arrays.npz")
+    description, npz = read_agz(tmp_path / "orig.agz")
 
-    def write(desc, arrays=npz, raw=None):
-        path = tmp_path / "case.agz"
-        with zipfile.ZipFile(path, "w") as zf:
-            zf.writestr("graph.json", raw if raw is not None else json.dumps(desc))
-            zf.writestr("arrays.npz", arrays)
-        return path
+    def write(desc, arrays=npz, raw=None):  # an edited file with a matching manifest
+        return write_agz(tmp_path / "case.agz", desc, arrays, raw)
     return description, npz, write
 
 
@@ -106,8 +102,7 @@ def test_a_check_may_only_raise_its_own_exceptions(saved, tmp_path):
 
     g(np.int64(3), np.int64(1))
     ag.save(g, tmp_path / "g.agz")
-    with zipfile.ZipFile(tmp_path / "g.agz") as zf:
-        description, npz = json.loads(zf.read("graph.json")), zf.read("arrays.npz")
+    description, npz = read_agz(tmp_path / "g.agz")
     write = saved[2]
     node = _first(description, "check")
     for bad in ("__import__", "exit", "SystemExit", 3):
@@ -164,9 +159,9 @@ def test_bad_dtypes_are_refused(saved):
 
 def test_future_versions_and_other_formats(saved):
     description, _, write = saved
-    description["version"] = 2
+    description["version"] = VERSION + 1
     _refuses(write(description), "newer than this autograph-numpy reads")
-    description["version"] = 1
+    description["version"] = VERSION
     description["format"] = "something else"
     _refuses(write(description), "not a saved autograph-numpy function")
 
@@ -211,18 +206,23 @@ def test_oversized_members_are_refused_before_reading(saved, monkeypatch):
     from runtime.saved import container
 
     description, npz, write = saved
-    monkeypatch.setattr(container, "MAX_JSON_BYTES", 100)
+    monkeypatch.setattr(container, "_MAX_MANIFEST_BYTES", 100)
     _refuses(write(description), "larger than")
 
 
-def test_a_directory_needs_both_files(saved, tmp_path):
+def test_a_directory_needs_all_three_files(saved, tmp_path):
     description, npz, _ = saved
+    agz = write_agz(tmp_path / "x.agz", description, npz)
     folder = tmp_path / "dir"
     folder.mkdir()
-    (folder / "graph.json").write_text(json.dumps(description))
+    members = members_of(agz)
+    (folder / "graph.json").write_bytes(members["graph.json"])
+    (folder / "manifest.json").write_bytes(members["manifest.json"])
     _refuses(folder, "missing")
     (folder / "arrays.npz").write_bytes(npz)
     assert ag.load(folder)(np.arange(4.0), np.int64(2)).shape == (3,)
+    (folder / "manifest.json").unlink()
+    _refuses(folder, "before manifests")
 
 
 def test_random_corruptions_only_raise_load_error(tmp_path):

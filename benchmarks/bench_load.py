@@ -1,0 +1,75 @@
+"""Loading benchmark: `ag.load` time against the size of the saved graph.
+
+Writes saved functions of a chain of N elementwise nodes (N = 10,000 ... 100,000, in both
+the graph and the optimized graph of one trace), loads each three times and prints the
+best time, the file size, and the time per node; a quadratic step shows as a time per
+node that grows with N. The goal (issue 24): 100,000 nodes load in at most 2 s.
+
+    python benchmarks/bench_load.py
+"""
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+import autograph as ag
+from runtime.saved.container import write
+from runtime.saved.format import FORMAT, VERSION
+
+OPS = (("add", 1.0), ("multiply", 0.5), ("subtract", 0.25), ("maximum", -1.0))  # bounded
+
+
+def chain(n: int) -> dict:
+    """A graph x -> op(x, c) -> op(., c) ... of n nodes on float64[64]."""
+    nodes, prev = [], "x"
+    for i in range(n):
+        name = f"v{i}"
+        op, constant = OPS[i % len(OPS)]
+        nodes.append({"op": op, "inputs": [{"ref": prev}, constant],
+                      "attrs": {},
+                      "outputs": [{"name": name, "dtype": "<f8", "shape": [64]}],
+                      "origin": {"file": "model.py", "line": 10 + i % 50, "function": "f"}})
+        prev = name
+    return {"name": "f", "inputs": [{"name": "x", "dtype": "<f8", "shape": [64]}],
+            "nodes": nodes, "outputs": [{"ref": prev}]}
+
+
+def description(n: int) -> dict:
+    graph = chain(n)
+    return {"format": FORMAT, "version": VERSION,
+            "function": {"name": "f", "input_signature": None,
+                         "parameters": [{"name": "x", "kind": "POSITIONAL_OR_KEYWORD"}]},
+            "variables": [],
+            "concrete_functions": [{
+                "key": [{"array": {"dtype": "<f8", "shape": [64]}}],
+                "results": {"tree": None, "leaves": [{"output": True}]},
+                "writeback": [], "graph": graph, "optimized_graph": graph}]}
+
+
+def main(sizes=(10_000, 25_000, 50_000, 100_000)) -> None:
+    directory = tempfile.mkdtemp(prefix="bench_load")
+    x = np.linspace(-1.0, 1.0, 64)
+    print(f"{'nodes':>8} {'file KB':>9} {'load s':>8} {'us/node':>8}")
+    worst = 0.0
+    for n in sizes:
+        path = os.path.join(directory, f"chain{n}.agz")
+        write(path, description(n), {})
+        times = []
+        for _ in range(3):
+            start = time.perf_counter()
+            loaded = ag.load(path)
+            times.append(time.perf_counter() - start)
+        assert np.isfinite(loaded(x)).all()
+        best = min(times)
+        worst = best if n == sizes[-1] else worst
+        print(f"{n:>8} {os.path.getsize(path) / 1024:>9.0f} {best:>8.2f} "
+              f"{best / n * 1e6:>8.1f}")
+    print(f"100,000 nodes (graph and optimized graph each): {worst:.2f} s (goal <= 2 s)")
+
+
+if __name__ == "__main__":
+    main(tuple(int(a) for a in sys.argv[1:]) or (10_000, 25_000, 50_000, 100_000))
