@@ -26,6 +26,7 @@ import gast
 import numpy as np
 
 from autograph import operators
+from autograph.operators.builtin_calls import overload_of
 from autograph.operators.py_builtins import BUILTIN_OVERRIDES
 from autograph.pyct import templates
 from autograph.pyct.activity import qualified_name
@@ -121,6 +122,8 @@ def _leave(f, ctx) -> bool:
     if target is not _MISSING:
         if _sized_creator(target):
             return False  # np.zeros(n): `converted_call` builds it when n is symbolic
+        if isinstance(f, gast.Attribute) and overload_of(target) is not None:
+            return False  # `operator.index(x)`: `converted_call` calls the `ag__` overload
         return not is_convertible(target)
     if isinstance(f, gast.Attribute) and f.attr in KNOWN_METHODS:
         root = f.value
