@@ -266,3 +266,14 @@ def _arctan2(em, ins, dt):
     out = em.op("Where", [em.op("And", [em.op("Equal", [x, zero]),
                                          em.op("Not", [y_zero])]), half_pi, out])
     return em.op("Where", [y_zero, at_zero, out])
+
+
+@converter("exact_int")
+def convert_exact_int(em, node):  # Python-int arithmetic that raises rather than wrap
+    if em.shared.get("assertions") != "drop":
+        raise em.error("Python-int arithmetic that raises OverflowError beyond int64 cannot "
+                       "raise in ONNX. Pass assertions='drop' to export it as int64 "
+                       "arithmetic that wraps")
+    i64 = np.dtype(np.int64)
+    ins = [em.value(x, i64) for x in node.inputs]
+    return [_ufunc(em, node.attrs["ufunc"], ins, [i64] * len(ins), i64)]
