@@ -269,11 +269,10 @@ def _arctan2(em, ins, dt):
 
 
 @converter("exact_int")
-def convert_exact_int(em, node):  # Python-int arithmetic that raises rather than wrap
-    if em.shared.get("assertions") != "drop":
-        raise em.error("Python-int arithmetic that raises OverflowError beyond int64 cannot "
-                       "raise in ONNX. Pass assertions='drop' to export it as int64 "
-                       "arithmetic that wraps")
+def convert_exact_int(em, node):
+    """Python-int arithmetic (exact in the graph, OverflowError beyond int64): ONNX has no
+    exceptions, so the exported model computes it in int64, as ONNX computes every int64
+    (README: "Python ints stay exact or fail loudly")."""
     i64 = np.dtype(np.int64)
     ins = [em.value(x, i64) for x in node.inputs]
     return [_ufunc(em, node.attrs["ufunc"], ins, [i64] * len(ins), i64)]
