@@ -27,6 +27,7 @@ import numpy as np
 
 from autograph import operators
 from autograph.operators import random_calls
+from autograph.operators.builtin_calls import overload_of
 from autograph.operators.py_builtins import BUILTIN_OVERRIDES
 from autograph.pyct import templates
 from autograph.pyct.activity import qualified_name
@@ -122,6 +123,8 @@ def _leave(f, ctx) -> bool:
     if target is not _MISSING:
         if _sized_creator(target) or random_calls.routes(target):
             return False  # np.zeros(n), np.random.normal(): `converted_call` builds them
+        if isinstance(f, gast.Attribute) and overload_of(target) is not None:
+            return False  # `operator.index(x)`: `converted_call` calls the `ag__` overload
         return not is_convertible(target)
     if isinstance(f, gast.Attribute) and f.attr in KNOWN_METHODS:
         root = f.value

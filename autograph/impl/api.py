@@ -128,7 +128,7 @@ def _compile(fn, recursive: bool) -> tuple:
 def _compile_node(fn, node, src, ctx) -> tuple:
     freevars = list(fn.__code__.co_freevars)
     if "__class__" in freevars:
-        _explicit_super(node)
+        _explicit_super(node, shadowed="super" in fn.__globals__)
     name = node.name if isinstance(node, gast.FunctionDef) else None
     if name is None:
         body = templates.replace("return fn", origin=node, fn=node)
@@ -180,15 +180,29 @@ def _register_codes(code) -> None:
             _register_codes(c)
 
 
-def _explicit_super(node) -> None:
-    """`super()` -> `super(__class__, self)`: the zero-argument form needs a class body."""
-    if not node.args.args:
+def _explicit_super(node, shadowed: bool = False) -> None:
+    """`super()` -> `super(__class__, self)`: the zero-argument form needs a class body.
+    Not when `super` is the function's own name for something else (a local, or a global
+    of the module when `shadowed`): then `super()` calls that."""
+    if not node.args.args or shadowed or _binds_super(node):
         return
     first = node.args.args[0].id
     for n in gast.walk(node):
         if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and \
                 n.func.id == "super" and not n.args:
             n.args = [templates.name_node("__class__"), templates.name_node(first)]
+
+
+def _binds_super(node) -> bool:
+    """Whether the function binds the name `super` (def, class, assignment, import,
+    parameter) anywhere in its body."""
+    for n in gast.walk(node):
+        if isinstance(n, (gast.FunctionDef, gast.ClassDef)) and n.name == "super" or \
+                isinstance(n, gast.Name) and n.id == "super" and \
+                isinstance(n.ctx, (gast.Store, gast.Param, gast.Del)) or \
+                isinstance(n, gast.alias) and (n.asname or n.name) == "super":
+            return True
+    return False
 
 
 def _instantiate(inner: types.CodeType, fn: types.FunctionType) -> types.FunctionType:

@@ -9,6 +9,7 @@ name-based path uses (`BUILTIN_OVERRIDES`), so both spellings mean the same thin
 from __future__ import annotations
 
 import builtins
+import operator
 import types
 from typing import Callable
 
@@ -18,6 +19,7 @@ from autograph.operators.py_builtins import BUILTIN_OVERRIDES
 # (the `ag__` package does not import this module: `converted_call` in autograph.impl does)
 _OVERLOADS = {getattr(builtins, name): getattr(operators, impl)
               for name, impl in BUILTIN_OVERRIDES.items()}
+_OVERLOADS[operator.index] = operators.index_  # what `range`, slicing and NumPy call
 
 
 def overload_of(f) -> Callable | None:

@@ -1,5 +1,6 @@
-"""Builtins that work on symbolic values: `len_`, `range_`, `int_`, `float_`, `abs_`,
-`min_`, `max_`, `sum_`, `enumerate_`, `zip_`, `isinstance_` (`print_` is in printing.py).
+"""Builtins that work on symbolic values: `len_`, `range_`, `int_`, `float_`, `complex_`,
+`bool_`, `index_` (operator.index), `abs_`, `min_`, `max_`, `sum_`, `enumerate_`, `zip_`,
+`isinstance_` (`print_` is in printing.py).
 
 The call converter rewrites `range(n)` to `ag__.range_(n)` (and so on) when the name
 is the builtin. On Python values each one *is* the builtin (same result, same errors);
@@ -17,7 +18,9 @@ from autograph.operators.conditionals import is_symbolic
 from autograph.operators.lists import is_graph_list, list_length, stack
 from runtime import GraphModeError
 from runtime.core.errors import where
+from runtime.core.tensor import Tensor
 from runtime.ops.shape import symbolic_shape
+from runtime.ops.ufuncs import python_number
 from runtime.state.checks import check
 
 
@@ -75,7 +78,11 @@ class SymbolicRange(SymbolicIterable):
         return np.maximum(-((self.start - self.stop) // self.step), 0)
 
     def get(self, i):
-        return self.start + i * self.step
+        item = self.start + i * self.step
+        if isinstance(item, Tensor) and not item.weak:
+            # range() yields Python ints (also from NumPy bounds): weak, exact (NEP 50)
+            item = python_number(np.astype(item, np.int64))
+        return item
 
 
 class _Enumerate(SymbolicIterable):
@@ -199,18 +206,107 @@ def zip_(*xs, **kwargs):
     return builtins.zip(*xs, **kwargs)
 
 
-def int_(x=0, *args):
-    if is_symbolic(x) and not args:
-        if np.issubdtype(x.dtype, np.floating):
-            x = np.trunc(x)
-        return np.astype(x, np.int64)
-    return builtins.int(x, *args)
+# -- int(), float(), complex(), bool(), operator.index() of an array ------------------------
+# NumPy 2's rules: int/float/complex take a 0-d array only (any other shape is a TypeError),
+# bool takes a size-1 array of any shape, operator.index a 0-d integer array. The shape is
+# known while tracing, so those errors are raised there, with the message NumPy gives; what
+# depends on the value (NaN, infinity, an int beyond int64) is a check when the graph runs.
+_SCALAR_ONLY = "only 0-dimensional arrays can be converted to Python scalars"
+_INT64 = np.iinfo(np.int64)
+
+
+def _scalar_only(x, name: str) -> None:
+    if x.dtype == object:
+        raise TypeError(f"{name}() argument must not be a list built in a symbolic loop"
+                        f"{where()}: stack it first (np.stack(xs))")
+    if x.ndim:
+        raise TypeError(f"{_SCALAR_ONLY}{where()}")
+
+
+def int_(x=0, *args, **kwargs):
+    """`int(x)`: a 0-d array truncated toward zero. Python's int is exact while the graph
+    holds int64: a value beyond int64 is an OverflowError, never a wrapped number."""
+    if not (is_symbolic(x) and not args and not kwargs):
+        return builtins.int(x, *args, **kwargs)
+    _scalar_only(x, "int")
+    kind = x.dtype.kind
+    if kind == "c":
+        raise TypeError("int() argument must be a string, a bytes-like object or a real "
+                        f"number, not 'complex'{where()}")
+    if kind == "f":
+        check(~np.isnan(x), "ValueError", "cannot convert float NaN to integer")
+        check(~np.isinf(x), "OverflowError", "cannot convert float infinity to integer")
+        x = np.trunc(x)
+        # 2**63 is the first float past int64 (float(int64 max) rounds up to it)
+        check((x >= float(_INT64.min)) & (x < 2.0 ** 63), "OverflowError",
+              "int() of a float beyond the int64 range: Python's int would hold it exactly, "
+              "the graph holds int64. Keep it a float (or np.float64) here")
+    elif kind == "u" and x.dtype.itemsize == 8:
+        check(x <= np.uint64(_INT64.max), "OverflowError",
+              "int() of a uint64 beyond the int64 range: Python's int would hold it exactly, "
+              "the graph holds int64. Keep it a np.uint64 here")
+    return np.astype(x, np.int64)
 
 
 def float_(x=0.0):
-    if is_symbolic(x):
-        return np.astype(x, np.float64)
-    return builtins.float(x)
+    """`float(x)`: a 0-d real array as float64."""
+    if not is_symbolic(x):
+        return builtins.float(x)
+    _scalar_only(x, "float")
+    if x.dtype.kind == "c":
+        raise TypeError(f"float() argument must be a string or a real number, not 'complex'"
+                        f"{where()}")
+    return np.astype(x, np.float64)
+
+
+def complex_(real=0, imag=None):
+    """`complex(x)`: a 0-d array as complex128 (`complex(re, im)` of arrays likewise)."""
+    if not is_symbolic(real) and not is_symbolic(imag):
+        return builtins.complex(real) if imag is None else builtins.complex(real, imag)
+    parts = [p for p in (real, imag) if is_symbolic(p)]
+    for p in parts:
+        _scalar_only(p, "complex")
+    if imag is None:
+        return np.astype(real, np.complex128)
+    if any(p.dtype.kind == "c" for p in (real, imag) if hasattr(p, "dtype")) or \
+            isinstance(real, complex) or isinstance(imag, complex):
+        return np.astype(real, np.complex128) + np.astype(imag, np.complex128) * 1j
+    return np.astype(real, np.float64) + np.astype(imag, np.float64) * 1j
+
+
+def bool_(x=False):
+    """`bool(x)`: the truth of a size-1 array of any shape (ValueError for other sizes, as
+    NumPy says; checked when the graph runs if the size is only known then)."""
+    if not is_symbolic(x):
+        return builtins.bool(x)
+    if x.dtype == object:
+        return len_(x) != 0  # a list built in a symbolic loop: true when not empty
+    empty = ("The truth value of an empty array is ambiguous. Use `array.size > 0` to "
+             "check that an array is not empty.")
+    many = ("The truth value of an array with more than one element is ambiguous. Use "
+            "a.any() or a.all()")
+    if x.ndim == 0:
+        return np.not_equal(x, 0)
+    dims = x.shape
+    if None not in dims:
+        size = int(np.prod(dims))
+        if size != 1:
+            raise ValueError(f"{many if size else empty}{where()}")
+        return np.not_equal(np.reshape(x, ()), 0)
+    size = np.size(x)
+    check(size != 0, "ValueError", empty)
+    check(size <= 1, "ValueError", many)
+    return np.any(x)
+
+
+def index_(x):
+    """`operator.index(x)`: a 0-d integer array (TypeError for any other, as NumPy)."""
+    if not is_symbolic(x):
+        return operator.index(x)
+    if x.ndim or x.dtype.kind not in "iu":
+        raise TypeError(f"only integer scalar arrays can be converted to a scalar index"
+                        f"{where()}")
+    return x
 
 
 def isinstance_(obj, classinfo) -> bool:
@@ -276,4 +372,5 @@ BUILTIN_OVERRIDES = {
     "min": "min_", "max": "max_", "sum": "sum_", "enumerate": "enumerate_", "zip": "zip_",
     "isinstance": "isinstance_", "print": "print_",  # print_: autograph/operators/printing.py
     "next": "next_",  # next_: autograph/operators/generators.py
+    "bool": "bool_", "complex": "complex_",
 }

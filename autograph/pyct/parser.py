@@ -62,7 +62,9 @@ def get_source(fn: types.FunctionType) -> Source:
     if filename.startswith("<") and not linecache.getlines(filename):
         raise _no_source(fn, f"it was defined in {filename}")
     try:
-        lines, first = inspect.getsourcelines(fn)
+        # the code object, not the function: inspect would follow `__wrapped__` (set by
+        # functools.wraps) to the wrapped function's source instead of the wrapper's
+        lines, first = inspect.getsourcelines(code)
     except (OSError, TypeError) as e:
         raise _no_source(fn, str(e)) from None
     src = Source("".join(lines), filename, max(first, 1))

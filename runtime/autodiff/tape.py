@@ -13,8 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import itertools
+import operator
 import threading
 import warnings
+import weakref
 
 import numpy as np
 
@@ -30,7 +33,7 @@ from runtime.core.structure import flatten, unflatten
 from runtime.core.tensor import NumpyOperators, Tensor
 from runtime.ops.constant import constant
 from runtime.ops.functions import dispatch_function
-from runtime.ops.indexing import getitem
+from runtime.ops.indexing import getitem, index_update
 from runtime.ops.more import register_symbolic_type
 from runtime.ops.ufuncs import dispatch_ufunc
 from runtime.state.variables import READ_VARIABLE, Variable
@@ -53,14 +56,44 @@ def _hoisted() -> dict:
     return hoisted
 
 
-class TapeValue(NumpyOperators):
-    """An array being watched by an eager tape (behaves like the array it wraps)."""
+_KEYS = itertools.count(1)  # eager records name values by these keys (see TapeValue.key)
 
-    __slots__ = ("value", "shares_memory")
+
+class TapeValue(NumpyOperators):
+    """An array being watched by an eager tape (behaves like the array it wraps).
+
+    Not an ndarray subclass, on purpose: NumPy hands an ndarray's memory to plain NumPy
+    code without asking, whereas for this wrapper it calls `__array__`, which is how the
+    tape notices a value leaving its records (`y[i] = v` into a plain array) and says so
+    instead of returning a silently missing gradient. Once the tape stops recording it
+    answers as the NumPy value it holds: `isinstance(v, np.ndarray)` (or the NumPy scalar
+    type), f-strings and `format`, `str`, `.item()`, `.tolist()`.
+
+    `key` names the value in the tape's records. A write (`y[i] = v`, `y += v`) is
+    recorded as a new value (`index_update`, `add`) that this same object then holds under
+    a new key, so every name bound to it sees the write, as in NumPy, while the records
+    keep the value each op read."""
+
+    __slots__ = ("value", "key", "pinned", "views")
 
     def __init__(self, value):
         self.value = value
-        self.shares_memory = False  # a view of it was taken, or it is one (see _record_eager)
+        self.key = next(_KEYS)
+        self.pinned = False  # its memory is an array given to tape.watch (the caller's)
+        self.views: list = []  # weak references to tape values sharing its memory
+
+    @property
+    def shares_memory(self) -> bool:
+        """Whether a write NumPy makes in place would show in another live array."""
+        return self.pinned or any(ref() is not None for ref in self.views)
+
+    @property
+    def __class__(self):
+        # `isinstance` falls back on `__class__`: after the computation the value counts
+        # as the NumPy value it holds; while a tape records, the runtime sees a TapeValue
+        if registry.recorder() is not None:
+            return TapeValue
+        return np.ndarray if isinstance(self.value, np.ndarray) else type(self.value)
 
     shape = property(lambda self: np.shape(self.value))
     dtype = property(lambda self: np.asarray(self.value).dtype)
@@ -107,28 +140,59 @@ class TapeValue(NumpyOperators):
         return int(self.value)
 
     def __setitem__(self, index, value):
-        raise TypeError(
-            f"`y[i] = value` into a value watched by an eager GradientTape{where()}: the "
-            "tape cannot write into its values in place. Write `y = runtime.index_update("
-            "y, i, value)` (differentiable), or run the code in an ag.function, where "
-            "`y[i] = value` is differentiable.")
+        if registry.recorder() is None:
+            self.value[_unwrap(index)] = _unwrap(value)
+            return
+        self._refuse_shared_write("y[i] = value", "y = runtime.index_update(y, i, value)")
+        self._become(index_update(self, index, value))
+
+    def _refuse_shared_write(self, what: str, instead: str) -> None:
+        """The tape never writes into its values' memory (its records hold them): a write
+        NumPy would show through a view, or into the caller's array, is refused."""
+        if self.shares_memory:
+            raise TypeError(
+                f"`{what}` on a value watched by an eager GradientTape{where()}, which shares "
+                "memory with a view of it taken earlier (`r = y[...]`) or with the array "
+                "given to tape.watch: NumPy would write through to it, but the tape "
+                f"never writes its values in place. Write `{instead}` if the other array "
+                "should keep the old values (or watch a copy), or run the code in an "
+                "ag.function, where views see the write.")
+        if len(_eager_tapes()) > 1:
+            raise TypeError(
+                f"`{what}` on a value watched by nested eager GradientTapes{where()}: write "
+                f"`{instead}` instead (the outer tape records the inner one's values).")
+
+    def _become(self, new) -> "TapeValue":
+        """Hold `new` (the recorded result of a write) under its key: names bound to this
+        object see the write."""
+        self.pinned, self.views = False, []  # new memory: no view of the old one sees it
+        if type(new) is TapeValue:
+            self.value, self.key = new.value, new.key
+        else:  # an integer result the tape does not follow
+            self.value, self.key = new, next(_KEYS)
+        return self
 
     def __len__(self):
         return len(self.value)
 
-    # `y += v` on a tape value computes `y + v` and rebinds `y` (its values are recorded,
-    # so they are never written in place). NumPy would write into y's memory, which a view
+    # `y += v` on a tape value computes `y + v`, recorded, and this object holds the
+    # result (so every name bound to it sees it, as in NumPy); its old value stays in the
+    # records, never written over. NumPy would also write into y's memory, which a view
     # taken earlier (`r = y[1:3]`) sees: where such a view exists, that difference would
     # be silent, so it is refused.
     def _in_place(self, name: str, op: str, other):
-        if self.shares_memory and registry.recorder() is not None:
-            raise TypeError(
-                f"`y {op} v` on a value watched by an eager GradientTape{where()}, which shares "
-                "memory with a view of it taken earlier (`r = y[...]`): NumPy would write "
-                "through to the view, but the tape never writes its values in place. Write "
-                f"`y = y {op[:-1]} v` if the view should keep the old values, or run the code in "
-                "an ag.function, where views see the write.")
-        return getattr(self, f"__{name}__")(other)
+        if registry.recorder() is None:  # after the block: NumPy's own in-place write
+            self.value = getattr(operator, f"i{name}")(self.value, _unwrap(other))
+            return self
+        self._refuse_shared_write(f"y {op} v", f"y = y {op[:-1]} v")
+        held = np.asarray(self.value)
+        probe = np.ones_like(held)  # NumPy's own error when it cannot cast or broadcast
+        with np.errstate(all="ignore"):
+            getattr(operator, f"i{name}")(probe, np.ones_like(np.asarray(_unwrap(other))))
+        result = getattr(self, f"__{name}__")(other)
+        if np.asarray(_unwrap(result)).dtype != held.dtype:
+            result = np.astype(result, held.dtype)  # written into y: y's dtype, as NumPy
+        return self._become(result)
 
     def __iter__(self):
         return (self[i] for i in range(len(self)))
@@ -136,7 +200,28 @@ class TapeValue(NumpyOperators):
     def numpy(self):
         return np.asarray(self.value)
 
+    # -- as the NumPy value it holds (a Python number from it carries no gradient) -------
+    def item(self, *args):
+        _note_escape(self)
+        return np.asarray(self.value).item(*args)
+
+    def tolist(self):
+        _note_escape(self)
+        return np.asarray(self.value).tolist()
+
+    def __complex__(self):
+        _note_escape(self)
+        return complex(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+    def __str__(self) -> str:
+        return str(self.value)
+
     def __repr__(self) -> str:
+        if registry.recorder() is None:
+            return repr(self.value)
         return f"TapeValue({self.value!r})"
 
 
@@ -177,12 +262,17 @@ def _record_eager(op, inputs, attrs):
             for o, w in zip(outs, wrapped):
                 if type(w) is TapeValue and isinstance(o, np.ndarray) and o.size and \
                         np.may_share_memory(o, x.value):
-                    x.shares_memory = w.shares_memory = True
+                    x.views.append(weakref.ref(w))
+                    w.views.append(weakref.ref(x))
     rec = _EagerRecord()
     rec.op, rec.inputs, rec.attrs, rec.outputs = op, raw, attrs, outs
-    rec.in_keys = [id(x) if type(x) is TapeValue else None for x in inputs]
-    rec.out_keys = [id(w) if type(w) is TapeValue else None for w in wrapped]
-    rec.keep = (inputs, wrapped)  # keep the ids alive while the record lives
+    rec.in_keys = [x.key if type(x) is TapeValue else None for x in inputs]
+    rec.out_keys = [w.key if type(w) is TapeValue else None for w in wrapped]
+    # the tape values themselves, for a tape recording the backward pass (an enclosing
+    # tape, or a persistent one differentiating inside its block: `_recording_view`);
+    # only then: they keep every view alive (`shares_memory`)
+    tapes = _eager_tapes()
+    rec.keep = (inputs, wrapped) if len(tapes) > 1 or tapes[0].persistent else None
     rec.origin = None
     for tape in _eager_tapes():
         tape._records.append(rec)
@@ -242,9 +332,9 @@ class GradientTape:
             if self._graph is not None and _encloses(self._graph, current):
                 return self._hoist(var, value, current)
             return value
-        if self._graph is None and not isinstance(value, TapeValue):
+        if self._graph is None and type(value) is not TapeValue:
             value = TapeValue(value)
-        self._var_keys.setdefault(var, []).append(id(value))
+        self._var_keys.setdefault(var, []).append(_key(value))
         self._keep_alive(value)
         return value
 
@@ -280,11 +370,16 @@ class GradientTape:
                 self._var_keys.setdefault(leaf, [])
                 out.append(leaf)
                 continue
-            if not isinstance(leaf, (TapeValue, Tensor)):
+            if type(leaf) is not TapeValue and not isinstance(leaf, Tensor):
                 # a constant becomes a value the tape can follow, in both modes
-                leaf = TapeValue(np.asarray(leaf)) if self._graph is None else _constant(leaf)
+                if self._graph is None:
+                    held = np.asarray(leaf)
+                    leaf = TapeValue(held)
+                    leaf.pinned = isinstance(held, np.ndarray) and held.size > 0
+                else:
+                    leaf = _constant(leaf)
                 self._keep_alive(leaf)
-            self._watched.add(id(leaf))
+            self._watched.add(_key(leaf))
             out.append(leaf)
         return unflatten(tree, out)
 
@@ -303,8 +398,8 @@ class GradientTape:
         seeds = {}
         given = None if output_gradients is None else flatten(output_gradients)[0]
         for i, t in enumerate(target_leaves):
-            if isinstance(t, (TapeValue, Tensor)):
-                seeds[id(t)] = np.ones_like(t.value if isinstance(t, TapeValue) else t) \
+            if type(t) is TapeValue or isinstance(t, Tensor):
+                seeds[_key(t)] = np.ones_like(t.value if type(t) is TapeValue else t) \
                     if given is None else given[i]
         # an enclosing eager tape still records: run the rules on the tape values, so it
         # records the backward computation too (higher-order gradients)
@@ -365,7 +460,7 @@ class GradientTape:
     def _keys_of(self, source):
         if isinstance(source, Variable):
             return list(self._var_keys.get(source, []))
-        return [id(source)]
+        return [_key(source)]
 
     def _graph_records(self):
         graph = tracing.current_graph()
@@ -379,6 +474,11 @@ class GradientTape:
         return [NodeRecord(n) for n in nodes]
 
 
+
+
+def _key(value) -> int:
+    """The name of a value in the records: a tape value's key, a graph value's identity."""
+    return value.key if type(value) is TapeValue else id(value)
 
 
 def _encloses(outer, graph) -> bool:
@@ -430,7 +530,7 @@ def _constant(value) -> Tensor:
 
 def _recording_view(rec):
     """An eager record whose inputs and outputs are the tape values themselves."""
-    if not isinstance(rec, _EagerRecord):
+    if not isinstance(rec, _EagerRecord) or rec.keep is None:
         return rec
     view = _EagerRecord()
     view.op, view.attrs, view.origin = rec.op, rec.attrs, rec.origin

@@ -14,7 +14,9 @@ from runtime.core import log
 from runtime.core.tensor import Tensor, _fmt_shape
 from runtime.exec.codegen import compile_graph
 from runtime.frontend.engines import engine
-from runtime.frontend.signature import IdentityKey, describe_part, is_array_part, key_fits, key_of
+from runtime.frontend.signature import (
+    IdentityKey, describe_part, has_aliases, is_array_part, key_fits, key_of, mark_aliases,
+)
 from runtime.passes.pipeline import optimize as optimize_graph
 from runtime.state.writeback import apply_container_writes, writing_back
 
@@ -82,6 +84,8 @@ class ConcreteFunction:
             raise TypeError("keyword arguments need the Function's signature; call the Function")
         leaves = []
         key = tuple([key_of(a, leaves) for a in args])
+        if has_aliases(leaves):
+            key, leaves = mark_aliases(key, leaves)
         if len(key) != len(self.key) or not all(key_fits(k, p) for k, p in zip(key, self.key)):
             raise TypeError(f"{self.name}: arguments {self._describe(key)} do not match this "
                             f"concrete function's signature {self._describe(self.key)}.")

@@ -22,11 +22,12 @@ import numpy as np
 from runtime.core import log, tracing
 from runtime.state import views
 from runtime.core.errors import GraphModeError, StateArrayWrite, user_stacklevel
+from runtime.frontend.pickling import reference_to
 from runtime.state.random_watch import RandomWatch, warn_if_drawn
 from runtime.core.graph import Graph
 from runtime.frontend.signature import (
-    TensorSpec, generalize, has_unknown_dims,
-    key_fits, key_of, weak_keys,
+    TensorSpec, generalize, has_aliases, has_unknown_dims,
+    key_fits, key_of, mark_aliases, weak_keys,
 )
 from runtime.core.structure import flatten
 from runtime.core.tensor import Tensor
@@ -130,7 +131,10 @@ class Function:
                 else:
                     break
             else:
-                cf = self._cache.get(tuple(key))
+                # the same array passed twice has its own trace (`has_aliases`)
+                cf = self._cache.get(tuple(key)) if len(leaves) < 2 or (
+                    leaves[0] is not leaves[1] if len(leaves) == 2
+                    else not has_aliases(leaves)) else None
                 if cf is not None and (cf.guard is None or cf.guard(args)):
                     self._calls += 1
                     try:
@@ -152,6 +156,8 @@ class Function:
         self._calls += 1
         leaves: list = []
         key = tuple([key_of(a, leaves) for a in args])
+        if has_aliases(leaves):  # the same array passed twice: one graph input for both
+            key, leaves = mark_aliases(key, leaves)
         cf = self._cache.get(key)
         if cf is None:
             cf = self._lookup_or_trace(key, args)
@@ -443,7 +449,10 @@ class Function:
             return self._concrete[0]
         if kwargs or len(args) != self._nparams or not self._simple:
             args = self._bind(args, kwargs)
-        key = tuple([key_of(a, []) for a in args])
+        leaves: list = []
+        key = tuple([key_of(a, leaves) for a in args])
+        if has_aliases(leaves):
+            key, _ = mark_aliases(key, leaves)
         cf = self._cache.get(key)
         return cf if cf is not None else self._lookup_or_trace(key, args)
 
@@ -456,6 +465,22 @@ class Function:
 
     def __repr__(self) -> str:
         return f"<ag.Function {self.__name__}: {self.tracing_count} traces>"
+
+    # -- copying and pickling -----------------------------------------------------------
+    def __deepcopy__(self, memo) -> "Function":
+        """A Function of the same Python function and options, with its own (empty) trace
+        cache: traces hold locks and compiled code, and a copy retraces on first use."""
+        copied = Function(self.python_function, input_signature=self.input_signature,
+                          autograph=self._autograph, reduce_retracing=self._reduce_retracing,
+                          converter=self._converter, optimize=self.optimize,
+                          jit_compile=self.jit_compile, parallel=self.parallel)
+        memo[id(self)] = copied
+        return copied
+
+    def __reduce__(self):
+        """Pickled by reference, as Python pickles functions: the module and qualified name
+        of the decorated function, which must lead back to this very Function."""
+        return reference_to(self, self.python_function)
 
 
 class BoundFunction:

@@ -5,6 +5,8 @@ A cache key has one part per argument (after binding keywords and defaults):
 - a Python scalar or other hashable value: `(type, value)`; a new value retraces
 - a list / tuple / dict: its type plus the parts of its items (structure + leaves)
 - a Variable or an unhashable object: its identity
+- an array that is the same object as an earlier array leaf (`f(x, x)`):
+  `(AliasOf, AliasOf(i))`, one graph input shared with leaf i (see `mark_aliases`)
 """
 from __future__ import annotations
 
@@ -177,6 +179,64 @@ def key_of(a, leaves: list):
     return (t, a)
 
 
+class AliasOf:
+    """Key part of an array argument that is the very object of an earlier array leaf
+    (`f(x, x)`): the trace binds one graph input for both, so `x is y` holds and a
+    write through one name shows through the other, as in Python. A call with another
+    pattern of shared arguments has another key, so it retraces."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int):
+        self.index = index  # position of the first occurrence among the distinct leaves
+
+    def __eq__(self, other):
+        return isinstance(other, AliasOf) and other.index == self.index
+
+    def __hash__(self):
+        return hash((AliasOf, self.index))
+
+    def __repr__(self) -> str:
+        return f"the same array as array argument #{self.index}"
+
+
+def has_aliases(leaves: list) -> bool:
+    """True when an array leaf appears twice (the same object passed twice)."""
+    n = len(leaves)
+    if n < 2:
+        return False
+    if n == 2:
+        return leaves[0] is leaves[1] and type(leaves[0]) is not TensorSpec
+    return len({id(x) for x in leaves if type(x) is not TensorSpec}) < \
+        sum(type(x) is not TensorSpec for x in leaves)
+
+
+def mark_aliases(key: tuple, leaves: list) -> tuple[tuple, list]:
+    """`key` and `leaves` with every repeated array leaf replaced by an `AliasOf` part
+    naming its first occurrence (leaves keep one entry per distinct object). Called only
+    when `has_aliases(leaves)`: the common call pays for that check alone."""
+    first: dict = {}  # id(leaf) -> index among the distinct leaves
+    distinct: list = []
+    position = iter(leaves)
+
+    def walk(part):
+        if is_array_part(part):
+            leaf = next(position)
+            if type(leaf) is not TensorSpec and id(leaf) in first:
+                return (AliasOf, AliasOf(first[id(leaf)]))
+            first.setdefault(id(leaf), len(distinct))
+            distinct.append(leaf)
+            return part
+        t, v = part
+        if type(v) is tuple and (_is_sequence(t) or t is dict):
+            if t is dict:
+                return (t, tuple([(k, walk(p)) for k, p in v]))
+            return (t, tuple([walk(p) for p in v]))
+        return part
+
+    return tuple([walk(p) for p in key]), distinct
+
+
 def _subclass_key(a, leaves: list):
     """ndarray subclasses are traced as plain arrays, except those whose operators mean
     something else (np.matrix, masked arrays), which are refused."""
@@ -253,7 +313,8 @@ def describe_part(part) -> str:
         return f"{t.__name__}({', '.join(f'{n}: {describe_part(p)}' for n, p in zip(t._fields, v))})"
     if t is dict and type(v) is tuple:
         return "{" + ", ".join(f"{k!r}: {describe_part(p)}" for k, p in v) + "}"
-    if isinstance(v, IdentityKey) or isinstance(v, WeakIdentityKey) and not v.shown:
+    if isinstance(v, IdentityKey) or isinstance(v, WeakIdentityKey) and not v.shown \
+            or t is AliasOf:
         return repr(v)
     return f"{t.__name__} = {v!r}"
 

@@ -1,18 +1,40 @@
 """How a Function's arguments meet a trace: placeholders for the array leaves of a cache
-key (`_placeholders`), the arguments with those placeholders in (`_substitute`), and the
-checks of an argument against an `input_signature` entry (`_check_against_spec`)."""
+key (`_placeholders`), the arguments with those placeholders in (`_substitute`; an array
+passed twice gets one placeholder for both), and the checks of an argument against an
+`input_signature` entry (`_check_against_spec`)."""
 from __future__ import annotations
 
 import numpy as np
 
 from runtime.core.graph import Graph
-from runtime.frontend.signature import TensorSpec, is_array_part
+from runtime.frontend.signature import AliasOf, TensorSpec, is_array_part
 from runtime.core.tensor import Tensor, _fmt_shape
 from runtime.state.variables import Variable
 
 
-def _placeholders(graph: Graph, params, key):
-    """Graph inputs for every array part of `key`, named after the parameters."""
+class PlaceholderStream:
+    """The placeholders handed out in order (`next`), remembering those given so far:
+    an argument that is an earlier array (`AliasOf`) gets that one again."""
+
+    def __init__(self, placeholders: list):
+        self.placeholders = placeholders
+        self.given = 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self.given >= len(self.placeholders):
+            raise StopIteration
+        self.given += 1
+        return self.placeholders[self.given - 1]
+
+    def earlier(self, index: int):
+        return self.placeholders[index]
+
+
+def _placeholders(graph: Graph, params, key) -> PlaceholderStream:
+    """Graph inputs for every distinct array part of `key`, named after the parameters."""
     out = []
 
     def walk(part, name):
@@ -30,13 +52,15 @@ def _placeholders(graph: Graph, params, key):
 
     for p, part in zip(params, key):
         walk(part, p)
-    return out
+    return PlaceholderStream(out)
 
 
 def _substitute(a, part, placeholders):
     """Argument `a` with each array leaf replaced by the next placeholder."""
     if is_array_part(part):
         return next(placeholders)
+    if part[0] is AliasOf:
+        return placeholders.earlier(part[1].index)
     t = type(a)
     if t is tuple or t is list:
         return t(_substitute(x, p, placeholders) for x, p in zip(a, part[1]))

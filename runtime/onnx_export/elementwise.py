@@ -279,3 +279,13 @@ def _arctan2(em, ins, dt):
     out = em.op("Where", [em.op("And", [em.op("Equal", [x, zero]),
                                          em.op("Not", [y_zero])]), half_pi, out])
     return em.op("Where", [y_zero, at_zero, out])
+
+
+@converter("exact_int")
+def convert_exact_int(em, node):
+    """Python-int arithmetic (exact in the graph, OverflowError beyond int64): ONNX has no
+    exceptions, so the exported model computes it in int64, as ONNX computes every int64
+    (README: "Python ints stay exact or fail loudly")."""
+    i64 = np.dtype(np.int64)
+    ins = [em.value(x, i64) for x in node.inputs]
+    return [_ufunc(em, node.attrs["ufunc"], ins, [i64] * len(ins), i64)]

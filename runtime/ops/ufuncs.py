@@ -14,6 +14,7 @@ from runtime.ops.rules_common import broadcast_shapes  # noqa: F401 - re-exporte
 from runtime.ops.ufuncs_rules import _parse, all_weak, ufunc_rule
 from runtime.core.protocol import TensorProtocol
 from runtime.core.tensor import Tensor
+from runtime.ops.exact_ints import EXACT, exact_int, stands_for_int
 from runtime.ops.functions import resolve_variables
 from runtime.ops.rules_common import static_error
 
@@ -84,6 +85,8 @@ def dispatch_ufunc(ufunc, method, inputs, kwargs):
     if ufunc.signature is not None and ("axis" in kwargs or "axes" in kwargs):
         return _with_core_axes(ufunc, inputs, kwargs)
     weak_all = all_weak(inputs)
+    if weak_all and not kwargs and ufunc in EXACT and stands_for_int(inputs):
+        return exact_int(ufunc, inputs)  # Python ints in the graph: exact, never wrapped
     if not weak_all:  # a weak value among typed ones: NumPy sees the Python number (NEP 50)
         inputs = [python_number(x) if isinstance(x, Tensor) and x.weak else x for x in inputs]
     result = bind(ufunc_op(ufunc), *inputs, **kwargs)

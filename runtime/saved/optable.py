@@ -22,7 +22,7 @@ import numpy as np
 
 from runtime.autodiff import shapes
 from runtime.control_flow import COND, WHILE_LOOP, lists
-from runtime.ops import constant, functions, indexing, shape, ufuncs
+from runtime.ops import constant, exact_ints, functions, indexing, shape, ufuncs
 from runtime.ops.indexing import Slot
 from runtime.saved.format import _DTYPE, LoadError
 from runtime.state import checks, effects, printing, variables
@@ -46,7 +46,7 @@ def op_table() -> dict:
     for op in functions.OPS.values():
         add(op)
     for op in (indexing.GETITEM, indexing.INDEX_UPDATE, shape.SHAPE_OF, shape.SHAPE_DIM,
-               shape.SIZE_OF, ufuncs.PYTHON_NUMBER, constant.CONSTANT,
+               shape.SIZE_OF, ufuncs.PYTHON_NUMBER, exact_ints.EXACT_INT, constant.CONSTANT,
                COND, WHILE_LOOP, variables.READ_VARIABLE,
                variables.ASSIGN_VARIABLE, printing.PRINT, effects.ASSERT, effects.RAISE,
                checks.CHECK,
@@ -139,6 +139,8 @@ _SCHEMAS = {
     "assert": ({"message": _is_str}, {"message"}),
     "check": ({"error": _one_of("ValueError", "OverflowError", "TypeError", "IndexError"),
                "message": _is_str}, {"error", "message"}),
+    "exact_int": ({"ufunc": _one_of(*(u.__name__ for u in exact_ints.EXACT)),
+                   "where": _is_str}, {"ufunc", "where"}),
     "read_variable": ({"var": _is_variable}, {"var"}),
     "assign_variable": ({"var": _is_variable, "mode": _one_of("set", "add", "sub")},
                         {"var", "mode"}),

@@ -25,7 +25,7 @@ import pytest
 import runtime
 from runtime.exec.interpreter import run_graph
 from runtime.core.liveness import live_nodes
-from runtime.frontend.signature import key_of
+from runtime.frontend.signature import has_aliases, key_of, mark_aliases
 from runtime.core.structure import flatten
 from runtime.core.tensor import Tensor
 
@@ -94,8 +94,9 @@ def check_static(graph, leaves) -> None:
 
 def _compare_all(cf, args, expected, got, what, **tol) -> None:
     leaves: list = []
-    for a in args:
-        key_of(a, leaves)
+    key = tuple(key_of(a, leaves) for a in args)
+    if has_aliases(leaves):  # one array passed twice is one graph input
+        _, leaves = mark_aliases(key, leaves)
     interp = run_graph(cf.graph, leaves)
     interp = interp[:len(interp) - len(cf.writeback)]  # then the written arguments' values
     check_static(cf.graph, leaves)
@@ -110,12 +111,18 @@ def _compare_all(cf, args, expected, got, what, **tol) -> None:
         assert_fits(t, e, f"{what} graph output {t.name}")
 
 
+def _copies(args) -> list:
+    """Copies of the argument arrays; an array passed twice stays one (shared) copy."""
+    made: dict = {}
+    return [made.setdefault(id(a), a.copy()) for a in args]
+
+
 def run_check(fn, *args, rtol=1e-6, atol=0.0, exact=True):
     """Eager NumPy vs generated code vs interpreter; returns the ConcreteFunction."""
     tol = dict(rtol=rtol, atol=atol, exact=exact)
     with np.errstate(all="ignore"):
         try:
-            eager_args = [a.copy() for a in args]  # eager code may update in place
+            eager_args = _copies(args)  # eager code may update in place
             expected = fn(*eager_args)
         except Exception as error:
             with pytest.raises(type(error)):
@@ -125,12 +132,12 @@ def run_check(fn, *args, rtol=1e-6, atol=0.0, exact=True):
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # tracing itself must not warn
             cf = f.get_concrete_function(*args)
-        graph_args = [a.copy() for a in args]
+        graph_args = _copies(args)
         got = f(*graph_args)
         # the arguments end as eager's do: written into only where the NumPy code does
         for a, b in zip(graph_args, eager_args, strict=True):
             np.testing.assert_array_equal(a, b, err_msg="an argument's state after the call")
-        again = f(*[a.copy() for a in args])  # buffers are not shared between calls
+        again = f(*_copies(args))  # buffers are not shared between calls
         cf.graph.verify()
         assert f.tracing_count == 1
         name = getattr(fn, "__name__", "fn")

@@ -1,6 +1,7 @@
-"""Eager GradientTape and writes: the tape never writes into its values (its records
-hold them), so `y += v` rebinds `y` and `y[i] = v` into a tape value is refused with a
-clear error naming the differentiable alternatives. The functional forms agree with
+"""Eager GradientTape and writes: the tape never writes into its values' memory (its
+records hold them), so `y += v` and `y[i] = v` are recorded as new values the same
+object then holds, and refused with a clear error naming the differentiable
+alternatives where NumPy would write through to a view. The functional forms agree with
 NumPy and with central differences, eager and graph."""
 import numpy as np
 import pytest
@@ -23,12 +24,17 @@ def test_in_place_without_views_matches_numpy_and_differences():
     three_way(fn, V, W)
 
 
-def test_subscript_assignment_into_a_tape_value_says_what_to_use():
+def test_subscript_assignment_into_a_viewed_tape_value_says_what_to_use():
+    """(Without a view the write is recorded: tests/runtime/test_tape_values.py.)"""
     with ag.GradientTape() as tape:
         v = tape.watch(V.copy())
         y = v * 1.0
+        view = y[1:]  # a live view NumPy would write through to
         with pytest.raises(TypeError, match=r"index_update.*ag\.function"):
             y[0] = v[1]
+        del view
+        with pytest.raises(TypeError, match=r"array given to tape\.watch"):
+            v[0] = 1.0
 
 
 def test_reported_pattern_written_functionally_three_ways():

@@ -1,7 +1,7 @@
 """Augmented assignment on values an eager GradientTape watches: `y += v` computes
-`y + v` and rebinds `y` (the tape never writes its values in place). Where no view of
-`y` exists this equals NumPy; where one does, NumPy would write through to it, so the
-tape refuses instead of giving the view stale values."""
+`y + v`, recorded, and `y` holds the result (the tape never writes its values' memory).
+Where no live view of `y` exists this equals NumPy; where one does, NumPy would write
+through to it, so the tape refuses instead of giving the view stale values."""
 import numpy as np
 import pytest
 
@@ -51,10 +51,13 @@ def test_in_place_operator_on_a_viewed_tape_value_is_refused(make_view):
     with ag.GradientTape() as tape:
         v = tape.watch(np.arange(4.0))
         y = v * 1.5
-        make_view(y)
+        view = make_view(y)  # alive: NumPy's write would show through it
         with pytest.raises(TypeError, match=r"y \+= v.*shares memory with a view.*"
                                             r"y = y \+ v.*ag\.function"):
             y += 1.0
+        del view
+        y += 1.0  # no view left to see the difference: recorded
+    np.testing.assert_array_equal(np.asarray(y), np.arange(4.0) * 1.5 + 1.0)
 
 
 def test_in_place_operator_through_the_view_is_refused():
