@@ -40,6 +40,8 @@ from runtime.state.append_log import AppendLog, AppendLogRead, append_logs_in
 from runtime.state.state_walk import BUDGET, StateWalk, state_roots
 from runtime.state.views import resolve, same_array
 
+_ARRAY_BYTES = 256 << 20  # arrays of state copied per trace to see in-place changes
+
 
 def _liftable(value, may_be_int: bool) -> bool:
     if type(value) is np.ndarray:
@@ -96,6 +98,16 @@ class StatePlan:
             self.lifted.append((label, expr, value, t))
         for _, expr, _, t in self.lifted:
             self._set(expr, t)
+        # arrays of state as they were: one the trace changes in place with Python values
+        # (`self.count[0] += 1`) must be an input, or later calls would not change it
+        lifted = {e for _, e, _, _ in self.lifted}
+        budget = _ARRAY_BYTES
+        self.arrays_before = []
+        for expr, (_, value) in w.places.items():
+            if type(value) is np.ndarray and expr not in lifted and value.nbytes <= budget \
+                    and not value.dtype.hasobject:
+                budget -= value.nbytes
+                self.arrays_before.append((expr, value, value.copy()))
         for expr in self.appended:
             if expr in w.list_places:
                 original = w.list_places[expr]
@@ -278,11 +290,25 @@ class StatePlan:
         w = self.walk
         self.args = None
         self.consts = []
-        self.start = self.root_start = self.watched = ()
+        self.start = self.root_start = self.watched = self.arrays_before = ()
         self._capture = self._leaf_of = self._lifted_of = self._refs = self._arg_inputs = None
         self.lifted = [(label, expr, None, t) for label, expr, _, t in self.lifted]
         if w is not None:
             w.roots, w.containers, w.places, w.list_places, w.known = [], [], {}, {}, {}
+
+    def arrays_changed_in_place(self) -> list[str]:
+        """The places of arrays the trace changed in place with Python values, put back as
+        they were (the next trace reads them as inputs)."""
+        changed = []
+        for expr, array, before in getattr(self, "arrays_before", ()):
+            if array.shape != before.shape or not np.array_equal(
+                    array.view(np.uint8) if array.flags.c_contiguous else array,
+                    before.view(np.uint8) if before.flags.c_contiguous else before,
+                    equal_nan=False):
+                if array.shape == before.shape:
+                    np.copyto(array, before)
+                changed.append(expr)
+        return changed
 
     def place_of(self, array) -> str | None:
         """The place holding `array` (by identity), if the walk reached it."""

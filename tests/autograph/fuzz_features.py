@@ -14,7 +14,8 @@
   from call to call (the runner resets it before each run of the argument sets):
   stores (`st.v1 = x + 1`, `st.n0 = (st.n0 + k) % 1009`), read-modify-writes
   (`st.v0 = st.v0 * 0.5 + y`), reads (`x = x + st.v2`), a dict of values
-  (`st.memo['a'] = ...`) in branches and loops too, and an append to a list in state
+  (`st.memo['a'] = ...`), an array of state rebound (`st.arr = st.arr * 0.5 + x`) and
+  one written in place (`st.acc += x`), in branches and loops too, and an append to a list in state
   as the function's first statement (a list that grows in one branch of a symbolic
   `if` only is refused by another rule). The runner compares the state after every call,
   on the symbolic path too: written values are written back by every call.
@@ -52,11 +53,15 @@ def reset_state():
     STATE.n0 = STATE.n1 = 0
     STATE.hist = []
     STATE.memo = {'a': 0.0}
+    STATE.arr = __import__('numpy').zeros(4)
+    STATE.acc = __import__('numpy').zeros(4)
 
 
 def snap(st, lists=True):
     return sorted((k, sorted(v.items()) if type(v) is dict else list(v) if type(v) is list
-                   else v) for k, v in vars(st).items() if lists or not isinstance(v, list))
+                   else v.tolist() if getattr(v, 'ndim', 0) else v)
+                  for k, v in vars(st).items()
+                  if lists or not (isinstance(v, list) or getattr(v, 'ndim', 0)))
 
 
 class Node:
@@ -121,7 +126,8 @@ def observed(features) -> list:
     if "lists" in features:
         out.append("list(acc)")
     if "state" in features:
-        out.append("snap(st, False)")  # the lists only appended to: compared after calls
+        # lists and arrays: the runner compares them after each call
+        out.append("snap(st, False)")
     if "try" in features:
         out.append("list(log)")
     return out + random_observed(features)
@@ -194,7 +200,7 @@ def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
         lines.append(f"{pad}raise ValueError(f'bad {{{r.choice(env.bounded)}}}')")
         return True
     elif kind == "store":
-        form = r.choice(["float", "float", "int", "carry", "read", "memo"])
+        form = r.choice(["float", "float", "int", "carry", "read", "memo", "array", "in_place"])
         v = r.randrange(3)
         if form == "float":
             lines.append(f"{pad}st.v{v} = {gen.float_expr(env, 1)}")
@@ -209,6 +215,10 @@ def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
         elif form == "read":
             var = r.choice(["x", "y"])
             lines.append(f"{pad}{var} = {var} + st.v{v}")
+        elif form == "array":   # an array of state rebound (read as an input once it changes)
+            lines.append(f"{pad}st.arr = st.arr * 0.5 + {gen.float_expr(env, 1)}")
+        elif form == "in_place":  # an array of state written in place (identity kept)
+            lines.append(f"{pad}st.acc += {gen.float_expr(env, 1)}")
         else:
             lines.append(f"{pad}st.memo['a'] = st.memo['a'] * 0.25 + {gen.float_expr(env, 1)}")
     elif kind in ("try", "with"):

@@ -294,3 +294,18 @@ def test_save_and_onnx_refuse_a_trace_that_reads_or_writes_state(tmp_path):
         ag.save(f, str(tmp_path / "m.agz"))
     with pytest.raises(OnnxExportError, match=r"op 'python state'.*self\.cache\['v'\]"):
         f.concrete_functions[0].to_onnx()
+
+
+class Counts:
+    def __init__(self):
+        self.seen = np.zeros(3)
+
+    def count(self, x, _):
+        self.seen[0] += 1          # in place, with a Python value: every call, as in NumPy
+        self.seen[1:] += 0.5
+        return x + self.seen[0]
+
+
+@pytest.mark.parametrize("options", MODES)
+def test_state_array_changed_in_place_with_python_values_changes_every_call(options):
+    run_both(Counts, Counts.count, n=4, **options)
