@@ -27,7 +27,7 @@ from runtime.state.random_watch import RandomWatch, warn_if_drawn
 from runtime.core.graph import Graph
 from runtime.frontend.signature import (
     TensorSpec, generalize, has_aliases, has_unknown_dims,
-    key_fits, key_of, mark_aliases, weak_keys,
+    key_fits, key_of, mark_aliases, mark_flat_aliases, weak_keys,
 )
 from runtime.core.structure import flatten
 from runtime.core.tensor import Tensor
@@ -131,10 +131,12 @@ class Function:
                 else:
                     break
             else:
-                # the same array passed twice has its own trace (`has_aliases`)
-                cf = self._cache.get(tuple(key)) if len(leaves) < 2 or (
-                    leaves[0] is not leaves[1] if len(leaves) == 2
-                    else not has_aliases(leaves)) else None
+                if len(leaves) < 2 or (leaves[0] is not leaves[1] if len(leaves) == 2
+                                       else not has_aliases(leaves)):
+                    cf = self._cache.get(tuple(key))
+                else:  # the same array passed twice: one input for both (`mark_aliases`)
+                    marked, leaves = mark_flat_aliases(key, leaves)
+                    cf = self._cache.get(marked)
                 if cf is not None and (cf.guard is None or cf.guard(args)):
                     self._calls += 1
                     try:

@@ -211,6 +211,28 @@ def has_aliases(leaves: list) -> bool:
         sum(type(x) is not TensorSpec for x in leaves)
 
 
+def mark_flat_aliases(key: tuple, leaves: list) -> tuple[tuple, list]:
+    """`mark_aliases` for a key of arrays and Python scalars only (the call fast path's:
+    an array's part is (dtype, shape), a scalar's (type, value)), without the walk."""
+    first: dict = {}
+    distinct: list = []
+    out = []
+    position = iter(leaves)
+    for part in key:
+        if type(part[1]) is tuple:
+            leaf = next(position)
+            i = first.get(id(leaf))
+            if i is None:
+                first[id(leaf)] = len(distinct)
+                distinct.append(leaf)
+                out.append(part)
+            else:
+                out.append((AliasOf, AliasOf(i)))
+        else:
+            out.append(part)
+    return tuple(out), distinct
+
+
 def mark_aliases(key: tuple, leaves: list) -> tuple[tuple, list]:
     """`key` and `leaves` with every repeated array leaf replaced by an `AliasOf` part
     naming its first occurrence (leaves keep one entry per distinct object). Called only
