@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.core.tensor import Tensor
+from runtime.ops.exact_ints import EXACT_INT
 from runtime.ops.functions import OPS
 from runtime.ops.indexing import GETITEM, INDEX_UPDATE, Slot
 from runtime.ops.indexing_rules import getitem_rule
@@ -98,6 +99,15 @@ def python_number(batcher, node, values, flags):
 
 
 attach_batch(PYTHON_NUMBER, python_number)
+
+
+def exact_int(batcher, node, values, flags):
+    """Exact Python-int arithmetic (runtime/ops/exact_ints.py) checks each result against
+    int64 as a Python int: per example, by design."""
+    return batcher.fallback(node, values, flags, note=False)
+
+
+attach_batch(EXACT_INT, exact_int)
 rule("where", "clip", "astype", "copy", "real", "imag", "nan_to_num", "round", "around",
      "zeros_like", "ones_like", "empty_like", "full_like")(elementwise)
 

@@ -192,10 +192,11 @@ class Batcher:
         ones = np.reshape(self.ones(), (-1,) + (1,) * ndim)
         return np.where(ones, value, value)
 
-    def fallback(self, node, vals, flags) -> tuple[list, list]:
-        """Run `node` per example (a loop op), noting once that `op` has no rule."""
+    def fallback(self, node, vals, flags, note: bool = True) -> tuple[list, list]:
+        """Run `node` per example (a loop op), noting once that `op` has no rule (`note`:
+        False for an op whose rule is this loop by design)."""
         name = node.op.name
-        if name not in _NOTED:
+        if note and name not in _NOTED:
             _NOTED.add(name)
             warnings.warn(f"vmap: op {name!r} has no batching rule; it runs as a loop over the "
                           f"batch{where()} (correct, but slower than a batched op).",

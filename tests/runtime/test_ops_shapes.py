@@ -152,15 +152,30 @@ def test_no_random_warning_without_random(arr):
 @pytest.mark.parametrize("fn", [
     lambda x, buf: np.add(x, 1, out=buf),
     lambda x, buf: np.exp(x, out=(buf,)),
+], ids=["add", "exp_tuple"])
+def test_ufunc_out_an_array_of_python_state_is_written_as_numpy_writes_it(fn):
+    # `buf` is a closure's array: the trace reads it as an input and every call writes
+    # the result into it, in place
+    x = np.arange(3, dtype=np.float32)
+    eager_buf, graph_buf = np.zeros(3, np.float32), np.zeros(3, np.float32)
+    fn(x, eager_buf)
+    f = runtime.function(lambda x: fn(x, graph_buf))
+    f(x)
+    np.testing.assert_array_equal(graph_buf, eager_buf)
+    graph_buf[:] = 0
+    f(x + 1)
+    np.testing.assert_array_equal(graph_buf, fn(x + 1, np.zeros(3, np.float32)))
+
+
+@pytest.mark.parametrize("fn", [
     lambda x, buf: np.divmod(x, 2, out=(buf, buf)),
     lambda x, buf: np.sum(x, out=buf[0]),
     lambda x, buf: np.cumsum(x, out=buf),
-], ids=["add", "exp_tuple", "divmod", "sum", "cumsum"])  # (out= a symbolic array: it is
+], ids=["divmod", "sum", "cumsum"])  # (out= a symbolic array: it is
 # written in place, tests/autograph/test_fidelity_view_writes.py)
 def test_out_argument_raises_type_error(arr, fn):
     x = arr((3,), "float32")
     buf = np.zeros(3, np.float32)
-    # a ufunc says what to do instead: `buf` is an array of Python state (a closure's)
     with pytest.raises(TypeError, match=r"out=.*(not supported in graphs|writes a value "
                                         r"computed in the graph into a NumPy array)"):
         runtime.function(lambda x: fn(x, buf))(x)
