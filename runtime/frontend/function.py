@@ -382,9 +382,10 @@ class Function:
             self._appended.discard(retrace)
             self._read_lists.add(retrace)
             return self._trace(key, args)
-        changed = [e for e in plan.arrays_changed_in_place() if e not in self._dynamic]
+        changed = plan.arrays_changed_in_place()  # (never one this trace read as an input)
         if changed:  # arrays of state changed in place while tracing: inputs, then retrace
-            self._dynamic.update(dict.fromkeys(changed, False))
+            for expr in changed:
+                self._dynamic.setdefault(expr, False)
             write_retrace = True
         if write_retrace:
             return self._trace(key, args)

@@ -75,6 +75,10 @@ def leading_arrays(fn, n_arrays: int = 1, *, name: str | None = None, abstract_e
     kernel, ref = fn, numpy_ref(fn)
     if positional_only:  # e.g. np.astype(x, dtype, /): pass those attributes positionally
         def kernel(*arrays, **attrs):
+            # a Python number at run time (a loop's Python-int counter): as NumPy's scalar,
+            # which `np.astype` accepts where a Python int is refused
+            arrays = [np.asarray(a)[()] if type(a) in (int, float, bool, complex) else a
+                      for a in arrays]
             return fn(*arrays, *[attrs[p] for p in positional_only if p in attrs],
                       **{k: v for k, v in attrs.items() if k not in positional_only})
         kernel.__name__ = fn.__name__

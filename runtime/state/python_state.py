@@ -105,7 +105,7 @@ class StatePlan:
         self.arrays_before = []
         for expr, (_, value) in w.places.items():
             if type(value) is np.ndarray and expr not in lifted and value.nbytes <= budget \
-                    and not value.dtype.hasobject:
+                    and value.dtype.kind in "biufc":  # (what can be read as an input)
                 budget -= value.nbytes
                 self.arrays_before.append((expr, value, value.copy()))
         for expr in self.appended:
@@ -302,9 +302,8 @@ class StatePlan:
         changed = []
         for expr, array, before in getattr(self, "arrays_before", ()):
             if array.shape != before.shape or not np.array_equal(
-                    array.view(np.uint8) if array.flags.c_contiguous else array,
-                    before.view(np.uint8) if before.flags.c_contiguous else before,
-                    equal_nan=False):
+                    np.ascontiguousarray(array).reshape(-1).view(np.uint8),
+                    before.reshape(-1).view(np.uint8)):  # bitwise: -0.0 and NaNs too
                 if array.shape == before.shape:
                     np.copyto(array, before)
                 changed.append(expr)
