@@ -16,10 +16,12 @@ through the registry, which loads the compiler with the loader registered here.
 """
 from __future__ import annotations
 
+import types
 from typing import Callable
 
 from autograph.pyct import registry
 from runtime import Function
+from runtime.frontend.function import DEFAULT_MAX_TRACES, BoundFunction
 
 
 def _load_compiler() -> None:
@@ -37,17 +39,20 @@ def _convert(fn: Callable) -> Callable:
 
 def function(func: Callable | None = None, *, input_signature=None, autograph: bool = True,
              reduce_retracing: bool = False, optimize: bool = True, jit_compile: bool = False,
-             parallel: bool = True):
+             parallel: bool = True, max_traces: int | None = DEFAULT_MAX_TRACES):
     """Decorate `func` so it is converted, traced per input signature and run as a graph.
 
     Usable as `@ag.function` or `@ag.function(input_signature=[...], ...)`.
     `jit_compile=True` compiles what it can of the graph with numba (the `jit` extra).
     `parallel=False` runs every node on the calling thread (see runtime/exec/schedule.py).
+    `max_traces` (default 8): after that many traces the Function warns once, naming what
+    keeps changing, and runs calls with new signatures as plain Python (None: no limit).
     """
     def wrap(f: Callable) -> Function:
         return Function(f, input_signature=input_signature, autograph=autograph,
                         reduce_retracing=reduce_retracing, optimize=optimize,
-                        converter=_convert, jit_compile=jit_compile, parallel=parallel)
+                        converter=_convert, jit_compile=jit_compile, parallel=parallel,
+                        max_traces=max_traces)
 
     return wrap(func) if func is not None else wrap
 
@@ -58,8 +63,13 @@ def to_code(fn: Callable, recursive: bool = True) -> str:
 
 
 def to_graph(fn: Callable, recursive: bool = True) -> Callable:
-    """The converted Python function (no tracing): runs as Python on Python values."""
-    return registry.compiler("convert")(_unwrap(fn), recursive=recursive)
+    """The converted Python function (no tracing): runs as Python on Python values.
+    Of an `ag.function` (or one used as a method), the function underneath is converted
+    (bound to the same instance for a method)."""
+    converted = registry.compiler("convert")(_unwrap(fn), recursive=recursive)
+    if isinstance(fn, BoundFunction):
+        return types.MethodType(converted, fn.instance)
+    return converted
 
 
 def do_not_convert(fn: Callable) -> Callable:
@@ -75,4 +85,6 @@ def set_loop_options(maximum_iterations=None, shape_invariants=None) -> None:
 
 
 def _unwrap(fn):
+    if isinstance(fn, BoundFunction):
+        return fn.function.python_function
     return fn.python_function if isinstance(fn, Function) else fn

@@ -38,7 +38,7 @@ from runtime.state.python_state import (
 from runtime.state.writeback import container_writes, snapshot_containers
 from runtime.frontend.concrete import ConcreteFunction
 from runtime.frontend.trace_args import (
-    _check_against_spec, _placeholders, _same_python_value, _substitute,
+    _placeholders, _substitute, check_nested, method_offset,
 )
 from runtime.state.variables import Variable
 
@@ -51,6 +51,10 @@ class RetracingWarning(UserWarning):
 
 
 _run_eagerly = [False]
+
+# traces one Function keeps before new signatures run as plain Python (as
+# torch.compile's cache_size_limit); `max_traces=None` on a Function lifts it
+DEFAULT_MAX_TRACES = 8
 
 
 def run_functions_eagerly(run_eagerly: bool) -> None:
@@ -67,7 +71,12 @@ class Function:
 
     def __init__(self, python_function, input_signature=None, autograph: bool = True,
                  reduce_retracing: bool = False, converter=None, optimize: bool = True,
-                 jit_compile: bool = False, parallel: bool = True):
+                 jit_compile: bool = False, parallel: bool = True,
+                 max_traces: int | None = DEFAULT_MAX_TRACES):
+        if max_traces is not None and (not isinstance(max_traces, int) or max_traces < 1):
+            raise ValueError(f"max_traces must be a positive int or None, got {max_traces!r}")
+        self.max_traces = max_traces  # traces kept; new signatures beyond it run eagerly
+        self._limit_warned = False
         self.python_function = python_function
         self.parallel = parallel  # expensive independent nodes may run concurrently
         self.__name__ = getattr(python_function, "__name__", "function")
@@ -102,18 +111,13 @@ class Function:
         self.tracing_count = 0
         self.input_signature = None
         self._fast = self._simple and input_signature is None
+        self._spec_offset = 0  # 1 for a method: `self` is not in the input_signature
         if input_signature is not None:
             self.input_signature = list(input_signature)
-            if len(self.input_signature) > self._nparams:
+            self._spec_offset = method_offset(self._params, len(self.input_signature))
+            if len(self.input_signature) + self._spec_offset > self._nparams:
                 raise TypeError(f"{self.__name__} takes {self._nparams} arguments but "
                                 f"input_signature has {len(self.input_signature)} entries")
-            rest = list(self._sig.parameters.values())[len(self.input_signature):]
-            missing = [p.name for p in rest if p.default is p.empty
-                       and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-            if missing:
-                raise TypeError(f"{self.__name__}: input_signature has no entry for "
-                                f"{', '.join(map(repr, missing))}; give one TensorSpec per "
-                                "argument (arguments after the signature must have defaults).")
 
     # -- calling ----------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
@@ -163,6 +167,8 @@ class Function:
         cf = self._cache.get(key)
         if cf is None:
             cf = self._lookup_or_trace(key, args)
+            if cf is None:  # the trace limit is reached: this signature runs as Python
+                return self._call_canonical(self.python_function, args)
         if cf.state is not None:
             return self._run_stateful(cf, key, leaves, args)
         return cf._run(leaves, args)
@@ -171,6 +177,8 @@ class Function:
         ins = cf.state.enter(args)
         if ins is None:
             cf, ins = self._retrace_for_state(cf, key, args)
+            if cf is None:  # the trace limit is reached: this call runs as Python
+                return self._call_canonical(self.python_function, args)
         return cf._run(leaves, args, ins)
 
     def _retrace_for_state(self, cf, key, args):
@@ -183,6 +191,9 @@ class Function:
                     self._cache[key] = other
                     return other, ins
             changed = cf.state.failing(args)
+            if self._at_trace_limit():
+                self._warn_trace_limit(", ".join(label for label, _ in changed))
+                return None, None
             lifted = []
             for _, expr in changed:
                 try:
@@ -238,27 +249,37 @@ class Function:
                 out.append(v)
         return tuple(out)
 
+    def _signature_key(self, args) -> tuple:
+        """(key, array leaves, checked args) for a call under input_signature: arguments
+        with an entry are keyed by their spec (one trace for all of them), the others
+        (`self`, Python values after the signature) by value, as without a signature."""
+        first, specs = self._spec_offset, self.input_signature
+        key, leaves, checked = [], [], list(args)
+        for i, a in enumerate(args):
+            if first <= i < first + len(specs):
+                checked[i], part = check_nested(self.__name__, self._params[i],
+                                                specs[i - first], a)
+                key_of(checked[i], leaves)
+                key.append(part)
+            else:
+                key.append(key_of(a, leaves))
+        return tuple(key), leaves, tuple(checked)
+
     def _call_with_signature(self, args):
-        specs = self.input_signature
-        for name, value, default in zip(self._params[len(specs):], args[len(specs):],
-                                        self._signature_defaults()):
-            if value is not default and not _same_python_value(value, default):
-                raise TypeError(
-                    f"{self.__name__}(): argument {name!r} is not in the input_signature, so it "
-                    f"keeps its default {default!r} (got {value!r}). Add a TensorSpec for it, "
-                    "or drop input_signature to trace per value.")
-        leaves = []
-        for name, spec, a in zip(self._params, specs, args):
-            leaves.append(_check_against_spec(self.__name__, name, spec, a))
-        if not self._concrete:
-            self.get_concrete_function()
-        cf = self._concrete[0]
+        key, leaves, checked = self._signature_key(args)
+        cf = self._cache.get(key)
+        if cf is None:
+            cf = self._lookup_or_trace(key, checked)
+            if cf is None:  # the trace limit is reached: this signature runs as Python
+                return self._call_canonical(self.python_function, args)
         if cf.state is not None:
-            return self._run_stateful(cf, cf.key, leaves, args)
-        return cf._run(leaves, args)
+            return self._run_stateful(cf, key, leaves, checked)
+        return cf._run(leaves, checked)
 
     # -- tracing ----------------------------------------------------------------------
-    def _lookup_or_trace(self, key, args):
+    def _lookup_or_trace(self, key, args, limited: bool = True):
+        """The trace serving `key`, traced now if needed; None when a new trace would
+        pass `max_traces` (the caller runs the call eagerly)."""
         with self._lock:
             cf = self._cache.get(key)
             if cf is not None:
@@ -274,6 +295,9 @@ class Function:
                     if all(g is not None for g in general):
                         trace_key = general
                         break
+            if limited and self._at_trace_limit():
+                self._warn_trace_limit("", key)
+                return None
             cf = self._trace(trace_key, args)
             if any(has_unknown_dims(p) for p in trace_key):
                 self._relaxed.append(cf)  # serves every call whose shapes fit
@@ -433,27 +457,52 @@ class Function:
             "input_signature with None dimensions or reduce_retracing=True.",
             RetracingWarning, stacklevel=user_stacklevel())
 
-    def _changing_arguments(self) -> str:
+    def _at_trace_limit(self) -> bool:
+        # every live trace counts, those kept per Python state too (`_by_state`)
+        return self.max_traces is not None and len(self._concrete) >= self.max_traces
+
+    def _warn_trace_limit(self, state: str, key=None) -> None:
+        if self._limit_warned:
+            return
+        self._limit_warned = True
+        changed = self._changing_arguments(key)
+        state = "; ".join(dict.fromkeys(c for c in [*self._state_changes, state] if c))
+        warnings.warn(
+            f"{self.__name__} reached its limit of {self.max_traces} traces"
+            f"{'; arguments that changed: ' + changed if changed else ''}"
+            f"{'; Python state that changed: ' + state if state else ''}. The traces made so "
+            "far keep serving their signatures; calls with a new signature now run as plain "
+            "Python (eagerly, slower). Pass changing numbers as NumPy arrays, or raise the "
+            "limit with max_traces=N (None: no limit).",
+            RetracingWarning, stacklevel=user_stacklevel())
+
+    def _changing_arguments(self, new_key=None) -> str:
         keys = [cf.key for cf in self._concrete[-5:]]
+        if new_key is not None:
+            keys.append(new_key)
         names = [p for i, p in enumerate(self._params)
                  if len({repr(k[i]) for k in keys if i < len(k)}) > 1]
         return ", ".join(repr(n) for n in names)
 
     # -- inspection -------------------------------------------------------------------
     def _signature_defaults(self) -> list:
-        rest = list(self._sig.parameters.values())[len(self.input_signature):]
+        rest = list(self._sig.parameters.values())[
+            self._spec_offset + len(self.input_signature):]
         return [() if p.kind is p.VAR_POSITIONAL else {} if p.kind is p.VAR_KEYWORD
                 else p.default for p in rest]
 
     def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
         """The trace for these arguments (arrays, NumPy values or TensorSpecs)."""
         if self.input_signature is not None:
-            with self._lock:
-                if not self._concrete:
-                    traced = tuple(self.input_signature) + tuple(self._signature_defaults())
-                    key = tuple(key_of(s, []) for s in traced)
-                    self._trace(key, traced)
-            return self._concrete[0]
+            # the specs themselves stand for the arguments not given (`self` must be)
+            first, specs = self._spec_offset, self.input_signature
+            given = len(args)
+            args = list(args) + list(specs[max(0, given - first):])
+            if len(args) < self._nparams and not kwargs:
+                args += self._signature_defaults()[max(0, given - first - len(specs)):]
+            args = self._bind(tuple(args), kwargs)
+            key, _, checked = self._signature_key(args)
+            return self._lookup_or_trace(key, checked, limited=False)
         if kwargs or len(args) != self._nparams or not self._simple:
             args = self._bind(args, kwargs)
         leaves: list = []
@@ -461,7 +510,8 @@ class Function:
         if has_aliases(leaves):
             key, _ = mark_aliases(key, leaves)
         cf = self._cache.get(key)
-        return cf if cf is not None else self._lookup_or_trace(key, args)
+        # asked for explicitly: traced even past max_traces
+        return cf if cf is not None else self._lookup_or_trace(key, args, limited=False)
 
     def pretty_printed_concrete_signatures(self) -> str:
         return "\n\n".join(cf.pretty_printed_signature() for cf in self._concrete)
@@ -480,7 +530,8 @@ class Function:
         copied = Function(self.python_function, input_signature=self.input_signature,
                           autograph=self._autograph, reduce_retracing=self._reduce_retracing,
                           converter=self._converter, optimize=self.optimize,
-                          jit_compile=self.jit_compile, parallel=self.parallel)
+                          jit_compile=self.jit_compile, parallel=self.parallel,
+                          max_traces=self.max_traces)
         memo[id(self)] = copied
         return copied
 
@@ -511,13 +562,15 @@ class BoundFunction:
 
 def function(fn=None, *, input_signature=None, autograph: bool = True,
              reduce_retracing: bool = False, optimize: bool = True, converter=None,
-             jit_compile: bool = False, parallel: bool = True):
+             jit_compile: bool = False, parallel: bool = True,
+             max_traces: int | None = DEFAULT_MAX_TRACES):
     """Decorator: trace `fn` into graphs per input signature (without AST conversion).
-    `parallel=False`: the generated code runs every node on the calling thread."""
+    `parallel=False`: the generated code runs every node on the calling thread.
+    `max_traces`: traces kept before new signatures run as plain Python (None: no limit)."""
     def wrap(f):
         return Function(f, input_signature=input_signature, autograph=autograph,
                         reduce_retracing=reduce_retracing, optimize=optimize, converter=converter,
-                        jit_compile=jit_compile, parallel=parallel)
+                        jit_compile=jit_compile, parallel=parallel, max_traces=max_traces)
 
     return wrap(fn) if fn is not None else wrap
 

@@ -1,7 +1,7 @@
 """How a Function's arguments meet a trace: placeholders for the array leaves of a cache
 key (`_placeholders`), the arguments with those placeholders in (`_substitute`; an array
 passed twice gets one placeholder for both), and the checks of an argument against an
-`input_signature` entry (`_check_against_spec`)."""
+`input_signature` entry (`check_nested`: a TensorSpec or dicts/lists/tuples of them)."""
 from __future__ import annotations
 
 import numpy as np
@@ -99,3 +99,43 @@ def _check_against_spec(fname, name, spec, a):
                 f"expects {_fmt_shape(spec.shape).replace('?', 'None')} (None matches any size).")
         return a
     raise TypeError(f"{fname}(): input_signature entries must be ag.TensorSpec, got {spec!r}")
+
+
+def check_nested(fname, name, spec, a) -> tuple:
+    """Argument `a` checked against an input_signature entry (a TensorSpec, or a dict,
+    list or tuple of entries): (the argument with its arrays converted and dicts in the
+    spec's key order, its cache-key part). A TensorSpec given for a spec stands for it."""
+    if isinstance(spec, TensorSpec):
+        if isinstance(a, TensorSpec):
+            if a.dtype != spec.dtype or not _spec_fits(a.shape, spec.shape):
+                raise ValueError(f"{fname}(): {a!r} for argument {name!r} does not fit "
+                                 f"the input_signature's {spec!r}")
+            return a, (a.dtype, a.shape)
+        return _check_against_spec(fname, name, spec, a), (spec.dtype, spec.shape)
+    if isinstance(spec, dict):
+        if not isinstance(a, dict) or set(a) != set(spec):
+            raise TypeError(f"{fname}(): argument {name!r} must be a dict with keys "
+                            f"{sorted(map(repr, spec))} as in the input_signature, got {a!r}")
+        pairs = [(k, check_nested(fname, f"{name}[{k!r}]", s, a[k])) for k, s in spec.items()]
+        return ({k: v for k, (v, _) in pairs}, (dict, tuple((k, p) for k, (_, p) in pairs)))
+    if isinstance(spec, (list, tuple)):
+        if type(a) not in (list, tuple) or len(a) != len(spec):
+            raise TypeError(f"{fname}(): argument {name!r} must be a list or tuple of "
+                            f"{len(spec)} items as in the input_signature, got {a!r}")
+        items = [check_nested(fname, f"{name}[{i}]", s, x)
+                 for i, (s, x) in enumerate(zip(spec, a))]
+        # the caller's container type is kept, and keyed: a list and a tuple trace apart
+        return type(a)(v for v, _ in items), (type(a), tuple(p for _, p in items))
+    raise TypeError(f"{fname}(): input_signature entries must be ag.TensorSpec (or dicts, "
+                    f"lists or tuples of them), got {spec!r} for argument {name!r}")
+
+
+def _spec_fits(shape, pattern) -> bool:
+    return len(shape) == len(pattern) and all(
+        p is None or s == p for s, p in zip(shape, pattern))
+
+
+def method_offset(params: list, n_specs: int) -> int:
+    """1 when the input_signature leaves out the `self` (or `cls`) of a method defined in
+    a class body, as tf.function does; 0 otherwise."""
+    return int(bool(params) and params[0] in ("self", "cls") and n_specs < len(params))
