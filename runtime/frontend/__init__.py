@@ -3,6 +3,8 @@ signature and the cache of traces.
 
 - `function.py`: `Function`, `BoundFunction`, the `function` decorator; retracing when
   the Python state a trace read changed (`state.python_state`).
+- `trace.py`: `trace_signature`, tracing one signature (Python state, write-backs,
+  the escape check) into a ConcreteFunction.
 - `concrete.py`: `ConcreteFunction`, one trace: graph, optimized graph, generated
   executor, and the write-backs around it.
 - `signature.py`: `TensorSpec` and the cache key rules.

@@ -19,28 +19,21 @@ import weakref
 
 import numpy as np
 
-from runtime.core import log, tracing
-from runtime.state import views
-from runtime.core.errors import GraphModeError, StateArrayWrite, user_stacklevel
+from runtime.core import tracing
+from runtime.core.errors import GraphModeError, user_stacklevel
 from runtime.frontend.pickling import reference_to
-from runtime.state.random_watch import RandomWatch, warn_if_drawn
-from runtime.core.graph import Graph
 from runtime.frontend.signature import (
     TensorSpec, generalize, has_aliases, has_unknown_dims,
     key_fits, key_of, mark_aliases, mark_flat_aliases, weak_keys,
 )
-from runtime.core.structure import flatten
-from runtime.core.tensor import Tensor
-from runtime.state.escapes import escape_error, escaped, roots_of
 from runtime.state.python_state import (
-    AppendLogRead, StatePlan, append_logs_in, liftable_after_change,
+    liftable_after_change,
 )
-from runtime.state.writeback import container_writes, snapshot_containers
 from runtime.frontend.concrete import ConcreteFunction
+from runtime.frontend.trace import trace_signature
 from runtime.frontend.trace_args import (
-    _placeholders, _substitute, check_nested, method_offset,
+    check_nested, method_offset,
 )
-from runtime.state.variables import Variable
 
 
 _ndarray, _generic = np.ndarray, np.generic
@@ -357,88 +350,7 @@ class Function:
         return self._converted
 
     def _trace(self, key, args) -> ConcreteFunction:
-        started = log.start(log.TRACE, log.INFO, "tracing %s", self.__name__)
-        fn = self._traceable()
-        graph = Graph(self.__name__)
-        arg_inputs = _placeholders(graph, self._params, key)
-        placeholders = iter(arg_inputs)
-        traced_args = [_substitute(a, k, placeholders) for a, k in zip(args, key)]
-        containers = snapshot_containers(traced_args)
-        # Python state the function reaches: guarded, learned places read as inputs,
-        # what the trace changes undone afterwards and done by every call
-        plan = StatePlan(self.python_function, self._params, args, self._dynamic,
-                         self._appended)
-        plan.lift(graph)
-        watch = RandomWatch(self.python_function)
-        write_retrace = False
-        try:
-            with tracing.graph_context(graph):
-                out = self._call_canonical(fn, traced_args)
-                out_leaves, out_tree = flatten(out)
-                for expr in append_logs_in(out_leaves):  # returned: read after the call
-                    raise AppendLogRead(expr)
-                out_leaves = [x.read_value() if isinstance(x, Variable) else views.resolve(x)
-                              for x in out_leaves]
-                out_leaves = [graph.capture(x) if isinstance(x, Tensor) else x
-                              for x in out_leaves]
-                # argument arrays the function wrote into: the executor writes them back
-                written = views.written_inputs(graph.inputs)
-                # list/dict arguments changed in place: every call updates the caller's
-                writes, values = container_writes(containers, arg_inputs, graph.capture)
-                plan.record_writes(arg_inputs, graph.capture)
-        except AppendLogRead as read:
-            retrace = read.expr
-        except StateArrayWrite as write:
-            # an array of Python state written in place with graph values: trace again
-            # with it as an input, written back in place after every call
-            retrace = plan.place_of(write.array)
-            if retrace is None or retrace in self._dynamic:
-                raise
-            self._dynamic[retrace] = False
-            retrace = None
-            write_retrace = True
-        else:
-            retrace = None
-        finally:
-            plan.undo()
-        if retrace is not None:
-            # a list an earlier trace only appended to is read: trace it as itself
-            self._appended.discard(retrace)
-            self._read_lists.add(retrace)
-            return self._trace(key, args)
-        changed = plan.arrays_changed_in_place()  # (never one this trace read as an input)
-        if changed:  # arrays of state changed in place while tracing: inputs, then retrace
-            for expr in changed:
-                self._dynamic.setdefault(expr, False)
-            write_retrace = True
-        if write_retrace:
-            return self._trace(key, args)
-        warn_if_drawn(watch, graph, self.__name__)
-        found = escaped(graph, roots_of(self.python_function, self._params, args))
-        found += escaped(graph, plan.consts)
-        if found:
-            raise escape_error(self.__name__, found)
-        plan.warn_if_truncated(self.__name__)
-        plan.compile()
-        plan.release()
-        self._written.update(expr for _, expr in plan.written)
-        self._appended.update(set(plan.appends) - self._read_lists)
-        graph.outputs = ([x for x in out_leaves if isinstance(x, Tensor)] +
-                         [v for _, v in written] + values + plan.outputs)
-        graph.verify()
-        cf = ConcreteFunction(self.__name__, graph, key, self._params, out_tree, out_leaves,
-                              owner=self, optimize=self.optimize, parallel=self.parallel,
-                              writeback=[(k, graph.inputs[k].name) for k, _ in written],
-                              container_writes=(writes, len(values)),
-                              jit_compile=self.jit_compile,
-                              state=None if plan.empty else plan)
-        if cf.state is not None:
-            self._by_state.setdefault(key, []).insert(0, cf)
-            del self._by_state[key][8:]  # the most recent few
-        self._concrete.append(cf)
-        self.tracing_count += 1
-        log.done(log.TRACE, log.INFO, started, "traced %s", cf.pretty_printed_signature)
-        return cf
+        return trace_signature(self, key, args)
 
     def _note_trace(self, key) -> None:
         self._trace_calls.append(self._calls)

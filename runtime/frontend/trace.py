@@ -1,0 +1,113 @@
+"""Tracing one signature of a Function into a `ConcreteFunction` (`trace_signature`).
+
+    placeholders for the key's arrays ─► Python state: guards, lifted places (python_state)
+      ─► run the (converted) function under a graph context ─► outputs, argument and state
+      write-backs ─► undo the trace's writes ─► escape check ─► compile (concrete.py)
+
+A trace that finds a place it must read as an input (an array of state written in place,
+a list an earlier trace only appended to that this one reads) traces again at once.
+"""
+from __future__ import annotations
+
+from runtime.core import log, tracing
+from runtime.core.errors import StateArrayWrite
+from runtime.core.graph import Graph
+from runtime.core.structure import flatten
+from runtime.core.tensor import Tensor
+from runtime.frontend.concrete import ConcreteFunction
+from runtime.frontend.trace_args import _placeholders, _substitute
+from runtime.state import views
+from runtime.state.escapes import escape_error, escaped, roots_of
+from runtime.state.python_state import AppendLogRead, StatePlan, append_logs_in
+from runtime.state.random_watch import RandomWatch, warn_if_drawn
+from runtime.state.variables import Variable
+from runtime.state.writeback import container_writes, snapshot_containers
+
+
+def trace_signature(owner, key, args) -> ConcreteFunction:
+    """One trace of Function `owner` for cache key `key` (`args`: one value per parameter)."""
+    started = log.start(log.TRACE, log.INFO, "tracing %s", owner.__name__)
+    fn = owner._traceable()
+    graph = Graph(owner.__name__)
+    arg_inputs = _placeholders(graph, owner._params, key)
+    placeholders = iter(arg_inputs)
+    traced_args = [_substitute(a, k, placeholders) for a, k in zip(args, key)]
+    containers = snapshot_containers(traced_args)
+    # Python state the function reaches: guarded, learned places read as inputs,
+    # what the trace changes undone afterwards and done by every call
+    plan = StatePlan(owner.python_function, owner._params, args, owner._dynamic,
+                     owner._appended)
+    plan.lift(graph)
+    watch = RandomWatch(owner.python_function)
+    write_retrace = False
+    try:
+        with tracing.graph_context(graph):
+            out = owner._call_canonical(fn, traced_args)
+            out_leaves, out_tree = flatten(out)
+            for expr in append_logs_in(out_leaves):  # returned: read after the call
+                raise AppendLogRead(expr)
+            out_leaves = [x.read_value() if isinstance(x, Variable) else views.resolve(x)
+                          for x in out_leaves]
+            out_leaves = [graph.capture(x) if isinstance(x, Tensor) else x
+                          for x in out_leaves]
+            # argument arrays the function wrote into: the executor writes them back
+            written = views.written_inputs(graph.inputs)
+            # list/dict arguments changed in place: every call updates the caller's
+            writes, values = container_writes(containers, arg_inputs, graph.capture)
+            plan.record_writes(arg_inputs, graph.capture)
+    except AppendLogRead as read:
+        retrace = read.expr
+    except StateArrayWrite as write:
+        # an array of Python state written in place with graph values: trace again
+        # with it as an input, written back in place after every call
+        retrace = plan.place_of(write.array)
+        if retrace is None or retrace in owner._dynamic:
+            raise
+        owner._dynamic[retrace] = False
+        retrace = None
+        write_retrace = True
+    else:
+        retrace = None
+    finally:
+        plan.undo()
+    if retrace is not None:
+        # a list an earlier trace only appended to is read: trace it as itself
+        owner._appended.discard(retrace)
+        owner._read_lists.add(retrace)
+        return owner._trace(key, args)
+    changed = plan.arrays_changed_in_place()  # (never one this trace read as an input)
+    if changed:  # arrays of state changed in place while tracing: inputs, then retrace
+        for expr in changed:
+            owner._dynamic.setdefault(expr, False)
+        write_retrace = True
+    if write_retrace:
+        return owner._trace(key, args)
+    warn_if_drawn(watch, graph, owner.__name__)
+    found = escaped(graph, roots_of(owner.python_function, owner._params, args))
+    found += escaped(graph, plan.consts)
+    if found:
+        raise escape_error(owner.__name__, found)
+    plan.warn_if_truncated(owner.__name__)
+    plan.compile()
+    plan.release()
+    owner._written.update(expr for _, expr in plan.written)
+    owner._appended.update(set(plan.appends) - owner._read_lists)
+    graph.outputs = ([x for x in out_leaves if isinstance(x, Tensor)] +
+                     [v for _, v in written] + values + plan.outputs)
+    graph.verify()
+    cf = ConcreteFunction(owner.__name__, graph, key, owner._params, out_tree, out_leaves,
+                          owner=owner, optimize=owner.optimize, parallel=owner.parallel,
+                          writeback=[(k, graph.inputs[k].name) for k, _ in written],
+                          container_writes=(writes, len(values)),
+                          jit_compile=owner.jit_compile,
+                          state=None if plan.empty else plan)
+    if cf.state is not None:
+        owner._by_state.setdefault(key, []).insert(0, cf)
+        del owner._by_state[key][8:]  # the most recent few
+    owner._concrete.append(cf)
+    owner.tracing_count += 1
+    log.done(log.TRACE, log.INFO, started, "traced %s", cf.pretty_printed_signature)
+    return cf
+
+
+__all__ = ["trace_signature"]
