@@ -9,6 +9,11 @@ the original's; an augmented assignment is the real `x[i] += v` there) and is
 once, as in Python (`v` is evaluated before `x[i]` is read, which only shows if
 evaluating `v` changes `x[i]`). Only targets rooted at a variable (or `self.attr`) are
 rewritten.
+
+Subscript loads of NumPy's index tricks become an operator call, since their
+`__getitem__` converts every item to a concrete array:
+
+    np.c_[a, x]       =>   ag__.index_trick(np.c_, (a, x))
 """
 from __future__ import annotations
 
@@ -83,6 +88,21 @@ _OPS = {gast.Add: "+=", gast.Sub: "-=", gast.Mult: "*=", gast.Div: "/=",
 
 
 HANDLERS = {gast.Assign: _assign, gast.AugAssign: _aug_assign}
+
+# attribute names of NumPy's concatenating index tricks (the operator checks the object)
+_INDEX_TRICKS = frozenset({"c_", "r_"})
+
+
+def _load(node, walk):
+    v = node.value
+    name = v.attr if isinstance(v, gast.Attribute) else v.id if isinstance(v, gast.Name) else None
+    if name not in _INDEX_TRICKS or not isinstance(node.ctx, gast.Load):
+        return node
+    return templates.replace_expr("ag__.index_trick(obj, key)", origin=node, obj=node.value,
+                                  key=_index_expr(node.slice, walk.ctx))
+
+
+LOADS = {gast.Subscript: _load}
 
 
 def transform(fn_node, ctx) -> None:
