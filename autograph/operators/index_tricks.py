@@ -6,13 +6,15 @@ a subscript load whose object is an attribute named `c_`/`r_`/`s_`/`index_exp` i
 `ag__.index_trick(obj, key)`; when `obj` is NumPy's object this rebuilds the result the
 way `numpy.lib.AxisConcatenator` does (1-d items become columns for `c_`, slices become
 ranges, scalars take the common dtype) from graph-aware NumPy calls; anything else is
-the plain subscript.
+the plain subscript. `ag__.array_item(obj, key)` is `obj[key]`, in the graph when `obj`
+is a NumPy array and `key` holds a symbolic value.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from runtime.core.tensor import Tensor
+from runtime.ops.indexing import getitem
 
 # (axis, ndmin, trans1d) of NumPy's concatenators
 _CONCATENATORS = {id(np.c_): (-1, 2, 0), id(np.r_): (0, 1, -1)}
@@ -24,6 +26,22 @@ def index_trick(obj, key):
     if layout is None or not _holds_symbolic(key):
         return obj[key]
     return _concatenate(key if isinstance(key, tuple) else (key,), *layout)
+
+
+def array_item(obj, key):
+    """`obj[key]`; a NumPy array indexed with a symbolic value reads it in the graph (the
+    array a constant of the trace)."""
+    if type(obj) is np.ndarray and _index_holds_symbolic(key):
+        return getitem(obj, key)
+    return obj[key]
+
+
+def _index_holds_symbolic(key) -> bool:
+    for k in key if isinstance(key, tuple) else (key,):
+        if isinstance(k, Tensor) or isinstance(k, slice) and any(
+                isinstance(p, Tensor) for p in (k.start, k.stop, k.step)):
+            return True
+    return False
 
 
 def _holds_symbolic(key) -> bool:
