@@ -27,6 +27,7 @@ import numpy as np
 
 from autograph import operators
 from autograph.operators import random_calls
+from autograph.operators.array_like_args import ARRAY_LIKE_FIRST
 from autograph.operators.builtin_calls import overload_of
 from autograph.operators.py_builtins import BUILTIN_OVERRIDES
 from autograph.pyct import templates
@@ -76,6 +77,8 @@ def _call(node, walk):
             node.args[0:0] = [f]
             node.func = templates.replace_expr("ag__.array_", origin=f)
             return node
+        if isinstance(target, np.ufunc) or target in ARRAY_LIKE_FIRST:
+            _wrap_array_like_args(node, every=isinstance(target, np.ufunc))
         if target is np.stack and ctx.out.list_names and \
                 qualified_name(node.args[0]) in ctx.out.list_names:
             # a list appended to in a loop may be a graph list: stack it either way (a
@@ -90,6 +93,14 @@ def _call(node, walk):
     if isinstance(f, gast.Name):
         ctx.out.callees.append(f.id)
     return call
+
+
+def _wrap_array_like_args(node, every: bool) -> None:
+    """`np.max([a, b])` => `np.max(ag__.array_like([a, b]))`: NumPy's own conversion of a
+    list holding a symbolic value would fail (the first argument, or every one of a ufunc)."""
+    for k, a in enumerate(node.args if every else node.args[:1]):
+        if isinstance(a, (gast.List, gast.Tuple, gast.ListComp)):
+            node.args[k] = templates.replace_expr("ag__.array_like(v)", origin=a, v=a)
 
 
 def _fits_override(node, name: str) -> bool:

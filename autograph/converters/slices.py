@@ -9,6 +9,17 @@ the original's; an augmented assignment is the real `x[i] += v` there) and is
 once, as in Python (`v` is evaluated before `x[i]` is read, which only shows if
 evaluating `v` changes `x[i]`). Only targets rooted at a variable (or `self.attr`) are
 rewritten.
+
+Subscript loads of NumPy's index tricks become an operator call, since their
+`__getitem__` converts every item to a concrete array:
+
+    np.c_[a, x]       =>   ag__.index_trick(np.c_, (a, x))
+
+and a subscript load with a computed index goes through `ag__.array_item`, which is the
+plain subscript except for a NumPy array indexed with a symbolic value (`W[ids]`, `W`
+a constant or an array of Python state): NumPy cannot take that index, the graph can.
+
+    table[i, 0]       =>   ag__.array_item(table, (i, 0))
 """
 from __future__ import annotations
 
@@ -83,6 +94,33 @@ _OPS = {gast.Add: "+=", gast.Sub: "-=", gast.Mult: "*=", gast.Div: "/=",
 
 
 HANDLERS = {gast.Assign: _assign, gast.AugAssign: _aug_assign}
+
+# attribute names of NumPy's concatenating index tricks (the operator checks the object)
+_INDEX_TRICKS = frozenset({"c_", "r_"})
+
+
+def _load(node, walk):
+    v = node.value
+    name = v.attr if isinstance(v, gast.Attribute) else v.id if isinstance(v, gast.Name) else None
+    if not isinstance(node.ctx, gast.Load):
+        return node
+    if name not in _INDEX_TRICKS:
+        if not _may_be_symbolic(node.slice):
+            return node
+        return templates.replace_expr("ag__.array_item(obj, key)", origin=node, obj=v,
+                                      key=_index_expr(node.slice, walk.ctx))
+    return templates.replace_expr("ag__.index_trick(obj, key)", origin=node, obj=node.value,
+                                  key=_index_expr(node.slice, walk.ctx))
+
+
+def _may_be_symbolic(index) -> bool:
+    """Whether an index reads a value (a name, call, ...), not only literal numbers."""
+    return any(not isinstance(n, (gast.Constant, gast.Slice, gast.Tuple, gast.UnaryOp,
+                                  gast.USub, gast.Load, gast.expr_context))
+               for n in gast.walk(index))
+
+
+LOADS = {gast.Subscript: _load}
 
 
 def transform(fn_node, ctx) -> None:

@@ -103,7 +103,8 @@ def _rename_operators(node, ctx: Context) -> None:
 _TARGETS = transformer.merge(lists.HANDLERS, slices.HANDLERS)
 _EXPRESSIONS = transformer.merge(variables.HANDLERS, asserts.HANDLERS,
                                  conditional_expressions.HANDLERS,
-                                 logical_expressions.HANDLERS, call_trees.HANDLERS)
+                                 logical_expressions.HANDLERS, call_trees.HANDLERS,
+                                 slices.LOADS)
 
 
 def convert_def(node, ctx: Context, enclosing: frozenset | None = None) -> None:

@@ -8,6 +8,8 @@ from autograph.operators.call import defined, ld_declared
 from autograph.operators.conditionals import if_exp, if_stmt
 from autograph.operators.exceptions import assert_stmt, python_only, try_stmt
 from autograph.operators.generators import next_
+from autograph.operators.array_like_args import array_like
+from autograph.operators.index_tricks import array_item, index_trick
 from autograph.operators.lists import array_, list_append, list_pop, stack
 from autograph.operators.logical import and_, compare_chain, not_, or_, truth
 from autograph.operators.loops import for_stmt, while_stmt
@@ -26,7 +28,7 @@ __all__ = [
     "print_",
 ]
 __all__ += ["isinstance_", "array_", "defined", "ld_declared", "next_", "try_stmt", "bool_",
-            "complex_", "index_"]
+            "complex_", "index_", "index_trick", "array_item", "array_like"]
 
 
 def set_converted_call(impl) -> None:

@@ -45,6 +45,14 @@ def _graph_mode_error(what: str, t) -> GraphModeError:
     )
 
 
+def _index_trick_name(frame) -> str | None:
+    """`np.c_` / `np.r_` when `frame` is NumPy's index-trick `__getitem__` (an error path)."""
+    if not frame.f_code.co_filename.endswith("_index_tricks_impl.py"):
+        return None
+    obj = frame.f_locals.get("self")
+    return {id(np.c_): "np.c_", id(np.r_): "np.r_"}.get(id(obj), "np.c_/np.r_")
+
+
 def _python_index(value, what: str) -> int:
     if isinstance(value, Tensor):
         raise _graph_mode_error(what, value)
@@ -385,6 +393,12 @@ class Tensor(NumpyOperators):
         return TensorProtocol.after_function(func, args, kwargs, result)
 
     def __array__(self, dtype=None, copy=None):
+        trick = _index_trick_name(sys._getframe(1))
+        if trick is not None:
+            raise GraphModeError(
+                f"`{trick}[...]` with a symbolic item{where()} needs AutoGraph: NumPy builds "
+                "it from concrete arrays. Enable conversion (ag.function(..., "
+                "autograph=True), the default), or write np.column_stack / np.concatenate.")
         raise _graph_mode_error("a concrete NumPy array (np.asarray / np.array)", self)
 
     def __getitem__(self, index):
