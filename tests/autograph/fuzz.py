@@ -577,8 +577,9 @@ def check(seed: int, directory: Path, source: str | None = None, graph: bool | N
             problem = state_differs(i, "function")
             if problem:
                 return problem
-        # state that changes from call to call is read as inputs after one retrace
-        if f.tracing_count > (3 if reset is not None else 1):
+        # state that changes from call to call is read as inputs after one retrace; a
+        # place whose type changes (a Python int that becomes np.int64, as in NumPy) once more
+        if f.tracing_count > (5 if reset is not None else 1):
             return f"traced {f.tracing_count} times"
     except Exception:
         return f"function raised:\n{traceback.format_exc()}"
