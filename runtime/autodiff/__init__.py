@@ -1,7 +1,9 @@
 """autodiff: reverse-mode automatic differentiation.
 
 - `tape.py` (+ `backprop.py`): `GradientTape`, which records eagerly and, while tracing,
-  differentiates the graph; `control_flow_grads.py`: gradients of `cond`/`while_loop`.
+  differentiates the graph; `tape_values.py`: the tape values it hands back eagerly and
+  how NumPy calls on them are recorded; `control_flow_grads.py`: gradients of
+  `cond`/`while_loop`.
 - `rule_base.py`: `@rule(names)` attaches a gradient rule to op records (`OpDef.grad`),
   and the helpers rules share; `shapes.py`: the ops gradients need (`sum_to`, ...).
 - `rules.py` (ufuncs), `function_rules.py`, `array_rules.py`, `linalg_rules.py`,

@@ -157,11 +157,16 @@ class Function:
         key = tuple([key_of(a, leaves) for a in args])
         if has_aliases(leaves):  # the same array passed twice: one graph input for both
             key, leaves = mark_aliases(key, leaves)
+        return self._run_key(key, leaves, args, args)
+
+    def _run_key(self, key, leaves, args, original):
+        """Run the trace for `key` (tracing it if new); past the trace limit, the Python
+        function on the `original` arguments."""
         cf = self._cache.get(key)
         if cf is None:
             cf = self._lookup_or_trace(key, args)
             if cf is None:  # the trace limit is reached: this signature runs as Python
-                return self._call_canonical(self.python_function, args)
+                return self._call_canonical(self.python_function, original)
         if cf.state is not None:
             return self._run_stateful(cf, key, leaves, args)
         return cf._run(leaves, args)
@@ -260,14 +265,7 @@ class Function:
 
     def _call_with_signature(self, args):
         key, leaves, checked = self._signature_key(args)
-        cf = self._cache.get(key)
-        if cf is None:
-            cf = self._lookup_or_trace(key, checked)
-            if cf is None:  # the trace limit is reached: this signature runs as Python
-                return self._call_canonical(self.python_function, args)
-        if cf.state is not None:
-            return self._run_stateful(cf, key, leaves, checked)
-        return cf._run(leaves, checked)
+        return self._run_key(key, leaves, checked, args)
 
     # -- tracing ----------------------------------------------------------------------
     def _lookup_or_trace(self, key, args, limited: bool = True):
