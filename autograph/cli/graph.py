@@ -30,7 +30,7 @@ from autograph.cli.convert import same_file, no_such_name, split_target
 from autograph.cli.diagnostics import UsageError, UserError
 from autograph.cli.files import write_output
 from runtime import Function, TensorSpec
-from runtime.core.printer import to_svg
+from runtime.core.picture import to_svg
 
 _SPEC = re.compile(r"^\s*([A-Za-z_]\w*)\s*\[(.*)\]\s*$")
 INSTALL_GRAPHVIZ = ("--format svg needs the Graphviz `dot` program, which is not installed: "

@@ -21,6 +21,7 @@ from runtime.control_flow.common import (
 )
 from runtime.control_flow.learn_types import fill_placeholders, is_placeholder
 from runtime.core.registry import OpDef, add_node
+from runtime.core.naming import note_names
 from runtime.core.structure import flatten, path_names, unflatten
 from runtime.core.tensor import Tensor, _fmt_shape
 
@@ -89,6 +90,11 @@ def cond(pred: Any, true_fn: Callable, false_fn: Callable, operands: Sequence = 
     if tracing.tapes_recording():
         attrs["copy_lists"] = True  # a gradient replays branches from their input lists
     outs = add_node(graph, COND, inputs, attrs, node_avals)
+    if names is not None:  # the user's names, for the listing and the picture only
+        note_names(graph, list(outs), [labels[s] for s in slots])
+        if len(op_leaves) == len(operands) <= len(names):  # operand i is variable names[i]
+            for g in (g_true, g_false):
+                note_names(graph, g.inputs[:len(sym)], [names[i] for i in sym])
     for slot, value in zip(slots, outs):  # a Python number on both sides stays one (NEP 50)
         value.weak = _number_like(t_leaves[slot]) and _number_like(f_leaves[slot])
     views.link_outputs([op_leaves[i] for i in sym], [g_true, g_false], list(outs))

@@ -27,6 +27,7 @@ from runtime.control_flow.learn_types import (
 )
 from runtime.control_flow.lists import is_list, list_new, save_state
 from runtime.core.registry import OpDef, add_node
+from runtime.core.naming import note_names
 from runtime.core.structure import flatten, unflatten
 from runtime.core.tensor import Tensor, _fmt_shape
 
@@ -128,6 +129,11 @@ def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_i
     attrs = {"cond": g_cond, "body": g_body, "has_max": maximum_iterations is not None}
     inputs = init + caps + ([maximum_iterations] if maximum_iterations is not None else [])
     outs = add_node(graph, WHILE_LOOP, inputs, attrs, [avals[i] for i in carried])
+    if names is not None:  # the user's names, for the listing and the picture only
+        carried_labels = [labels[i] for i in carried]
+        note_names(graph, list(outs), carried_labels)
+        for g in (g_body, g_cond):
+            note_names(graph, g.inputs[:len(carried)], carried_labels)
     for i, value in zip(carried, outs):  # (their dtype yields to typed operands, NEP 50)
         value.weak = i in types.weak and type(leaves[i]) is not bool
     views.link_outputs([leaves[i] for i in carried], [g_body], list(outs))

@@ -14,7 +14,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from runtime.core import printer
+from runtime.core import picture, printer
 from runtime.core.errors import Origin
 from runtime.core.tensor import Tensor
 from runtime.core.tensor_map import TensorMap
@@ -59,6 +59,9 @@ class Graph:
         # outer Tensor -> placeholder in this graph, in capture order
         self.captures: TensorMap = TensorMap()  # outer value -> its placeholder here
         self._counter = parent._counter if parent is not None else [0]
+        # value name -> the user's variable name (runtime/core/naming.py), shared with
+        # subgraphs; only the listing and the picture read it
+        self.labels: dict[str, str] = parent.labels if parent is not None else {}
         self.snapshots: dict[int, tuple] = {}  # id(captured array) -> (array, read-only copy)
         self.random_draws: list = []  # (what, generator) of draws seen while tracing
 
@@ -136,11 +139,11 @@ class Graph:
         return printer.graph_def(self)
 
     def to_dot(self) -> str:
-        return printer.to_dot(self)
+        return picture.to_dot(self)
 
     def _repr_svg_(self):
         """Notebooks draw the graph as SVG when Graphviz is installed (None otherwise)."""
-        return printer.to_svg(self)
+        return picture.to_svg(self)
 
     def _repr_pretty_(self, printer, cycle) -> None:
         """Without Graphviz, notebooks show the listing."""

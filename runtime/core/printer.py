@@ -1,19 +1,21 @@
-"""The one printer of graphs: a text listing, a JSON-able dict, and Graphviz DOT.
+"""The one printer of graphs: a text listing and a JSON-able dict (the picture, Graphviz
+DOT, is `picture.py`).
 
     graph my_relu(x: float32[2]) {
       v1: bool[2] = greater(x, 0)                         # demo.py:5
+      v2 (y): float32[2] = multiply(x, 2.0)               # demo.py:6
       ...
       return v3
     }
+
+A value the user named (`y = ...`, a variable an `if` or a loop carries) is written
+`v2 (y)` where it is defined (runtime/core/naming.py finds the names).
 """
 from __future__ import annotations
 
-import html
-import shutil
-import subprocess
-
 import numpy as np
 
+from runtime.core.naming import value_names
 from runtime.core.tensor import StateHandle, Tensor, _fmt_shape
 
 
@@ -37,12 +39,13 @@ def _attr_text(k, v) -> str:
     return f"{k}={_ref(v)}"
 
 
-def _typed(t: Tensor) -> str:
-    return f"{t.name}: {t.dtype}{_fmt_shape(t.shape)}"
+def _typed(t: Tensor, names: dict | None = None) -> str:
+    user = names.get(t.name) if names else None
+    return f"{t.name}{f' ({user})' if user else ''}: {t.dtype}{_fmt_shape(t.shape)}"
 
 
-def format_node(node, indent: str = "") -> str:
-    outs = ", ".join(_typed(o) for o in node.outputs)
+def format_node(node, indent: str = "", names: dict | None = None) -> str:
+    outs = ", ".join(_typed(o, names) for o in node.outputs)
     args = [_ref(x) for x in node.inputs]
     subgraphs = dict(node.subgraph_items())
     args += [_attr_text(k, v) for k, v in node.attrs.items() if k not in subgraphs]
@@ -52,12 +55,14 @@ def format_node(node, indent: str = "") -> str:
     return text
 
 
-def format_graph(graph, indent: str = "") -> str:
-    lines = [f"{indent}graph {graph.name}({', '.join(_typed(t) for t in graph.inputs)}) {{"]
+def format_graph(graph, indent: str = "", names: dict | None = None) -> str:
+    if names is None:
+        names = value_names(graph)
+    lines = [f"{indent}graph {graph.name}({', '.join(_typed(t, names) for t in graph.inputs)}) {{"]
     for node in graph.nodes:
-        lines.append(format_node(node, indent + "  "))
+        lines.append(format_node(node, indent + "  ", names))
         for key, sub in node.subgraph_items():
-            lines.append(format_graph(sub, indent + "    ").replace(
+            lines.append(format_graph(sub, indent + "    ", names).replace(
                 f"graph {sub.name}(", f"{key.rstrip('_')}: graph {sub.name}(", 1))
     outs = ", ".join(_ref(x) for x in graph.outputs)
     lines.append(f"{indent}  return {outs}")
@@ -116,59 +121,3 @@ def _jsonable(v):
     if _is_variable(v):
         return {"variable": v.name}
     return repr(v)
-
-
-def to_dot(graph) -> str:
-    """Graphviz DOT: one box per node (op, shape/dtype, user line), subgraphs as clusters."""
-    lines = ["digraph G {", '  rankdir=TB; node [shape=box, fontname="Helvetica", fontsize=10];']
-    counter = [0]
-
-    def node_id(obj) -> str:
-        return f"n{id(obj)}"
-
-    def emit(g, indent):
-        for t in g.inputs:
-            label = f"{t.name}\\n{t.dtype}{_fmt_shape(t.shape)}"
-            lines.append(f'{indent}{node_id(t)} [label="{label}", shape=ellipse];')
-        for node in g.nodes:
-            where = f"\\nline {node.origin.lineno}" if node.origin else ""
-            types = "\\n".join(f"{o.dtype}{_fmt_shape(o.shape)}" for o in node.outputs)
-            label = html.escape(f"{node.op.name}", quote=True) + (f"\\n{types}" if types else "") + where
-            lines.append(f'{indent}{node_id(node)} [label="{label}"];')
-            for o in node.outputs:
-                lines.append(f"{indent}{node_id(o)} [shape=point];")
-                lines.append(f"{indent}{node_id(node)} -> {node_id(o)} [arrowhead=none];")
-            for x in node.inputs:
-                if isinstance(x, Tensor):
-                    lines.append(f"{indent}{node_id(x)} -> {node_id(node)};")
-            for key, sub in node.subgraph_items():
-                counter[0] += 1
-                lines.append(f"{indent}subgraph cluster_{counter[0]} {{")
-                lines.append(f'{indent}  label="{node.op.name}: {key.rstrip("_")}"; style=rounded;')
-                emit(sub, indent + "  ")
-                lines.append(f"{indent}}}")
-                for t in sub.inputs:
-                    lines.append(f"{indent}{node_id(node)} -> {node_id(t)} [style=dashed];")
-        for o in g.outputs:
-            counter[0] += 1
-            ret = f"out{counter[0]}_{id(g)}"
-            if isinstance(o, Tensor):
-                lines.append(f'{indent}{ret} [label="return", shape=plaintext];')
-                lines.append(f"{indent}{node_id(o)} -> {ret};")
-            else:  # a constant result (e.g. folded): show its value
-                label = html.escape(f"return {_ref(o)}", quote=True)
-                lines.append(f'{indent}{ret} [label="{label}", shape=plaintext];')
-
-    emit(graph, "  ")
-    lines.append("}")
-    return "\n".join(lines)
-
-
-def to_svg(graph) -> str | None:
-    """SVG through the Graphviz `dot` program, or None when it is not installed."""
-    dot = shutil.which("dot")
-    if dot is None:
-        return None
-    done = subprocess.run([dot, "-Tsvg"], input=to_dot(graph), capture_output=True, text=True,
-                          check=True)
-    return done.stdout

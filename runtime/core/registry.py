@@ -48,6 +48,8 @@ class OpDef:
     emit_in_place: Callable | None = None   # (codegen, node, indent): update input 0 in place
     appends_in_place: bool = False          # appends to its input graph list (a replay copies it)
     saves_for_gradient: bool = False        # forward-pass bookkeeping a gradient replay skips
+    bookkeeping: bool = False               # an internal step pictures fold into its edge
+    #                                         (`python_number`, `x.shape[i]`)
     fused: tuple = ()                       # a compiled elementwise kernel (jit): the ops it
     #                                         computes; it takes `out=` and slices, like a ufunc
     # Control-flow ops only (runtime/control_flow/hooks.py; the executor's emit/run hooks

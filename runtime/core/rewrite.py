@@ -10,6 +10,7 @@ def clone(graph: Graph, parent: Graph | None = None, mapping: dict | None = None
     mapping = {} if mapping is None else mapping
     new = Graph(graph.name, parent)
     new._counter = graph._counter if parent is None else parent._counter
+    new.labels = graph.labels if parent is None else parent.labels
 
     def copy_value(t: Tensor, node) -> Tensor:
         c = Tensor(new, node, t.index, t.static_shape, t.dtype, t.name, t.weak)

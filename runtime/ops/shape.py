@@ -33,11 +33,11 @@ def _size_kernel(x):
 
 SHAPE_OF = OpDef("shape_of", _shape_kernel,
                  lambda op, ins, attrs: [((len(ins[0].static_shape),), _INT64)],
-                 shape_only=(0,))
+                 shape_only=(0,), bookkeeping=True)
 SHAPE_DIM = OpDef("shape_dim", _dim_kernel, lambda op, ins, attrs: [((), _INT64)],
-                  shape_only=(0,))
+                  shape_only=(0,), bookkeeping=True)
 SIZE_OF = OpDef("size_of", _size_kernel, lambda op, ins, attrs: [((), _INT64)],
-                shape_only=(0,))
+                shape_only=(0,), bookkeeping=True)
 
 
 def shape_of(x: Any) -> Any:

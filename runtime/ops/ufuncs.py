@@ -37,7 +37,8 @@ def _python_number_kernel(v):
 # carried by a loop) is a NumPy scalar when the graph runs; mixed with typed operands it
 # must promote as the Python number does, so the ufunc is given the number itself.
 PYTHON_NUMBER = OpDef("python_number", _python_number_kernel,
-                      lambda op, ins, attrs: [(ins[0].static_shape, ins[0].dtype)])
+                      lambda op, ins, attrs: [(ins[0].static_shape, ins[0].dtype)],
+                      bookkeeping=True)
 
 
 PYTHON_NUMBER.grad = lambda rec, cts: [cts[0]]  # the same number

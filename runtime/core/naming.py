@@ -1,0 +1,128 @@
+"""The user's names of graph values, for the listing and the picture (never for running).
+
+Values are named `v7`, `a4`, `c6` in the IR: unique, but not what the user wrote. Two
+sources give them the user's names, both free on the call path:
+
+- **Control flow.** `runtime.cond` / `runtime.while_loop` know the names of the
+  variables they carry (the converter passes them): `note_names` records them, at trace
+  time only, in `Graph.labels` (one dict shared by a graph and its subgraphs, keyed by
+  value name) for the node's outputs and its subgraphs' placeholders.
+- **Assignments.** Read when a graph is printed, from the user's source (`linecache`):
+  the nodes one statement `y = <expression>` adds in a row end in the value `y` is bound
+  to, the one no later node of that statement reads. Tuple targets (`a, b = ...`) are
+  named when the count of such values, or of one node's outputs, is the count of names.
+  A statement that cannot be matched this way leaves its values unnamed (the picture then
+  shows the op): a name is shown only where it is the user's.
+"""
+from __future__ import annotations
+
+import ast
+import linecache
+from typing import Sequence
+
+_INTERNAL_PREFIXES = ("<", "saved_state", "a written array", "loop_vars", "output")
+
+
+def note_names(graph, values: Sequence, names: Sequence[str] | None) -> None:
+    """Record `names[i]` as the user's name of `values[i]` (Tensors; others skipped)."""
+    if not names or len(names) != len(values):
+        return
+    labels = graph.labels
+    for value, name in zip(values, names):
+        if isinstance(name, str) and name and not name.startswith(_INTERNAL_PREFIXES) \
+                and getattr(value, "name", None) is not None:
+            labels[value.name] = name
+
+
+# -- assignments, read from the source ---------------------------------------------------
+_TARGETS_BY_FILE: dict = {}  # filename -> (source text, {line: [target names] or None})
+
+
+def _target_text(target: ast.expr) -> str | None:
+    """`y` for `y = ...`, `self.w` for `self.w = ...`, `x` for `x[i] = ...` (the converter
+    rebinds `x` to the updated array)."""
+    while isinstance(target, ast.Subscript):
+        target = target.value
+    if isinstance(target, ast.Name):
+        return target.id
+    if isinstance(target, ast.Attribute) and _target_text(target.value) is not None:
+        return ast.unparse(target)
+    return None
+
+
+def _statement_targets(stmt: ast.stmt) -> list[str] | None:
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+        target = stmt.targets[0]
+    elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)) and stmt.value is not None:
+        target = stmt.target
+    else:
+        return None
+    parts = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
+    names = [_target_text(t) for t in parts]
+    return None if None in names else names
+
+
+def _line_targets(filename: str) -> dict:
+    """{line: names its one assignment statement binds, or None} for a file's source."""
+    lines = linecache.getlines(filename)
+    text = "".join(lines)
+    cached = _TARGETS_BY_FILE.get(filename)
+    if cached is not None and cached[0] == text:
+        return cached[1]
+    table: dict = {}
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        tree = None
+    if tree is not None:
+        for stmt in ast.walk(tree):
+            if not isinstance(stmt, ast.stmt) or hasattr(stmt, "body"):
+                continue  # compound statements: their lines belong to the statements inside
+            targets = _statement_targets(stmt)
+            for line in range(stmt.lineno, (stmt.end_lineno or stmt.lineno) + 1):
+                # two statements on one line (`a = x; b = y`): which is which is unknown
+                table[line] = None if line in table else targets
+    _TARGETS_BY_FILE[filename] = (text, table)
+    return table
+
+
+def _statement_runs(nodes: list) -> list[list]:
+    """Maximal runs of consecutive nodes from the same source line."""
+    runs: list[list] = []
+    for node in nodes:
+        key = None if node.origin is None else (node.origin.filename, node.origin.lineno)
+        if runs and key is not None and runs[-1][0] == key:
+            runs[-1][1].append(node)
+        else:
+            runs.append((key, [node]))
+    return [run for key, run in runs if key is not None]
+
+
+def _name_run(run: list, targets: list[str], names: dict) -> None:
+    read = {id(x) for node in run for x in node.inputs}
+    finals = [node for node in run if node.outputs and not any(id(o) in read for o in node.outputs)]
+    if len(finals) == 1 and len(finals[0].outputs) == len(targets):
+        values = finals[0].outputs
+    elif len(finals) == len(targets) and all(len(n.outputs) == 1 for n in finals):
+        values = [n.outputs[0] for n in finals]
+    else:
+        return
+    for value, name in zip(values, targets):
+        names.setdefault(value.name, name)
+
+
+def value_names(graph) -> dict[str, str]:
+    """{value name: the user's name} for `graph` and its subgraphs."""
+    names = dict(getattr(graph, "labels", {}))
+
+    def visit(g) -> None:
+        for run in _statement_runs(g.nodes):
+            targets = _line_targets(run[0].origin.filename).get(run[0].origin.lineno)
+            if targets:
+                _name_run(run, targets, names)
+        for node in g.nodes:
+            for sub in node.subgraphs():
+                visit(sub)
+
+    visit(graph)
+    return names
