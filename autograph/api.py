@@ -17,7 +17,7 @@ through the registry, which loads the compiler with the loader registered here.
 from __future__ import annotations
 
 import types
-from typing import Callable
+from typing import Any, Callable, Sequence
 
 from autograph.pyct import registry
 from runtime import Function
@@ -37,16 +37,70 @@ def _convert(fn: Callable) -> Callable:
     return registry.compiler("convert")(fn, recursive=True)
 
 
-def function(func: Callable | None = None, *, input_signature=None, autograph: bool = True,
-             reduce_retracing: bool = False, optimize: bool = True, jit_compile: bool = False,
-             parallel: bool = True, max_traces: int | None = DEFAULT_MAX_TRACES):
+def function(func: Callable | None = None, *, input_signature: Sequence | None = None,
+             autograph: bool = True, reduce_retracing: bool = False, optimize: bool = True,
+             jit_compile: bool = False, parallel: bool = True,
+             max_traces: int | None = DEFAULT_MAX_TRACES) -> Any:
     """Decorate `func` so it is converted, traced per input signature and run as a graph.
 
-    Usable as `@ag.function` or `@ag.function(input_signature=[...], ...)`.
-    `jit_compile=True` compiles what it can of the graph with numba (the `jit` extra).
-    `parallel=False` runs every node on the calling thread (see runtime/exec/schedule.py).
-    `max_traces` (default 8): after that many traces the Function warns once, naming what
-    keeps changing, and runs calls with new signatures as plain Python (None: no limit).
+    Usable as `@ag.function` or `@ag.function(input_signature=[...], ...)`. On the first
+    call with a new signature (arrays by dtype and shape, Python values by value) the
+    function's source is converted (`if`/`while`/`for` on arrays become graph control
+    flow), traced into a graph, optimized and compiled into generated NumPy code; later
+    calls with that signature run the compiled code. Results equal the plain Python call.
+
+    Args:
+        func: the Python function (or method) to decorate; omitted when the decorator is
+            called with options only.
+        input_signature: a list of `ag.TensorSpec` (nested in lists, tuples and dicts as
+            the arguments are), one per parameter: one trace serves every call that fits,
+            and a call that does not fit raises. `self` of a method is left out.
+        autograph: convert the source (default). False traces the function as written:
+            Python control flow on a symbolic value then raises `ag.GraphModeError`.
+        reduce_retracing: a dimension that changes between calls becomes unknown (`None`)
+            in the next trace, instead of tracing every new shape.
+        optimize: run the graph optimizations (constant folding, common subexpressions,
+            loop-invariant hoisting, dead code); False runs the graph as traced.
+        jit_compile: compile what it can of the graph to machine code with numba (the
+            `jit` extra); an op without an exact lowering runs as NumPy, with an
+            `ag.JitFallbackWarning`.
+        parallel: let independent heavy nodes run on the runtime's thread pool; False
+            runs every node on the calling thread (`ag.set_parallel` for the process).
+        max_traces: after this many traces (default 8) the Function warns once with an
+            `ag.RetracingWarning` naming what keeps changing, and calls with new
+            signatures run as plain Python; None means no limit.
+
+    Returns:
+        A `Function` (or, without `func`, a decorator that makes one). It has
+            `python_function`, `tracing_count`, `get_concrete_function(*specs_or_args)`,
+            `pretty_printed_concrete_signatures()`, and works as a method.
+
+    Raises:
+        ValueError: `max_traces` is not a positive int or None; an argument's shape
+            does not fit `input_signature`.
+        TypeError: an argument's dtype does not fit `input_signature`.
+        ag.ConversionError: on the first call, the source cannot be converted (an
+            unsupported construct, or no source), naming its file and line.
+
+    Example:
+        ```python
+        import numpy as np
+        import autograph as ag
+
+        @ag.function
+        def clipped_sum(x, limit):
+            total = np.float32(0)
+            for v in x:
+                if total + v > limit:
+                    break
+                total += v
+            return total
+
+        x = np.float32([1, 2, 3, 4])
+        clipped_sum(x, np.float32(5))  # -> np.float32(3.0)
+        clipped_sum(x, np.float32(50))  # -> np.float32(10.0)
+        clipped_sum.tracing_count  # -> 1
+        ```
     """
     def wrap(f: Callable) -> Function:
         return Function(f, input_signature=input_signature, autograph=autograph,
@@ -58,14 +112,81 @@ def function(func: Callable | None = None, *, input_signature=None, autograph: b
 
 
 def to_code(fn: Callable, recursive: bool = True) -> str:
-    """The converted source of `fn` (and of the user functions it calls, if recursive)."""
+    """The converted source of `fn`: the Python AutoGraph generates, as text.
+
+    Args:
+        fn: a Python function, an `ag.function`, or a method of either (the function
+            underneath is shown).
+        recursive: also convert the user functions `fn` calls, as a call would (their
+            code is not shown: print `to_code` of each).
+
+    Returns:
+        The source of the converted function, which calls `ag__.if_stmt`,
+            `ag__.while_stmt`, ... where the original has control flow.
+
+    Raises:
+        ag.ConversionError: `fn` has no source (a builtin, a lambda typed in a shell) or
+            uses a construct AutoGraph cannot convert; the message names the line.
+
+    Example:
+        ```python
+        import numpy as np
+        import autograph as ag
+
+        def relu(x):
+            if x > 0:
+                return x
+            return np.zeros_like(x)
+
+        print(ag.to_code(relu))
+        ```
+
+        ```output
+        def relu(x):
+            def if_true():
+                return x
+            def if_false():
+                return np.zeros_like(x)
+            return ag__.if_stmt(x > 0, if_true, if_false)
+        ```
+    """
     return registry.compiler("to_code")(_unwrap(fn), recursive=recursive)
 
 
 def to_graph(fn: Callable, recursive: bool = True) -> Callable:
-    """The converted Python function (no tracing): runs as Python on Python values.
-    Of an `ag.function` (or one used as a method), the function underneath is converted
-    (bound to the same instance for a method)."""
+    """The converted Python function, without tracing: what `ag.function` would trace.
+
+    Called with NumPy values it runs as Python and gives the original function's results;
+    called while tracing it builds graph control flow.
+
+    Args:
+        fn: a Python function, an `ag.function`, or a method of either (the function
+            underneath is converted, bound to the same instance for a method).
+        recursive: also convert the user functions `fn` calls, when they are called.
+
+    Returns:
+        The converted function (a plain Python function).
+
+    Raises:
+        ag.ConversionError: `fn` has no source or uses a construct AutoGraph cannot
+            convert; the message names the line.
+
+    Example:
+        ```python
+        import numpy as np
+        import autograph as ag
+
+        def collatz_steps(n):
+            steps = 0
+            while n != 1:
+                n = n // 2 if n % 2 == 0 else 3 * n + 1
+                steps += 1
+            return steps
+
+        converted = ag.to_graph(collatz_steps)
+        converted(np.int64(6)) == collatz_steps(np.int64(6))  # -> True
+        ```
+    """
     converted = registry.compiler("convert")(_unwrap(fn), recursive=recursive)
     if isinstance(fn, BoundFunction):
         return types.MethodType(converted, fn.instance)
@@ -73,14 +194,70 @@ def to_graph(fn: Callable, recursive: bool = True) -> Callable:
 
 
 def do_not_convert(fn: Callable) -> Callable:
-    """Leave `fn` (and what it calls) unconverted."""
+    """Mark `fn` so AutoGraph never converts it (nor what it calls).
+
+    A call to `fn` from converted code then runs it as written: its Python control flow
+    must not depend on symbolic values (use it for helpers that only call NumPy).
+
+    Args:
+        fn: the function to leave alone (usable as a decorator).
+
+    Returns:
+        `fn` itself, marked.
+
+    Example:
+        ```python
+        import numpy as np
+        import autograph as ag
+
+        @ag.do_not_convert
+        def scale(x):
+            return x * 2.0
+
+        @ag.function
+        def f(x):
+            return scale(x) + 1.0
+
+        f(np.float32(1.5))  # -> np.float32(4.0)
+        "scale" in ag.to_code(f)  # -> True
+        ```
+    """
     return registry.mark_do_not_convert(fn)
 
 
-def set_loop_options(maximum_iterations=None, shape_invariants=None) -> None:
-    """Options for the enclosing loop; must be the loop body's first statement (the loop
-    converter reads them from the source, autograph/converters/directives.py). Called as
-    a function it does nothing."""
+def set_loop_options(maximum_iterations: Any = None, shape_invariants: Sequence | None = None
+                     ) -> None:
+    """Options for the enclosing loop, as the first statement of its body.
+
+    The converter reads them from the source (autograph/converters/directives.py); called
+    as a function it does nothing, so the code also runs as plain Python. Only the first
+    statement of a loop body is read: written later in the body it has no effect.
+
+    Args:
+        maximum_iterations: stop a symbolic loop after this many iterations (an int or a
+            scalar array), as `tf.while_loop` does.
+        shape_invariants: a list of `(variable, shape)` pairs: a loop variable whose shape
+            changes between iterations, with `None` for each dimension that changes.
+
+    Raises:
+        ag.ConversionError: its arguments are not written as keywords.
+
+    Example:
+        ```python
+        import numpy as np
+        import autograph as ag
+
+        @ag.function
+        def count_up(n):
+            i = np.int64(0)
+            while i < n:
+                ag.set_loop_options(maximum_iterations=3)
+                i += 1
+            return i
+
+        count_up(np.int64(10))  # -> np.int64(3)
+        ```
+    """
     return None
 
 

@@ -18,7 +18,7 @@ import hashlib
 import os
 import tempfile
 import threading
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -108,10 +108,42 @@ def concrete_for_blocks(fn, args: tuple):
     return fn.get_concrete_function(*specs)
 
 
-def map_blocks(fn, *args: Any, **map_blocks_kwargs: Any):
-    """`dask.array.map_blocks` for a converted function: `fn` (an `ag.function`, a plain
-    function, which is converted, or a ConcreteFunction) runs on every block of the
-    dask-array arguments as its saved graph. Returns a dask array."""
+def map_blocks(fn: Callable, *args: Any, **map_blocks_kwargs: Any) -> Any:
+    """`dask.array.map_blocks` for a converted function: `fn` runs on every block.
+
+    `fn` is traced once for blocks of any size and travels to the workers as its saved
+    graph (no pickled Python code). Needs the `dask` extra.
+
+    Args:
+        fn: an `ag.function`, a plain function (converted), or a ConcreteFunction; it
+            must return one array per block.
+        *args: the arguments: dask arrays (blocked together, as Dask does) and other
+            values passed to every block as they are.
+        **map_blocks_kwargs: Dask's `map_blocks` keywords (`chunks`, `drop_axis`,
+            `new_axis`, `dtype`, `meta`, `name`, ...); `dtype` and `meta` default to
+            the traced result's.
+
+    Returns:
+        A lazy dask array; `.compute()` runs it on the current scheduler.
+
+    Raises:
+        TypeError: `fn` does not return exactly one array per block.
+        ImportError: Dask is not installed.
+
+    Example:
+        ```python
+        import numpy as np
+        import dask.array as da
+        import autograph as ag
+
+        def softplus(x):
+            return np.log1p(np.exp(x))
+
+        x = da.from_array(np.zeros(6), chunks=3)
+        y = ag.dask.map_blocks(softplus, x)
+        np.allclose(y.compute(scheduler="synchronous"), np.log(2.0))  # -> True
+        ```
+    """
     da = _dask_array()
 
     cf = concrete_for_blocks(fn, args)

@@ -12,7 +12,23 @@ import sys
 
 
 class ConversionError(Exception):
-    """The source of a function cannot be converted by AutoGraph."""
+    """The source of a function cannot be converted by AutoGraph.
+
+    Raised on the first call of an `ag.function` (or by `ag.to_code` / `ag.to_graph`)
+    when the source is not available or uses a construct with no graph form. The message
+    starts with the user's `file:line:` and says what to write instead; `filename`,
+    `lineno`, `col` and `message` hold the parts.
+
+    Example:
+        ```python
+        import autograph as ag
+
+        try:
+            ag.to_code(len)  # a builtin has no Python source
+        except ag.ConversionError as e:
+            print(type(e).__name__)  # -> ConversionError
+        ```
+    """
 
     def __init__(self, message: str, filename: str | None = None, lineno: int | None = None,
                  col: int | None = None):

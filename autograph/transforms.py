@@ -42,8 +42,32 @@ def _named(wrapper: Callable, prefix: str, fn: Callable) -> Callable:
 
 
 def hessian(fn: Callable, argnums: int = 0) -> Function:
-    """`ag.hessian(f)(*args)`: the hessian of scalar `f` with respect to argument `argnums`
-    (shape x.shape + x.shape), by a jacobian of the gradient (nested tapes)."""
+    """`ag.hessian(f)(*args)`: the hessian of scalar `f` with respect to argument `argnums`.
+
+    Computed as the jacobian of the gradient (nested tapes), through `if` and loops.
+
+    Args:
+        fn: a function of arrays returning a scalar (a Python function or `ag.function`).
+        argnums: the position of the argument to differentiate with respect to.
+
+    Returns:
+        An `ag.function` taking `fn`'s arguments and returning the hessian, of shape
+            `x.shape + x.shape` for the argument `x`.
+
+    Raises:
+        TypeError: `argnums` is not an int.
+
+    Example:
+        ```python
+        import numpy as np
+        import autograph as ag
+
+        def f(x):
+            return np.sum(x ** 3)
+
+        ag.hessian(f)(np.array([1.0, 2.0])).tolist()  # -> [[6.0, 0.0], [0.0, 12.0]]
+        ```
+    """
     if not isinstance(argnums, int):
         raise TypeError("ag.hessian: argnums must be one argument position (an int); take "
                         "one hessian per argument.")
@@ -58,8 +82,33 @@ _JVPS: "weakref.WeakKeyDictionary[Any, Function]" = weakref.WeakKeyDictionary()
 
 
 def jvp(fn: Callable, primals: Sequence, tangents: Sequence) -> tuple:
-    """JAX's `jvp`: `(f(*primals), J(primals) @ tangents)`, one tangent per primal (forward
-    mode, derived exactly from the gradient rules: see runtime/autodiff/higher_order.py)."""
+    """JAX's `jvp`: `(f(*primals), J(primals) @ tangents)`, forward mode.
+
+    Derived exactly from the gradient rules (runtime/autodiff/higher_order.py).
+
+    Args:
+        fn: the function (a Python function or `ag.function`).
+        primals: a tuple with one argument of `fn` each.
+        tangents: a tuple with one tangent per primal, of the same shape.
+
+    Returns:
+        `(fn(*primals), the directional derivative along tangents)`.
+
+    Raises:
+        TypeError: `primals` or `tangents` is not a tuple or list.
+
+    Example:
+        ```python
+        import numpy as np
+        import autograph as ag
+
+        def f(x):
+            return np.sin(x) * 2.0
+
+        value, slope = ag.jvp(f, (np.float64(0.0),), (np.float64(1.0),))
+        (value, slope)  # -> (np.float64(0.0), np.float64(2.0))
+        ```
+    """
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError("ag.jvp(f, primals, tangents): primals and tangents must be tuples "
                         "(one entry per argument of f), as in jax.jvp.")
@@ -81,9 +130,36 @@ def jvp(fn: Callable, primals: Sequence, tangents: Sequence) -> tuple:
 
 
 def vmap(fn: Callable, in_axes: Any = 0, out_axes: Any = 0) -> Function:
-    """JAX's `vmap`: `fn`, written for one example, mapped over axis `in_axes` of its
-    arguments (an int, None for an unmapped argument, or one entry per argument); results
-    are stacked on `out_axes`. One batched graph, not a loop: see runtime/transforms/."""
+    """JAX's `vmap`: `fn`, written for one example, mapped over a batch axis.
+
+    One batched graph, not a loop (runtime/transforms/): an op with no batching rule runs
+    as a loop for that op only, with a `VmapFallbackWarning`.
+
+    Args:
+        fn: the per-example function (a Python function or `ag.function`).
+        in_axes: the batch axis of each argument: an int for all, None for an argument
+            that is not batched, or one entry per argument.
+        out_axes: where the batch axis goes in the results.
+
+    Returns:
+        An `ag.function` taking batched arguments.
+
+    Raises:
+        ValueError: the mapped arguments do not have the same batch size, or an axis is
+            out of range.
+
+    Example:
+        ```python
+        import numpy as np
+        import autograph as ag
+
+        def dot(a, b):
+            return np.sum(a * b)
+
+        batched = ag.vmap(dot, in_axes=(0, None))
+        batched(np.ones((3, 2)), np.array([1.0, 2.0]))  # -> array([3., 3., 3.])
+        ```
+    """
     inner = _traceable(fn)
 
     def vmapped(*args):
@@ -92,6 +168,31 @@ def vmap(fn: Callable, in_axes: Any = 0, out_axes: Any = 0) -> Function:
 
 
 def vectorized_map(fn: Callable, elems: Any) -> Any:
-    """TensorFlow's `vectorized_map`: `fn(elem)` for each element along axis 0 of `elems`
-    (an array or a structure of arrays, passed to `fn` as one argument), stacked."""
+    """TensorFlow's `vectorized_map`: `fn(elem)` for each element along axis 0 of `elems`.
+
+    The same batched graph as `ag.vmap(fn)(elems)`.
+
+    Args:
+        fn: the per-element function, taking one argument.
+        elems: an array, or a structure of arrays, split along axis 0 (passed to `fn` as
+            one argument).
+
+    Returns:
+        The results of `fn` for every element, stacked on axis 0.
+
+    Raises:
+        ValueError: the arrays of `elems` do not have the same length.
+
+    Example:
+        ```python
+        import numpy as np
+        import autograph as ag
+
+        def share(row):
+            return row / np.sum(row)
+
+        rows = np.array([[1.0, 3.0], [2.0, 2.0]])
+        ag.vectorized_map(share, rows).tolist()  # -> [[0.25, 0.75], [0.5, 0.5]]
+        ```
+    """
     return vmap(lambda e: fn(e) if isinstance(fn, Function) else _traceable(fn)(e))(elems)

@@ -35,7 +35,31 @@ from runtime.state.variables import READ_VARIABLE, Variable
 
 
 class GradientTape:
-    """Records operations on watched values so `gradient` can differentiate them."""
+    """Records operations on watched values so `gradient` can differentiate them.
+
+    Works eagerly and inside `ag.function` (through `cond` and `while_loop` too), as
+    `tf.GradientTape` does: `watch` the arrays to differentiate with respect to
+    (Variables are watched when read), compute inside the `with` block, then call
+    `gradient(target, sources)`, `jacobian` or `batch_jacobian`.
+
+    Args:
+        persistent: allow more than one `gradient` / `jacobian` call on the tape.
+
+    Raises:
+        RuntimeError: a second `gradient` call on a tape that is not persistent.
+
+    Example:
+        ```python
+        import numpy as np
+        import autograph as ag
+
+        x = np.array([1.0, 2.0, 3.0])
+        with ag.GradientTape() as tape:
+            x = tape.watch(x)
+            y = np.sum(x ** 2)
+        tape.gradient(y, x)  # -> array([2., 4., 6.])
+        ```
+    """
 
     def __init__(self, persistent: bool = False):
         self.persistent = persistent

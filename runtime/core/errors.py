@@ -12,7 +12,29 @@ from typing import NamedTuple
 
 
 class GraphModeError(TypeError):
-    """A symbolic value was used where Python needs a concrete one (bool, int, iterator)."""
+    """A symbolic value was used where Python needs a concrete one (bool, int, iterator).
+
+    Raised while tracing when code that was not converted (`autograph=False`, a
+    `do_not_convert` function, a library) branches on, counts with or iterates over a
+    value known only when the graph runs. The message names the line and says what to
+    change: enable conversion, or use `np.where` / a Python value. A subclass of
+    TypeError.
+
+    Example:
+        ```python
+        import numpy as np
+        import autograph as ag
+
+        @ag.function(autograph=False)
+        def relu(x):
+            return x if x > 0 else 0 * x
+
+        try:
+            relu(np.float32(1))
+        except ag.GraphModeError as e:
+            print(type(e).__name__)  # -> GraphModeError
+        ```
+    """
 
 
 class TracingRecursionError(GraphModeError, RecursionError):

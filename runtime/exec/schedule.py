@@ -61,11 +61,40 @@ WORKERS = max(0, (os.cpu_count() or 1) - 1)  # the calling thread is the other w
 
 def set_parallel(enabled: bool) -> None:
     """Run offloaded graph nodes on the runtime's thread pool (default) or, when False,
-    on the calling thread. Results are the same either way."""
+    on the calling thread. Results are the same either way.
+
+    Process-wide, at run time (no retrace); `ag.function(..., parallel=False)` sets it
+    for one function.
+
+    Args:
+        enabled: True for the thread pool, False for the calling thread only (any value
+            is taken by its truth).
+
+    Example:
+        ```python
+        import autograph as ag
+
+        ag.set_parallel(False)
+        ag.parallel_enabled()  # -> False
+        ag.set_parallel(True)
+        ```
+    """
     _enabled[0] = bool(enabled)
 
 
 def parallel_enabled() -> bool:
+    """Whether graph nodes may run on the runtime's thread pool (`ag.set_parallel`).
+
+    Returns:
+        True unless `ag.set_parallel(False)` is in effect.
+
+    Example:
+        ```python
+        import autograph as ag
+
+        ag.parallel_enabled()  # -> True
+        ```
+    """
     return _enabled[0]
 
 

@@ -11,6 +11,7 @@ A cache key has one part per argument (after binding keywords and defaults):
 from __future__ import annotations
 
 import weakref
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -19,11 +20,40 @@ from runtime.state.variables import Variable
 
 
 class TensorSpec:
-    """The dtype and (possibly partly unknown) shape of an array argument."""
+    """The dtype and shape of an array argument, with `None` for a size that may vary.
+
+    Used in `input_signature=[...]` (one trace for every call that fits) and in
+    `get_concrete_function(...)`.
+
+    Args:
+        shape: a tuple of sizes, `None` for a dimension of any size; `()` for a scalar.
+        dtype: a NumPy dtype or anything `np.dtype` accepts (default float32).
+        name: an optional name (shown in saved and exported signatures).
+
+    Raises:
+        TypeError: `dtype` is not a dtype NumPy knows, or a size is not a number.
+        ValueError: a size is a string that is not an integer.
+
+    Example:
+        ```python
+        import numpy as np
+        import autograph as ag
+
+        @ag.function(input_signature=[ag.TensorSpec((None,), np.float64)])
+        def total(x):
+            return np.sum(x)
+
+        total(np.ones(3))  # -> np.float64(3.0)
+        total(np.ones(5))  # -> np.float64(5.0)
+        total.tracing_count  # -> 1
+        ag.TensorSpec((None, 3), np.int32)  # -> TensorSpec(shape=(None, 3), dtype=int32)
+        ```
+    """
 
     __slots__ = ("shape", "dtype", "name")
 
-    def __init__(self, shape, dtype=np.float32, name: str | None = None):
+    def __init__(self, shape: Sequence[int | None], dtype: Any = np.float32,
+                 name: str | None = None):
         self.shape = tuple(None if d is None else int(d) for d in shape)
         self.dtype = np.dtype(dtype)
         self.name = name

@@ -37,7 +37,19 @@ __all__ = ["JitFallbackWarning", "JitResult", "lower", "set_cache_dir", "cache_d
 
 class JitFallbackWarning(UserWarning):
     """An op of a `jit_compile=True` function has no exact numba lowering: it runs as a
-    NumPy call (correct, just not compiled)."""
+    NumPy call (correct, just not compiled).
+
+    `cf.jit_report` lists what was compiled and what was not.
+
+    Example:
+        ```python
+        import warnings
+        import autograph as ag
+
+        issubclass(ag.JitFallbackWarning, UserWarning)  # -> True
+        warnings.simplefilter("ignore", ag.JitFallbackWarning)  # to silence them
+        ```
+    """
 
 
 _noted: set = set()

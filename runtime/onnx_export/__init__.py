@@ -51,11 +51,43 @@ def to_onnx(cf, *, assertions: str = "error", optimized: bool = True):
     return to_model(cf, optimized=optimized, assertions=assertions)
 
 
-def export_onnx(fn_or_cf, path: Any = None, *args, assertions: str = "error", **kwargs):
+def export_onnx(fn_or_cf: Any, path: Any = None, *args: Any, assertions: str = "error",
+                **kwargs: Any) -> Any:
     """Write the ONNX model of `fn_or_cf` to `path` (when given); returns the ModelProto.
 
-    `fn_or_cf` is a ConcreteFunction, or an `ag.function` with one trace, an
-    input_signature, or example arguments / TensorSpecs passed after `path`.
+    `cond` becomes ONNX `If`, `while_loop` becomes `Loop`; unknown dimensions stay
+    symbolic. Needs the `onnx` extra (`pip install "autograph-numpy[onnx]"`).
+
+    Args:
+        fn_or_cf: a ConcreteFunction, or an `ag.function` with one trace, an
+            input_signature, or example arguments / TensorSpecs passed after `path`.
+        path: the `.onnx` file to write, or None to only return the model.
+        *args: example arguments or `ag.TensorSpec`s choosing the trace to export.
+        assertions: `"error"` (default) refuses a graph with assertions (ONNX cannot
+            raise); `"drop"` exports without them.
+        **kwargs: keyword example arguments, as for `*args`.
+
+    Returns:
+        The `onnx.ModelProto`.
+
+    Raises:
+        ag.OnnxExportError: an op of the graph has no ONNX form (named, with its line).
+        TypeError: which trace to export is ambiguous (several traces, no arguments).
+        ValueError: `assertions` is not `"error"` or `"drop"`.
+        ImportError: the `onnx` package is not installed.
+
+    Example:
+        ```python
+        import numpy as np
+        import autograph as ag
+
+        @ag.function
+        def double_abs(x):
+            return np.abs(x) * 2.0
+
+        model = ag.export_onnx(double_abs, "double_abs.onnx", ag.TensorSpec((None,), np.float32))
+        [node.op_type for node in model.graph.node]  # -> ['Abs', 'Mul', 'Identity']
+        ```
     """
     cf = _concrete(fn_or_cf, args, kwargs)
     model = to_onnx(cf, assertions=assertions)

@@ -17,7 +17,27 @@ from runtime.core.tensor import Tensor
 
 
 class OnnxExportError(TypeError):
-    """A graph (or one of its ops) has no ONNX form; the message names the op and line."""
+    """A graph (or one of its ops) has no ONNX form; the message names the op and line.
+
+    A subclass of TypeError. Printing (`ag.print`), Python state and a few NumPy
+    functions have no ONNX operator.
+
+    Example:
+        ```python
+        import numpy as np
+        import autograph as ag
+
+        @ag.function
+        def noisy(x):
+            ag.print(x)
+            return x + 1
+
+        try:
+            ag.export_onnx(noisy, None, ag.TensorSpec((2,), np.float32))
+        except ag.OnnxExportError as e:
+            print(type(e).__name__)  # -> OnnxExportError
+        ```
+    """
 
 
 def _onnx():

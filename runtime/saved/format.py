@@ -39,11 +39,42 @@ MAX_TEXT = 1 << 20
 
 class LoadError(ValueError):
     """A saved graph cannot be loaded: the file is malformed, truncated, tampered with,
-    too large, or from a newer format version. The message says which and where."""
+    too large, or from a newer format version. The message says which and where.
+
+    A subclass of ValueError.
+
+    Example:
+        ```python
+        import autograph as ag
+
+        try:
+            ag.load(b"not a saved function")
+        except ag.LoadError as e:
+            print(type(e).__name__)  # -> LoadError
+        ```
+    """
 
 
 class SaveError(TypeError):
-    """A function cannot be saved: it holds a value the format cannot represent."""
+    """A function cannot be saved: it holds a value the format cannot represent.
+
+    Also raised for a Function that has not been traced yet. A subclass of TypeError.
+
+    Example:
+        ```python
+        import numpy as np
+        import autograph as ag
+
+        @ag.function
+        def f(x):
+            return x + 1
+
+        try:
+            ag.save(f, "f.agz")  # never called: no trace to save
+        except ag.SaveError as e:
+            print(type(e).__name__)  # -> SaveError
+        ```
+    """
 
 
 _DTYPE = re.compile(r"[<>|=]?(b1|[iu][1248]|f(2|4|8|16)|c(8|16|32)|[US]\d{1,6})")

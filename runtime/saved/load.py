@@ -57,9 +57,37 @@ class LoadedFunction(Function):
 
 
 def load(path: str | os.PathLike | bytes) -> LoadedFunction:
-    """The function saved at `path` (by `save`), or in the bytes of a `.agz` file. Raises
-    LoadError (a ValueError) for a malformed, truncated, altered, oversized or
-    newer-version file."""
+    """The function saved at `path` by `ag.save`, ready to call without its Python code.
+
+    Loading never executes anything from the file: graphs are rebuilt from their JSON
+    description, arrays are read with `allow_pickle=False`.
+
+    Args:
+        path: the `.agz` file or directory `ag.save` wrote, or the bytes of a `.agz` file.
+
+    Returns:
+        A callable with the saved traces' signatures; a call that fits none of them
+            raises. It has `.concrete_functions` and `.graph` of each.
+
+    Raises:
+        ag.LoadError: the file is malformed, truncated, altered, too large, or from a
+            newer format version; the message says which and where.
+        OSError: the file cannot be read.
+
+    Example:
+        ```python
+        import numpy as np
+        import autograph as ag
+
+        @ag.function(input_signature=[ag.TensorSpec((None,), np.float64)])
+        def norm(x):
+            return np.sqrt(np.sum(x * x))
+
+        norm(np.array([1.0]))  # -> np.float64(1.0)
+        ag.save(norm, "norm.agz")
+        ag.load("norm.agz")(np.array([3.0, 4.0]))  # -> np.float64(5.0)
+        ```
+    """
     description, arrays = read(path)
     label = "<saved function bytes>" if isinstance(path, (bytes, bytearray)) else os.fspath(path)
     try:

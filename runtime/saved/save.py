@@ -20,9 +20,38 @@ from runtime.core.tensor import Tensor
 from runtime.state.variables import Variable
 
 
-def save(fn_or_cf, path: str | os.PathLike) -> None:
-    """Write every trace of a Function (or one ConcreteFunction) to `path`: a `.agz`
-    file, or a directory. Load it with `load(path)`, with no need for the Python code."""
+def save(fn_or_cf: Function | ConcreteFunction, path: str | os.PathLike) -> None:
+    """Write every trace of a Function (or one ConcreteFunction) to `path`.
+
+    The file holds the graphs (versioned JSON) and their constant arrays (`.npz`, no
+    pickles); `ag.load(path)` runs it with no need for the Python code. The format is
+    described in docs/saved_format.md.
+
+    Args:
+        fn_or_cf: an `ag.function` that has been traced (each of its traces is saved), or
+            one ConcreteFunction (`f.get_concrete_function(...)`).
+        path: a `.agz` file, or a directory to write the parts into.
+
+    Raises:
+        ag.SaveError: nothing to save (not traced yet, or not an `ag.function`), or a graph
+            holds a value the format cannot represent (Python objects, state the trace
+            reads or writes), naming it.
+
+    Example:
+        ```python
+        import numpy as np
+        import autograph as ag
+
+        @ag.function
+        def affine(x):
+            return 2.0 * x + 1.0
+
+        affine(np.float32(1))  # -> np.float32(3.0)
+        ag.save(affine, "affine.agz")
+        loaded = ag.load("affine.agz")
+        loaded(np.float32(1))  # -> np.float32(3.0)
+        ```
+    """
     if isinstance(fn_or_cf, BoundFunction):
         raise SaveError("save a method's Function through a ConcreteFunction: "
                         "ag.save(obj.method.get_concrete_function(...), path)")

@@ -8,6 +8,8 @@ copies those values into the arguments before it raises (a call that does not ra
 writes them back at its end, as usual)."""
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from runtime.core import tracing
@@ -17,9 +19,43 @@ from runtime.state.printing import graph_print
 from runtime.core.tensor import Tensor
 
 
-def print_(*values, sep: str = " ", end: str = "\n") -> None:
-    """Print `values` every time the graph runs (also in a branch or loop body: each time
-    it runs), with the text Python's print gives for the same NumPy values."""
+def print_(*values: Any, sep: str = " ", end: str = "\n") -> None:
+    """Print `values` every time the graph runs, as Python's `print` would print them.
+
+    Python's own `print` in a traced function runs once, while tracing (it shows a
+    symbolic value's description). `ag.print` is a graph operation: it prints on every
+    call, in a branch or loop body each time that runs, in program order with the other
+    effects, with the text `print` gives for the same NumPy values (lists, tuples and
+    dicts of them too). Outside a graph it is `print`.
+
+    Args:
+        *values: the values to print (arrays, numbers, strings, containers of them).
+        sep: printed between values, as for `print`.
+        end: printed after the last value, as for `print`.
+
+    Raises:
+        TypeError: `sep` or `end` is not a string.
+
+    Example:
+        ```python
+        import numpy as np
+        import autograph as ag
+
+        @ag.function
+        def countdown(n):
+            while n > 0:
+                ag.print("n =", n)
+                n -= 1
+            return n
+
+        countdown(np.int64(2))
+        ```
+
+        ```output
+        n = 2
+        n = 1
+        ```
+    """
     graph_print(values, sep=sep, end=end)
 
 

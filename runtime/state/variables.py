@@ -85,11 +85,42 @@ ASSIGN_VARIABLE = OpDef("assign_variable", _assign_kernel, _assign_abstract_eval
 
 
 class Variable(NumpyOperators, StateHandle):
-    """A mutable array shared by eager code and every graph that uses it."""
+    """A mutable array shared by eager code and every graph that uses it.
+
+    Create it outside decorated functions; inside them read it (`v.value`, or use it as
+    an array) and update it with `assign`, `assign_add`, `assign_sub`, which run on
+    every call, in program order. `GradientTape` watches Variables it reads by itself.
+
+    Args:
+        initial_value: an array (or anything `np.array` takes, or another Variable); it
+            is copied.
+        dtype: the dtype to store (default: the value's).
+        name: a name for listings and saved graphs (default `Variable<k>`).
+
+    Raises:
+        ValueError: it is created while a function is being traced.
+
+    Example:
+        ```python
+        import numpy as np
+        import autograph as ag
+
+        counter = ag.Variable(np.int64(0))
+
+        @ag.function
+        def step(x):
+            counter.assign_add(1)
+            return x * counter.value
+
+        step(np.int64(5))  # -> np.int64(5)
+        step(np.int64(5))  # -> np.int64(10)
+        counter.numpy()  # -> array(2)
+        ```
+    """
 
     _count = 0
 
-    def __init__(self, initial_value, dtype=None, name: str | None = None):
+    def __init__(self, initial_value: Any, dtype: Any = None, name: str | None = None):
         if tracing.in_graph_mode():
             raise ValueError(
                 f"ag.Variable(...) was called while tracing a function{where()}. Variables must "
