@@ -1,6 +1,7 @@
 """The user-facing entry: `Function` (what `@ag.function` returns), tracing per input
 signature and the cache of traces.
 
+- `modes.py`: `run_functions_eagerly` and `RetracingWarning`.
 - `function.py`: `Function`, `BoundFunction`, the `function` decorator; retracing when
   the Python state a trace read changed (`state.python_state`).
 - `trace.py`: `trace_signature`, tracing one signature (Python state, write-backs,

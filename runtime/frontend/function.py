@@ -30,6 +30,9 @@ from runtime.state.python_state import (
     liftable_after_change,
 )
 from runtime.frontend.concrete import ConcreteFunction
+from runtime.frontend.modes import (  # noqa: F401  (re-exported: runtime.frontend.function's names)
+    RetracingWarning, _run_eagerly, functions_run_eagerly, run_functions_eagerly,
+)
 from runtime.frontend.trace import trace_signature
 from runtime.frontend.trace_args import (
     check_nested, method_offset,
@@ -39,86 +42,9 @@ from runtime.frontend.trace_args import (
 _ndarray, _generic = np.ndarray, np.generic
 
 
-class RetracingWarning(UserWarning):
-    """A Function keeps tracing new graphs; each trace costs far more than a call.
-
-    Warned once per Function: when it has traced 5 times within its last 10 calls (the
-    message names the arguments that changed), and when it reaches `max_traces`. Python
-    numbers are part of the cache key by value: pass numbers that change as NumPy arrays,
-    and use `input_signature` or `reduce_retracing=True` for shapes that change.
-
-    Example:
-        ```python
-        import warnings
-        import numpy as np
-        import autograph as ag
-
-        @ag.function
-        def scale(x, factor):
-            return x * factor
-
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            for k in range(6):
-                scale(np.ones(2), float(k))  # a new Python float: a new trace
-        scale.tracing_count  # -> 6
-        [w.category.__name__ for w in caught]  # -> ['RetracingWarning']
-        ```
-    """
-
-
-_run_eagerly = [False]
-
 # traces one Function keeps before new signatures run as plain Python (as
 # torch.compile's cache_size_limit); `max_traces=None` on a Function lifts it
 DEFAULT_MAX_TRACES = 8
-
-
-def run_functions_eagerly(run_eagerly: bool) -> None:
-    """Run every decorated function as plain Python, for debugging (process-wide).
-
-    With True, calling an `ag.function` calls the original Python function on the same
-    arguments: `print`, breakpoints and exceptions behave as in plain Python, and nothing
-    is traced. False (the default) restores graphs.
-
-    Args:
-        run_eagerly: True to run as Python, False to trace and run graphs (any value is
-            taken by its truth).
-
-    Example:
-        ```python
-        import numpy as np
-        import autograph as ag
-
-        @ag.function
-        def double(x):
-            print("running as Python")
-            return x * 2
-
-        ag.run_functions_eagerly(True)
-        y = double(np.float32(2))  # -> running as Python
-        y  # -> np.float32(4.0)
-        double.tracing_count  # -> 0
-        ag.run_functions_eagerly(False)
-        ```
-    """
-    _run_eagerly[0] = bool(run_eagerly)
-
-
-def functions_run_eagerly() -> bool:
-    """Whether decorated functions run as plain Python (`ag.run_functions_eagerly`).
-
-    Returns:
-        True when `ag.run_functions_eagerly(True)` is in effect.
-
-    Example:
-        ```python
-        import autograph as ag
-
-        ag.functions_run_eagerly()  # -> False
-        ```
-    """
-    return _run_eagerly[0]
 
 
 class Function:
