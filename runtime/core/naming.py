@@ -8,9 +8,11 @@ sources give them the user's names, both free on the call path:
   time only, in `Graph.labels` (one dict shared by a graph and its subgraphs, keyed by
   value name) for the node's outputs and its subgraphs' placeholders.
 - **Assignments.** Read when a graph is printed, from the user's source (`linecache`):
-  the nodes one statement `y = <expression>` adds in a row end in the value `y` is bound
-  to, the one no later node of that statement reads. Tuple targets (`a, b = ...`) are
+  the nodes one statement `y = <expression>` adds in a row (its lines may be several)
+  end in the value `y` is bound to, the one no later node of that statement reads. Tuple targets (`a, b = ...`) are
   named when the count of such values, or of one node's outputs, is the count of names.
+  A statement holding a lambda or a comprehension names nothing: their code runs on the
+  statement's lines but at another time (`g = lambda v: v * 3` names no later `g(y)`).
   A statement that cannot be matched this way leaves its values unnamed (the picture then
   shows the op): a name is shown only where it is the user's.
 """
@@ -35,7 +37,8 @@ def note_names(graph, values: Sequence, names: Sequence[str] | None) -> None:
 
 
 # -- assignments, read from the source ---------------------------------------------------
-_TARGETS_BY_FILE: dict = {}  # filename -> (source text, {line: [target names] or None})
+_TARGETS_BY_FILE: dict = {}
+_OWN_FRAMES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)  # filename -> (source text, {line: [target names] or None})
 
 
 def _target_text(target: ast.expr) -> str | None:
@@ -57,15 +60,18 @@ def _statement_targets(stmt: ast.stmt) -> list[str] | None:
         target = stmt.target
     else:
         return None
+    if any(isinstance(n, _OWN_FRAMES) for n in ast.walk(stmt.value)):
+        return None  # a lambda or comprehension runs later, or apart: its values are not these
     parts = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
     names = [_target_text(t) for t in parts]
     return None if None in names else names
 
 
-def _line_targets(filename: str) -> dict:
-    """{line: names its one assignment statement binds, or None} for a file's source."""
-    lines = linecache.getlines(filename)
-    text = "".join(lines)
+def _line_statements(filename: str) -> dict:
+    """{line: (first line of the one simple statement on it, the names it binds or None)}
+    for a file's source; a line shared by two statements (`a = x; b = y`, or `if c: y = x`)
+    is not in it: which of them made a value is unknown."""
+    text = "".join(linecache.getlines(filename))
     cached = _TARGETS_BY_FILE.get(filename)
     if cached is not None and cached[0] == text:
         return cached[1]
@@ -74,28 +80,38 @@ def _line_targets(filename: str) -> dict:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         tree = None
-    if tree is not None:
-        for stmt in ast.walk(tree):
-            if not isinstance(stmt, ast.stmt) or hasattr(stmt, "body"):
-                continue  # compound statements: their lines belong to the statements inside
-            targets = _statement_targets(stmt)
-            for line in range(stmt.lineno, (stmt.end_lineno or stmt.lineno) + 1):
-                # two statements on one line (`a = x; b = y`): which is which is unknown
-                table[line] = None if line in table else targets
+    shared: set = set()
+    for stmt in ast.walk(tree) if tree is not None else ():
+        if not isinstance(stmt, ast.stmt):
+            continue
+        if hasattr(stmt, "body"):  # a compound statement: its header line holds its test
+            shared.add(stmt.lineno)
+            continue
+        for line in range(stmt.lineno, (stmt.end_lineno or stmt.lineno) + 1):
+            if line in table:
+                shared.add(line)
+            table[line] = (stmt.lineno, _statement_targets(stmt))
+    for line in shared:
+        table.pop(line, None)
     _TARGETS_BY_FILE[filename] = (text, table)
     return table
 
 
-def _statement_runs(nodes: list) -> list[list]:
-    """Maximal runs of consecutive nodes from the same source line."""
-    runs: list[list] = []
+def _statement_runs(nodes: list) -> list[tuple]:
+    """Maximal runs of consecutive nodes from the same simple statement, with the names
+    it binds: [(names, [node, ...]), ...]."""
+    runs: list = []
     for node in nodes:
-        key = None if node.origin is None else (node.origin.filename, node.origin.lineno)
+        key, targets = None, None
+        if node.origin is not None:
+            found = _line_statements(node.origin.filename).get(node.origin.lineno)
+            if found is not None:
+                key, targets = (node.origin.filename, found[0]), found[1]
         if runs and key is not None and runs[-1][0] == key:
-            runs[-1][1].append(node)
+            runs[-1][2].append(node)
         else:
-            runs.append((key, [node]))
-    return [run for key, run in runs if key is not None]
+            runs.append((key, targets, [node]))
+    return [(targets, run) for key, targets, run in runs if key is not None]
 
 
 def _name_run(run: list, targets: list[str], names: dict) -> None:
@@ -112,12 +128,22 @@ def _name_run(run: list, targets: list[str], names: dict) -> None:
 
 
 def value_names(graph) -> dict[str, str]:
-    """{value name: the user's name} for `graph` and its subgraphs."""
+    """{value name: the user's name} for `graph` and its subgraphs.
+
+    A copy made by the optimizer (`rewrite.clone`) is named from the graph as traced
+    (`named_from`): passes move nodes (a hoisted subexpression is no statement's result),
+    and keep the value names of the nodes they keep.
+    """
     names = dict(getattr(graph, "labels", {}))
+    root = graph
+    while root.parent is not None:
+        root = root.parent
+    traced = getattr(root, "named_from", None)
+    if traced is not None:
+        graph = traced
 
     def visit(g) -> None:
-        for run in _statement_runs(g.nodes):
-            targets = _line_targets(run[0].origin.filename).get(run[0].origin.lineno)
+        for targets, run in _statement_runs(g.nodes):
             if targets:
                 _name_run(run, targets, names)
         for node in g.nodes:

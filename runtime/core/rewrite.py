@@ -11,6 +11,8 @@ def clone(graph: Graph, parent: Graph | None = None, mapping: dict | None = None
     new = Graph(graph.name, parent)
     new._counter = graph._counter if parent is None else parent._counter
     new.labels = graph.labels if parent is None else parent.labels
+    if parent is None:  # the traced graph, whose statements name values (core/naming.py)
+        new.named_from = getattr(graph, "named_from", None) or graph
 
     def copy_value(t: Tensor, node) -> Tensor:
         c = Tensor(new, node, t.index, t.static_shape, t.dtype, t.name, t.weak)

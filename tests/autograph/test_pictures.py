@@ -191,3 +191,54 @@ def test_picture_of_an_effect_and_an_unused_argument():
     nodes, edges = _dot(graph.to_dot())
     assert ("x", "effect1", None) in edges and nodes["effect1"][0][0] == "print"
     assert nodes["unused"][0][-1] == "(unused)" and "dashed" in nodes["unused"][1]
+
+
+def test_a_statement_over_several_lines_names_only_its_result():
+    def spread(a, b, c):
+        y = (a +
+             b * c)
+        return y
+    spec = ag.TensorSpec((2,), F32)
+    graph = ag.function(spread).get_concrete_function(spec, spec, spec).graph
+    listed, ops = _listing(str(graph))
+    assert {ops[v]: listed[v] for v in ops} == {"multiply": None, "add": "y"}
+
+
+def test_a_statement_sharing_its_line_with_an_if_names_nothing():
+    def inline(x):
+        if np.sum(x) > 0: x = x * 2  # noqa: E701
+        return x
+    graph = ag.function(inline).get_concrete_function(ag.TensorSpec((2,), F32)).graph
+    listed, ops = _listing(str(graph))
+    named = {ops[v]: listed[v] for v in ops}
+    assert named["multiply"] is None and named["sum"] is None
+    assert named["cond"] == "x"  # the variable the `if` carries, from the converter
+
+
+def test_a_lambda_assigned_to_a_name_does_not_name_what_it_computes_later():
+    def with_lambda(x):
+        g = lambda v: v * 3.0  # noqa: E731
+        y = g(x)
+        return y + 1.0
+    graph = ag.function(with_lambda).get_concrete_function(ag.TensorSpec((2,), F32)).graph
+    listed, ops = _listing(str(graph))
+    assert {ops[v]: listed[v] for v in ops} == {"multiply": None, "add": None}
+
+
+def test_optimized_graph_names_come_from_the_statements_as_traced():
+    def hoisted(x, n):
+        total = np.zeros_like(x)
+        for _ in range(n):
+            total = total + np.maximum(x, 0)  # loop-invariant, cannot fail: hoisted out
+        return total
+    cf = ag.function(hoisted).get_concrete_function(ag.TensorSpec((3,), I64),
+                                                    ag.TensorSpec((), I64))
+    traced, _ = _listing(str(cf.graph))
+    optimized, ops = _listing(str(cf.optimized_graph))
+    outer = str(cf.optimized_graph).split("while_loop")[0]
+    assert "maximum(x, " in outer, "the example no longer exercises hoisting"
+    for vid, name in optimized.items():  # a kept value keeps its name; no new names
+        if vid in traced:
+            assert name == traced[vid], vid
+    hoisted_max = re.search(r"(\w+): int64\[3\] = maximum\(x, ", outer)[1]
+    assert optimized[hoisted_max] is None  # part of `total = ...`, not its result
