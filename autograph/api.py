@@ -21,6 +21,7 @@ from typing import Any, Callable, Sequence
 
 from autograph.pyct import registry
 from runtime import Function
+from runtime.core.naming import hide_names
 from runtime.frontend.function import DEFAULT_MAX_TRACES, BoundFunction
 
 
@@ -31,6 +32,9 @@ def _load_compiler() -> None:
 
 
 registry.set_compiler_loader(_load_compiler)
+# the converters' own variables (namer.new: jump flags, the return value, iterators) are
+# not the user's: graph listings and pictures leave them unnamed
+hide_names(r"(do_return|retval_|break_|continue_|loop_ended|try_|itr)(_\d+)?")
 
 
 def _convert(fn: Callable) -> Callable:

@@ -20,9 +20,17 @@ from __future__ import annotations
 
 import ast
 import linecache
+import re
 from typing import Sequence
 
 _INTERNAL_PREFIXES = ("<", "saved_state", "a written array", "loop_vars", "output")
+_hidden: list[re.Pattern] = []  # names a code generator gives its own variables
+
+
+def hide_names(pattern: str) -> None:
+    """Never show names matching `pattern` (a regular expression, matched whole) as the
+    user's: the variables a code generator adds (autograph's `do_return`, `break_`, ...)."""
+    _hidden.append(re.compile(pattern))
 
 
 def note_names(graph, values: Sequence, names: Sequence[str] | None) -> None:
@@ -32,6 +40,7 @@ def note_names(graph, values: Sequence, names: Sequence[str] | None) -> None:
     labels = graph.labels
     for value, name in zip(values, names):
         if isinstance(name, str) and name and not name.startswith(_INTERNAL_PREFIXES) \
+                and not any(p.fullmatch(name) for p in _hidden) \
                 and getattr(value, "name", None) is not None:
             labels[value.name] = name
 

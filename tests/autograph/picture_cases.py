@@ -36,3 +36,11 @@ def loop_with_if(x, n):
         i += 1
     scale = x.shape[0]
     return total / scale, i
+
+
+def early_exit(x):
+    for _ in range(3):
+        if np.sum(x) > 10:
+            return x
+        x = x * 2
+    return -x

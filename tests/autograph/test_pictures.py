@@ -28,11 +28,13 @@ CASES = {
     "loop_with_if": (picture_cases.loop_with_if, (ag.TensorSpec((None,), F32),
                                                   ag.TensorSpec((), I64))),
 }
+# not pinned in a golden file: its graph is long
+OTHER_CASES = {"early_exit": (picture_cases.early_exit, (ag.TensorSpec((2,), F32),))}
 FOLDED = ("python_number", "shape_dim", "shape_of", "size_of")
 
 
 def _graph(name: str):
-    fn, specs = CASES[name]
+    fn, specs = {**CASES, **OTHER_CASES}[name]
     return ag.function(fn).get_concrete_function(*specs).graph
 
 
@@ -242,3 +244,20 @@ def test_optimized_graph_names_come_from_the_statements_as_traced():
             assert name == traced[vid], vid
     hoisted_max = re.search(r"(\w+): int64\[3\] = maximum\(x, ", outer)[1]
     assert optimized[hoisted_max] is None  # part of `total = ...`, not its result
+
+
+@pytest.mark.parametrize("name", sorted(CASES) + sorted(OTHER_CASES))
+def test_every_name_shown_is_one_the_user_wrote(name):
+    """The converter's own variables (`do_return`, `retval_`, `break_`) are never shown."""
+    fn = {**CASES, **OTHER_CASES}[name][0]
+    tree = ast.parse(inspect.getsource(fn))
+    written = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | {
+        a.arg for a in ast.walk(tree) if isinstance(a, ast.arg)}
+    graph = _graph(name)
+    listed, _ = _listing(str(graph))
+    nodes, edges = _dot(graph.to_dot())
+    shown = {n for n in listed.values() if n} | {e[2] for e in edges if e[2]} | {
+        n for lines, _ in nodes.values() if " = " in lines[0]
+        for n in lines[0].split(" = ")[0].split(", ")}
+    shown -= set(listed) | {"shape[0]", "shape", "size"}  # value ids, folded shape reads
+    assert shown <= written, sorted(shown - written)
