@@ -106,14 +106,18 @@ def _line_statements(filename: str) -> dict:
     return table
 
 
-def _statement_runs(nodes: list) -> list[tuple]:
+def _statement_runs(nodes: list, tables: dict) -> list[tuple]:
     """Maximal runs of consecutive nodes from the same simple statement, with the names
-    it binds: [(names, [node, ...]), ...]."""
+    it binds: [(names, [node, ...]), ...]. `tables`: {file: its line table}, read once
+    per printing."""
     runs: list = []
     for node in nodes:
         key, targets = None, None
         if node.origin is not None:
-            found = _line_statements(node.origin.filename).get(node.origin.lineno)
+            table = tables.get(node.origin.filename)
+            if table is None:
+                table = tables[node.origin.filename] = _line_statements(node.origin.filename)
+            found = table.get(node.origin.lineno)
             if found is not None:
                 key, targets = (node.origin.filename, found[0]), found[1]
         if runs and key is not None and runs[-1][0] == key:
@@ -151,8 +155,10 @@ def value_names(graph) -> dict[str, str]:
     if traced is not None:
         graph = traced
 
+    tables: dict = {}
+
     def visit(g) -> None:
-        for targets, run in _statement_runs(g.nodes):
+        for targets, run in _statement_runs(g.nodes, tables):
             if targets:
                 _name_run(run, targets, names)
         for node in g.nodes:
