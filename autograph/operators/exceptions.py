@@ -28,10 +28,12 @@ import numpy as np
 
 import runtime
 from autograph.errors import ConversionError, caller_location
-from autograph.operators.conditionals import is_symbolic
+from autograph.operators.variables import Undefined
+from autograph.operators.conditionals import defer_raise, is_symbolic, raised_by_user
 from runtime.core import tracing
 from runtime.core.tensor import describing
-from runtime.state.effects import RAISE
+from runtime.control_flow.try_op import ConversionRefusal, try_except
+from runtime.state.effects import RAISE, raise_
 
 
 def assert_stmt(test, message: Callable | None = None) -> None:
@@ -168,3 +170,127 @@ def _graph_raises(nodes: list) -> list:
         for g in node.subgraphs():
             stack.extend(g.nodes)
     return out
+
+
+def try_graph_mode() -> bool:
+    """Whether a `try` runs in its graph form (`converters/try_statements.py`): while a
+    graph is traced."""
+    return tracing.current_graph() is not None
+
+
+# errors Python raises while tracing that every run would raise too (the lookup is of
+# Python values fixed by the trace): recorded as a graph-side raise after the body's
+# operations, so a handler catches them after those operations ran
+_REPLAYABLE = (KeyError, AttributeError, NameError, ZeroDivisionError, IndexError)
+
+
+def _defer(error: BaseException) -> bool:
+    if raised_by_user(error) is not None:
+        return defer_raise(error)
+    if isinstance(error, _REPLAYABLE) and not isinstance(error, ConversionError):
+        raise_(error)
+        return True
+    return False
+
+
+def try_graph(body: Callable, handlers: tuple, orelse, final, get_state: Callable,
+              set_state: Callable, names: tuple) -> None:
+    """A `try` statement in its graph form: the body and handlers become one `try` graph
+    node (runtime/control_flow/try_op.py); `else` runs where the body finished (a
+    graph branch on the path the node reports). With `finally`, all of that is the
+    body of an outer `try` node whose handler catches everything, runs `finally` and
+    re-raises; on the other paths `finally` runs after the node."""
+    where = caller_location()
+    get_state = _stable(get_state, names)
+    if final is None:
+        return _try_except(body, handlers, orelse, get_state, set_state, names, where)
+
+    def protected():
+        _try_except(body, handlers, orelse, get_state, set_state, names, where)
+
+    def cleanup(error):
+        final()
+        raise error
+
+    _try_except(protected, ((lambda: (), cleanup, True),), None, get_state, set_state,
+                names, where)
+    final()
+
+
+def _stable(get_state: Callable, names: tuple) -> Callable:
+    """`get_state` giving one `Undefined` per unbound name (the same on every path)."""
+    undefined: dict = {}
+
+    def stable():
+        return tuple(undefined.setdefault(n, v) if isinstance(v, Undefined) else v
+                     for n, v in zip(names, get_state()))
+    return stable
+
+
+def _try_except(body, handlers, orelse, get_state, set_state, names, where) -> None:
+    kinds = []
+    for kinds_fn, handler, *cleanup in handlers:
+        k = kinds_fn()
+        kinds.append((() if k == () else k if isinstance(k, tuple) else (k,), handler,
+                      *cleanup))
+    try:
+        path, pending = try_except(body, kinds, get_state, set_state, names, _defer,
+                                   _relevant)
+    except ConversionRefusal as e:
+        raise ConversionError(f"this `try` cannot run in a graph: {e}", *where) from None
+    if pending is not None:
+        _hand_over(pending, path, kinds, get_state, set_state)
+    elif orelse is not None:
+        _on_body_path(path, orelse, get_state, set_state)
+
+
+def _relevant(kinds: tuple, nodes: list) -> bool:
+    """Whether `except kinds` may catch an error these graph operations raise."""
+    raised = _graph_raises(nodes)
+    return _catchable(kinds or None, raised) is not None
+
+
+def _on_body_path(path, fn: Callable, get_state: Callable, set_state: Callable) -> None:
+    """Run `fn` (on the state) only where the body finished: `path` is -1."""
+    if not isinstance(path, runtime.Tensor):
+        if path == -1:
+            fn()
+        return
+
+    def run(*state):
+        set_state(state)
+        fn()
+        return get_state()
+
+    set_state(runtime.cond(path == -1, run, lambda *state: state, get_state()))
+
+
+def _hand_over(error: BaseException, path, kinds: list, get_state, set_state) -> None:
+    """The body raised `error` while tracing, after its operations (it is raised on
+    every run that gets past them): its handler runs as in Python, where the body
+    finished (`path` -1); with no handler for it, it is raised there. Only an error
+    every run would raise is handed over so (the user's `raise`, a failed lookup of a
+    Python value): any other is an error of tracing, raised now."""
+    symbolic = isinstance(path, runtime.Tensor)
+    if symbolic and (isinstance(error, ConversionError) or not (
+            raised_by_user(error) is not None or isinstance(error, _REPLAYABLE))):
+        raise error
+    for k, handler, *_ in kinds:
+        if not k or isinstance(error, k):
+            def run():
+                try:
+                    raise error
+                except BaseException:
+                    try:
+                        handler(error)
+                    except BaseException as exc:
+                        if not symbolic:
+                            raise
+                        if exc is error:  # re-raised as is
+                            raise_(error)
+                        elif not _defer(exc):
+                            raise
+            return _on_body_path(path, run, get_state, set_state)
+    if not symbolic:
+        raise error
+    _on_body_path(path, lambda: raise_(error), get_state, set_state)
