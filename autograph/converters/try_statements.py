@@ -23,10 +23,12 @@ runs. The generated functions share the variables with the function (`nonlocal`)
 a body that stops part-way leaves them as Python would. This runs first in
 `convert_def`, so the generated functions are converted as nested functions.
 
-Left as Python only (with the refusal of `operators/exceptions.py` for errors a graph
-raises): a `try` with `return`/`break`/`continue` inside, `global` names, or writes
-through attributes or subscripts (state outside the function: its writes before an
-error are not yet kept exactly).
+A `return` that is the last statement of the body, the `else` or a handler is lowered
+first (`_lower_returns`). Left as Python (with the refusal of `operators/exceptions.py`
+for errors a graph raises): a `try` with `break` / `continue` or another `return`,
+`global` names, imports, `del`, nested definitions, or writes through attributes or
+subscripts (state outside the function: its writes before an error are not yet kept
+exactly).
 """
 from __future__ import annotations
 
@@ -36,7 +38,9 @@ from autograph.pyct import anno, templates
 from autograph.pyct.blocks import blocks
 
 _JUMPS = (gast.Return, gast.Break, gast.Continue, gast.Global, gast.Nonlocal, gast.Yield,
-          gast.YieldFrom, gast.Await, gast.Delete)
+          gast.YieldFrom, gast.Await, gast.Delete, gast.Import, gast.ImportFrom)
+_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda, gast.ListComp,
+           gast.SetComp, gast.DictComp, gast.GeneratorExp)
 
 
 def transform(node, ctx) -> None:
@@ -53,55 +57,76 @@ def _rewrite_blocks(stmt, fn, ctx, params, declared) -> None:
         out = []
         for s in getattr(owner, field):
             if isinstance(s, gast.Try) and s.handlers:
-                after, lowered = _lower_returns(s, ctx)
+                before, after, lowered = _lower_returns(s, ctx)
                 if _eligible(s, params, declared):
+                    out.extend(before)
                     out.append(_graph_form(s, fn, ctx))
                     out.extend(after)
                     continue
                 for block, r in lowered:  # it stays Python: its returns too
-                    block[-1] = r
+                    del block[-2 if len(before) else -1:]
+                    block.append(r)
             if not isinstance(s, gast.Try):
                 _rewrite_blocks(s, fn, ctx, params, declared)
             out.append(s)
         setattr(owner, field, out)
 
 
-def _lower_returns(t, ctx) -> list:
-    """A `try` whose every path ends in `return` (or a handler's `raise`), each `return`
-    the last statement of its block: the returns assign a variable returned after the
-    `try` (the same order of events: `finally` runs before the function returns).
-    Returns the statements to put after the `try` and the (block, `return`) replaced
-    (both empty when this does not apply)."""
+def _lower_returns(t, ctx) -> tuple:
+    """A `try` whose `return`s are each the last statement of the body, the `else` or a
+    handler: each assigns a variable the function returns after the `try` (the same
+    order of events: `finally` runs before the function returns). Where some paths do
+    not return, a flag set before the `try` says whether one did:
+
+        try:                          try_returned = False
+            s = s + f(x)              try:
+        except E:             =>          s = s + f(x)
+            return s                  except E:
+                                          try_returned = True
+                                          try_return = s
+                                      if try_returned:
+                                          return try_return
+
+    Returns (statements before the `try`, statements after it, the (block, `return`)
+    pairs replaced), all empty when this does not apply (a `return` elsewhere, or a
+    body that returns before an `else`)."""
     ends = [t.body] + ([t.orelse] if t.orelse else []) + [h.body for h in t.handlers]
     returns = [n for n in _walk(_parts(t)) if isinstance(n, gast.Return)]
     last = [b[-1] for b in ends if b and isinstance(b[-1], gast.Return)]
-    if not returns or len(last) != len(returns):
-        return [], []
-    body_ok = isinstance(t.body[-1], gast.Return) and not t.orelse or \
+    if not returns or len(last) != len(returns) or \
+            isinstance(t.body[-1], gast.Return) and t.orelse:
+        return [], [], []
+    body_returns = isinstance(t.body[-1], gast.Return) or \
         bool(t.orelse) and isinstance(t.orelse[-1], gast.Return)
-    if not body_ok or not all(isinstance(h.body[-1], (gast.Return, gast.Raise))
-                              for h in t.handlers):
-        return [], []
+    always = body_returns and all(isinstance(h.body[-1], (gast.Return, gast.Raise))
+                                  for h in t.handlers)
     name = ctx.namer.new("try_return")
+    flag = None if always else ctx.namer.new("try_returned")
     lowered = []
     for block in ends:
         r = block[-1]
         if isinstance(r, gast.Return):
             value = r.value if r.value is not None else gast.Constant(value=None, kind=None)
-            block[-1] = templates.replace("name = value", origin=r, name=name,
-                                          value=templates.clone(value))[0]
+            block[-1:] = templates.replace("name = value", origin=r, name=name,
+                                           value=templates.clone(value))
+            if flag is not None:
+                block[-1:-1] = templates.replace("flag = True", origin=r, flag=flag)
             lowered.append((block, r))
-    return templates.replace("return name", origin=t, name=name), lowered
+    if flag is None:
+        return [], templates.replace("return name", origin=t, name=name), lowered
+    return (templates.replace("flag = False", origin=t, flag=flag),
+            templates.replace("if flag:\n    return name", origin=t, flag=flag, name=name),
+            lowered)
 
 
 def _walk(stmts):
-    """Every node in `stmts`, not entering nested functions, classes or lambdas."""
+    """Every node in `stmts`, not entering nested scopes (functions, classes, lambdas,
+    comprehensions: their names are their own)."""
     stack = list(stmts)
     while stack:
         n = stack.pop()
         yield n
-        if isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef,
-                          gast.Lambda)):
+        if isinstance(n, _SCOPES):
             continue
         stack.extend(gast.iter_child_nodes(n))
 

@@ -6,12 +6,15 @@ On a Python value this is Python's assert (the message is only built when it fai
 On a symbolic value it is a graph assertion (`runtime.assert_`): it runs every time the
 graph runs and raises AssertionError with the message when the value is false.
 
-A `try` stays Python: it catches what is raised while the function runs as Python or
-is traced. An error raised by graph operations when the graph runs (a singular matrix
-in `np.linalg.inv`, a symbolic index out of range, a graph assertion, a `raise` under a
-symbolic condition) would pass its handlers by, so `try_body` refuses, at the `try`'s
-line, a body that recorded graph operations while a handler could catch such an error
-(checked when the statement is done, outside the user's handlers):
+A `try` with handlers has a graph form (`converters/try_statements.py`): while a graph
+is traced, `try_graph` makes its body and handlers a `try` graph node
+(runtime/control_flow/try_op.py), `else` a branch on the path the node took, and
+`finally` runs on every path (around the node, and in a catch-all handler that
+re-raises). A `try` that stays Python catches what is raised while the function runs as
+Python or is traced; an error raised by graph operations when the graph runs would pass
+its handlers by, so `try_body` refuses, at the `try`'s line, a body that recorded graph
+operations while a handler could catch such an error (checked when the statement is
+done, outside the user's handlers):
 
     try:                             with ag__.try_stmt(lambda: (np.linalg.LinAlgError,)) as try_:
         y = np.linalg.inv(x)   =>        try:
@@ -32,7 +35,7 @@ from autograph.operators.variables import Undefined
 from autograph.operators.conditionals import defer_raise, is_symbolic, raised_by_user
 from runtime.core import tracing
 from runtime.core.tensor import describing
-from runtime.control_flow.try_op import ConversionRefusal, try_except
+from runtime.control_flow.try_op import RERAISE, ConversionRefusal, try_except
 from runtime.state.effects import RAISE, raise_
 
 
@@ -140,12 +143,14 @@ def _refuse_if_catchable(nodes: list, handlers: Callable, where: tuple) -> None:
         filename, line = where
         raise ConversionError(
             f"this `try` has graph operations in its body and its handler `except "
-            f"{caught}` could catch an error they raise when the graph runs, which the "
-            "graph does not hand to Python handlers: the result would differ from NumPy's. "
-            "Catch only errors Python raises while tracing (KeyError, AttributeError, "
-            "TypeError, ...), test the condition explicitly before the operation (an `if` "
-            "on a symbolic value becomes a graph branch), or call the function with "
-            "ag.run_functions_eagerly(True).", filename, line)
+            f"{caught}` could catch an error they raise when the graph runs, but the `try` "
+            "stays Python (it writes through an attribute or subscript, declares a "
+            "`global`, or has `break` / `continue` / a `return` that is not the last "
+            "statement of its block), so the graph would not hand the error to the "
+            "handler. Move those statements out of the `try`, test the condition "
+            "explicitly before the operation (an `if` on a symbolic value becomes a graph "
+            "branch), or call the function with ag.run_functions_eagerly(True).",
+            filename, line)
 
 
 def _catchable(kind, raised: list) -> str | None:
@@ -245,9 +250,36 @@ def _try_except(body, handlers, orelse, get_state, set_state, names, where) -> N
 
 
 def _relevant(kinds: tuple, nodes: list) -> bool:
-    """Whether `except kinds` may catch an error these graph operations raise."""
-    raised = _graph_raises(nodes)
-    return _catchable(kinds or None, raised) is not None
+    """Whether `except kinds` may catch an error these graph operations raise when the
+    graph runs: a graph-side `raise` of a matching type, or any operation for a type
+    that is not only raised by Python while tracing (`LinAlgError` and its subclasses:
+    only NumPy's linear algebra)."""
+    if not kinds:
+        return True
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        for g in node.subgraphs():
+            stack.extend(g.nodes)
+        if node.op is RAISE or node.op is RERAISE and node.attrs["error"] is not None:
+            if any(isinstance(k, type) and issubclass(node.attrs["error"], k) for k in kinds):
+                return True
+            continue
+        for k in kinds:
+            if not isinstance(k, type) or not issubclass(k, BaseException):
+                return True  # not an exception class: Python raises TypeError at run time
+            if issubclass(k, _PYTHON_SIDE):
+                continue
+            if issubclass(k, np.linalg.LinAlgError) and not _linear_algebra(node):
+                continue
+            return True
+    return False
+
+
+def _linear_algebra(node) -> bool:
+    op = node.op
+    return "linalg" in op.name or "linalg" in getattr(op.kernel, "__module__", "") or \
+        op.kernel is None  # (a control-flow or other kernel-less node: may raise anything)
 
 
 def _on_body_path(path, fn: Callable, get_state: Callable, set_state: Callable) -> None:

@@ -9,9 +9,9 @@ IndexError, FloatingPointError, a graph-side `raise`) so reaches the handler Pyt
 would pick.
 
 The state a handler sees is what the variables held when the error was raised. The
-body is traced with a hook that reads the state whenever an operation is recorded
-(each may raise): a variable that holds the same value outside the body at every one
-of these points is exact; any other is `UNKNOWN` in the handler, and a handler that
+body is traced with a hook that reads the state whenever an operation is recorded; a
+variable that holds the same value from outside the body at every operation that may
+raise what the handler catches (the caller's `relevant`) is exact; any other is `Unknown` in the handler, and a handler that
 uses or passes on such a value is a ConversionError (the graph cannot tell which value
 Python would have had).
 
@@ -31,15 +31,16 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from runtime.control_flow.common import aval_of, finish_captures, is_python_scalar, same_constant
-from runtime.control_flow.learn_types import is_placeholder, zeros_like
+from runtime.control_flow.common import (
+    as_value, aval_of, finish_captures, is_python_scalar, same_constant,
+)
 from runtime.control_flow.cond import _merge_dtype, _merge_shape, _number_like
+from runtime.control_flow.learn_types import is_placeholder, zeros_like
 from runtime.core import tracing
 from runtime.core.graph import Graph
 from runtime.core.registry import OpDef, add_node
 from runtime.core.structure import flatten, unflatten
 from runtime.core.tensor import Tensor
-from runtime.control_flow.common import as_value
 from runtime.ops.constant import CONSTANT, constant
 
 TRY = OpDef("try", None, num_outputs=-1, stateful=True, effect=True)
@@ -57,7 +58,8 @@ RERAISE = OpDef("reraise", _reraise_kernel, lambda op, inputs, attrs: [], num_ou
 
 
 class _Caught(threading.local):
-    values: dict = {}
+    def __init__(self):
+        self.values: dict = {}
 
 
 _CAUGHT = _Caught()  # the interpreter's caught exceptions, by the handler's variable
@@ -116,7 +118,8 @@ class _Snapshots(list):
         self.get_state, self.seen = get_state, []
 
     def append(self, node):
-        self.seen.append(flatten(self.get_state())[0])
+        if node.op is not CONSTANT:  # (a constant cannot fail)
+            self.seen.append((node, flatten(self.get_state())[0]))
         super().append(node)
 
 
@@ -160,15 +163,19 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
     handlers = [(i, h[0], h[1], h[2:] == (True,)) for i, h in enumerate(handlers)
                 if relevant(h[0], g_body.nodes)]
     body_leaves = flatten(get_state())[0]
-    exc_leaves = _state_at_errors(g_body, snaps, init_leaves, names, tree)
     g_handlers, h_leaves = [], []
     for index, kinds, handler, cleanup in handlers:
+        # the state where an operation may raise what this handler catches
+        exc_leaves = _state_at_errors(
+            g_body, [leaves for node, leaves in snaps if relevant(kinds, [node])],
+            init_leaves, names, tree)
         var = f"caught_{next(_counter)}"
         set_state(unflatten(tree, exc_leaves))
         stand_in = Caught(var, kinds)
-        stand_ins = []
+        stand_ins: list = []
 
-        def run(handler=handler, stand_in=stand_in, cleanup=cleanup, stand_ins=stand_ins):
+        def run(handler=handler, stand_in=stand_in, cleanup=cleanup, stand_ins=stand_ins,
+                exc_leaves=exc_leaves):
             if cleanup:  # values only its outputs may depend on (it always re-raises)
                 stand_ins.extend(_stand_ins(exc_leaves, body_leaves))
                 set_state(unflatten(tree, [s if s is not None else v for s, v in
@@ -205,7 +212,8 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
         g_handlers.append((g, var, tuple(kinds), index))
         h_leaves.append(leaves)
     paths = [(g_body, body_leaves)] + [(g, lv) for (g, *_), lv in zip(g_handlers, h_leaves)]
-    out = _finish(graph, paths, init_leaves, g_handlers)
+    out = _finish(graph, paths, init_leaves, g_handlers,
+                  _leaf_names(names, tree, len(init_leaves)))
     set_state(unflatten(tree, out[:-1]))
     return out[-1], error
 
@@ -279,7 +287,7 @@ def _leaf_names(names, tree, n) -> list:
         return ["a variable"] * n
 
 
-def _finish(graph: Graph, paths: list, init: list, handlers: list) -> list:
+def _finish(graph: Graph, paths: list, init: list, handlers: list, labels: list) -> list:
     """Add the node: merge each state leaf over the paths that give one."""
     live = [lv for _, lv in paths if lv is not None]
     if not live:
@@ -300,13 +308,15 @@ def _finish(graph: Graph, paths: list, init: list, handlers: list) -> list:
         for v in vals:
             if not (isinstance(v, (Tensor, np.ndarray, np.generic)) or is_python_scalar(v)):
                 raise TypeError(
-                    f"a variable is {v!r:.60} on one path of a `try` traced into a graph "
-                    "and an array on another: give it an array or number on every path.")
+                    f"'{labels[k]}' is {v!r:.60} on one path of a `try` traced into a "
+                    "graph and an array on another: give it an array or number on every "
+                    "path.")
         dtype = aval_of(vals[0])[1]
         shape = aval_of(vals[0])[0]
         for v in vals[1:]:
-            dtype = _merge_dtype("a variable of the `try`", vals[0], v)
-            shape = _merge_shape("a variable of the `try`", vals[0], v, "body", "handler")
+            label = f"'{labels[k]}' (assigned in a `try`)"
+            dtype = _merge_dtype(label, vals[0], v)
+            shape = _merge_shape(label, vals[0], v, "body", "handler")
         slots.append(k)
         avals.append((shape, dtype))
     avals.append(((), np.dtype(np.int64)))

@@ -405,3 +405,63 @@ def _finally_reads(x):
     finally:
         ag.print(s)
     return y
+
+
+def unused_result(x):
+    try:
+        np.linalg.inv(x)  # its result is not used: it still runs (and may raise)
+        y = x
+    except np.linalg.LinAlgError:
+        y = -x
+    return y
+
+
+def comprehension_in_body(xs):
+    try:
+        parts = [np.linalg.inv(v) for v in xs]
+        y = parts[0] + parts[1]
+    except np.linalg.LinAlgError:
+        y = xs[0]
+    return y
+
+
+@pytest.mark.parametrize("fn,args", [
+    (unused_result, (SINGULAR,)), (unused_result, (REGULAR,)),
+    (comprehension_in_body, (np.stack([REGULAR, REGULAR]),)),
+    (comprehension_in_body, (np.stack([REGULAR, SINGULAR]),)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_optimizer_keeps_every_operation_of_a_body(fn, args):
+    assert_same_outcome(outcome(ag.function(fn), args), outcome(fn, args))
+
+
+def finally_with_returns(x):
+    try:
+        return np.linalg.inv(x)
+    except np.linalg.LinAlgError:
+        return x * 0
+    finally:
+        ag.print("done")
+
+
+def returns_in_symbolic_loop(xs):
+    s = np.zeros((2, 2))
+    for k in range(xs.shape[0]):
+        try:
+            s = s + np.linalg.inv(xs[k])
+        except np.linalg.LinAlgError:
+            return s
+    return s
+
+
+@pytest.mark.parametrize("fn,args", [
+    (finally_with_returns, (SINGULAR,)), (finally_with_returns, (REGULAR,)),
+    (returns_in_symbolic_loop, (np.stack([REGULAR, SINGULAR, REGULAR]),)),
+    (returns_in_symbolic_loop, (np.stack([REGULAR, REGULAR]),)),
+], ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.parametrize("mode", ["function", "to_graph"])
+def test_returns_in_try(fn, args, mode, capsys):
+    run = ag.to_graph(fn) if mode == "to_graph" else ag.function(fn)
+    got = outcome(run, args)
+    printed = capsys.readouterr().out
+    assert_same_outcome(got, outcome(fn, args))
+    assert printed == capsys.readouterr().out
