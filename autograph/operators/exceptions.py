@@ -35,7 +35,7 @@ from autograph.operators.variables import Undefined
 from autograph.operators.conditionals import defer_raise, is_symbolic, raised_by_user
 from runtime.core import tracing
 from runtime.core.tensor import describing
-from runtime.control_flow.try_op import RERAISE, ConversionRefusal, try_except
+from runtime.control_flow.try_op import RERAISE, ConversionRefusal, reraise, try_except
 from runtime.state.effects import RAISE, raise_
 
 
@@ -319,10 +319,17 @@ def _hand_over(error: BaseException, path, kinds: list, get_state, set_state) ->
                         if not symbolic:
                             raise
                         if exc is error:  # re-raised as is
-                            raise_(error)
-                        elif not _defer(exc):
+                            _raise_in_graph(error)
+                        elif not reraise(exc) and not _defer(exc):
                             raise
             return _on_body_path(path, run, get_state, set_state)
     if not symbolic:
         raise error
-    _on_body_path(path, lambda: raise_(error), get_state, set_state)
+    _on_body_path(path, lambda: _raise_in_graph(error), get_state, set_state)
+
+
+def _raise_in_graph(error: BaseException) -> None:
+    """`error` raised where the graph gets to this point (the caught exception of an
+    enclosing handler being traced: re-raised)."""
+    if not reraise(error):
+        raise_(error)

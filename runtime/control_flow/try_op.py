@@ -182,15 +182,8 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
                                            zip(stand_ins, exc_leaves)]))
             try:
                 handler(stand_in)
-            except Caught as again:
-                add_node(tracing.current_graph(), RERAISE, [],
-                         {"var": again.var, "error": None, "args": ()}, [])
-                raise _Raised() from None
             except BaseException as exc:
-                cause = exc.__cause__
-                if isinstance(cause, Caught) and not isinstance(exc, ConversionRefusal):
-                    add_node(tracing.current_graph(), RERAISE, [],
-                             {"var": cause.var, "error": type(exc), "args": tuple(exc.args)}, [])
+                if reraise(exc):
                     raise _Raised() from None
                 raise
 
@@ -216,6 +209,19 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
                   _leaf_names(names, tree, len(init_leaves)))
     set_state(unflatten(tree, out[:-1]))
     return out[-1], error
+
+
+def reraise(exc: BaseException) -> bool:
+    """Record a re-raise of a caught exception (`raise e`, or `raise X(...) from e` with
+    `e` the stand-in of a handler being traced); False for any other error."""
+    if isinstance(exc, Caught):
+        attrs = {"var": exc.var, "error": None, "args": ()}
+    elif isinstance(exc.__cause__, Caught) and not isinstance(exc, ConversionRefusal):
+        attrs = {"var": exc.__cause__.var, "error": type(exc), "args": tuple(exc.args)}
+    else:
+        return False
+    add_node(tracing.current_graph(), RERAISE, [], attrs, [])
+    return True
 
 
 class _Raised(Exception):

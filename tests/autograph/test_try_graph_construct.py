@@ -194,6 +194,49 @@ def bare_except(x):
     return y
 
 
+def nested_in_handler(x, m):
+    try:
+        y = np.linalg.inv(x)
+    except np.linalg.LinAlgError:
+        try:
+            y = np.linalg.inv(m)
+        except np.linalg.LinAlgError:
+            y = np.zeros((2, 2))
+    return y
+
+
+def reraise_from_nested_try(x, m):
+    try:
+        y = np.linalg.inv(x)
+    except np.linalg.LinAlgError as e:
+        try:
+            y = np.linalg.inv(m)
+        except np.linalg.LinAlgError:
+            y = m
+        if np.sum(m) > 10:
+            raise ValueError("too large") from e
+        raise
+    return y
+
+
+def tuple_of_kinds(x, i):
+    try:
+        y = np.linalg.inv(x)[i]
+    except (IndexError, np.linalg.LinAlgError):
+        y = x[0]
+    return y
+
+
+def in_symbolic_for(xs):
+    s = np.zeros((2, 2))
+    for m in xs:
+        try:
+            s = s + np.linalg.inv(m)
+        except np.linalg.LinAlgError:
+            s = s - 1.0
+    return s
+
+
 SINGULAR, REGULAR = np.zeros((2, 2)), np.array([[2.0, 1.0], [1.0, 3.0]])
 
 CASES = [
@@ -214,6 +257,13 @@ CASES = [
     (in_symbolic_branch, (-REGULAR - 5,)),
     (constant_before_error, (SINGULAR,)),
     (bare_except, (SINGULAR,)), (bare_except, (REGULAR,)),
+    (nested_in_handler, (SINGULAR, REGULAR)), (nested_in_handler, (SINGULAR, SINGULAR)),
+    (nested_in_handler, (REGULAR, SINGULAR)),
+    (reraise_from_nested_try, (SINGULAR, SINGULAR)), (reraise_from_nested_try, (SINGULAR, REGULAR)),
+    (reraise_from_nested_try, (SINGULAR, REGULAR * 10)), (reraise_from_nested_try, (REGULAR, REGULAR)),
+    (tuple_of_kinds, (REGULAR, np.int64(5))), (tuple_of_kinds, (SINGULAR, np.int64(1))),
+    (tuple_of_kinds, (REGULAR, np.int64(1))),
+    (in_symbolic_for, (np.stack([REGULAR, SINGULAR, REGULAR]),)),
 ]
 
 
@@ -465,3 +515,23 @@ def test_returns_in_try(fn, args, mode, capsys):
     printed = capsys.readouterr().out
     assert_same_outcome(got, outcome(fn, args))
     assert printed == capsys.readouterr().out
+
+
+def test_autograph_convert_output_matches_python(tmp_path):
+    import importlib.util
+
+    from autograph.impl.static import convert_module_source
+
+    with open(__file__) as f:
+        text = convert_module_source(f.read(), __file__)
+    assert "ag__.try_graph(" in text
+    path = tmp_path / "converted_try_cases.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location("converted_try_cases", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for fn, args in CASES:
+        converted = getattr(module, fn.__name__)
+        want = outcome(fn, args)
+        assert_same_outcome(outcome(converted, args), want)
+        assert_same_outcome(outcome(ag.function(converted), args), want)
