@@ -66,8 +66,7 @@ def _rewrite_blocks(stmt, fn, ctx, params, declared) -> None:
                 for block, r in lowered:  # it stays Python: its returns too
                     del block[-2 if len(before) else -1:]
                     block.append(r)
-            if not isinstance(s, gast.Try):
-                _rewrite_blocks(s, fn, ctx, params, declared)
+            _rewrite_blocks(s, fn, ctx, params, declared)  # (a `try` staying Python too)
             out.append(s)
         setattr(owner, field, out)
 

@@ -535,3 +535,30 @@ def test_autograph_convert_output_matches_python(tmp_path):
         want = outcome(fn, args)
         assert_same_outcome(outcome(converted, args), want)
         assert_same_outcome(outcome(ag.function(converted), args), want)
+
+
+class _Box:
+    """An object a `try` that stays Python writes to."""
+
+    value = 0
+
+
+_BOX = _Box()
+
+
+def graph_try_inside_python_try(x):
+    try:
+        _BOX.value = 1  # this `try` stays Python (it writes an attribute)
+        try:
+            y = np.linalg.inv(x)
+        except np.linalg.LinAlgError:
+            y = x
+    except KeyError:
+        y = x * 0
+    return y
+
+
+@pytest.mark.parametrize("x", [REGULAR, SINGULAR], ids=["regular", "singular"])
+def test_a_graph_try_inside_a_try_that_stays_python(x):
+    f = ag.function(graph_try_inside_python_try)
+    assert_same_outcome(outcome(f, (x,)), outcome(graph_try_inside_python_try, (x,)))
