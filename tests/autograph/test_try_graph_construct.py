@@ -60,6 +60,17 @@ def after_op_python_division(x, k):
     return y
 
 
+def exact_int_division(x):
+    k = 0
+    while k < np.sum(x):  # k: a Python int carried by a graph loop (exact)
+        k += 1
+    try:
+        q = 10 // (k - 3)  # ZeroDivisionError when the graph runs, as in Python
+    except ZeroDivisionError:
+        q = -1
+    return q
+
+
 def assertion(x):
     try:
         assert np.all(x > 0), "x must be positive"
@@ -244,6 +255,7 @@ CASES = [
     (pick, (np.arange(3.0), np.int64(5))), (pick, (np.arange(3.0), np.int64(1))),
     (python_division, (np.ones(2), 0)), (python_division, (np.ones(2), 2)),
     (after_op_python_division, (np.ones(2), 0)), (after_op_python_division, (np.ones(2), 2)),
+    (exact_int_division, (np.array([3.0]),)), (exact_int_division, (np.array([5.0]),)),
     (assertion, (np.arange(3.0),)), (assertion, (np.arange(1.0, 4.0),)),
     (symbolic_raise, (np.arange(3.0),)), (symbolic_raise, (np.zeros(3),)),
     (order_of_handlers, (np.arange(3.0),)), (order_of_handlers, (np.zeros(3),)),
