@@ -26,9 +26,9 @@ a body that stops part-way leaves them as Python would. This runs first in
 A `return` that is the last statement of the body, the `else` or a handler is lowered
 first (`_lower_returns`). Left as Python (with the refusal of `operators/exceptions.py`
 for errors a graph raises): a `try` with `break` / `continue` or another `return`,
-`global` names, imports, `del`, nested definitions, or writes through attributes or
+`global` names, imports, `del`, nested definitions, writes through attributes or
 subscripts (state outside the function: its writes before an error are not yet kept
-exactly).
+exactly), or a call of a method that changes a container in place (`xs.append(v)`).
 """
 from __future__ import annotations
 
@@ -39,6 +39,10 @@ from autograph.pyct.blocks import blocks
 
 _JUMPS = (gast.Return, gast.Break, gast.Continue, gast.Global, gast.Nonlocal, gast.Yield,
           gast.YieldFrom, gast.Await, gast.Delete, gast.Import, gast.ImportFrom)
+# methods that change a container in place: the body and each handler are traced, so
+# each would change it (such a `try` stays Python)
+_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update",
+                       "setdefault", "add", "discard", "sort", "reverse", "popitem"})
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda, gast.ListComp,
            gast.SetComp, gast.DictComp, gast.GeneratorExp)
 
@@ -144,6 +148,9 @@ def _eligible(t, params: set, declared: set) -> bool:
         if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name) and \
                 n.target.id in params:
             return False  # an in-place update of an argument
+        if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and \
+                n.func.attr in _MUTATORS:
+            return False
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and n.id in declared:
             return False
     return not any(isinstance(h.name, gast.Name) and h.name.id in declared

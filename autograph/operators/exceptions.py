@@ -144,9 +144,10 @@ def _refuse_if_catchable(nodes: list, handlers: Callable, where: tuple) -> None:
         raise ConversionError(
             f"this `try` has graph operations in its body and its handler `except "
             f"{caught}` could catch an error they raise when the graph runs, but the `try` "
-            "stays Python (it writes through an attribute or subscript, declares a "
-            "`global`, or has `break` / `continue` / a `return` that is not the last "
-            "statement of its block), so the graph would not hand the error to the "
+            "stays Python (it writes through an attribute or subscript, changes a "
+            "container in place such as `xs.append(v)`, declares a `global`, or has "
+            "`break` / `continue` / a `return` that is not the last statement of its "
+            "block), so the graph would not hand the error to the "
             "handler. Move those statements out of the `try`, test the condition "
             "explicitly before the operation (an `if` on a symbolic value becomes a graph "
             "branch), or call the function with ag.run_functions_eagerly(True).",

@@ -111,8 +111,18 @@ def reads_caught_message(x):
     return y
 
 
+def appends_to_a_list(x):
+    res = []
+    try:  # refused
+        res.append(np.linalg.inv(x))
+    except np.linalg.LinAlgError:
+        res.append(x)
+    return res
+
+
 REFUSED = [
     (writes_attribute, (np.zeros((2, 2)),)),
+    (appends_to_a_list, (np.zeros((2, 2)),)),
     (reads_caught_message, (np.zeros((2, 2)),)),
 ]
 
