@@ -18,6 +18,9 @@ def convert_block(stmts: list, ctx, taken: frozenset) -> list:
     for s in stmts:
         if anno.get(s, anno.PYTHON_ONLY, False):
             out.append(s)
+        elif anno.get(s, anno.TRY_SWITCH, False):  # its graph form is converted already
+            s.orelse = convert_block(s.orelse, ctx, taken)
+            out.append(s)
         elif isinstance(s, gast.If):
             out.extend(conditionals.convert(s, ctx, taken, convert_block))
         elif isinstance(s, gast.While):

@@ -43,7 +43,7 @@ import gast
 from autograph.converters import (
     asserts, break_statements, call_trees, closures, conditional_expressions, control_flow,
     directives, introspection, left_alone, lists, logical_expressions, return_statements,
-    scoping, slices, variables,
+    scoping, slices, try_statements, variables,
 )
 from autograph.errors import ConversionError
 from autograph.impl.context import Context, Scope
@@ -116,6 +116,9 @@ def convert_def(node, ctx: Context, enclosing: frozenset | None = None) -> None:
     # containers from global ones by them, `locals()` lists them
     user = Scope.of(node, info.walrus, frozenset() if top else enclosing)
     filename = info.filename
+    # 0b. each `try` with handlers gets a graph form (functions converted in step 1)
+    if "try" in info.source:
+        try_statements.transform(node, ctx)
     # 1. nested functions, innermost first (their calls must not resolve a name of this
     #    function statically); nested generators and async defs stay Python
     if _MAYBE_UNSUPPORTED.search(info.source):

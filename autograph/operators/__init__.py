@@ -6,7 +6,9 @@ values, and builds graph nodes (through `runtime`) when given symbolic ones.
 from autograph.operators.call import autograph_artifact, converted_call, dir_, locals_, slice_
 from autograph.operators.call import defined, ld_declared
 from autograph.operators.conditionals import if_exp, if_stmt
-from autograph.operators.exceptions import assert_stmt, python_only, try_stmt
+from autograph.operators.exceptions import (
+    assert_stmt, python_only, try_graph, try_graph_mode, try_stmt,
+)
 from autograph.operators.generators import next_
 from autograph.operators.array_like_args import array_like
 from autograph.operators.index_tricks import array_item, index_trick
@@ -21,7 +23,7 @@ from autograph.operators.py_builtins import bool_, complex_, index_, isinstance_
 from autograph.operators.variables import UNSET, Undefined, ld, ld_attr, set_attr, setitem
 
 __all__ = [
-    "autograph_artifact", "converted_call", "dir_", "locals_", "slice_", "if_exp", "if_stmt", "assert_stmt", "python_only", "list_append",
+    "autograph_artifact", "converted_call", "dir_", "locals_", "slice_", "if_exp", "if_stmt", "assert_stmt", "python_only", "try_graph", "try_graph_mode", "list_append",
     "list_pop", "stack", "and_", "compare_chain", "not_", "or_", "truth", "for_stmt", "while_stmt", "abs_",
     "enumerate_", "float_", "int_", "len_", "max_", "min_", "range_", "sum_", "zip_",
     "UNSET", "Undefined", "ld", "ld_attr", "set_attr", "setitem",

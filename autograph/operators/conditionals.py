@@ -34,6 +34,7 @@ from autograph.operators.variables import UNSET, is_undefined
 from autograph.pyct.registry import CONVERTED_CODES
 from runtime.core import tracing
 from runtime.core.tensor import Tensor
+from runtime.control_flow.try_op import reraise
 from runtime.state.effects import raise_
 
 
@@ -238,6 +239,8 @@ def defer_raise(e: Exception) -> bool:
     loc = raised_by_user(e)
     if loc is None:
         return False
+    if reraise(e):  # `raise e` / `raise X from e` of a `try` handler traced into a graph
+        return True
     if any(isinstance(a, Tensor) for a in e.args) or _SYMBOLIC_TEXT.search(str(e)):
         raise Diagnostic(
             f"{loc[0]}:{loc[1]}: this `raise {type(e).__name__}(...)` runs only when a "

@@ -6,12 +6,15 @@ On a Python value this is Python's assert (the message is only built when it fai
 On a symbolic value it is a graph assertion (`runtime.assert_`): it runs every time the
 graph runs and raises AssertionError with the message when the value is false.
 
-A `try` stays Python: it catches what is raised while the function runs as Python or
-is traced. An error raised by graph operations when the graph runs (a singular matrix
-in `np.linalg.inv`, a symbolic index out of range, a graph assertion, a `raise` under a
-symbolic condition) would pass its handlers by, so `try_body` refuses, at the `try`'s
-line, a body that recorded graph operations while a handler could catch such an error
-(checked when the statement is done, outside the user's handlers):
+A `try` with handlers has a graph form (`converters/try_statements.py`): while a graph
+is traced, `try_graph` makes its body and handlers a `try` graph node
+(runtime/control_flow/try_op.py), `else` a branch on the path the node took, and
+`finally` runs on every path (around the node, and in a catch-all handler that
+re-raises). A `try` that stays Python catches what is raised while the function runs as
+Python or is traced; an error raised by graph operations when the graph runs would pass
+its handlers by, so `try_body` refuses, at the `try`'s line, a body that recorded graph
+operations while a handler could catch such an error (checked when the statement is
+done, outside the user's handlers):
 
     try:                             with ag__.try_stmt(lambda: (np.linalg.LinAlgError,)) as try_:
         y = np.linalg.inv(x)   =>        try:
@@ -28,10 +31,12 @@ import numpy as np
 
 import runtime
 from autograph.errors import ConversionError, caller_location
-from autograph.operators.conditionals import is_symbolic
+from autograph.operators.variables import Undefined
+from autograph.operators.conditionals import defer_raise, is_symbolic, raised_by_user
 from runtime.core import tracing
 from runtime.core.tensor import describing
-from runtime.state.effects import RAISE
+from runtime.control_flow.try_op import RERAISE, ConversionRefusal, reraise, try_except
+from runtime.state.effects import RAISE, raise_
 
 
 def assert_stmt(test, message: Callable | None = None) -> None:
@@ -138,12 +143,15 @@ def _refuse_if_catchable(nodes: list, handlers: Callable, where: tuple) -> None:
         filename, line = where
         raise ConversionError(
             f"this `try` has graph operations in its body and its handler `except "
-            f"{caught}` could catch an error they raise when the graph runs, which the "
-            "graph does not hand to Python handlers: the result would differ from NumPy's. "
-            "Catch only errors Python raises while tracing (KeyError, AttributeError, "
-            "TypeError, ...), test the condition explicitly before the operation (an `if` "
-            "on a symbolic value becomes a graph branch), or call the function with "
-            "ag.run_functions_eagerly(True).", filename, line)
+            f"{caught}` could catch an error they raise when the graph runs, but the `try` "
+            "stays Python (it writes through an attribute or subscript, changes a "
+            "container in place such as `xs.append(v)`, declares a `global`, or has "
+            "`break` / `continue` / a `return` that is not the last statement of its "
+            "block), so the graph would not hand the error to the "
+            "handler. Move those statements out of the `try`, test the condition "
+            "explicitly before the operation (an `if` on a symbolic value becomes a graph "
+            "branch), or call the function with ag.run_functions_eagerly(True).",
+            filename, line)
 
 
 def _catchable(kind, raised: list) -> str | None:
@@ -168,3 +176,161 @@ def _graph_raises(nodes: list) -> list:
         for g in node.subgraphs():
             stack.extend(g.nodes)
     return out
+
+
+def try_graph_mode() -> bool:
+    """Whether a `try` runs in its graph form (`converters/try_statements.py`): while a
+    graph is traced."""
+    return tracing.current_graph() is not None
+
+
+# errors Python raises while tracing that every run would raise too (the lookup is of
+# Python values fixed by the trace): recorded as a graph-side raise after the body's
+# operations, so a handler catches them after those operations ran
+_REPLAYABLE = (KeyError, AttributeError, NameError, ZeroDivisionError, IndexError)
+
+
+def _defer(error: BaseException) -> bool:
+    if raised_by_user(error) is not None:
+        return defer_raise(error)
+    if isinstance(error, _REPLAYABLE) and not isinstance(error, ConversionError):
+        raise_(error)
+        return True
+    return False
+
+
+def try_graph(body: Callable, handlers: tuple, orelse, final, get_state: Callable,
+              set_state: Callable, names: tuple) -> None:
+    """A `try` statement in its graph form: the body and handlers become one `try` graph
+    node (runtime/control_flow/try_op.py); `else` runs where the body finished (a
+    graph branch on the path the node reports). With `finally`, all of that is the
+    body of an outer `try` node whose handler catches everything, runs `finally` and
+    re-raises; on the other paths `finally` runs after the node."""
+    where = caller_location()
+    get_state = _stable(get_state, names)
+    if final is None:
+        return _try_except(body, handlers, orelse, get_state, set_state, names, where)
+
+    def protected():
+        _try_except(body, handlers, orelse, get_state, set_state, names, where)
+
+    def cleanup(error):
+        final()
+        raise error
+
+    _try_except(protected, ((lambda: (), cleanup, True),), None, get_state, set_state,
+                names, where)
+    final()
+
+
+def _stable(get_state: Callable, names: tuple) -> Callable:
+    """`get_state` giving one `Undefined` per unbound name (the same on every path)."""
+    undefined: dict = {}
+
+    def stable():
+        return tuple(undefined.setdefault(n, v) if isinstance(v, Undefined) else v
+                     for n, v in zip(names, get_state()))
+    return stable
+
+
+def _try_except(body, handlers, orelse, get_state, set_state, names, where) -> None:
+    kinds = []
+    for kinds_fn, handler, *cleanup in handlers:
+        k = kinds_fn()
+        kinds.append((() if k == () else k if isinstance(k, tuple) else (k,), handler,
+                      *cleanup))
+    try:
+        path, pending = try_except(body, kinds, get_state, set_state, names, _defer,
+                                   _relevant)
+    except ConversionRefusal as e:
+        raise ConversionError(f"this `try` cannot run in a graph: {e}", *where) from None
+    if pending is not None:
+        _hand_over(pending, path, kinds, get_state, set_state)
+    elif orelse is not None:
+        _on_body_path(path, orelse, get_state, set_state)
+
+
+def _relevant(kinds: tuple, nodes: list) -> bool:
+    """Whether `except kinds` may catch an error these graph operations raise when the
+    graph runs: a graph-side `raise` of a matching type, or any operation for a type
+    that is not only raised by Python while tracing (`LinAlgError` and its subclasses:
+    only NumPy's linear algebra)."""
+    if not kinds:
+        return True
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        for g in node.subgraphs():
+            stack.extend(g.nodes)
+        if node.op is RAISE or node.op is RERAISE and node.attrs["error"] is not None:
+            if any(isinstance(k, type) and issubclass(node.attrs["error"], k) for k in kinds):
+                return True
+            continue
+        for k in kinds:
+            if not isinstance(k, type) or not issubclass(k, BaseException):
+                return True  # not an exception class: Python raises TypeError at run time
+            if issubclass(k, _PYTHON_SIDE):
+                continue
+            if issubclass(k, np.linalg.LinAlgError) and not _linear_algebra(node):
+                continue
+            return True
+    return False
+
+
+def _linear_algebra(node) -> bool:
+    op = node.op
+    return "linalg" in op.name or "linalg" in getattr(op.kernel, "__module__", "") or \
+        op.kernel is None  # (a control-flow or other kernel-less node: may raise anything)
+
+
+def _on_body_path(path, fn: Callable, get_state: Callable, set_state: Callable) -> None:
+    """Run `fn` (on the state) only where the body finished: `path` is -1."""
+    if not isinstance(path, runtime.Tensor):
+        if path == -1:
+            fn()
+        return
+
+    def run(*state):
+        set_state(state)
+        fn()
+        return get_state()
+
+    set_state(runtime.cond(path == -1, run, lambda *state: state, get_state()))
+
+
+def _hand_over(error: BaseException, path, kinds: list, get_state, set_state) -> None:
+    """The body raised `error` while tracing, after its operations (it is raised on
+    every run that gets past them): its handler runs as in Python, where the body
+    finished (`path` -1); with no handler for it, it is raised there. Only an error
+    every run would raise is handed over so (the user's `raise`, a failed lookup of a
+    Python value): any other is an error of tracing, raised now."""
+    symbolic = isinstance(path, runtime.Tensor)
+    if symbolic and (isinstance(error, ConversionError) or not (
+            raised_by_user(error) is not None or isinstance(error, _REPLAYABLE))):
+        raise error
+    for k, handler, *_ in kinds:
+        if not k or isinstance(error, k):
+            def run():
+                try:
+                    raise error
+                except BaseException:
+                    try:
+                        handler(error)
+                    except BaseException as exc:
+                        if not symbolic:
+                            raise
+                        if exc is error:  # re-raised as is
+                            _raise_in_graph(error)
+                        elif not reraise(exc) and not _defer(exc):
+                            raise
+            return _on_body_path(path, run, get_state, set_state)
+    if not symbolic:
+        raise error
+    _on_body_path(path, lambda: _raise_in_graph(error), get_state, set_state)
+
+
+def _raise_in_graph(error: BaseException) -> None:
+    """`error` raised where the graph gets to this point (the caught exception of an
+    enclosing handler being traced: re-raised)."""
+    if not reraise(error):
+        raise_(error)

@@ -16,6 +16,8 @@ DEPTH = "ag_depth"                  # FunctionDef: nesting depth of its source (
 USER_AG_NAME = "ag_user"            # Name: the user's own `ag__`, not the operators module
 DONE = "ag_done"                    # FunctionDef: already converted (walks skip it)
 PYTHON_ONLY = "ag_python"           # If/While/For: stays Python control flow (inside `try`)
+TRY_SWITCH = "ag_try_switch"        # If: a `try`'s graph form, else its Python form
+                                    # (`converters/try_statements.py`)
 NOTE = "ag_note"                    # FunctionDef/AsyncFunctionDef: left as Python, why
                                     # (`converters/left_alone.py`; a comment in `to_code`)
 
@@ -43,7 +45,7 @@ LIVE_HEAD = "ag_live_head"          # While/For: names live at the loop head (fi
 WRITES = "_ag_w"                    # compound statement: memo of the names it writes
 
 KEYS = frozenset({
-    DEPTH, USER_AG_NAME, DONE, PYTHON_ONLY, NOTE, LOOP_OPTIONS, FLAG, GENERATED, EXTRA_TEST,
+    DEPTH, USER_AG_NAME, DONE, PYTHON_ONLY, TRY_SWITCH, NOTE, LOOP_OPTIONS, FLAG, GENERATED, EXTRA_TEST,
     BOOL_OP, GETTER, MAYBE_IN, MUST_IN, ATTRS_IN, MAYBE_UNDEFINED, LIVE_OUT, LIVE_BODY,
     LIVE_ORELSE, LIVE_HEAD, WRITES,
 })

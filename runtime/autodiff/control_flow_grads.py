@@ -1,9 +1,10 @@
-"""Reverse-mode rules for `cond` and `while_loop` nodes.
+"""Reverse-mode rules for `cond`, `while_loop` and `try` nodes.
 
 Both work by *replaying* a subgraph's forward nodes inside a new trace and running
 the ordinary reverse pass over the replayed nodes:
 
 - cond: `cond(pred, vjp(then), vjp(else))` — the same predicate picks the branch;
+- try: the same, on the path the node reports (the body, or the handler that ran);
 - while_loop: the loop is run forward again, pushing each iteration's loop variables
   on graph lists; a second loop runs the iterations backwards, reading the saved state
   and applying the body's VJP, and sums the gradients of captured values.
@@ -19,6 +20,7 @@ from runtime.control_flow import COND, WHILE_LOOP, cond
 from runtime.control_flow.lists import (
     is_list, list_append, list_copy, list_get, list_len, list_new, list_zeros,
 )
+from runtime.control_flow.try_op import TRY
 from runtime.control_flow.while_loop import while_loop
 from runtime.core.registry import add_node, bind
 from runtime.core.rewrite import clone, each_graph
@@ -205,5 +207,36 @@ def while_vjp(rec, cts):
     return out
 
 
+def try_vjp(rec, cts):
+    """The gradient through the path the `try` node took (its last output): the
+    body's when it finished, else the handler's that ran (a handler that always
+    raises never gives outputs, so it needs none)."""
+    node = rec.node
+    ins = list(node.inputs)
+    path = node.outputs[-1]
+    diff = [i for i, x in enumerate(ins) if isinstance(x, Tensor) and is_differentiable(x)]
+    subs = [(-1, node.attrs["body"])] + [
+        (node.attrs[f"code_{i}"], node.attrs[f"except_{i}"])
+        for i in range(node.attrs["n_handlers"]) if node.attrs[f"except_{i}"].outputs]
+
+    def through(g):
+        def fn():
+            grads = subgraph_vjp(g, ins, list(cts[:-1]))
+            return tuple(_like(grads[i], ins[i]) for i in diff)
+        return fn
+
+    def pick(k):
+        if k == len(subs) - 1:
+            return through(subs[k][1])
+        return lambda: cond(path == subs[k][0], through(subs[k][1]), pick(k + 1))
+
+    grads = pick(0)()
+    out = [None] * len(ins)
+    for i, g in zip(diff, grads):
+        out[i] = g
+    return out
+
+
 COND.grad = cond_vjp
+TRY.grad = try_vjp
 WHILE_LOOP.grad = while_vjp

@@ -17,6 +17,7 @@ from __future__ import annotations
 from runtime.control_flow.cond import COND
 from runtime.control_flow.lists import is_list
 from runtime.control_flow.while_loop import WHILE_LOOP
+from runtime.control_flow.try_op import RERAISE, TRY
 from runtime.exec.buffer_plan import updated_in_place
 from runtime.exec.codegen import _bare, _joined, _paren
 from runtime.core.graph import Graph, Node
@@ -100,5 +101,46 @@ def emit_while(gen, node: Node, outs: list[str], indent: int) -> None:
         gen.emit(indent, f"{', '.join(outs)} = {', '.join(carried)}")
 
 
+def emit_try(gen, node: Node, outs: list[str], indent: int) -> None:
+    """A real `try` around the body's code, one `except` clause per handler; each path
+    assigns the outputs (the state, then the path taken). Every body result is
+    evaluated (an operation whose error a handler catches must run)."""
+    ins = [gen.expr(x) for x in node.inputs]
+    n_out = node.attrs["n_out"]
+    caught = gen.__dict__.setdefault("caught_names", {})
+    guarded = node.attrs["n_handlers"] > 0  # (none: no handler can catch what it raises)
+    if guarded:
+        gen.emit(indent, "try:", node)
+    subs = [(node.attrs["body"], None)] + [
+        (node.attrs[f"except_{i}"], i) for i in range(node.attrs["n_handlers"])]
+    for sub, i in subs:
+        if i is not None:
+            kinds = node.attrs[f"kinds_{i}"] or (BaseException,)
+            var = caught[node.attrs[f"var_{i}"]] = gen.fresh("caught")
+            gen.emit(indent, f"except {gen.const(tuple(kinds), 'kinds')} as {var}:")
+        _bind_inputs(gen, sub, ins)
+        start, inner = len(gen.lines), indent + guarded
+        results = gen.emit_graph_body(sub, inner)
+        for expr in results[n_out:]:
+            if not expr.isidentifier():
+                gen.emit(inner, _bare(expr))
+        if sub.outputs and outs:
+            gen.emit(inner, f"{', '.join(outs)} = {_joined(results[:n_out])}")
+        elif len(gen.lines) == start and guarded:
+            gen.emit(inner, "pass")
+
+
+def emit_reraise(gen, node: Node, outs: list[str], indent: int) -> None:
+    var = gen.caught_names[node.attrs["var"]]
+    error = node.attrs["error"]
+    if error is None:
+        gen.emit(indent, f"raise {var}", node)
+    else:
+        gen.emit(indent, f"raise {gen.const(error, 'error')}(*{gen.lit(node.attrs['args'])}) "
+                         f"from {var}", node)
+
+
 COND.emit = emit_cond
+TRY.emit = emit_try
+RERAISE.emit = emit_reraise
 WHILE_LOOP.emit = emit_while

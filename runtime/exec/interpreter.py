@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from runtime.control_flow.cond import COND
 from runtime.control_flow.while_loop import WHILE_LOOP
+from runtime.control_flow.try_op import _CAUGHT, TRY
 from runtime.core.graph import Graph, Node
 from runtime.core.liveness import live_nodes
 from runtime.core.tensor import Tensor
@@ -57,5 +58,19 @@ def run_while(node: Node, ins: list) -> list:
     return carried
 
 
+def run_try(node: Node, ins: list) -> list:
+    n_out = node.attrs["n_out"]
+    try:
+        return run_graph(node.attrs["body"], ins)[:n_out]
+    except BaseException as exc:  # noqa: BLE001 - handed to the matching handler
+        for i in range(node.attrs["n_handlers"]):
+            kinds = node.attrs[f"kinds_{i}"] or (BaseException,)
+            if isinstance(exc, kinds):
+                _CAUGHT.values[node.attrs[f"var_{i}"]] = exc
+                return run_graph(node.attrs[f"except_{i}"], ins)[:n_out]
+        raise
+
+
 COND.run = run_cond
+TRY.run = run_try
 WHILE_LOOP.run = run_while

@@ -1,12 +1,15 @@
 """A `try` whose body has graph operations is never silently different from NumPy.
 
-A graph does not hand the errors its operations raise when it runs (a singular matrix
-in `np.linalg.inv`, a symbolic index out of range, a graph-side `raise`) to Python
-handlers yet, so a `try` whose handler could catch such an error is refused with a
-ConversionError at the `try`'s line, which the `try`'s own handlers cannot swallow.
-Handlers only for errors Python raises while tracing (KeyError, AttributeError, ...),
-and `try` / `finally` without handlers, run as in Python. Each allowed case compares
-`ag.function` (also with `jit_compile=True`) and `ag.to_graph` with the original."""
+The errors a graph's operations raise when it runs (a singular matrix in
+`np.linalg.inv`, a symbolic index out of range, a graph-side `raise`) reach the
+handlers (the `try` graph node, tests/autograph/test_try_graph_construct.py). What the
+graph form cannot make exact is refused with a ConversionError at the `try`'s line,
+which the `try`'s own handlers cannot swallow: a body that writes through attributes
+or subscripts (it stays Python) while a handler could catch a graph error, and a graph
+handler that reads the caught exception's contents. Handlers only for errors Python
+raises while tracing (KeyError, AttributeError, ...), and `try` / `finally` without
+handlers, run as in Python. Each allowed case compares `ag.function` (also with
+`jit_compile=True`) and `ag.to_graph` with the original."""
 from __future__ import annotations
 
 import inspect
@@ -21,7 +24,7 @@ TABLE = {"a": 2.0}
 
 
 def safe_inv(x):
-    try:  # refused
+    try:
         y = np.linalg.inv(x)
     except np.linalg.LinAlgError:
         y = np.zeros_like(x)
@@ -29,14 +32,14 @@ def safe_inv(x):
 
 
 def pick(x, i):
-    try:  # refused
+    try:
         return x[i]
     except IndexError:
         return -1.0
 
 
 def catch_all(x):
-    try:  # refused
+    try:
         y = np.log(x) / np.sum(x)
     except Exception:
         y = x
@@ -44,7 +47,7 @@ def catch_all(x):
 
 
 def bare(x):
-    try:  # refused
+    try:
         y = np.sqrt(x)
     except:  # noqa: E722 - the construct under test
         y = x
@@ -62,7 +65,7 @@ def _checked(x):
 
 
 def graph_raise_of_caught_type(x):
-    try:  # refused
+    try:
         y = _checked(x) * 2
     except KeyError:
         y = x
@@ -72,7 +75,7 @@ def graph_raise_of_caught_type(x):
 def nested_inner_refused(x, k):
     try:
         scale = TABLE[k]
-        try:  # refused
+        try:
             y = np.linalg.inv(x) * scale
         except ValueError:
             y = x
@@ -81,7 +84,49 @@ def nested_inner_refused(x, k):
     return y
 
 
+class Box:
+    """An object the `try` body writes to."""
+
+    def __init__(self):
+        self.value = None
+
+
+BOX = Box()
+
+
+def writes_attribute(x):
+    try:  # refused
+        BOX.value = 1.0
+        y = np.linalg.inv(x)
+    except np.linalg.LinAlgError:
+        y = x
+    return y
+
+
+def reads_caught_message(x):
+    try:  # refused
+        y = np.linalg.inv(x)
+    except np.linalg.LinAlgError as e:
+        y = x * len(str(e))
+    return y
+
+
+def appends_to_a_list(x):
+    res = []
+    try:  # refused
+        res.append(np.linalg.inv(x))
+    except np.linalg.LinAlgError:
+        res.append(x)
+    return res
+
+
 REFUSED = [
+    (writes_attribute, (np.zeros((2, 2)),)),
+    (appends_to_a_list, (np.zeros((2, 2)),)),
+    (reads_caught_message, (np.zeros((2, 2)),)),
+]
+
+CAUGHT = [
     (safe_inv, (np.zeros((2, 2)),)),
     (pick, (np.arange(3.0), np.int64(5))),
     (catch_all, (np.arange(3.0),)),
@@ -96,11 +141,18 @@ def _try_line(fn) -> int:
     return first + next(i for i, line in enumerate(lines) if "# refused" in line)
 
 
+@pytest.mark.parametrize("fn,args", CAUGHT, ids=lambda v: getattr(v, "__name__", None))
+def test_catchable_graph_errors_reach_the_handlers(fn, args):
+    assert_same(ag.function(fn)(*args), fn(*args))
+    assert_same(ag.to_graph(fn)(*args), fn(*args))
+
+
 @pytest.mark.parametrize("fn,args", REFUSED, ids=lambda v: getattr(v, "__name__", None))
-def test_catchable_graph_errors_are_refused_at_the_try(fn, args):
+def test_what_cannot_be_exact_is_refused_at_the_try(fn, args):
     fn(*args)  # eager Python runs
     ag.to_graph(fn)(*args)  # and so does the converted code on NumPy values
-    with pytest.raises(ag.ConversionError, match="graph operations in its body") as info:
+    with pytest.raises(ag.ConversionError, match="graph operations in its body|cannot "
+                                                 "run in a graph") as info:
         ag.function(fn)(*args)
     assert info.value.lineno == _try_line(fn)
     assert info.value.filename == __file__
@@ -221,6 +273,7 @@ def test_converted_code_on_numpy_values_catches_as_python():
 
 
 def test_to_code_shows_the_guard():
-    code = ag.to_code(safe_inv, recursive=False)
+    code = ag.to_code(writes_attribute, recursive=False)
     assert "with ag__.try_stmt(lambda: (np.linalg.LinAlgError,)) as try_:" in code
     assert "with try_.body():" in code
+    assert "ag__.try_graph(" in ag.to_code(safe_inv, recursive=False)

@@ -1,0 +1,230 @@
+"""A `try` with handlers gets a graph form next to its Python form.
+
+    try:                                  if ag__.try_graph_mode():
+        y = np.linalg.inv(x)                  def try_body():
+    except np.linalg.LinAlgError:                 nonlocal y
+        y = np.zeros_like(x)      =>              y = np.linalg.inv(x)
+                                              def try_except(e):
+                                                  nonlocal y
+                                                  y = np.zeros_like(x)
+                                              def try_get_state():
+                                                  return (ag__.ld_declared(lambda: y, 'y'),)
+                                              def try_set_state(vars_):
+                                                  nonlocal y
+                                                  (y,) = vars_
+                                              ag__.try_graph(try_body, ((lambda: (np.linalg.LinAlgError,), try_except),),
+                                                             None, None, try_get_state, try_set_state, ('y',))
+                                          else:
+                                              <the original `try`, which stays Python>
+
+While a graph is traced, `ag__.try_graph` traces the body and each handler into a
+`try` graph node (runtime/control_flow/try_op.py); otherwise the original statement
+runs. The generated functions share the variables with the function (`nonlocal`), so
+a body that stops part-way leaves them as Python would. This runs first in
+`convert_def`, so the generated functions are converted as nested functions.
+
+A `return` that is the last statement of the body, the `else` or a handler is lowered
+first (`_lower_returns`). Left as Python (with the refusal of `operators/exceptions.py`
+for errors a graph raises): a `try` with `break` / `continue` or another `return`,
+`global` names, imports, `del`, nested definitions, writes through attributes or
+subscripts (state outside the function: its writes before an error are not yet kept
+exactly), or a call of a method that changes a container in place (`xs.append(v)`).
+"""
+from __future__ import annotations
+
+import gast
+
+from autograph.pyct import anno, templates
+from autograph.pyct.blocks import blocks
+
+_JUMPS = (gast.Return, gast.Break, gast.Continue, gast.Global, gast.Nonlocal, gast.Yield,
+          gast.YieldFrom, gast.Await, gast.Delete, gast.Import, gast.ImportFrom)
+# methods that change a container in place: the body and each handler are traced, so
+# each would change it (such a `try` stays Python)
+_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update",
+                       "setdefault", "add", "discard", "sort", "reverse", "popitem"})
+_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda, gast.ListComp,
+           gast.SetComp, gast.DictComp, gast.GeneratorExp)
+
+
+def transform(node, ctx) -> None:
+    """Give each eligible `try` directly in function `node` its graph form."""
+    params = {a.id for a in node.args.args + node.args.kwonlyargs +
+              node.args.posonlyargs if isinstance(a, gast.Name)}
+    declared = {n for s in _walk(node.body) if isinstance(s, (gast.Global,))
+                for n in s.names}
+    _rewrite_blocks(node, node, ctx, params, declared)
+
+
+def _rewrite_blocks(stmt, fn, ctx, params, declared) -> None:
+    for owner, field in [(fn, "body")] if stmt is fn else blocks(stmt):
+        out = []
+        for s in getattr(owner, field):
+            if isinstance(s, gast.Try) and s.handlers:
+                before, after, lowered = _lower_returns(s, ctx)
+                if _eligible(s, params, declared):
+                    out.extend(before)
+                    out.append(_graph_form(s, fn, ctx))
+                    out.extend(after)
+                    continue
+                for block, r in lowered:  # it stays Python: its returns too
+                    del block[-2 if len(before) else -1:]
+                    block.append(r)
+            _rewrite_blocks(s, fn, ctx, params, declared)  # (a `try` staying Python too)
+            out.append(s)
+        setattr(owner, field, out)
+
+
+def _lower_returns(t, ctx) -> tuple:
+    """A `try` whose `return`s are each the last statement of the body, the `else` or a
+    handler: each assigns a variable the function returns after the `try` (the same
+    order of events: `finally` runs before the function returns). Where some paths do
+    not return, a flag set before the `try` says whether one did:
+
+        try:                          try_returned = False
+            s = s + f(x)              try:
+        except E:             =>          s = s + f(x)
+            return s                  except E:
+                                          try_returned = True
+                                          try_return = s
+                                      if try_returned:
+                                          return try_return
+
+    Returns (statements before the `try`, statements after it, the (block, `return`)
+    pairs replaced), all empty when this does not apply (a `return` elsewhere, or a
+    body that returns before an `else`)."""
+    ends = [t.body] + ([t.orelse] if t.orelse else []) + [h.body for h in t.handlers]
+    returns = [n for n in _walk(_parts(t)) if isinstance(n, gast.Return)]
+    last = [b[-1] for b in ends if b and isinstance(b[-1], gast.Return)]
+    if not returns or len(last) != len(returns) or \
+            isinstance(t.body[-1], gast.Return) and t.orelse:
+        return [], [], []
+    body_returns = isinstance(t.body[-1], gast.Return) or \
+        bool(t.orelse) and isinstance(t.orelse[-1], gast.Return)
+    always = body_returns and all(isinstance(h.body[-1], (gast.Return, gast.Raise))
+                                  for h in t.handlers)
+    name = ctx.namer.new("try_return")
+    flag = None if always else ctx.namer.new("try_returned")
+    lowered = []
+    for block in ends:
+        r = block[-1]
+        if isinstance(r, gast.Return):
+            value = r.value if r.value is not None else gast.Constant(value=None, kind=None)
+            block[-1:] = templates.replace("name = value", origin=r, name=name,
+                                           value=templates.clone(value))
+            if flag is not None:
+                block[-1:-1] = templates.replace("flag = True", origin=r, flag=flag)
+            lowered.append((block, r))
+    if flag is None:
+        return [], templates.replace("return name", origin=t, name=name), lowered
+    return (templates.replace("flag = False", origin=t, flag=flag),
+            templates.replace("if flag:\n    return name", origin=t, flag=flag, name=name),
+            lowered)
+
+
+def _walk(stmts):
+    """Every node in `stmts`, not entering nested scopes (functions, classes, lambdas,
+    comprehensions: their names are their own)."""
+    stack = list(stmts)
+    while stack:
+        n = stack.pop()
+        yield n
+        if isinstance(n, _SCOPES):
+            continue
+        stack.extend(gast.iter_child_nodes(n))
+
+
+def _parts(t) -> list:
+    return t.body + [s for h in t.handlers for s in h.body] + t.orelse + t.finalbody
+
+
+def _eligible(t, params: set, declared: set) -> bool:
+    for n in _walk(_parts(t) + [h.type for h in t.handlers if h.type is not None]):
+        if isinstance(n, _JUMPS) or isinstance(n, (gast.FunctionDef, gast.ClassDef)):
+            return False
+        if isinstance(n, (gast.Attribute, gast.Subscript)) and \
+                isinstance(n.ctx, (gast.Store, gast.Del)):
+            return False
+        if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name) and \
+                n.target.id in params:
+            return False  # an in-place update of an argument
+        if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and \
+                n.func.attr in _MUTATORS:
+            return False
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and n.id in declared:
+            return False
+    return not any(isinstance(h.name, gast.Name) and h.name.id in declared
+                   for h in t.handlers)
+
+
+def _stored(stmts) -> list:
+    seen: dict = {}
+    for n in _walk(stmts):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+            seen.setdefault(n.id, (n.lineno if hasattr(n, "lineno") else 0, n.col_offset
+                                   if hasattr(n, "col_offset") else 0))
+    return sorted(seen, key=lambda k: (seen[k], k))
+
+
+def _state(t, fn) -> list:
+    """The variables the `try` assigns that matter outside its body: all but the body's
+    own temporaries (assigned and read only there)."""
+    handler_names = {h.name.id for h in t.handlers if isinstance(h.name, gast.Name)}
+    names = [n for n in _stored(_parts(t)) if n not in handler_names]
+    body_ids = {id(n) for n in _walk(t.body)}
+    outside = {n.id for n in gast.walk(fn) if isinstance(n, gast.Name) and
+               id(n) not in body_ids}
+    return [n for n in names if n in outside]
+
+
+def _bare_raise(stmts, name: str) -> None:
+    for n in _walk(stmts):
+        if isinstance(n, gast.Raise) and n.exc is None:
+            n.exc = gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
+
+
+def _graph_form(t, fn, ctx):
+    state = _state(t, fn)
+    nonlocal_line = f"    nonlocal {', '.join(state)}\n" if state else ""
+    names = {k: ctx.namer.new(k) for k in ("try_body", "try_else", "try_finally",
+                                            "try_get_state", "try_set_state", "vars_")}
+    src = f"def {names['try_body']}():\n{nonlocal_line}    pass\n"
+    handler_fns = []
+    for h in t.handlers:
+        fname = ctx.namer.new("try_except")
+        ename = h.name.id if isinstance(h.name, gast.Name) else ctx.namer.new("caught_")
+        handler_fns.append((fname, ename))
+        src += f"def {fname}({ename}):\n{nonlocal_line}    pass\n"
+    if t.orelse:
+        src += f"def {names['try_else']}():\n{nonlocal_line}    pass\n"
+    if t.finalbody:
+        src += f"def {names['try_finally']}():\n{nonlocal_line}    pass\n"
+    getters = "".join(f"ag__.ld_declared(lambda: {n}, '{n}'), " for n in state)
+    src += f"def {names['try_get_state']}():\n    return ({getters})\n"
+    src += f"def {names['try_set_state']}({names['vars_']}):\n{nonlocal_line}"
+    src += f"    ({', '.join(state)}{',' if state else ''}) = {names['vars_']}\n" if state \
+        else "    pass\n"
+    kinds = "".join(f"(lambda: KIND{i}, {f}), " for i, (f, _) in enumerate(handler_fns))
+    src += (f"ag__.try_graph({names['try_body']}, ({kinds}), "
+            f"{names['try_else'] if t.orelse else None}, "
+            f"{names['try_finally'] if t.finalbody else None}, {names['try_get_state']}, "
+            f"{names['try_set_state']}, ({''.join(repr(n) + ', ' for n in state)}))\n")
+    subs = {f"KIND{i}": templates.clone(h.type) if h.type is not None else
+            gast.Tuple(elts=[], ctx=gast.Load()) for i, h in enumerate(t.handlers)}
+    stmts = templates.replace(src, origin=t, **subs)
+    defs = {s.name: s for s in stmts if isinstance(s, gast.FunctionDef)}
+    defs[names["try_body"]].body[-1:] = templates.clone(t.body)
+    for (fname, ename), h in zip(handler_fns, t.handlers):
+        body = templates.clone(h.body)
+        _bare_raise(body, ename)
+        defs[fname].body[-1:] = body
+    if t.orelse:
+        defs[names["try_else"]].body[-1:] = templates.clone(t.orelse)
+    if t.finalbody:
+        defs[names["try_finally"]].body[-1:] = templates.clone(t.finalbody)
+    switch = templates.replace("if ag__.try_graph_mode():\n    pass\nelse:\n    pass",
+                               origin=t)[0]
+    anno.set_(switch, anno.TRY_SWITCH, True)
+    switch.body = stmts
+    switch.orelse = [t]
+    return switch

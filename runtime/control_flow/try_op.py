@@ -1,0 +1,392 @@
+"""`try_op`: a `try` / `except` whose body records graph operations, as one graph node.
+
+The body and each handler are traced into child graphs that read outer values only
+through captures (no inputs of their own); the executor writes a real Python `try`
+around the body's code, one `except` clause per handler, and assigns the node's outputs
+(the state variables, then `path`: -1 when the body finished, else the handler's
+index) on each path. An error an operation raises when the graph runs (LinAlgError,
+IndexError, FloatingPointError, a graph-side `raise`) so reaches the handler Python
+would pick.
+
+The state a handler sees is what the variables held when the error was raised. The
+body is traced with a hook that reads the state whenever an operation is recorded; a
+variable that holds the same value from outside the body at every operation that may
+raise what the handler catches (the caller's `relevant`) is exact; any other is `Unknown` in the handler, and a handler that
+uses or passes on such a value is a ConversionError (the graph cannot tell which value
+Python would have had).
+
+Inside a handler the caught exception is a stand-in (`Caught`): `raise e`, a bare
+`raise` and `raise X(...) from e` become nodes that raise the real exception at run
+time (`RERAISE`); reading its contents (`e.args`, `str(e)`) is a ConversionError.
+
+The node is effectful (never dropped, moved or merged by the passes) and its body keeps
+every operation (each body node's results are extra body outputs, so dead-code
+elimination cannot drop an operation whose error a handler catches).
+"""
+from __future__ import annotations
+
+import itertools
+import threading
+from typing import Callable, Sequence
+
+import numpy as np
+
+from runtime.control_flow.common import (
+    as_value, aval_of, finish_captures, is_python_scalar, same_constant,
+)
+from runtime.control_flow.cond import _merge_dtype, _merge_shape, _number_like
+from runtime.control_flow.learn_types import is_placeholder, zeros_like
+from runtime.core import tracing
+from runtime.core.graph import Graph
+from runtime.core.registry import OpDef, add_node
+from runtime.core.structure import flatten, unflatten
+from runtime.core.tensor import Tensor
+from runtime.ops.constant import CONSTANT, constant
+
+TRY = OpDef("try", None, num_outputs=-1, stateful=True, effect=True)
+
+
+def _reraise_kernel(*, var, error, args):
+    caught = _CAUGHT.values.get(var)
+    if error is None:
+        raise caught
+    raise error(*args) from caught
+
+
+RERAISE = OpDef("reraise", _reraise_kernel, lambda op, inputs, attrs: [], num_outputs=0,
+                stateful=True, effect=True)
+
+
+class _Caught(threading.local):
+    def __init__(self):
+        self.values: dict = {}
+
+
+_CAUGHT = _Caught()  # the interpreter's caught exceptions, by the handler's variable
+_counter = itertools.count()
+
+
+class ConversionRefusal(Exception):
+    """Raised to the converted code's operator, which turns it into a ConversionError
+    at the user's `try` line."""
+
+
+class Unknown:
+    """A variable's value in a handler when the graph cannot know it (see the docstring)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def _refuse(self, *args, **kwargs):
+        raise ConversionRefusal(
+            f"the handler reads '{self.name}', which the `try` body assigns around "
+            "operations that may fail: the graph cannot tell which value it holds when the "
+            f"error is raised. Assign '{self.name}' before the `try` (or in the handler "
+            "before reading it).")
+
+    __getattr__ = _refuse
+    __array_ufunc__ = __array_function__ = __array__ = _refuse
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _refuse
+    __truediv__ = __rtruediv__ = __getitem__ = __bool__ = __float__ = __int__ = _refuse
+    __matmul__ = __rmatmul__ = __neg__ = __lt__ = __gt__ = __le__ = __ge__ = _refuse
+
+
+class Caught(Exception):
+    """The caught exception inside a handler traced into a graph (see the docstring)."""
+
+    def __init__(self, var: str, kinds: tuple):
+        super().__init__()
+        self.var, self.kinds = var, kinds
+
+    def _refuse(self, *args):
+        raise ConversionRefusal(
+            "the handler reads the caught exception, whose contents are known only when "
+            "the graph runs. In a graph handler the exception can be re-raised (`raise`, "
+            "`raise e`, `raise X(...) from e`) but not read.")
+
+    __str__ = __repr__ = __getitem__ = __iter__ = __len__ = __bool__ = _refuse
+    args = property(_refuse)
+
+
+class _Snapshots(list):
+    """A body's node list that reads the state each time an operation is recorded."""
+
+    def __init__(self, get_state: Callable):
+        super().__init__()
+        self.get_state, self.seen = get_state, []
+
+    def append(self, node):
+        if node.op is not CONSTANT:  # (a constant cannot fail)
+            self.seen.append((node, flatten(self.get_state())[0]))
+        super().append(node)
+
+
+def _trace(name: str, parent: Graph, fn: Callable, get_state=None):
+    sub = Graph(name, parent=parent)
+    if get_state is not None:
+        sub.nodes = _Snapshots(get_state)
+    with tracing.graph_context(sub):
+        error = None
+        try:
+            fn()
+        except BaseException as exc:  # noqa: BLE001 - handed back to the caller
+            error = exc
+    return sub, error
+
+
+def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_state: Callable,
+               names: Sequence[str], defer: Callable, relevant: Callable) -> tuple:
+    """Trace `try: body() except kinds_i as e: handler_i(e)` on the state `get_state()`
+    (a tuple of the variables' values; `set_state` writes them), and leave the state
+    as Python would. Returns `(path, pending)`: `path` is -1 when the body finished, i
+    when handler i ran (a graph value when an operation decides it); `pending` is an
+    error the body raised while tracing, after its last operation (every run raises
+    it once the operations are done; the caller hands it to its handler in Python).
+
+    `handlers`: (kinds, handler(e)) with `kinds` a tuple of classes (empty: bare
+    `except`); only those `relevant(kinds, body_nodes)` (they may catch an error the
+    body's operations raise) become graph handlers. `defer(exc)`: whether an error a
+    handler raises while traced is the user's `raise` (then recorded as a graph-side
+    raise, True) or a tracing error (False)."""
+    graph = tracing.current_graph()
+    init = get_state()
+    init_leaves, tree = flatten(init)
+    g_body, error = _trace("try", graph, body, get_state)
+    snaps = g_body.nodes.seen
+    g_body.nodes = list(g_body.nodes)
+    if not g_body.nodes:  # nothing can fail when the graph runs: Python's `try`
+        return -1, error
+    if isinstance(error, ConversionRefusal):
+        raise error
+    handlers = [(i, h[0], h[1], h[2:] == (True,)) for i, h in enumerate(handlers)
+                if relevant(h[0], g_body.nodes)]
+    body_leaves = flatten(get_state())[0]
+    g_handlers, h_leaves = [], []
+    for index, kinds, handler, cleanup in handlers:
+        # the state where an operation may raise what this handler catches
+        exc_leaves = _state_at_errors(
+            g_body, [leaves for node, leaves in snaps if relevant(kinds, [node])],
+            init_leaves, names, tree)
+        var = f"caught_{next(_counter)}"
+        set_state(unflatten(tree, exc_leaves))
+        stand_in = Caught(var, kinds)
+        stand_ins: list = []
+
+        def run(handler=handler, stand_in=stand_in, cleanup=cleanup, stand_ins=stand_ins,
+                exc_leaves=exc_leaves):
+            if cleanup:  # values only its outputs may depend on (it always re-raises)
+                stand_ins.extend(_stand_ins(exc_leaves, body_leaves))
+                set_state(unflatten(tree, [s if s is not None else v for s, v in
+                                           zip(stand_ins, exc_leaves)]))
+            try:
+                handler(stand_in)
+            except BaseException as exc:
+                if reraise(exc):
+                    raise _Raised() from None
+                raise
+
+        g, err = _trace(f"except_{index}", graph, run)
+        if cleanup:
+            _check_untainted(g, [x for x in stand_ins if x is not None])
+        if isinstance(err, _Raised):
+            leaves = None
+        elif err is not None:
+            with tracing.graph_context(g):
+                if isinstance(err, ConversionRefusal) or not defer(err):
+                    raise err
+            leaves = None
+        else:
+            leaves = flatten(get_state())[0]
+            for x in leaves:
+                if isinstance(x, Unknown):
+                    x._refuse()
+        g_handlers.append((g, var, tuple(kinds), index))
+        h_leaves.append(leaves)
+    paths = [(g_body, body_leaves)] + [(g, lv) for (g, *_), lv in zip(g_handlers, h_leaves)]
+    out = _finish(graph, paths, init_leaves, g_handlers,
+                  _leaf_names(names, tree, len(init_leaves)))
+    set_state(unflatten(tree, out[:-1]))
+    return out[-1], error
+
+
+def reraise(exc: BaseException) -> bool:
+    """Record a re-raise of a caught exception (`raise e`, or `raise X(...) from e` with
+    `e` the stand-in of a handler being traced); False for any other error."""
+    if isinstance(exc, Caught):
+        attrs = {"var": exc.var, "error": None, "args": ()}
+    elif isinstance(exc.__cause__, Caught) and not isinstance(exc, ConversionRefusal):
+        attrs = {"var": exc.__cause__.var, "error": type(exc), "args": tuple(exc.args)}
+    else:
+        return False
+    add_node(tracing.current_graph(), RERAISE, [], attrs, [])
+    return True
+
+
+class _Raised(Exception):
+    """A handler that always raises (recorded): it gives no state."""
+
+
+def _stand_ins(exc_leaves: list, body_leaves: list) -> list:
+    """For a cleanup handler (`finally` on the error path): a zero array in place of
+    each `Unknown` value whose type the body gives (None elsewhere)."""
+    out = []
+    for x, b in zip(exc_leaves, body_leaves):
+        typed = isinstance(b, (Tensor, np.ndarray, np.generic)) or is_python_scalar(b)
+        out.append(constant(np.asarray(zeros_like(b))) if isinstance(x, Unknown) and typed
+                   else None)
+    return out
+
+
+def _check_untainted(g: Graph, stand_ins: list) -> None:
+    """No side effect of the cleanup handler `g` may depend on a stand-in value."""
+    tainted = {id(x) for x in stand_ins}
+    for node in g.nodes:
+        if any(isinstance(x, Tensor) and id(x) in tainted for x in node.inputs) or \
+                node.subgraphs() and _reads_tainted(node, tainted):
+            if node.has_effects:
+                raise ConversionRefusal(
+                    "its `finally` has a side effect that uses a variable the `try` "
+                    "assigns around operations that may fail: when an error passes "
+                    "through, the graph cannot tell which value it holds. Assign the "
+                    "variable before the `try`.")
+            tainted.update(id(o) for o in node.outputs)
+
+
+def _reads_tainted(node, tainted: set) -> bool:
+    subs = node.subgraphs()
+    return any(id(outer) in tainted for g in subs for outer in g.captures)
+
+
+def _state_at_errors(g_body: Graph, snaps: list, init: list, names, tree) -> list:
+    """Per state leaf: its value at every point the body may raise, or `Unknown`."""
+    labels = _leaf_names(names, tree, len(init))
+    out = []
+    for k, start in enumerate(init):
+        values = [s[k] for s in snaps if k < len(s)]
+        v = values[0] if values else start
+        inside = isinstance(v, Tensor) and _within(v.graph, g_body)
+        if inside or any(w is not v for w in values):
+            v = Unknown(labels[k])
+        out.append(v)
+    return out
+
+
+def _within(g, outer: Graph) -> bool:
+    while g is not None:
+        if g is outer:
+            return True
+        g = g.parent
+    return False
+
+
+def _leaf_names(names, tree, n) -> list:
+    try:
+        per = unflatten(tree, list(range(n)))
+        labels = [""] * n
+        for name, value in zip(names, per):
+            for leaf in flatten(value)[0]:
+                labels[leaf] = name
+        return labels
+    except Exception:  # noqa: BLE001 - names are for messages only
+        return ["a variable"] * n
+
+
+def _finish(graph: Graph, paths: list, init: list, handlers: list, labels: list) -> list:
+    """Add the node: merge each state leaf over the paths that give one."""
+    live = [lv for _, lv in paths if lv is not None]
+    if not live:
+        live = [list(init)]
+    n = len(init)
+    out, slots, avals = list(live[0]) + [None], [], []
+    for k in range(n):
+        typed = [lv[k] for lv in live if not is_placeholder(lv[k])]
+        if typed and len(typed) < len(live):
+            # "no value" on a path (unbound there, as after a `cond`): the other type
+            for lv in live:
+                if is_placeholder(lv[k]):
+                    lv[k] = zeros_like(typed[0])
+        vals = [lv[k] for lv in live]
+        if all(not isinstance(v, Tensor) for v in vals) and \
+                all(same_constant(vals[0], v) for v in vals[1:]):
+            continue
+        for v in vals:
+            if not (isinstance(v, (Tensor, np.ndarray, np.generic)) or is_python_scalar(v)):
+                raise TypeError(
+                    f"'{labels[k]}' is {v!r:.60} on one path of a `try` traced into a "
+                    "graph and an array on another: give it an array or number on every "
+                    "path.")
+        dtype = aval_of(vals[0])[1]
+        shape = aval_of(vals[0])[0]
+        for v in vals[1:]:
+            label = f"'{labels[k]}' (assigned in a `try`)"
+            dtype = _merge_dtype(label, vals[0], v)
+            shape = _merge_shape(label, vals[0], v, "body", "handler")
+        slots.append(k)
+        avals.append((shape, dtype))
+    avals.append(((), np.dtype(np.int64)))
+    codes = [-1] + [h[3] for h in handlers]  # the path: -1 (body) or the handler's index
+    for i, (g, lv) in enumerate(paths):
+        if lv is None:
+            g.outputs = []
+            continue
+        results = [as_value(g, lv[k], avals[j][1]) for j, k in enumerate(slots)]
+        with tracing.graph_context(g):
+            results.append(constant(np.int64(codes[i])))
+        g.outputs = results + _may_raise(g, results)
+    subs = [g for g, _ in paths]
+    caps = finish_captures(subs, 0)
+    attrs = {"body": subs[0], "n_out": len(avals)}
+    for i, (g, var, kinds, _) in enumerate(handlers):
+        attrs[f"except_{i}"] = g
+        attrs[f"kinds_{i}"] = kinds
+        attrs[f"var_{i}"] = var
+        attrs[f"code_{i}"] = codes[i + 1]
+    attrs["n_handlers"] = len(handlers)
+    outs = add_node(graph, TRY, caps, attrs, avals)
+    for j, k in enumerate(slots):
+        outs[j].weak = all(_number_like(lv[k]) for _, lv in paths if lv is not None)
+        out[k] = outs[j]
+    out[-1] = outs[-1]
+    return out
+
+
+def _may_raise(g: Graph, results: list) -> list:
+    """The results of `g`'s operations that nothing else keeps: extra outputs, so that
+    every operation of a body runs (each may raise what a handler catches)."""
+    used = {id(x) for x in results}
+    for node in g.nodes:
+        used.update(id(x) for x in node.inputs if isinstance(x, Tensor))
+    return [o for node in g.nodes if node.op is not CONSTANT
+            for o in node.outputs if id(o) not in used]
+
+
+def try_sources(node, index: int) -> list:
+    subs = [node.attrs["body"]] + [node.attrs[f"except_{i}"]
+                                   for i in range(node.attrs["n_handlers"])]
+    return [g.outputs[index] for g in subs if len(g.outputs) > index]
+
+
+def try_feeds(node, position: int) -> list:
+    return [node.inputs[position]] if position < len(node.inputs) else []
+
+
+def check_try(inputs: list, attrs: dict, avals: list, fail: Callable[[str], None]) -> None:
+    subs = [attrs["body"]] + [attrs[f"except_{i}"] for i in range(attrs["n_handlers"])]
+    for g in subs:
+        if len(g.inputs) != len(inputs):
+            fail(f"subgraph {g.name} takes {len(g.inputs)} inputs, the node passes {len(inputs)}")
+        if g.outputs and len(g.outputs) < attrs["n_out"]:
+            fail(f"subgraph {g.name} gives too few results")
+
+
+def _attach() -> None:
+    TRY.subgraph_attrs = ("body",)  # and `except_<i>` for each handler
+    TRY.check = check_try
+    TRY.sources = try_sources
+    TRY.feeds = try_feeds
+    TRY.once_inputs = lambda node: []
+
+
+_attach()
