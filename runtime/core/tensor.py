@@ -384,6 +384,8 @@ class Tensor(NumpyOperators):
             written = TensorProtocol.ufunc_into(ufunc, inputs, kwargs, dispatch_ufunc)
             if written is not None:
                 return written
+        if method == "at":  # writes into inputs[0]: the array itself, not its current value
+            return dispatch_ufunc(ufunc, method, inputs, kwargs)
         return dispatch_ufunc(ufunc, method, TensorProtocol.resolve_args(inputs), kwargs)
 
     def __array_function__(self, func, types, args, kwargs):

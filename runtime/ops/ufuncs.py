@@ -16,6 +16,7 @@ from runtime.core.protocol import TensorProtocol
 from runtime.core.tensor import Tensor
 from runtime.ops.exact_ints import EXACT, exact_int, stands_for_int
 from runtime.ops.functions import resolve_variables
+from runtime.ops.ufunc_methods import dispatch_method
 from runtime.ops.rules_common import static_error
 
 _OPS: dict[np.ufunc, OpDef] = {}
@@ -57,11 +58,8 @@ _AUGMENTED = {np.add: "+", np.subtract: "-", np.multiply: "*", np.true_divide: "
 
 def dispatch_ufunc(ufunc, method, inputs, kwargs):
     """`__array_ufunc__` of Tensor: record `ufunc(*inputs)` as a node."""
-    if method != "__call__":
-        raise TypeError(
-            f"np.{ufunc.__name__}.{method} is not supported in graphs{where()}; "
-            f"use the matching NumPy function (e.g. np.sum, np.max, np.cumsum) instead."
-        )
+    if method != "__call__":  # .at, .outer, .reduce, .accumulate, .reduceat
+        return dispatch_method(ufunc, method, inputs, kwargs)
     out = kwargs.get("out")
     if out is not None:
         arrays = [o for o in (out if isinstance(out, tuple) else (out,))
