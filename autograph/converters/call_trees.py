@@ -42,6 +42,10 @@ KNOWN_METHODS = frozenset(
 ) | {"assign", "assign_add", "assign_sub", "read_value", "numpy", "watch", "gradient"}
 
 
+# ndarray methods `converted_call` answers for a symbolic receiver (builtin_calls.py)
+_ROUTED = frozenset({"item"})
+
+
 def _resolve(node, ctx):
     """The object a Name / attribute chain refers to now, or _MISSING."""
     if isinstance(node, gast.Name):
@@ -137,7 +141,7 @@ def _leave(f, ctx) -> bool:
         if isinstance(f, gast.Attribute) and overload_of(target) is not None:
             return False  # `operator.index(x)`: `converted_call` calls the `ag__` overload
         return not is_convertible(target)
-    if isinstance(f, gast.Attribute) and f.attr in KNOWN_METHODS:
+    if isinstance(f, gast.Attribute) and f.attr in KNOWN_METHODS and f.attr not in _ROUTED:
         root = f.value
         while isinstance(root, gast.Attribute):
             root = root.value

@@ -144,9 +144,11 @@ class NumpyOperators:
     # methods
     def astype(self, dtype, copy=True): return np.astype(self, dtype)
     def reshape(self, *shape, order="C"):
-        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        if len(shape) == 1 and (isinstance(shape[0], (tuple, list)) or
+                                getattr(shape[0], "ndim", 0) == 1):  # x.reshape(t): t's items
             shape = shape[0]
-        return np.reshape(self, tuple(shape), order=order)
+        return np.reshape(self, shape if isinstance(shape, Tensor) else tuple(shape),
+                          order=order)
     def transpose(self, *axes):
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
             axes = axes[0]

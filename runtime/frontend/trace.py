@@ -14,6 +14,7 @@ from runtime.core.errors import StateArrayWrite
 from runtime.core.graph import Graph
 from runtime.core.structure import flatten
 from runtime.core.tensor import Tensor
+from runtime.ops.ufuncs import python_number
 from runtime.frontend.concrete import ConcreteFunction
 from runtime.frontend.trace_args import _placeholders, _substitute
 from runtime.state import views
@@ -50,6 +51,10 @@ def trace_signature(owner, key, args) -> ConcreteFunction:
                           for x in out_leaves]
             out_leaves = [graph.capture(x) if isinstance(x, Tensor) else x
                           for x in out_leaves]
+            # a value standing for a Python number (a Python counter carried by a loop,
+            # len() or x.shape[i] of an unknown length) is returned as one, as Python does
+            out_leaves = [python_number(x) if isinstance(x, Tensor) and x.weak and x.ndim == 0
+                          and x.dtype.kind in "biufc" else x for x in out_leaves]
             # argument arrays the function wrote into: the executor writes them back
             written = views.written_inputs(graph.inputs)
             # list/dict arguments changed in place: every call updates the caller's
