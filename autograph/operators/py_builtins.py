@@ -380,7 +380,8 @@ def _keeps_unless(better):
     """Python's pairwise rule: the item so far stays unless the next one is `better`
     (so a NaN met later never replaces it, and one met first stays)."""
     def pick(out, item):
-        chosen = np.where(better(item, out), item, out)
+        # (the comparison's truth, as Python takes it: ValueError for several elements)
+        chosen = np.where(bool_(better(item, out)), item, out)
         return chosen[()] if np.ndim(chosen) == 0 else chosen
     return pick
 

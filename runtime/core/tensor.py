@@ -213,6 +213,40 @@ class NumpyOperators:
         if size is None:  # an unknown dim: symbolic while tracing, like x.size
             size = TensorProtocol.symbolic_size(self)
         return None if size is None else size * self.dtype.itemsize
+    @property
+    def strides(self):
+        # (an AttributeError, so `getattr(x, "strides", None)` still reads as absent)
+        raise AttributeError(
+            f"x.strides of a symbolic array{where()}: a graph value has no memory layout "
+            "while tracing (NumPy's strides depend on how the array was made). Index, "
+            "reshape or np.lib.stride_tricks.sliding_window_view it instead, or compute "
+            "the strides outside the function.")
+    @property
+    def flat(self):
+        return _FlatReader(self)
+
+
+class _FlatReader:
+    """`x.flat` of a symbolic array: reads and iteration in C order, as NumPy's flatiter
+    gives them (`x.flat[i]` is `np.ravel(x)[i]`); a write through it is refused."""
+
+    __slots__ = ("_x",)
+
+    def __init__(self, x):
+        self._x = x
+
+    def __getitem__(self, index):
+        return np.ravel(self._x)[index]
+
+    def __len__(self):
+        return len(np.ravel(self._x))
+
+    def __iter__(self):
+        return iter(np.ravel(self._x))
+
+    def __setitem__(self, index, value):
+        raise TypeError(f"x.flat[i] = v on a symbolic array{where()}: write by position "
+                        "instead, `x[np.unravel_index(i, x.shape)] = v`.")
 
 
 class StateHandle:
@@ -361,11 +395,19 @@ class Tensor(NumpyOperators):
                     "sort array")
 
     def view(self, dtype=None, type=None):
+        if type is None and dtype is not None and np.dtype(dtype) != self.dtype and \
+                np.dtype(dtype).itemsize == self.dtype.itemsize and \
+                "O" not in (np.dtype(dtype).kind, self.dtype.kind):
+            # the same item size: each element's bytes read as `dtype`, whatever the layout
+            args = (TensorProtocol.resolve(self), dtype)
+            out = TensorProtocol.dispatch_function(np.ndarray.view, args, {})
+            return TensorProtocol.after_function(np.ndarray.view, args, {}, out)
         if type is not None or (dtype is not None and np.dtype(dtype) != self.dtype):
             raise TypeError(
-                f"x.view(dtype) on a symbolic Tensor is not supported{where()}: it "
-                "reinterprets the array's bytes, which a graph does not keep. Use "
-                "x.astype(dtype) to convert the values, or x.view() for a view.")
+                f"x.view(dtype) to a dtype of another item size on a symbolic Tensor is not "
+                f"supported{where()}: how NumPy regroups the bytes depends on the memory "
+                "layout, which a graph does not keep. Use x.astype(dtype) to convert the "
+                "values, or view as a dtype of the same item size.")
         return self[...]  # basic indexing: a view that writes through (views.py)
 
     def __dlpack__(self, *args, **kwargs):

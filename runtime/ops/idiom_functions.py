@@ -9,6 +9,9 @@ and batching come from those ops):
   positions are refused with a clear error.
 - `np.intersect1d(a, b, assume_unique)`: the sorted values found in both (a length known
   when the graph runs); `return_indices=True` is refused.
+- `x.view(dtype)` with a dtype of the same item size: op "view_as" (the bytes read as
+  that dtype; `ndarray.view` as the kernel). Another item size depends on the memory
+  layout, which a graph does not know: refused (runtime/core/tensor.py).
 - `np.lib.stride_tricks.sliding_window_view(x, window_shape, axis)`: windows gathered by
   index along each windowed axis (a copy where NumPy gives a read-only view: the values,
   dtype and shape are NumPy's, and no write can go through either).
@@ -20,9 +23,25 @@ import operator
 import numpy as np
 
 from runtime.core.errors import where
+from runtime.core.registry import OpDef, bind
 from runtime.core.tensor import Tensor
-from runtime.ops.functions import TABLE, resolve_variables
-from runtime.ops.rules_common import axis_index, static_error
+from runtime.ops.functions import OPS, TABLE, resolve_variables
+from runtime.ops.rules_common import axis_index, shape, static_error
+
+
+def _view_as_kernel(x, *, dtype):
+    return np.asarray(x).view(dtype)
+
+
+VIEW_AS = OpDef("view_as", _view_as_kernel,
+                lambda op, ins, attrs: [(shape(ins[0]), np.dtype(attrs["dtype"]))])
+OPS[VIEW_AS.name] = VIEW_AS
+
+
+@TABLE.register(np.ndarray.view)
+def _view(x, dtype):
+    """`x.view(dtype)` of a symbolic array, `dtype` of `x`'s item size."""
+    return bind(VIEW_AS, x, dtype=np.dtype(dtype))
 
 _where_of_three = TABLE.handlers[np.where]
 
