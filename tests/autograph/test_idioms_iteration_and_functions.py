@@ -217,3 +217,41 @@ def write_through_a_view(x):
 def test_layout_dependent_uses_are_refused_clearly(fn, match):
     with pytest.raises((TypeError, ValueError, AttributeError), match=match):
         ag.function(fn)(np.array([3.5, -1.0]))
+
+
+# -- a loop over rows that builds nested lists (numpy-ml's Softmax backward) ----------------
+def _softmax(X):
+    e = np.exp(X - np.max(X, axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def softmax_backward(dLdy, X):
+    dX = []
+    for dy, x in zip(dLdy, X):
+        dxi = []
+        for dyi, xi in zip(*np.atleast_2d(dy, x)):
+            yi = _softmax(xi.reshape(1, -1)).reshape(-1, 1)
+            dxi.append(dyi @ (np.diagflat(yi) - yi @ yi.T))
+        dX.append(dxi)
+    return np.array(dX).reshape(*X.shape)
+
+
+def rows_of_lists(X):
+    out = []
+    for row in X:
+        out.append([row.sum(), row.max()])
+    return np.array(out)
+
+
+@pytest.mark.parametrize("fn, args", [
+    (softmax_backward, (np.linspace(-1.0, 1.0, 6).reshape(2, 3), np.arange(6.0).reshape(2, 3))),
+    (rows_of_lists, (np.arange(6.0).reshape(3, 2),)),
+])
+def test_a_loop_building_nested_lists_walks_the_rows_in_python(fn, args):
+    three_way(fn, *args)
+
+
+def test_nested_lists_over_rows_of_unknown_count_are_refused_clearly():
+    f = ag.function(rows_of_lists, input_signature=[ag.TensorSpec((None, 2), np.float64)])
+    with pytest.raises(TypeError, match="nested lists"):
+        f(np.arange(6.0).reshape(3, 2))
