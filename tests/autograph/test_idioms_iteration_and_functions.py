@@ -255,3 +255,32 @@ def test_nested_lists_over_rows_of_unknown_count_are_refused_clearly():
     f = ag.function(rows_of_lists, input_signature=[ag.TensorSpec((None, 2), np.float64)])
     with pytest.raises(TypeError, match="nested lists"):
         f(np.arange(6.0).reshape(3, 2))
+
+
+# -- a list of symbolic values given to NumPy by name, and in arithmetic --------------------
+def logsumexp(log_probs, axis=None):
+    top = np.max(log_probs)
+    ds = log_probs - top
+    return top + np.log(np.exp(ds).sum(axis=axis))
+
+
+def mixture_step(X):
+    out = []
+    for x in X:
+        vals = []
+        for c in range(2):
+            vals.append(x[c] * 2.0 + c)
+        denom = logsumexp(vals)
+        out.append(np.exp([v - denom for v in vals]))
+    return np.array(out)
+
+
+def list_by_name(x):
+    vals = [x[0] * 2, x[1] + 1, x[2]]
+    return np.max(vals), np.exp(vals), vals - np.mean(vals), 2.0 * np.array(vals)
+
+
+@pytest.mark.parametrize("fn, x", [(mixture_step, np.arange(6.0).reshape(3, 2)),
+                                   (list_by_name, np.arange(3.0))])
+def test_a_list_of_symbolic_values_given_by_name(fn, x):
+    three_way(fn, x)
