@@ -37,7 +37,7 @@ from autograph.operators.conditionals import _symbolic_if, defer_raise, is_symbo
 from autograph.operators.py_builtins import SymbolicIterable, symbolic_iterable
 from autograph.operators.variables import _unbound, is_undefined
 from runtime.control_flow.learn_types import UntypedLoopVariable
-from runtime.control_flow.lists import LoopListError
+from runtime.control_flow.lists import LoopCarryError
 from runtime.core import tracing
 from runtime.state.effects import raise_
 
@@ -72,11 +72,12 @@ def for_stmt(iterable, body: Callable, state: Sequence = (), names: Sequence[str
         try:
             return _symbolic_loop(None, body, state, names, caller_location(), opts,
                                   (seq, extra_test))
-        except LoopListError:
+        except LoopCarryError:
             if seq.python_length() is None:
                 raise
-        # it grows a list no graph list holds (rows of lists, mixed shapes), and the
-        # length is known: Python walks the items, as it walks a NumPy array's rows
+        # it carries what a graph loop cannot (a list of rows of lists, a variable whose
+        # rank an iteration changes) and the length is known: Python walks the items, as
+        # it walks a NumPy array's rows
         iterable = seq
     it = iter(iterable)
     if extra_test is None:

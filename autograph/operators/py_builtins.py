@@ -15,10 +15,11 @@ import operator
 import numpy as np
 
 from autograph.operators.conditionals import is_symbolic
-from autograph.operators.lists import is_graph_list, list_length, stack
+from autograph.operators.lists import array_, is_graph_list, list_length, stack
 from runtime import GraphModeError
 from runtime.core.errors import where
 from runtime.core.tensor import Tensor
+from runtime.ops.indexing import getitem
 from runtime.ops.shape import symbolic_shape
 from runtime.ops.ufuncs import python_number
 from runtime.state.checks import check
@@ -145,7 +146,8 @@ class _PythonItems(SymbolicIterable):
                 "symbolic loop reads every sequence by index, and a one-pass iterator has "
                 "none. Make it a list first (`list(...)`, or `list(itertools.islice(gen, "
                 "n))` for an endless generator), or loop over Python values.")
-        self.seq = np.asarray(seq)
+        # (a list holding symbolic values: the graph array NumPy would make of it)
+        self.seq = array_(np.asarray, seq) if isinstance(seq, (list, tuple)) else np.asarray(seq)
 
     def length(self):
         return len(self.seq)
@@ -157,6 +159,8 @@ class _PythonItems(SymbolicIterable):
         return len(self.seq)
 
     def get(self, i):
+        if is_symbolic(i):  # the graph reads the constant array at a symbolic index
+            return getitem(self.seq, i)
         return self.seq[i]
 
 

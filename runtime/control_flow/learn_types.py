@@ -272,6 +272,10 @@ class LoopTypes:
                 continue
             dtype = aval_of(out)[1]
             if not (is_python_scalar(out) or is_weak(out)):
+                # a filled placeholder the body gives a typed value is typed from now on
+                # (else its weakness spreads to the values it is passed on to)
+                # (it takes effect on the next trace, if another change calls for one)
+                self.yielding.discard(i)
                 if i not in self.weak and dtype == self.avals[i][1]:
                     continue
                 self.weak.discard(i)

@@ -129,10 +129,16 @@ def loop_list(items: Sequence, label: str) -> Any:
             f"{where()}, so it must hold arrays of one shape and dtype ({e}).") from None
 
 
-class LoopListError(TypeError):
+class LoopCarryError(Exception):
+    """A value a graph loop cannot carry from one iteration to the next, which a Python
+    loop can (a list of nested lists, a variable whose rank or dtype an iteration
+    changes): a loop over a sequence of known length walks it in Python instead
+    (autograph/operators/loops.py). Raised as a TypeError / ValueError subclass."""
+
+
+class LoopListError(TypeError, LoopCarryError):
     """A list a symbolic loop grows holds items no graph list can carry (nested lists,
-    mixed dtypes or ranks): a loop over a sequence of known length may walk it in Python
-    instead (autograph/operators/loops.py)."""
+    mixed dtypes or ranks)."""
 
 
 def check_loop_list(items: Sequence, label: str) -> None:

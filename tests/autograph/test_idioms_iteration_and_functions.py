@@ -284,3 +284,33 @@ def list_by_name(x):
                                    (list_by_name, np.arange(3.0))])
 def test_a_list_of_symbolic_values_given_by_name(fn, x):
     three_way(fn, x)
+
+
+# -- zip with a constant array or a list of symbolic values; a rank that grows -------------
+W = np.arange(6.0).reshape(3, 2)
+
+
+def zip_with_a_constant(x):
+    out = 0.0
+    for a, w in zip(x, W):
+        out = out + a * w  # its rank grows: Python walks the known rows
+    return out
+
+
+def zip_with_a_list(x):
+    ws = [x[0], x[1] * 2, x[2]]
+    out = 0.0
+    for a, w in zip(x, ws):
+        out = out + a * w
+    return out
+
+
+@pytest.mark.parametrize("fn", [zip_with_a_constant, zip_with_a_list])
+def test_zip_with_constants_and_lists(fn):
+    three_way(fn, np.arange(3.0))
+
+
+def test_a_rank_change_over_rows_of_unknown_count_is_refused_clearly():
+    f = ag.function(zip_with_a_constant, input_signature=[ag.TensorSpec((None,), np.float64)])
+    with pytest.raises(ValueError, match="rank"):
+        f(np.arange(3.0))
