@@ -17,6 +17,7 @@ import numpy as np
 from runtime.core import tracing
 from runtime.core.protocol import TensorProtocol
 from runtime.core.errors import GraphModeError, is_library_code, where
+from runtime.core.tensor_layout import FlatReader, no_strides
 from runtime.core.tensor_text import (  # noqa: F401 - describing, _fmt_shape: imported from here
     _fmt_shape, _never_equal, _no_sequence_repeat, _text, _text_error, _value_needed,
     describing,
@@ -213,40 +214,8 @@ class NumpyOperators:
         if size is None:  # an unknown dim: symbolic while tracing, like x.size
             size = TensorProtocol.symbolic_size(self)
         return None if size is None else size * self.dtype.itemsize
-    @property
-    def strides(self):
-        # (an AttributeError, so `getattr(x, "strides", None)` still reads as absent)
-        raise AttributeError(
-            f"x.strides of a symbolic array{where()}: a graph value has no memory layout "
-            "while tracing (NumPy's strides depend on how the array was made). Index, "
-            "reshape or np.lib.stride_tricks.sliding_window_view it instead, or compute "
-            "the strides outside the function.")
-    @property
-    def flat(self):
-        return _FlatReader(self)
-
-
-class _FlatReader:
-    """`x.flat` of a symbolic array: reads and iteration in C order, as NumPy's flatiter
-    gives them (`x.flat[i]` is `np.ravel(x)[i]`); a write through it is refused."""
-
-    __slots__ = ("_x",)
-
-    def __init__(self, x):
-        self._x = x
-
-    def __getitem__(self, index):
-        return np.ravel(self._x)[index]
-
-    def __len__(self):
-        return len(np.ravel(self._x))
-
-    def __iter__(self):
-        return iter(np.ravel(self._x))
-
-    def __setitem__(self, index, value):
-        raise TypeError(f"x.flat[i] = v on a symbolic array{where()}: write by position "
-                        "instead, `x[np.unravel_index(i, x.shape)] = v`.")
+    strides = property(no_strides)
+    flat = property(FlatReader)
 
 
 class StateHandle:
