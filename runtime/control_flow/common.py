@@ -62,10 +62,6 @@ def as_value(sub: Graph, x, dtype=None):
             with tracing.graph_context(sub):
                 return np.astype(x, dtype)
         return sub.capture(x)
-    if dtype is not None and type(x) in (bool, int, float, complex):
-        # a Python number taking the other path's dtype: a NumPy scalar, as NumPy's
-        # scalar results are (not a 0-d array)
-        x = np.asarray(x, dtype)[()]
     with tracing.graph_context(sub):
         return constant(x, dtype)
 

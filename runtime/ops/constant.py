@@ -20,8 +20,6 @@ CONSTANT = OpDef("constant", _constant_kernel,
 
 
 def constant(value: Any, dtype: Any = None) -> Tensor:
-    """A graph value holding `value` (cast to `dtype` when given). A NumPy scalar stays
-    one, so a function returning `np.int64(2)` gives that back, not `array(2)`."""
-    if not (isinstance(value, np.generic) and (dtype is None or np.dtype(dtype) == value.dtype)):
-        value = np.asarray(value, dtype=dtype)
+    """A graph value holding `value` (cast to `dtype` when given)."""
+    value = np.asarray(value, dtype=dtype)
     return add_node(tracing.current_graph(), CONSTANT, [], {"value": value})
