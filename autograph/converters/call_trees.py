@@ -42,6 +42,10 @@ KNOWN_METHODS = frozenset(
 ) | {"assign", "assign_add", "assign_sub", "read_value", "numpy", "watch", "gradient"}
 
 
+# ndarray methods `converted_call` answers for a symbolic receiver (builtin_calls.py)
+_ROUTED = frozenset({"item"})
+
+
 def _resolve(node, ctx):
     """The object a Name / attribute chain refers to now, or _MISSING."""
     if isinstance(node, gast.Name):
@@ -78,7 +82,10 @@ def _call(node, walk):
             node.func = templates.replace_expr("ag__.array_", origin=f)
             return node
         if isinstance(target, np.ufunc) or target in ARRAY_LIKE_FIRST:
-            _wrap_array_like_args(node, every=isinstance(target, np.ufunc))
+            # (a parameter may be a list too: `logsumexp(values)` then `np.max(values)`)
+            names = ctx.out.list_names if isinstance(target, np.ufunc) else \
+                ctx.out.list_names | ctx.scope.params
+            _wrap_array_like_args(node, isinstance(target, np.ufunc), names)
         if target is np.stack and ctx.out.list_names and \
                 qualified_name(node.args[0]) in ctx.out.list_names:
             # a list appended to in a loop may be a graph list: stack it either way (a
@@ -95,11 +102,13 @@ def _call(node, walk):
     return call
 
 
-def _wrap_array_like_args(node, every: bool) -> None:
+def _wrap_array_like_args(node, every: bool, list_names: set) -> None:
     """`np.max([a, b])` => `np.max(ag__.array_like([a, b]))`: NumPy's own conversion of a
-    list holding a symbolic value would fail (the first argument, or every one of a ufunc)."""
+    list holding a symbolic value would fail (the first argument, or every one of a ufunc);
+    also a name the function gives a list (`vals = [...]`, `vals.append(v)`)."""
     for k, a in enumerate(node.args if every else node.args[:1]):
-        if isinstance(a, (gast.List, gast.Tuple, gast.ListComp)):
+        if isinstance(a, (gast.List, gast.Tuple, gast.ListComp)) or (
+                isinstance(a, gast.Name) and a.id in list_names):
             node.args[k] = templates.replace_expr("ag__.array_like(v)", origin=a, v=a)
 
 
@@ -137,7 +146,7 @@ def _leave(f, ctx) -> bool:
         if isinstance(f, gast.Attribute) and overload_of(target) is not None:
             return False  # `operator.index(x)`: `converted_call` calls the `ag__` overload
         return not is_convertible(target)
-    if isinstance(f, gast.Attribute) and f.attr in KNOWN_METHODS:
+    if isinstance(f, gast.Attribute) and f.attr in KNOWN_METHODS and f.attr not in _ROUTED:
         root = f.value
         while isinstance(root, gast.Attribute):
             root = root.value
@@ -160,4 +169,16 @@ def _is_module_like(obj) -> bool:
 
 
 def transform(fn_node, ctx) -> None:
+    ctx.out.list_names |= names_given_lists(fn_node)
     apply(fn_node, ctx, HANDLERS)
+
+
+def names_given_lists(fn_node) -> set:
+    """Names the function assigns a list / tuple display or a list comprehension
+    (`vals = [a, b]`), which NumPy functions then get by name (`np.max(vals)`)."""
+    out = set()
+    for n in gast.walk(fn_node):
+        if isinstance(n, gast.Assign) and isinstance(n.value, (gast.List, gast.Tuple,
+                                                                gast.ListComp)):
+            out.update(t.id for t in n.targets if isinstance(t, gast.Name))
+    return out

@@ -153,7 +153,9 @@ def convert_def(node, ctx: Context, enclosing: frozenset | None = None) -> None:
     scope = ctx.scope = scope.with_captured(
         closures.captured_names(node, user.local) | scope.declared)
     dataflow.analyze(node, scope.params, scope.local)
-    # 9-10. possibly-undefined reads (variables), then the expression converters
+    # 9-10. possibly-undefined reads (variables), then the expression converters (calls:
+    #     the names given lists, which NumPy calls then read as arrays)
+    ctx.out.list_names |= call_trees.names_given_lists(node)
     transformer.apply(node, ctx, _EXPRESSIONS)
     # 11. control flow; then closures made inside generated functions share the user's
     #     variables (late binding)

@@ -19,7 +19,7 @@ from autograph.operators.printing import print_
 from autograph.operators.py_builtins import (
     abs_, enumerate_, float_, int_, len_, max_, min_, range_, sum_, zip_,
 )
-from autograph.operators.py_builtins import bool_, complex_, index_, isinstance_
+from autograph.operators.py_builtins import bool_, complex_, index_, isinstance_, item_
 from autograph.operators.variables import UNSET, Undefined, ld, ld_attr, set_attr, setitem
 
 __all__ = [
@@ -29,7 +29,7 @@ __all__ = [
     "UNSET", "Undefined", "ld", "ld_attr", "set_attr", "setitem",
     "print_",
 ]
-__all__ += ["isinstance_", "array_", "defined", "ld_declared", "next_", "try_stmt", "bool_",
+__all__ += ["isinstance_", "item_", "array_", "defined", "ld_declared", "next_", "try_stmt", "bool_",
             "complex_", "index_", "index_trick", "array_item", "array_like"]
 
 

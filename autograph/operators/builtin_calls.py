@@ -9,12 +9,14 @@ name-based path uses (`BUILTIN_OVERRIDES`), so both spellings mean the same thin
 from __future__ import annotations
 
 import builtins
+import functools
 import operator
 import types
 from typing import Callable
 
 from autograph import operators
 from autograph.operators.py_builtins import BUILTIN_OVERRIDES
+from runtime.core.tensor import Tensor
 
 # (the `ag__` package does not import this module: `converted_call` in autograph.impl does)
 _OVERLOADS = {getattr(builtins, name): getattr(operators, impl)
@@ -23,7 +25,12 @@ _OVERLOADS[operator.index] = operators.index_  # what `range`, slicing and NumPy
 
 
 def overload_of(f) -> Callable | None:
-    """The `ag__` implementation standing for the builtin `f`, or None."""
+    """The `ag__` implementation standing for the builtin `f`, or None (also: `x.item`
+    of a symbolic array, which NumPy answers with a Python number)."""
+    if type(f) is types.MethodType:
+        if f.__name__ == "item" and type(f.__self__) is Tensor:
+            return functools.partial(operators.item_, f.__self__)
+        return None
     if type(f) is not types.BuiltinFunctionType and type(f) is not type:
         return None  # cheap exit: only builtin functions and classes can be builtins
     try:

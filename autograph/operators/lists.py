@@ -70,7 +70,17 @@ def array_(fn, value, *args, **kwargs):
         return stack(value)
     if not _holds_symbolic(value):
         return fn(value, *args, **kwargs)
-    return TABLE.handlers[fn](value, *args, **kwargs)
+    return TABLE.handlers[fn](_lists_stacked(value), *args, **kwargs)
+
+
+def _lists_stacked(value):
+    """`value` with each graph list inside it (`[row_list, ...]`) as its stacked array,
+    which is the array NumPy makes of the Python list it stands for."""
+    if is_graph_list(value):
+        return stack(value)
+    if type(value) in (list, tuple):
+        return type(value)(_lists_stacked(v) for v in value)
+    return value
 
 
 def _holds_symbolic(value) -> bool:

@@ -36,6 +36,7 @@ import numpy as np
 
 import runtime
 from autograph.operators.conditionals import is_symbolic
+from autograph.operators.py_builtins import bool_
 
 
 def _as_bool(x):
@@ -60,7 +61,9 @@ def or_(a, *rest: Callable):
     if not rest:
         return a
     if is_symbolic(a):
-        truthy = True if a.dtype == np.bool_ else a
+        # a bool scalar known True is the Python True; an array (a shape-[1] mask) is
+        # itself, as Python's `or` returns the operand
+        truthy = True if a.dtype == np.bool_ and a.ndim == 0 else a
         return runtime.cond(_as_bool(a), lambda: truthy,
                             lambda: _operand(or_(rest[0](), *rest[1:]), truthy),
                             names=("the value of this `or`",))
@@ -117,6 +120,10 @@ def truth(x):
 
 
 def not_(x):
+    """`not x`: Python's bool of the truth of `x` (a size-1 array of any shape; other
+    sizes raise NumPy's ValueError), so `not x` of a shape-[1] array is a bool too."""
     if is_symbolic(x):
-        return np.logical_not(x)
+        out = np.logical_not(bool_(x))
+        out.weak = True  # a Python bool, as `not` gives
+        return out
     return not x

@@ -37,6 +37,7 @@ from autograph.operators.conditionals import _symbolic_if, defer_raise, is_symbo
 from autograph.operators.py_builtins import SymbolicIterable, symbolic_iterable
 from autograph.operators.variables import _unbound, is_undefined
 from runtime.control_flow.learn_types import UntypedLoopVariable
+from runtime.control_flow.lists import LoopCarryError
 from runtime.core import tracing
 from runtime.state.effects import raise_
 
@@ -68,8 +69,16 @@ def for_stmt(iterable, body: Callable, state: Sequence = (), names: Sequence[str
         if seq.static_length() == 0:
             return pack(state, names)  # known empty: the body never runs, as in Python
         opts = (maximum_iterations, shape_invariants)
-        return _symbolic_loop(None, body, state, names, caller_location(), opts,
-                              (seq, extra_test))
+        try:
+            return _symbolic_loop(None, body, state, names, caller_location(), opts,
+                                  (seq, extra_test))
+        except LoopCarryError:
+            if seq.python_length() is None:
+                raise
+        # it carries what a graph loop cannot (a list of rows of lists, a variable whose
+        # rank an iteration changes) and the length is known: Python walks the items, as
+        # it walks a NumPy array's rows
+        iterable = seq
     it = iter(iterable)
     if extra_test is None:
         return _python_for(it, body, state, names)

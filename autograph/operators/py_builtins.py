@@ -15,10 +15,11 @@ import operator
 import numpy as np
 
 from autograph.operators.conditionals import is_symbolic
-from autograph.operators.lists import is_graph_list, list_length, stack
+from autograph.operators.lists import array_, is_graph_list, list_length, stack
 from runtime import GraphModeError
 from runtime.core.errors import where
 from runtime.core.tensor import Tensor
+from runtime.ops.indexing import getitem
 from runtime.ops.shape import symbolic_shape
 from runtime.ops.ufuncs import python_number
 from runtime.state.checks import check
@@ -42,7 +43,14 @@ class SymbolicIterable:
         """The length when it is known while tracing (0: a loop over it never runs)."""
         return None
 
+    def python_length(self) -> int | None:
+        """The number of items when it is known while tracing (None if not)."""
+        return None
+
     def __iter__(self):
+        n = self.python_length()
+        if n is not None:  # a known length: Python walks it (comprehensions, unpacking)
+            return (self.get(i) for i in range(n))
         what = "range()" if isinstance(self, SymbolicRange) else "this iterable"
         raise GraphModeError(
             f"The length of {what} is symbolic: it is only known when the graph runs, so "
@@ -63,6 +71,10 @@ class _TensorItems(SymbolicIterable):
 
     def static_length(self):
         return self.tensor.shape[0]
+
+    def python_length(self):
+        n = self.tensor.shape[0]
+        return n if isinstance(n, int) else None
 
     def get(self, i):
         return self.tensor[i]
@@ -95,6 +107,9 @@ class _Enumerate(SymbolicIterable):
     def static_length(self):
         return self.inner.static_length()
 
+    def python_length(self):
+        return self.inner.python_length()
+
     def get(self, i):
         return (self.start + i, self.inner.get(i))
 
@@ -113,6 +128,10 @@ class _Zip(SymbolicIterable):
         lengths = [x.static_length() for x in self.inners]
         return 0 if 0 in lengths else None
 
+    def python_length(self):
+        lengths = [x.python_length() for x in self.inners]
+        return None if None in lengths else min(lengths)
+
     def get(self, i):
         return tuple(x.get(i) for x in self.inners)
 
@@ -127,7 +146,8 @@ class _PythonItems(SymbolicIterable):
                 "symbolic loop reads every sequence by index, and a one-pass iterator has "
                 "none. Make it a list first (`list(...)`, or `list(itertools.islice(gen, "
                 "n))` for an endless generator), or loop over Python values.")
-        self.seq = np.asarray(seq)
+        # (a list holding symbolic values: the graph array NumPy would make of it)
+        self.seq = array_(np.asarray, seq) if isinstance(seq, (list, tuple)) else np.asarray(seq)
 
     def length(self):
         return len(self.seq)
@@ -135,7 +155,12 @@ class _PythonItems(SymbolicIterable):
     def static_length(self):
         return len(self.seq)
 
+    def python_length(self):
+        return len(self.seq)
+
     def get(self, i):
+        if is_symbolic(i):  # the graph reads the constant array at a symbolic index
+            return getitem(self.seq, i)
         return self.seq[i]
 
 
@@ -339,7 +364,14 @@ def _extremum(py, reduce, pairwise, args, kwargs):
         (x,) = args
         if is_symbolic(x):
             return reduce(x, axis=0)
-        return py(x)
+        if isinstance(x, (str, bytes, dict, set, frozenset)):
+            return py(x)
+        items = list(x)  # a generator or list of symbolic values (`max(v * 2 for v in x)`)
+        if not _any_symbolic(items):
+            return py(items)
+        if not items:
+            return py(items)  # Python's ValueError for an empty sequence
+        args = tuple(items)
     if _any_symbolic(args):
         out = args[0]
         for a in args[1:]:
@@ -348,12 +380,22 @@ def _extremum(py, reduce, pairwise, args, kwargs):
     return py(*args)
 
 
+def _keeps_unless(better):
+    """Python's pairwise rule: the item so far stays unless the next one is `better`
+    (so a NaN met later never replaces it, and one met first stays)."""
+    def pick(out, item):
+        # (the comparison's truth, as Python takes it: ValueError for several elements)
+        chosen = np.where(bool_(better(item, out)), item, out)
+        return chosen[()] if np.ndim(chosen) == 0 else chosen
+    return pick
+
+
 def min_(*args, **kwargs):
-    return _extremum(builtins.min, np.min, np.minimum, args, kwargs)
+    return _extremum(builtins.min, np.min, _keeps_unless(np.less), args, kwargs)
 
 
 def max_(*args, **kwargs):
-    return _extremum(builtins.max, np.max, np.maximum, args, kwargs)
+    return _extremum(builtins.max, np.max, _keeps_unless(np.greater), args, kwargs)
 
 
 def sum_(x, start=0):
@@ -365,6 +407,36 @@ def sum_(x, start=0):
         dtype = np.result_type(x.dtype, start.dtype if hasattr(start, "dtype") else start)
         return np.sum(x, axis=0, dtype=dtype) + start
     return builtins.sum(x, start)
+
+
+def item_(x, *args):
+    """`x.item(*args)` of a symbolic array: NumPy's rules (no argument: a size-1 array of
+    any shape, else ValueError; one int: that flat position; several: that element),
+    giving a value that stands for the Python number NumPy returns (weak, NEP 50, and
+    returned from the function as a Python number)."""
+    if x.dtype == object:
+        raise TypeError(f"x.item() of a list built in a symbolic loop{where()}: index it "
+                        "(`xs[i]`) instead.")
+    if len(args) == 1 and isinstance(args[0], tuple):
+        args = args[0]
+    if not args:
+        dims = x.shape
+        if None in dims:
+            check(np.size(x) == 1, "ValueError",
+                  "can only convert an array of size 1 to a Python scalar")
+            value = np.reshape(x, ())
+        else:
+            if int(np.prod(dims)) != 1:
+                raise ValueError(f"can only convert an array of size 1 to a Python scalar"
+                                 f"{where()}")
+            value = np.reshape(x, ())
+    elif len(args) == 1:
+        value = np.reshape(x, (-1,))[args[0]]
+    else:
+        if len(args) != x.ndim:
+            raise ValueError(f"incorrect number of indices for array{where()}")
+        value = x[tuple(args)]
+    return python_number(value)
 
 
 BUILTIN_OVERRIDES = {

@@ -168,6 +168,8 @@ def _writes_fields(node, out: set) -> None:
             out.add((alias.asname or alias.name).split(".")[0])
     elif isinstance(node, _CAPTURES):
         out.update(capture_names(node))
+    elif isinstance(node, gast.Call):
+        out.update(_written_in_place(node))
     if isinstance(node, gast.AST):
         for field in node._fields:
             value = getattr(node, field, None)
@@ -176,6 +178,20 @@ def _writes_fields(node, out: set) -> None:
 
 
 _CAPTURES = (gast.MatchAs, gast.MatchStar, gast.MatchMapping)
+
+
+def _written_in_place(call) -> set:
+    """`np.add.at(a, i, v)` and `np.put_along_axis(a, ...)` write into local `a` in place,
+    as `a[i] = v` does: a branch or loop body that calls them changes `a`."""
+    func, args = call.func, call.args
+    if qualified_name(func) == "ag__.converted_call" and args:  # (after the call converter)
+        func, args = args[0], args[1:]
+    if not args or not isinstance(args[0], gast.Name) or not isinstance(func, gast.Attribute):
+        return set()
+    if (func.attr == "at" and isinstance(func.value, gast.Attribute)) or \
+            func.attr == "put_along_axis":
+        return {args[0].id}
+    return set()
 
 
 def capture_names(pattern) -> set:

@@ -8,7 +8,7 @@
   and the helpers rules share; `shapes.py`: the ops gradients need (`sum_to`, ...).
 - `rules.py` (ufuncs), `function_rules.py`, `array_rules.py`, `linalg_rules.py`,
   `linalg_more_rules.py`, `norm_rules.py`, `fft_grad_rules.py`, `more_rules.py`,
-  `dynamic_grads.py`: the rules, written with NumPy calls so they run eagerly and traced.
+  `dynamic_grads.py`, `ufunc_method_rules.py`: the rules, written with NumPy calls so they run eagerly and traced.
 
 May import: `runtime.core`, `ops`, `state`, `control_flow` (and this folder); never
 `passes`, `exec`, `frontend` or the top layers.
@@ -18,6 +18,6 @@ from runtime.autodiff.tape import GradientTape, TapeValue
 # is the one place that loads the rule modules (each builds on rule_base.py only)
 from runtime.autodiff import array_rules, fft_grad_rules, function_rules  # noqa: F401
 from runtime.autodiff import dynamic_grads, linalg_more_rules, linalg_rules  # noqa: F401
-from runtime.autodiff import more_rules, norm_rules, rules  # noqa: F401
+from runtime.autodiff import more_rules, norm_rules, rules, ufunc_method_rules  # noqa: F401
 
 __all__ = ["GradientTape", "TapeValue"]

@@ -201,8 +201,16 @@ def _index_update(rec, cts):
     index = _fill(rec.attrs["index"], dynamic)
     g = cts[0]
     picked = g[index]
-    if rec.attrs["mode"] == "add":  # np.add.at: every value, repeated or not, adds in
+    mode = rec.attrs["mode"]
+    if mode == "add":  # np.add.at: every value, repeated or not, adds in
         return [g, sum_to(picked, value)] + [None] * len(dynamic)
+    if mode == "subtract":
+        return [g, -sum_to(picked, value)] + [None] * len(dynamic)
+    if mode != "set":
+        raise NotImplementedError(
+            f"np.{mode}.at has no gradient rule; only np.add.at and np.subtract.at (and "
+            "`x[i] = v`) are differentiable. Compute the update with np.add.at, or outside "
+            "the tape.")
     if _may_repeat(index):
         # NumPy keeps the value written last where an index repeats: only that one gets
         # the cotangent. Write each value's position number with the same kernel and

@@ -260,3 +260,9 @@ def _put_along_axis(rec, cts):
     if extra > 0:
         kept = np.reshape(kept, (1,) * extra + tuple(np.shape(kept)))
     return [g_arr, None, sum_to(kept, values)]
+
+
+@rule("diag")
+def _diag(rec, cts):
+    # np.diag(v, k) of a 1-D `v` puts it on diagonal k: its cotangent is read back there
+    return [np.diagonal(cts[0], offset=rec.attrs.get("k", 0))]

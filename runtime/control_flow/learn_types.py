@@ -11,6 +11,8 @@ values for messages):
   given an array or number by the body on every path, else `UntypedLoopVariable`.
 - A Python number as a loop variable is weak (NEP 50): the body decides its dtype
   (`0.0 + float32` is float32); it stays a Python number while the body keeps it one.
+- An array the body widens as NumPy promotes (int32 -> int64, int -> float64) takes
+  the wider dtype; a loop that runs zero times then returns the initial value in it.
 - A dimension one iteration changes becomes unknown (None), unless a shape invariant
   is given for the variable.
 - A Python list whose length one iteration changes (`xs.append(v)`) becomes a graph
@@ -165,7 +167,8 @@ class LoopTypes:
         changed = self._learn_dtypes(out_leaves) if self.dtype_rounds > 0 else False
         if changed:
             self.dtype_rounds -= 1
-        return self._relax_shapes(out_leaves) or changed
+        widened = self._widen_dtypes(out_leaves)
+        return self._relax_shapes(out_leaves) or changed or widened
 
     def fill(self, outputs) -> bool:
         """Give each placeholder the body gives a value (a leaf or a structure) zeros of
@@ -269,6 +272,10 @@ class LoopTypes:
                 continue
             dtype = aval_of(out)[1]
             if not (is_python_scalar(out) or is_weak(out)):
+                # a filled placeholder the body gives a typed value is typed from now on
+                # (else its weakness spreads to the values it is passed on to)
+                # (it takes effect on the next trace, if another change calls for one)
+                self.yielding.discard(i)
                 if i not in self.weak and dtype == self.avals[i][1]:
                     continue
                 self.weak.discard(i)
@@ -276,6 +283,24 @@ class LoopTypes:
                 continue
             self.avals[i] = (self.avals[i][0], dtype)
             changed = True
+        return changed
+
+    def _widen_dtypes(self, out_leaves) -> bool:
+        """An array the body gives the dtype NumPy promotes it to (an int32 accumulator
+        plus int64 items is int64, an int array plus floats float64) takes that dtype,
+        as NumPy's value does from the first iteration on. Widening only, so the rounds
+        end; any other change stays an error (`_check_loop_var`)."""
+        changed = False
+        for i, (shape, dtype) in self.avals.items():
+            out = out_leaves[i]
+            if i in self.numbers or not isinstance(out, (Tensor, np.ndarray, np.generic)):
+                continue
+            out_dtype = aval_of(out)[1]
+            if out_dtype == dtype or dtype.kind not in "biuf" or out_dtype.kind not in "biufc":
+                continue
+            if np.promote_types(dtype, out_dtype) == out_dtype:
+                self.avals[i] = (shape, out_dtype)
+                changed = True
         return changed
 
     def _relax_shapes(self, out_leaves) -> bool:

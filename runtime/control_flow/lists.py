@@ -129,13 +129,25 @@ def loop_list(items: Sequence, label: str) -> Any:
             f"{where()}, so it must hold arrays of one shape and dtype ({e}).") from None
 
 
+class LoopCarryError(Exception):
+    """A value a graph loop cannot carry from one iteration to the next, which a Python
+    loop can (a list of nested lists, a variable whose rank or dtype an iteration
+    changes): a loop over a sequence of known length walks it in Python instead
+    (autograph/operators/loops.py). Raised as a TypeError / ValueError subclass."""
+
+
+class LoopListError(TypeError, LoopCarryError):
+    """A list a symbolic loop grows holds items no graph list can carry (nested lists,
+    mixed dtypes or ranks)."""
+
+
 def check_loop_list(items: Sequence, label: str) -> None:
     """The items a traced iteration left in list `label` (initial and appended) can be
     carried by one graph list: arrays or numbers of one dtype and rank."""
     nested = [type(v).__name__ for v in items if isinstance(v, dict) or (
         isinstance(v, (list, tuple)) and not _numbers_only(v))]
     if nested:  # e.g. rows holding symbolic values
-        raise TypeError(
+        raise LoopListError(
             f"The list {label} is a loop variable of a symbolic loop that changes its length"
             f"{where()}, and it holds Python {nested[0]}s: a list grown in a graph loop holds "
             "arrays of one shape and dtype, not nested lists. Make it an array (np.array / "
@@ -156,7 +168,7 @@ def check_loop_list(items: Sequence, label: str) -> None:
         other = next((k for k in kinds[1:] if k[:2] != kinds[0][:2]), None)
         bad = None if other is None else f"{kinds[0][2]} and {other[2]}"
     if bad is not None:
-        raise TypeError(
+        raise LoopListError(
             f"The list {label} is a loop variable of a symbolic loop that changes its length"
             f"{where()}, so it is carried as a graph list, which holds arrays (or numbers) of "
             f"one shape and dtype; but it gets {bad}. Append values of one dtype and shape "

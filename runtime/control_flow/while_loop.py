@@ -25,7 +25,7 @@ from runtime.control_flow.common import (
 from runtime.control_flow.learn_types import (
     LoopTypes, check_placeholders_given, is_carried, is_placeholder,
 )
-from runtime.control_flow.lists import is_list, list_new, save_state
+from runtime.control_flow.lists import LoopCarryError, is_list, list_new, save_state
 from runtime.core.registry import OpDef, add_node
 from runtime.core.naming import note_names
 from runtime.core.structure import flatten, unflatten
@@ -200,11 +200,19 @@ def _initial(x, dtype):
     return value[()] if value.ndim == 0 else value  # a NumPy scalar, as NumPy ops return
 
 
+class LoopDtypeChange(TypeError, LoopCarryError):
+    """An iteration gives a loop variable a dtype NumPy would not widen it to."""
+
+
+class LoopRankChange(ValueError, LoopCarryError):
+    """An iteration changes a loop variable's rank."""
+
+
 def _check_loop_var(label, aval, out):
     shape, dtype = aval
     out_shape, out_dtype = aval_of(out)
     if out_dtype != dtype and not is_python_scalar(out):
-        raise TypeError(
+        raise LoopDtypeChange(
             f"Loop variable {label} has dtype {dtype} before the loop but {out_dtype} after one "
             f"iteration{at_user_line()}. A loop variable must keep its dtype; cast it, e.g. "
             f"`{label} = {label}.astype(np.{dtype})`, or give it the final dtype before the loop."
@@ -221,7 +229,7 @@ def _check_loop_var(label, aval, out):
             f"`{label}.append(v)`, or build an array (np.concatenate / np.append), whose "
             "changing length the loop relaxes to unknown.")
     if len(out_shape) != len(shape):
-        raise ValueError(
+        raise LoopRankChange(
             f"Loop variable {label} has shape {_fmt_shape(shape)} before the loop but "
             f"{_fmt_shape(out_shape)} after one iteration{at_user_line()}: its rank (number of "
             "dimensions) must not change inside a symbolic loop (a changing dimension is "

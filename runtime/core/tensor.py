@@ -17,6 +17,7 @@ import numpy as np
 from runtime.core import tracing
 from runtime.core.protocol import TensorProtocol
 from runtime.core.errors import GraphModeError, is_library_code, where
+from runtime.core.tensor_layout import FlatReader, no_strides
 from runtime.core.tensor_text import (  # noqa: F401 - describing, _fmt_shape: imported from here
     _fmt_shape, _never_equal, _no_sequence_repeat, _text, _text_error, _value_needed,
     describing,
@@ -144,9 +145,11 @@ class NumpyOperators:
     # methods
     def astype(self, dtype, copy=True): return np.astype(self, dtype)
     def reshape(self, *shape, order="C"):
-        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        if len(shape) == 1 and (isinstance(shape[0], (tuple, list)) or
+                                getattr(shape[0], "ndim", 0) == 1):  # x.reshape(t): t's items
             shape = shape[0]
-        return np.reshape(self, tuple(shape), order=order)
+        return np.reshape(self, shape if isinstance(shape, Tensor) else tuple(shape),
+                          order=order)
     def transpose(self, *axes):
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
             axes = axes[0]
@@ -211,6 +214,8 @@ class NumpyOperators:
         if size is None:  # an unknown dim: symbolic while tracing, like x.size
             size = TensorProtocol.symbolic_size(self)
         return None if size is None else size * self.dtype.itemsize
+    strides = property(no_strides)
+    flat = property(FlatReader)
 
 
 class StateHandle:
@@ -359,11 +364,19 @@ class Tensor(NumpyOperators):
                     "sort array")
 
     def view(self, dtype=None, type=None):
+        if type is None and dtype is not None and np.dtype(dtype) != self.dtype and \
+                np.dtype(dtype).itemsize == self.dtype.itemsize and \
+                "O" not in (np.dtype(dtype).kind, self.dtype.kind):
+            # the same item size: each element's bytes read as `dtype`, whatever the layout
+            args = (TensorProtocol.resolve(self), dtype)
+            out = TensorProtocol.dispatch_function(np.ndarray.view, args, {})
+            return TensorProtocol.after_function(np.ndarray.view, args, {}, out)
         if type is not None or (dtype is not None and np.dtype(dtype) != self.dtype):
             raise TypeError(
-                f"x.view(dtype) on a symbolic Tensor is not supported{where()}: it "
-                "reinterprets the array's bytes, which a graph does not keep. Use "
-                "x.astype(dtype) to convert the values, or x.view() for a view.")
+                f"x.view(dtype) to a dtype of another item size on a symbolic Tensor is not "
+                f"supported{where()}: how NumPy regroups the bytes depends on the memory "
+                "layout, which a graph does not keep. Use x.astype(dtype) to convert the "
+                "values, or view as a dtype of the same item size.")
         return self[...]  # basic indexing: a view that writes through (views.py)
 
     def __dlpack__(self, *args, **kwargs):
@@ -384,6 +397,8 @@ class Tensor(NumpyOperators):
             written = TensorProtocol.ufunc_into(ufunc, inputs, kwargs, dispatch_ufunc)
             if written is not None:
                 return written
+        if method == "at":  # writes into inputs[0]: the array itself, not its current value
+            return dispatch_ufunc(ufunc, method, inputs, kwargs)
         return dispatch_ufunc(ufunc, method, TensorProtocol.resolve_args(inputs), kwargs)
 
     def __array_function__(self, func, types, args, kwargs):

@@ -9,11 +9,14 @@ a list an earlier trace only appended to that this one reads) traces again at on
 """
 from __future__ import annotations
 
+import numpy as np
+
 from runtime.core import log, tracing
 from runtime.core.errors import StateArrayWrite
 from runtime.core.graph import Graph
 from runtime.core.structure import flatten
 from runtime.core.tensor import Tensor
+from runtime.ops.ufuncs import python_number
 from runtime.frontend.concrete import ConcreteFunction
 from runtime.frontend.trace_args import _placeholders, _substitute
 from runtime.state import views
@@ -22,6 +25,10 @@ from runtime.state.python_state import AppendLogRead, StatePlan, append_logs_in
 from runtime.state.random_watch import RandomWatch, warn_if_drawn
 from runtime.state.variables import Variable
 from runtime.state.writeback import container_writes, snapshot_containers
+
+
+# the dtypes a value standing for a Python bool / int / float / complex has in a graph
+_PYTHON_NUMBER_DTYPES = tuple(np.dtype(t) for t in (bool, np.int64, float, complex))
 
 
 def trace_signature(owner, key, args) -> ConcreteFunction:
@@ -50,6 +57,10 @@ def trace_signature(owner, key, args) -> ConcreteFunction:
                           for x in out_leaves]
             out_leaves = [graph.capture(x) if isinstance(x, Tensor) else x
                           for x in out_leaves]
+            # a value standing for a Python number (a Python counter carried by a loop,
+            # len() or x.shape[i] of an unknown length) is returned as one, as Python does
+            out_leaves = [python_number(x) if isinstance(x, Tensor) and x.weak and x.ndim == 0
+                          and x.dtype in _PYTHON_NUMBER_DTYPES else x for x in out_leaves]
             # argument arrays the function wrote into: the executor writes them back
             written = views.written_inputs(graph.inputs)
             # list/dict arguments changed in place: every call updates the caller's

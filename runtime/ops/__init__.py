@@ -16,6 +16,10 @@ their shape/dtype rules; small ones keep the rules in the same file):
 - `linalg.py` (+ `linalg_rules.py`), `fft.py` (+ `fft_rules.py`): np.linalg, np.fft.
 - `dynamic.py` (+ `dynamic_rules.py`): symbolic and data-dependent sizes.
 - `indexing.py` (+ `indexing_rules.py`): `x[i]` and functional index updates.
+- `matrix_forms.py`: np.diag, np.diagflat, np.rot90; `ufunc_methods.py`: `ufunc.at`,
+  `.outer`, `.reduce`, `.accumulate`, `.reduceat`.
+- `idiom_functions.py`: np.where(condition), np.dstack, np.insert, np.intersect1d,
+  sliding_window_view, built from other ops.
 - `shape.py`, `constant.py`: run-time shapes and constants (rules inside).
 - `rules_common.py`: the helpers every rule file builds on (broadcasting, axes, NEP 50).
 
@@ -45,3 +49,5 @@ The record type and `bind` live in `runtime/core/registry.py`. This layer may im
 from runtime.ops import functions  # noqa: F401 - the NumPy function table and registrars
 from runtime.ops import shaping, more, fft, linalg, dynamic  # noqa: F401 - their TABLE entries
 from runtime.ops import ufuncs, indexing, shape, constant  # noqa: F401 - ufuncs, x[i], x.shape
+from runtime.ops import matrix_forms  # noqa: F401 - np.diag, np.diagflat, np.rot90
+from runtime.ops import idiom_functions  # noqa: F401 - np.where(c), np.insert, np.dstack, ...

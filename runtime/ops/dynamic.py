@@ -41,6 +41,16 @@ def _symbolic(*values) -> bool:
 
 
 def _dims(shape) -> list:
+    (shape,) = resolve_variables([shape])
+    if isinstance(shape, Tensor) and shape.ndim == 1:
+        # `np.ones(t)` with a 1-D integer array `t`: NumPy reads its items as the sizes
+        n = shape.shape[0]
+        if not isinstance(n, int):
+            raise TypeError(f"a shape given as a symbolic 1-D array of unknown length{where()}: "
+                            "the number of dimensions must be known while tracing. Give the "
+                            "sizes one by one (`np.ones((t[0], t[1]))`) or a fixed-length "
+                            "input_signature.")
+        return [shape[k] for k in range(n)]
     shape = list(shape) if isinstance(shape, (list, tuple)) else [shape]
     return resolve_variables(shape)
 

@@ -132,10 +132,10 @@ def _index_update_kernel(x, value, *dynamic, index, mode):
     idx = _fill(index, dynamic)
     if mode == "set":
         out[idx] = value
-    elif mode == "add":
-        np.add.at(out, idx, value)
-    else:
-        raise ValueError(f"unknown index_update mode {mode!r}")
+    elif value is None:  # a unary ufunc's `.at`
+        getattr(np, mode).at(out, idx)
+    else:  # `ufunc.at`: unbuffered, a repeated index applies again
+        getattr(np, mode).at(out, idx, value)
     return out
 
 
@@ -145,11 +145,13 @@ def _emit_in_place(gen, node, indent: int) -> None:
     x, value, *dynamic = node.inputs
     name = gen.names[x]
     index = _format_index(gen, node.attrs["index"], [gen.expr(d) for d in dynamic])
-    value = gen.bare_expr(value)
-    if node.attrs["mode"] == "set":
-        gen.emit(indent, f"{name}[{index}] = {value}", node)
+    mode = node.attrs["mode"]
+    if mode == "set":
+        gen.emit(indent, f"{name}[{index}] = {gen.bare_expr(value)}", node)
+    elif value is None:
+        gen.emit(indent, f"np.{mode}.at({name}, np.s_[{index}])", node)
     else:
-        gen.emit(indent, f"np.add.at({name}, np.s_[{index}], {value})", node)
+        gen.emit(indent, f"np.{mode}.at({name}, np.s_[{index}], {gen.bare_expr(value)})", node)
 
 
 INDEX_UPDATE = OpDef("index_update", _index_update_kernel, index_update_rule, fresh_result=True,
@@ -157,9 +159,12 @@ INDEX_UPDATE = OpDef("index_update", _index_update_kernel, index_update_rule, fr
 
 
 def index_update(x: Any, index: Any, value: Any, mode: str = "set") -> Any:
-    """A copy of `x` with `x[index] = value` (mode 'set') or `+= value` (mode 'add')."""
-    if mode not in ("set", "add"):
-        raise ValueError(f"index_update mode must be 'set' or 'add', not {mode!r}{where()}")
+    """A copy of `x` with `x[index] = value` (mode 'set'), or with NumPy's `ufunc.at`
+    applied there, unbuffered (mode: the ufunc's name, 'add' for `np.add.at`; `value`
+    None for a unary ufunc)."""
+    if mode != "set" and not isinstance(getattr(np, mode, None), np.ufunc):
+        raise ValueError(f"index_update mode must be 'set' or a ufunc's name, not {mode!r}"
+                         f"{where()}")
     dynamic: list = []
     template = _template(index, dynamic)
     x, value, *dynamic = resolve_variables([x, value, *dynamic])

@@ -170,5 +170,6 @@ def index_update_rule(op, inputs, attrs):
     xshape, xdt = shape(x), dtype(x)
     selected = getitem_shape(xshape, attrs["index"], dynamic)
     # `x[i] = v` drops leading 1s of v; np.add.at does not (and casts unsafely)
-    broadcast_into(shape(value), selected, strict=attrs.get("mode") == "add")
+    if value is not None:  # (None: a unary ufunc's `.at`)
+        broadcast_into(shape(value), selected, strict=attrs.get("mode") != "set")
     return [(xshape, xdt)]

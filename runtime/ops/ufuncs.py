@@ -15,7 +15,8 @@ from runtime.ops.ufuncs_rules import _parse, all_weak, ufunc_rule
 from runtime.core.protocol import TensorProtocol
 from runtime.core.tensor import Tensor
 from runtime.ops.exact_ints import EXACT, exact_int, stands_for_int
-from runtime.ops.functions import resolve_variables
+from runtime.ops.functions import _asarray, resolve_variables
+from runtime.ops.ufunc_methods import dispatch_method
 from runtime.ops.rules_common import static_error
 
 _OPS: dict[np.ufunc, OpDef] = {}
@@ -58,11 +59,8 @@ _AUGMENTED = {np.add: "+", np.subtract: "-", np.multiply: "*", np.true_divide: "
 
 def dispatch_ufunc(ufunc, method, inputs, kwargs):
     """`__array_ufunc__` of Tensor: record `ufunc(*inputs)` as a node."""
-    if method != "__call__":
-        raise TypeError(
-            f"np.{ufunc.__name__}.{method} is not supported in graphs{where()}; "
-            f"use the matching NumPy function (e.g. np.sum, np.max, np.cumsum) instead."
-        )
+    if method != "__call__":  # .at, .outer, .reduce, .accumulate, .reduceat
+        return dispatch_method(ufunc, method, inputs, kwargs)
     out = kwargs.get("out")
     if out is not None:
         arrays = [o for o in (out if isinstance(out, tuple) else (out,))
@@ -83,6 +81,10 @@ def dispatch_ufunc(ufunc, method, inputs, kwargs):
                         "use np.where on the result.")
     kwargs = {k: v for k, v in kwargs.items() if k != "out"}
     inputs = resolve_variables(inputs)
+    if any(type(x) in (list, tuple) and _has_tensor(x) for x in inputs):
+        # `values - m` with a Python list of symbolic values: the array NumPy makes of it
+        inputs = [_asarray(x) if type(x) in (list, tuple) and _has_tensor(x) else x
+                  for x in inputs]
     if ufunc.signature is not None and ("axis" in kwargs or "axes" in kwargs):
         return _with_core_axes(ufunc, inputs, kwargs)
     weak_all = all_weak(inputs)

@@ -16,6 +16,8 @@ A recipe is a tuple whose first item names its kind:
                                  raises NumPy's ValueError
   ("part", what, func)           `x.real` / `x.imag` of a complex array: reads follow the
                                  base; a write is refused (no graph op sets one part alone)
+  ("bytes", dtype)               `x.view(dtype)` (same item size): reads follow the base; a
+                                 write is refused
 """
 from __future__ import annotations
 
@@ -44,6 +46,8 @@ def apply(recipe: tuple, base: Any) -> Any:
         return dispatch_function(recipe[2], (base,) + recipe[3], recipe[4])
     if kind == "part":
         return dispatch_function(recipe[2], (base,), {})
+    if kind == "bytes":
+        return dispatch_function(np.ndarray.view, (base, recipe[1]), {})
     raise AssertionError(f"no reading rule for a {kind!r} view")
 
 
@@ -83,6 +87,11 @@ def refusal(recipe: tuple, written: str) -> str | None:
                 "has no operation for. Build the new array and assign it to the array "
                 "itself, e.g. `x[...] = new_real + 1j * x.imag` (which differs from NumPy "
                 "only where a part is infinite), or write the array on the NumPy side.")
+    if kind == "bytes":
+        return (f"Writing through `x.view({np.dtype(recipe[1]).name})` is not supported in "
+                f"graphs{where()}: NumPy writes the bytes into `x`, which the graph has no "
+                "operation for. Write into `x` itself (`x[i] = v.view(x.dtype)`), or take a "
+                "copy (`x.view(dtype).copy()`) if `x` must not change.")
     return None
 
 
@@ -110,6 +119,8 @@ def recipe_of(func, args: tuple, kwargs: dict, result) -> tuple | None:
         return ("layout", "`ravel`")
     if name in _READONLY:
         return ("readonly", f"`np.{name}`", func, tuple(args[1:]), dict(kwargs))
+    if func is np.ndarray.view:
+        return ("bytes", np.dtype(args[1]))
     if name in ("real", "imag"):
         if base.dtype.kind == "c":
             return ("part", f"`x.{name}`", func)

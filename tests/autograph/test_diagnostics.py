@@ -96,10 +96,10 @@ def test_branch_dtype_mismatch_names_variable():
 
 # -- loops --------------------------------------------------------------------------------
 def loop_dtype_changes(n):
-    x = np.zeros((), np.int64)
+    x = np.zeros((), np.float64)
     i = 0
     while i < n:  # the loop
-        x = x * 0.5
+        x = (x * 0.5).astype(np.int64)  # a narrowing NumPy never does by itself
         i += 1
     return x
 

@@ -156,7 +156,8 @@ def test_generator_methods_types_and_weak_scalars():
     n, i = want[0][0][0][:2]
     assert type(n) is float and type(i) is np.int64
     got = ag.function(generator_calls)(np.ones(6))[:2]
-    assert type(got[0]) is np.float64 and type(got[1]) is np.int64
+    # a draw NumPy gives as a Python float is returned as one, as eagerly
+    assert type(got[0]) is float and type(got[1]) is np.int64
 
 
 def symbolic_arguments(x):

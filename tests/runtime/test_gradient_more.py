@@ -86,6 +86,28 @@ case("pad-value", ["where", "pad"], lambda x, v: weighted(np.pad(x, 1, constant_
      A(2, 2), np.float64(0.7))
 
 
+# np.diag / np.rot90 / the ufunc methods (runtime/ops/matrix_forms.py, ufunc_methods.py)
+case("diag-1d", ["diag"], lambda v: weighted(np.diag(v, -1)), A(3))
+case("diag-2d", ["diagonal"], lambda m: weighted(np.diag(m, 1)), A(3, 4))
+case("diagflat", ["diag", "ravel"], lambda m: weighted(np.diagflat(m)), A(2, 2))
+case("rot90", ["flip", "transpose"], lambda m: weighted(np.rot90(m, 3, axes=(2, 0))), A(2, 3, 4))
+case("add.reduceat", ["ufunc_reduceat"],
+     lambda x: weighted(np.add.reduceat(x, np.array([0, 2, 1, 3]), axis=1)), A(3, 4))
+case("add.reduce-accumulate-outer", ["sum", "cumsum"],
+     lambda x, y: weighted(np.add.outer(np.add.reduce(x, axis=1), np.add.accumulate(y))),
+     A(2, 3), A(3))
+
+
+def _scatter(x, b):
+    a = x * 1.0
+    np.add.at(a, np.array([0, 0, 2]), b)  # a repeated index adds twice
+    np.subtract.at(a, np.array([1, 1]), b[:2])
+    return weighted(a)
+
+
+case("add.at-subtract.at", ["index_update"], _scatter, A(4), A(3))
+
+
 @pytest.mark.parametrize("id_, covers, fn, args, options", CASES, ids=[c[0] for c in CASES])
 def test_rule(id_, covers, fn, args, options):
     ops = three_way(fn, *args, **options)

@@ -64,6 +64,9 @@ _NO_GRADIENT = {
         "assert assign_variable check print raise read_variable"),
     "gradient bookkeeping (the lists the while_loop gradient itself uses)": (
         "list_new list_zeros save_state"),
+    "the bytes read as another dtype (x.view(dtype))": "view_as",
+    "reduce / accumulate of ufuncs other than add, multiply, maximum, minimum (those are "
+    "np.sum, np.prod, np.max, np.min, np.cumsum, np.cumprod)": "ufunc_reduce ufunc_accumulate",
 }
 
 

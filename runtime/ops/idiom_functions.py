@@ -1,0 +1,168 @@
+"""Everyday NumPy functions built from other ops (no records of their own, so gradients
+and batching come from those ops):
+
+- `np.where(condition)` with one argument: `np.nonzero(condition)`, as NumPy defines it
+  (a tuple of index arrays whose length is known when the graph runs).
+- `np.dstack(arrays)`: each made at least 3-D, joined along axis 2.
+- `np.insert(arr, i, values, axis)` with one static position `i`: the values (cast to
+  `arr`'s dtype, shaped as NumPy shapes them) between `arr[:i]` and `arr[i:]`. Several
+  positions are refused with a clear error.
+- `np.intersect1d(a, b, assume_unique)`: the sorted values found in both (a length known
+  when the graph runs); `return_indices=True` is refused.
+- `x.view(dtype)` with a dtype of the same item size: op "view_as" (the bytes read as
+  that dtype; `ndarray.view` as the kernel). Another item size depends on the memory
+  layout, which a graph does not know: refused (runtime/core/tensor.py).
+- `np.lib.stride_tricks.sliding_window_view(x, window_shape, axis)`: windows gathered by
+  index along each windowed axis (a copy where NumPy gives a read-only view: the values,
+  dtype and shape are NumPy's, and no write can go through either).
+"""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from runtime.core.errors import where
+from runtime.core.registry import OpDef, bind
+from runtime.core.tensor import Tensor
+from runtime.ops.functions import OPS, TABLE, resolve_variables
+from runtime.ops.rules_common import axis_index, shape, static_error
+
+
+def _view_as_kernel(x, *, dtype):
+    return np.asarray(x).view(dtype)
+
+
+VIEW_AS = OpDef("view_as", _view_as_kernel,
+                lambda op, ins, attrs: [(shape(ins[0]), np.dtype(attrs["dtype"]))])
+OPS[VIEW_AS.name] = VIEW_AS
+
+
+@TABLE.register(np.ndarray.view)
+def _view(x, dtype):
+    """`x.view(dtype)` of a symbolic array, `dtype` of `x`'s item size."""
+    return bind(VIEW_AS, x, dtype=np.dtype(dtype))
+
+_where_of_three = TABLE.handlers[np.where]
+
+
+@TABLE.register(np.where)
+def _where(condition, *xy, **kwargs):
+    if xy or kwargs:
+        return _where_of_three(condition, *xy, **kwargs)
+    (condition,) = resolve_variables([condition])
+    if np.ndim(condition) == 0:
+        raise static_error(ValueError, "Calling nonzero on 0d arrays is not allowed. Use "
+                           "np.atleast_1d(scalar).nonzero() instead.")
+    return np.nonzero(condition)
+
+
+@TABLE.register(np.dstack)
+def _dstack(tup):
+    arrays = resolve_variables(list(tup))
+    return np.concatenate([np.atleast_3d(a) for a in arrays], axis=2)
+
+
+def _static_length(x, axis: int, what: str) -> int:
+    n = x.shape[axis] if isinstance(x, Tensor) else np.shape(x)[axis]
+    if not isinstance(n, int):
+        raise TypeError(f"{what} needs the length of axis {axis} while tracing; it is only "
+                        f"known when the graph runs{where()}. Use an input_signature with "
+                        "that dimension fixed, or np.concatenate.")
+    return n
+
+
+@TABLE.register(np.insert)
+def _insert(arr, obj, values, axis=None):
+    arr, values = resolve_variables([arr, values])
+    if isinstance(obj, Tensor) or np.ndim(obj) != 0 or isinstance(obj, slice):
+        raise TypeError(f"np.insert at several (or symbolic) positions is not supported in "
+                        f"graphs{where()}; insert at one static position per call, or join "
+                        "the pieces with np.concatenate.")
+    if axis is None:
+        arr, axis = np.ravel(arr), 0
+    else:
+        axis = axis_index(axis, np.ndim(arr))
+    n = _static_length(arr, axis, "np.insert")
+    index = operator.index(obj)
+    if not -n <= index <= n:
+        raise static_error(IndexError, f"index {index} is out of bounds for axis {axis} with "
+                           f"size {n}")
+    if index < 0:
+        index += n
+    values = np.astype(values, arr.dtype) if isinstance(values, Tensor) else \
+        np.array(values, dtype=arr.dtype)
+    extra = np.ndim(arr) - np.ndim(values)
+    if extra > 0:
+        values = np.expand_dims(values, tuple(range(extra)))
+    # one position: the values' first axis goes where `axis` is (NumPy's a[:, i:i+1] form)
+    values = np.moveaxis(values, 0, axis)
+    numnew = values.shape[axis]
+    if not isinstance(numnew, int):
+        raise TypeError(f"np.insert of values whose length is only known when the graph "
+                        f"runs{where()}; use np.concatenate.")
+    dims = list(arr.shape)
+    dims[axis] = numnew
+    if None in dims:
+        raise TypeError(f"np.insert into an array with a dimension of unknown length"
+                        f"{where()}; use np.concatenate.")
+    values = np.broadcast_to(values, tuple(dims))
+    before = tuple(slice(None) if d != axis else slice(None, index) for d in range(len(dims)))
+    after = tuple(slice(None) if d != axis else slice(index, None) for d in range(len(dims)))
+    return np.concatenate([arr[before], values, arr[after]], axis=axis)
+
+
+@TABLE.register(np.intersect1d)
+def _intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
+    if return_indices:
+        raise TypeError(f"np.intersect1d(..., return_indices=True) is not supported in "
+                        f"graphs{where()}.")
+    a, b = resolve_variables([ar1, ar2])
+    if not assume_unique:
+        a, b = np.unique(a), np.unique(b)
+    joined = np.sort(np.concatenate([np.ravel(a), np.ravel(b)]))
+    # a value in both sits twice in a row once each side has it only once
+    return joined[:-1][joined[1:] == joined[:-1]]
+
+
+@TABLE.register(np.lib.stride_tricks.sliding_window_view)
+def _sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=False):
+    if writeable:
+        raise TypeError(f"sliding_window_view(..., writeable=True) is not supported in graphs"
+                        f"{where()}: its windows overlap in memory, which a graph does not "
+                        "have.")
+    (x,) = resolve_variables([x])
+    windows = tuple(window_shape) if np.iterable(window_shape) else (window_shape,)
+    if any(isinstance(w, Tensor) for w in windows):
+        raise TypeError(f"sliding_window_view: the window shape must be static in graphs"
+                        f"{where()}.")
+    windows = tuple(operator.index(w) for w in windows)
+    if any(w < 0 for w in windows):
+        raise static_error(ValueError, "`window_shape` cannot contain negative values")
+    nd = np.ndim(x)
+    if axis is None:
+        if len(windows) != nd:
+            raise static_error(ValueError, f"Since axis is `None`, must provide window_shape "
+                               f"for all dimensions of `x`; got {len(windows)} window_shape "
+                               f"elements and `x.ndim` is {nd}.")
+        axes = tuple(range(nd))
+    else:
+        axes = tuple(axis) if np.iterable(axis) else (axis,)
+        axes = tuple(axis_index(a, nd) for a in axes)
+        if len(windows) != len(axes):
+            raise static_error(ValueError, f"Must provide matching length window_shape and "
+                               f"axis; got {len(windows)} window_shape elements and "
+                               f"{len(axes)} axes elements.")
+    lengths = [_static_length(x, d, "sliding_window_view") for d in range(nd)]
+    for ax, w in zip(axes, windows):
+        if lengths[ax] < w:
+            raise static_error(ValueError, "window shape cannot be larger than input array "
+                               "shape")
+        lengths[ax] -= w - 1
+    out = x
+    for ax, w in zip(axes, windows):
+        n = out.shape[ax]
+        starts = np.arange(n - w + 1)
+        index = starts[:, None] + np.arange(w)[None, :]
+        out = np.moveaxis(np.take(out, index, axis=ax), ax + 1, -1)
+    return out
