@@ -16,6 +16,7 @@ class _State(threading.local):
 
     graph = None
     tapes = 0
+    progress = None  # called for each node recorded, while `log.trace_progress` is on
 
 
 _state = _State()

@@ -41,7 +41,7 @@ def trace_signature(owner, key, args) -> ConcreteFunction:
     watch = RandomWatch(owner.python_function)
     write_retrace = False
     try:
-        with tracing.graph_context(graph):
+        with tracing.graph_context(graph), log.trace_progress(owner.__name__):
             out = owner._call_canonical(fn, traced_args)
             out_leaves, out_tree = flatten(out)
             for expr in append_logs_in(out_leaves):  # returned: read after the call
