@@ -3,7 +3,8 @@
     autograph.convert   DEBUG  each function converted from source (name, file:line, time)
     autograph.trace     INFO   each trace: when it starts, and its signature and time
     autograph.optimize  DEBUG  each run of the optimizer (time)
-    autograph.compile   DEBUG  each generation of the executor's code (time);
+    autograph.compile   DEBUG  each generation of the executor's code (time), each
+                               `jit_compile=True` region compiled by numba (time);
                         INFO   each `jit_compile=True` lowering with numba (time)
 
 `logging.getLogger("autograph").setLevel(logging.INFO)` (with a handler, e.g.

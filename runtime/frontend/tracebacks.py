@@ -87,9 +87,11 @@ def _filtered(tb: types.TracebackType | None) -> types.TracebackType | None:
         if code.co_filename.startswith("<autograph-graph"):
             origin = line_origin(code.co_filename, tb.tb_lineno)
             if origin is not None:
-                fake = _user_line_tb(origin.filename, origin.lineno, origin.function)
-                if fake is not None:
-                    kept.append(fake)
+                # the user's calls that led to the line, then the line itself
+                for filename, lineno, name in (*getattr(origin, "outer", ()), origin):
+                    fake = _user_line_tb(filename, lineno, name)
+                    if fake is not None:
+                        kept.append(fake)
         elif not _is_project_frame(code):
             kept.append(tb)
         tb = tb.tb_next

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 import warnings
 
+from runtime.core import log
 from runtime.core.errors import user_stacklevel
 from runtime.core.graph import Graph, Node
 from runtime.core.rewrite import clone
@@ -69,6 +70,7 @@ def lower(graph: Graph, name: str) -> JitResult:
     regions, left = find_regions(g)
     code, report, notes = [], [], []
     for k, region in enumerate(regions, 1):
+        started = log.start(log.COMPILE, log.DEBUG)  # numba can take seconds per region
         try:
             done = compile_region(region, _ident(name), k)
         except Exception as e:  # noqa: BLE001 - numba refused: the region stays NumPy
@@ -79,6 +81,8 @@ def lower(graph: Graph, name: str) -> JitResult:
         first = region.nodes[0]
         splice(region, Node(done.op, list(region.inputs), {}, first.origin))
         where = "cache hit" if done.cache_hit else "compiled"
+        log.done(log.COMPILE, log.DEBUG, started, "jit region %d of %d of %s: %s", k,
+                 len(regions), name, where)
         report.append(f"region {k}: {region.kind}, {len(region.nodes)} nodes, "
                       f"{where} ({done.path.name})")
         code.append(done.source)
