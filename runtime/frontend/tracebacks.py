@@ -7,8 +7,9 @@ exception's `__traceback__` (and those of its `__cause__`/`__context__`) keeping
 
 - frames of user code, including converted code, which carries the user's file and
   lines, and frames of other libraries (NumPy) the failing operation ran in;
-- in place of a generated executor's frame, a frame at the user's line that recorded
-  the failing node (`generated_source.line_origin`), named after the user's function.
+- in place of a generated executor's frame, frames at the user's lines that recorded
+  the failing node while tracing (`generated_source.line_origin`): the user's calls
+  that led there (`errors.CallOrigin.outer`), then the node's own line.
 
 The exception object, its type, message, notes and `__cause__` are left as they are.
 `set_traceback_filtering(False)` keeps every frame (for debugging autograph itself).
