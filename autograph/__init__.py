@@ -63,6 +63,7 @@ from autograph.errors import ConversionError  # noqa: E402
 from autograph.transforms import hessian, jvp, vectorized_map, vmap  # noqa: E402
 from runtime.saved import LoadError, SaveError, load, save  # noqa: E402
 from runtime.jit import JitFallbackWarning  # noqa: E402
+from runtime.frontend.tracebacks import set_traceback_filtering, traceback_filtering  # noqa: E402
 from autograph import dask  # noqa: E402  (ag.dask.map_blocks; imports Dask only when used)
 from runtime.onnx_export import OnnxExportError, export_onnx  # noqa: E402  onnx only when called
 
@@ -74,4 +75,5 @@ __all__ = [
     "save", "load", "LoadError", "SaveError", "dask", "export_onnx", "OnnxExportError",
     "JitFallbackWarning", "set_parallel", "parallel_enabled",
     "hessian", "jvp", "vmap", "vectorized_map",
+    "set_traceback_filtering", "traceback_filtering",
 ]

@@ -146,4 +146,4 @@ def run_show(args) -> int:
         sys.stdout.reconfigure(errors="backslashreplace")
     sys.stdout.write(code + "\n")
     sys.stdout.flush()
-    return 0
+    return 3 if d.skip else 0  # as `convert`: shown, but left as Python

@@ -25,6 +25,7 @@ import runtime
 from autograph.errors import ConversionError
 
 _LOCATION = re.compile(r"^(?P<file>[^\n]+?):(?P<line>\d+): (?P<rest>.*)$", re.S)
+_AT = re.compile(r" \(at (?P<file>[^()\s]+):(?P<line>\d+)\)")
 _PACKAGE_DIRS = tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep
                       for m in (autograph, runtime, numpy))
 
@@ -109,6 +110,15 @@ def _is_user_frame(filename: str) -> bool:
         f"{os.sep}lib{os.sep}python" not in path
 
 
+def _without_location(text: str, filename: str, lineno: int) -> str:
+    """`text` without the " (at FILE:LINE)" that repeats the location it is printed at."""
+    def drop(m: re.Match) -> str:
+        same = int(m["line"]) == lineno and os.path.exists(m["file"]) and \
+            os.path.exists(filename) and os.path.samefile(m["file"], filename)
+        return "" if same else m.group(0)
+    return _AT.sub(drop, text)
+
+
 def from_exception(e: BaseException, what: str = "") -> UserError:
     """A UserError for an exception raised by (or while tracing) the user's code."""
     if isinstance(e, SyntaxError):
@@ -120,12 +130,14 @@ def from_exception(e: BaseException, what: str = "") -> UserError:
     m = _LOCATION.match(message)
     if m and os.path.exists(m["file"]):  # errors that already name the user's line
         kind = "" if type(e).__name__ == "Diagnostic" else f"{type(e).__name__}: "
-        return UserError(f"{kind}{m['rest']}{suffix}", m["file"], int(m["line"]))
+        rest = _without_location(m["rest"], m["file"], int(m["line"]))
+        return UserError(f"{kind}{rest}{suffix}", m["file"], int(m["line"]))
     frames = [f for f in traceback.extract_tb(e.__traceback__) if _is_user_frame(f.filename)]
     text = f"{type(e).__name__}: {message}{suffix}" if message else type(e).__name__ + suffix
     if not frames:
         return UserError(text)
     f = frames[-1]
+    text = _without_location(text, f.filename, f.lineno)
     line = linecache.getline(f.filename, f.lineno)
     col = char_col(line, getattr(f, "colno", None))
     end = char_col(line, getattr(f, "end_colno", None)) \

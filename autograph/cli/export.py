@@ -20,9 +20,10 @@ import tempfile
 from autograph.cli import diagnostics
 from autograph.cli.convert import split_target
 from autograph.cli.diagnostics import UsageError, UserError
-from autograph.cli.graph import load_module, resolve
+from autograph.cli.graph import check_arg_count, load_module, resolve
 from runtime.onnx_export import OnnxExportError, export_onnx
 from runtime.saved import LoadError, SaveError, load, save
+from runtime.saved.container import output_mode
 
 EXAMPLES_EXPORT = """\
 examples:
@@ -30,6 +31,14 @@ examples:
   autograph export model.py::step --arg float32[None,32] -o step_saved/
   autograph export model.py::step --arg float32[None,32] -o step.onnx
   autograph show step.agz          print the saved signatures and graphs
+
+exit status:
+  0  written
+  1  the input is wrong: no such file or name, the module raised while importing, the
+     function raised while tracing (shown at your file:line:col), the trace cannot be
+     saved or exported (the message says why), the onnx extra is not installed
+  2  bad usage: an unknown option, a malformed --arg, or not one --arg per positional
+     parameter (the message names the missing ones)
 """
 
 
@@ -42,7 +51,9 @@ def _write_native(cf, output: str) -> None:
     fd, tmp = tempfile.mkstemp(suffix=".agz", dir=folder)
     os.close(fd)
     try:
+        mode = output_mode(output)
         save(cf, tmp)
+        os.chmod(tmp, mode)
         os.replace(tmp, output)
     except BaseException:
         os.unlink(tmp)
@@ -55,7 +66,9 @@ def _write_onnx(cf, output: str) -> None:
     fd, tmp = tempfile.mkstemp(suffix=".onnx", dir=folder)
     os.close(fd)
     try:
+        mode = output_mode(output)
         export_onnx(cf, tmp)
+        os.chmod(tmp, mode)
         os.replace(tmp, output)
     except (OnnxExportError, ImportError) as e:
         os.unlink(tmp)
@@ -86,14 +99,19 @@ def add_parsers(sub, parse_arg) -> None:
         description=("Import SRC (this RUNS the module's top-level code, as `import` would), "
                      "trace NAME for the given argument specs and write the trace to OUT, in "
                      "the format its suffix names: .agz (or a directory) for the native saved "
-                     "format that ag.load and `autograph show` read."),
+                     "format that ag.load and `autograph show` read, .onnx for an ONNX model "
+                     "(opset 18; needs the onnx extra: pip install 'autograph-numpy[onnx]'). "
+                     "Files are written atomically, with the mode a new file gets from your "
+                     "umask (an existing file keeps its mode)."),
         epilog=EXAMPLES_EXPORT, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("target", metavar="SRC.py::NAME",
                    help="a file and a function (NAME, or an attribute path such as model.step)")
     p.add_argument("--arg", action="append", type=parse_arg, metavar="SPEC",
-                   help="the spec of the next positional argument (repeat per argument)")
+                   help="the spec of the next positional argument, e.g. float32[None,3] "
+                        "or 100 (repeat once per positional parameter without a default)")
     p.add_argument("-o", "--output", metavar="OUT", required=True,
-                   help="the file to write (.agz) or a directory")
+                   help="the file to write: NAME.agz (native), NAME.onnx (ONNX), or a "
+                        "directory (native, one file per member)")
     p.set_defaults(run=run_export)
 
 
@@ -103,6 +121,7 @@ def run_export(args) -> int:
     with contextlib.redirect_stdout(sys.stderr):  # the module's prints stay off stdout
         module = load_module(path)
         fn = resolve(module, path, name)
+        check_arg_count(fn, args.arg or [], name)
         try:
             cf = fn.get_concrete_function(*(args.arg or []))
         except Exception as e:  # noqa: BLE001 - any error raised while tracing user code

@@ -22,13 +22,13 @@ import codecs
 import io
 import os
 import re
-import shutil
 import stat
 import sys
 import tempfile
 import tokenize
 
 from autograph.cli.diagnostics import UserError
+from runtime.saved.container import output_mode
 
 # PEP 263: the declaration, and the lines that may come before it on line 2
 _CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
@@ -259,12 +259,7 @@ def _atomic_write(path: str, target: str, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-        if os.path.exists(target):
-            shutil.copymode(target, tmp)
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)
+        os.chmod(tmp, output_mode(target))
         os.replace(tmp, target)
     except BaseException as e:
         try:

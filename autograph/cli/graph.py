@@ -116,6 +116,30 @@ def resolve(module, path: str, name: str):
     raise UserError(f"{path}: {name} is not a function (it is a {type(obj).__name__})")
 
 
+def check_arg_count(fn, specs: list, name: str) -> None:
+    """A UsageError with a hint unless `specs` has one --arg per positional parameter
+    of `fn` that has no default (an input_signature gives them all)."""
+    if getattr(fn, "input_signature", None) is not None:
+        return
+    try:
+        params = list(inspect.signature(fn.python_function).parameters.values())
+    except (TypeError, ValueError):
+        return
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = [p.name for p in positional if p.default is p.empty]
+    varargs = any(p.kind is p.VAR_POSITIONAL for p in params)
+    if len(specs) < len(required):
+        missing = ", ".join(required[len(specs):])
+        raise UsageError(
+            f"{name} needs an --arg for each positional parameter without a default; "
+            f"missing: {missing}. Pass one --arg SPEC per parameter, in order, e.g. "
+            "--arg float32[None,3] for an array, --arg 100 for a Python value")
+    if len(specs) > len(positional) and not varargs:
+        raise UsageError(f"{name} takes {len(positional)} positional parameter(s) "
+                         f"({', '.join(p.name for p in positional)}) but {len(specs)} "
+                         "--arg were given")
+
+
 def _functions(module) -> list[str]:
     return [k for k, v in vars(module).items()
             if (inspect.isfunction(v) or isinstance(v, Function))
@@ -134,6 +158,7 @@ def run_graph(args) -> int:
     with contextlib.redirect_stdout(sys.stderr):
         module = load_module(path)
         fn = resolve(module, path, name)
+        check_arg_count(fn, specs, name)
         try:
             cf = fn.get_concrete_function(*specs)
         except Exception as e:  # noqa: BLE001 - any error raised while tracing user code

@@ -1,7 +1,7 @@
 """Argument parsing, dispatch and exit codes of the `autograph` command.
 
 Exit codes: 0 success; 3 `convert` wrote its output but left some definitions as Python
-(each reported as `file:line:col: note: ...`); 1 the input is wrong (a syntax error, an unsupported construct, a
+(each reported as `file:line:col: note: ...`), or `show` printed one it leaves; 1 the input is wrong (a syntax error, an unsupported construct, a
 missing file or name, an error raised by the traced code); 2 bad usage (unknown option,
 malformed argument). Errors print on one line (or `file:line:col: message` with the
 source line and a caret), never as a Python traceback; set AUTOGRAPH_TRACEBACK=1 to see
@@ -25,12 +25,28 @@ examples:
   autograph convert model.py                 print the converted module
   autograph convert model.py -o model_ag.py  write it (atomically)
   autograph convert src/ -o build/src_ag/    convert every .py file under src/
+
+exit status:
+  0  converted and written
+  3  written, but some definitions were left as Python (each noted on stderr as
+     file:line:col: note: ...); --strict makes this an error instead
+  1  the input is wrong: a syntax error, a missing file, a construct refused under
+     --strict (file:line:col with the line and a caret); nothing is written
+  2  bad usage: an unknown option, -o missing for a directory SRC
 """
 EXAMPLES_SHOW = """\
 examples:
   autograph show model.py::train_step
   autograph show model.py::Model.__call__
   autograph show step.agz        a saved function: its signatures and graphs
+
+exit status:
+  0  shown
+  3  shown, but AutoGraph leaves it as Python (a generator, an async def: noted on
+     stderr), as `autograph convert` reports it
+  1  the input is wrong: no such file or name (the names that exist are listed), a
+     syntax error, a construct that cannot be converted, a damaged saved file
+  2  bad usage
 """
 EXAMPLES_GRAPH = """\
 argument specs (one --arg per positional parameter, in order):
@@ -42,6 +58,15 @@ examples:
   autograph graph model.py::simple_relu --arg float32[]
   autograph graph model.py::power --arg int32[10,10] --arg 100 --format dot
   autograph graph model.py::simple_relu --arg float32[] --format svg -o relu.svg
+
+exit status:
+  0  printed (or written to -o)
+  1  the input is wrong: no such file or name, the module raised while importing, or
+     the function raised while tracing (shown at your file:line:col), Graphviz `dot`
+     missing for --format svg
+  2  bad usage: an unknown option, a malformed --arg, or not one --arg per positional
+     parameter (the message names the missing ones)
+set AUTOGRAPH_TRACEBACK=1 to see the Python traceback of an internal error.
 """
 
 
@@ -57,8 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="autograph",
         description="Convert Python + NumPy functions with real control flow into code that "
                     "builds graphs, and look at the graphs.",
-        epilog="exit status: 0 success, 3 converted but some definitions left as Python "
-               "(noted on stderr), 1 the input is wrong (syntax error, unsupported "
+        epilog="exit status: 0 success, 3 converted (or shown) but some definitions left as "
+               "Python (noted on stderr), 1 the input is wrong (syntax error, unsupported "
                "construct under --strict, missing file or name), 2 bad usage. Run `autograph COMMAND "
                "--help` for a command's options.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")

@@ -41,6 +41,7 @@ from autograph.operators.builtin_calls import overload_of
 from autograph.operators.call import explain_recursion
 from autograph.pyct import anno, gast_to_ast, parser, registry, templates
 from runtime.core import log, tracing
+from runtime.core.errors import user_stacklevel
 from runtime.ops.dynamic import CREATORS, creator_call
 from autograph.operators.random_calls import NOT_RANDOM, random_call
 
@@ -333,7 +334,7 @@ def _target(f, args, kwargs):
         key = getattr(_plain_function(f), "__code__", None)
         if key not in _WARNED:
             _WARNED.add(key)
-            warnings.warn(f"{e} Calling it unconverted.", stacklevel=2)
+            warnings.warn(f"{e} Calling it unconverted.", stacklevel=user_stacklevel())
         return f
     if type(f) is types.FunctionType and getattr(g, "__wrapped__", None) is f:
         f.__dict__[_CALL_ATTR] = (_GENERATION[0], g)

@@ -22,7 +22,7 @@ from runtime.autodiff import backprop as bp
 from runtime.autodiff import jacobians
 from runtime.autodiff.control_flow_grads import NodeRecord, local
 from runtime.core.autodiff_hooks import read_hooks
-from runtime.core.errors import where
+from runtime.core.errors import user_stacklevel, where
 from runtime.core import registry
 from runtime.core.registry import add_node
 from runtime.core.structure import flatten, unflatten
@@ -193,7 +193,7 @@ class GradientTape:
                 "conversion, so they may be missing (None) or partial. Keep computing with the "
                 "tape value (build arrays with np.stack / np.concatenate or "
                 "runtime.index_update), or run the code in an ag.function, where `y[i] = value` "
-                "is differentiable.", RuntimeWarning, stacklevel=2)
+                "is differentiable.", RuntimeWarning, stacklevel=user_stacklevel())
         cts = bp.backprop(records, seeds, wanted | set(seeds))
         results = []
         for s, ks in zip(src_leaves, keys):

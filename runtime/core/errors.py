@@ -10,6 +10,8 @@ import os
 import sys
 from typing import NamedTuple
 
+from runtime.core import tracing
+
 
 class GraphModeError(TypeError):
     """A symbolic value was used where Python needs a concrete one (bool, int, iterator).
@@ -77,15 +79,49 @@ def is_library_code(code) -> bool:
     return os.path.abspath(code.co_filename).startswith(_PACKAGE_DIRS)
 
 
+class CallOrigin(Origin):
+    """An Origin recorded while tracing, with `outer`: the user's frames (filename,
+    lineno, function), outermost first, that called the function of this line since
+    the trace began. Tracebacks of an error from this node show them
+    (frontend/tracebacks.py); equality, printing and saving see the Origin only."""
+
+
 def user_origin() -> Origin | None:
-    """The innermost stack frame that belongs to user code, or None."""
+    """The innermost stack frame that belongs to user code, or None. While tracing, the
+    user frames around it are attached (`CallOrigin.outer`)."""
     frame = sys._getframe(1)
     while frame is not None:
         filename = frame.f_code.co_filename
         if not _is_library_file(os.path.abspath(filename) if not filename.startswith("<") else filename):
-            return Origin(filename, frame.f_lineno, frame.f_code.co_name)
+            state = tracing._state
+            if state.entry is None:
+                return Origin(filename, frame.f_lineno, frame.f_code.co_name)
+            origin = CallOrigin(filename, frame.f_lineno, frame.f_code.co_name)
+            origin.outer = _outer_user_frames(frame, state)
+            return origin
         frame = frame.f_back
     return None
+
+
+def _outer_user_frames(frame, state) -> tuple:
+    """The user frames between the trace's start and `frame`, outermost first. The
+    callers of a running frame stand still, so the answer is kept per frame: the next
+    node recorded in the same frame does not walk the stack again."""
+    last = state.calls
+    if last is not None and last[0] is frame:
+        return last[1]
+    outer, f = [], frame.f_back
+    while f is not None and f is not state.entry:
+        filename = f.f_code.co_filename
+        if not _is_library_file(os.path.abspath(filename) if not filename.startswith("<")
+                                else filename):
+            outer.append((filename, f.f_lineno, f.f_code.co_name))
+        f = f.f_back
+    if f is None:  # not below the trace's start (another thread's trace): unknown
+        outer = []
+    found = tuple(reversed(outer))
+    state.calls = (frame, found)
+    return found
 
 
 def where() -> str:

@@ -166,6 +166,8 @@ def add_node(graph, op: OpDef, inputs: list, attrs: dict, avals: AVals | None = 
                             "abstract_eval (kernels are never run to infer shapes)")
         avals = op.abstract_eval(op, inputs, attrs)
     node = graph.add_node(op, inputs, attrs, avals, user_origin())
+    if tracing._state.progress is not None:  # INFO logging of a long trace (core/log.py)
+        tracing._state.progress()
     outs = node.outputs
     if op.num_outputs == 1:
         return outs[0] if outs else None

@@ -16,6 +16,9 @@ class _State(threading.local):
 
     graph = None
     tapes = 0
+    progress = None  # called for each node recorded, while `log.trace_progress` is on
+    entry = None     # the frame that started the trace (`errors.user_origin` stops there)
+    calls = None     # (innermost user frame, the user frames around it) of the last node
 
 
 _state = _State()
@@ -41,6 +44,17 @@ def graph_context(graph) -> Iterator:
         _state.graph = previous
         if graph.parent is None:
             graph.snapshots.clear()  # the trace is over: let go of the captured originals
+
+
+@contextlib.contextmanager
+def user_calls_from(frame) -> Iterator[None]:
+    """Origins recorded in the block carry the user's frames called below `frame`."""
+    previous = _state.entry, _state.calls
+    _state.entry, _state.calls = frame, None
+    try:
+        yield
+    finally:
+        _state.entry, _state.calls = previous  # no frame is kept after the trace
 
 
 def tapes_recording() -> int:

@@ -317,7 +317,7 @@ def compile_graph(graph: Graph, out_tree, out_leaves, name: str, parallel: bool 
     register_source(filename, source)
     namespace = dict(gen.globals)
     exec(compile(source, filename, "exec"), namespace)
-    drop_source_with(namespace[fname], filename)
+    drop_source_with(namespace[fname], filename, gen.line_origins)
     return namespace[fname], source, gen, filename
 
 

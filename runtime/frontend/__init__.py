@@ -10,6 +10,9 @@ signature and the cache of traces.
   executor, and the write-backs around it.
 - `signature.py`: `TensorSpec` and the cache key rules.
 - `trace_args.py`: arguments turned into graph inputs, and checked against a signature.
+- `tracebacks.py`: errors raised out of a Function keep the user's frames only
+  (`set_traceback_filtering`); `warning_lines.py`: warnings raised in a generated
+  executor are shown at the user's line.
 - `engines.py`: the slots the layers above fill when they load (`jit` for
   `jit_compile=True`, `onnx_export` for `ConcreteFunction.to_onnx()`).
 
@@ -17,3 +20,4 @@ Layer: above `exec`. It may import `core`, `ops`, `state`, `control_flow`, `auto
 `passes` and `exec`, never `jit`, `saved` or `onnx_export`: those register into
 `engines.py` instead.
 """
+from runtime.frontend import warning_lines  # noqa: F401  (installs itself once)

@@ -14,6 +14,7 @@ from runtime.core import log
 from runtime.core.tensor import Tensor, _fmt_shape
 from runtime.exec.codegen import compile_graph
 from runtime.frontend.engines import engine
+from runtime.frontend.tracebacks import filter_traceback
 from runtime.frontend.signature import (
     IdentityKey, describe_part, has_aliases, is_array_part, key_fits, key_of, mark_aliases,
 )
@@ -89,7 +90,11 @@ class ConcreteFunction:
         if len(key) != len(self.key) or not all(key_fits(k, p) for k, p in zip(key, self.key)):
             raise TypeError(f"{self.name}: arguments {self._describe(key)} do not match this "
                             f"concrete function's signature {self._describe(self.key)}.")
-        return self._run(leaves, args)
+        try:
+            return self._run(leaves, args)
+        except Exception as e:  # the user's frames only
+            filter_traceback(e)
+            raise
 
     def _run(self, leaves, args=None, ins=None):
         state = self.state

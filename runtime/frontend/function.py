@@ -34,6 +34,7 @@ from runtime.frontend.modes import (  # noqa: F401  (re-exported: runtime.fronte
     RetracingWarning, _run_eagerly, functions_run_eagerly, run_functions_eagerly,
 )
 from runtime.frontend.trace import trace_signature
+from runtime.frontend.tracebacks import filter_traceback
 from runtime.frontend.trace_args import (
     check_nested, method_offset,
 )
@@ -128,8 +129,14 @@ class Function:
                         return cf._fn(*leaves)
                     except Exception as e:
                         cf._annotate(e)
+                        filter_traceback(e)
                         raise
-        return self._call(args, kwargs)
+        try:
+            return self._call(args, kwargs)
+        except Exception as e:  # the user's frames only (free when nothing is raised)
+            if tracing._state.graph is None:
+                filter_traceback(e)
+            raise
 
     def _call(self, args, kwargs):
         if _run_eagerly[0] or tracing.in_graph_mode():
@@ -449,7 +456,12 @@ class BoundFunction:
         self.instance = instance
 
     def __call__(self, *args, **kwargs):
-        return self.function(self.instance, *args, **kwargs)
+        try:
+            return self.function(self.instance, *args, **kwargs)
+        except Exception as e:
+            if tracing._state.graph is None:
+                filter_traceback(e)
+            raise
 
     def get_concrete_function(self, *args, **kwargs):
         return self.function.get_concrete_function(self.instance, *args, **kwargs)

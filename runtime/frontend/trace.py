@@ -9,6 +9,8 @@ a list an earlier trace only appended to that this one reads) traces again at on
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from runtime.core import log, tracing
@@ -48,7 +50,8 @@ def trace_signature(owner, key, args) -> ConcreteFunction:
     watch = RandomWatch(owner.python_function)
     write_retrace = False
     try:
-        with tracing.graph_context(graph):
+        with tracing.graph_context(graph), log.trace_progress(owner.__name__), \
+                tracing.user_calls_from(sys._getframe()):
             out = owner._call_canonical(fn, traced_args)
             out_leaves, out_tree = flatten(out)
             for expr in append_logs_in(out_leaves):  # returned: read after the call

@@ -10,8 +10,10 @@ executor runs in cache-sized slices across the cores together with the NumPy cal
 around it (a `tanh` between two kernels runs slice by slice too). Transcendental ufuncs
 (exp, tanh, ...), reductions, matmuls and everything else stay NumPy calls: NumPy's SIMD
 kernels are faster than numba's scalar libm calls, and bitwise equal to the default
-executor. Each op left to NumPy is noted once per process with a `JitFallbackWarning`
-naming the op and the user's line. Results equal the default executor's bitwise; where
+executor. The ops of a trace left to NumPy are noted in one `JitFallbackWarning`, at the
+line that called the function, listing each op with the user's line that wrote it (an
+op and line already noted in this process are not listed again; ops that compute no
+value, such as `assign_variable`, are not noted). Results equal the default executor's bitwise; where
 NumPy would warn or raise (overflow, division by zero, invalid values), the region
 reruns on NumPy (see ops.py).
 
@@ -25,6 +27,8 @@ from __future__ import annotations
 import re
 import warnings
 
+from runtime.core import log
+from runtime.core.errors import user_stacklevel
 from runtime.core.graph import Graph, Node
 from runtime.core.rewrite import clone
 from runtime.frontend.engines import register_engine
@@ -76,18 +80,21 @@ def lower(graph: Graph, name: str) -> JitResult:
     _require_numba()
     g, mapping = clone(graph)
     regions, left = find_regions(g)
-    code, report = [], []
+    code, report, notes = [], [], []
     for k, region in enumerate(regions, 1):
+        started = log.start(log.COMPILE, log.DEBUG)  # numba can take seconds per region
         try:
             done = compile_region(region, _ident(name), k)
         except Exception as e:  # noqa: BLE001 - numba refused: the region stays NumPy
             report.append(f"region {k} ({len(region.nodes)} nodes) not compiled: "
                           f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
-            _note(region.nodes[0], f"numba could not compile it ({type(e).__name__})")
+            notes.append((region.nodes[0], f"numba could not compile it ({type(e).__name__})"))
             continue
         first = region.nodes[0]
         splice(region, Node(done.op, list(region.inputs), {}, first.origin))
         where = "cache hit" if done.cache_hit else "compiled"
+        log.done(log.COMPILE, log.DEBUG, started, "jit region %d of %d of %s: %s", k,
+                 len(regions), name, where)
         report.append(f"region {k}: {region.kind}, {len(region.nodes)} nodes, "
                       f"{where} ({done.path.name})")
         code.append(done.source)
@@ -95,7 +102,9 @@ def lower(graph: Graph, name: str) -> JitResult:
         if control_kind(node.op) is not None or is_cheap(node.op) or not node.inputs:
             continue
         report.append(f"NumPy: {node.op.name}{_where(node)}")
-        _note(node, "no exact numba lowering")
+        if node.op.num_outputs != 0:  # an effect (assign_variable) has nothing to compile
+            notes.append((node, "no exact numba lowering"))
+    _warn_fallbacks(name, notes)
     return JitResult(g, mapping, "\n\n".join(code), report)
 
 
@@ -108,14 +117,23 @@ def _where(node: Node) -> str:
     return f" at {o.filename}:{o.lineno}" if o is not None else ""
 
 
-def _note(node: Node, why: str) -> None:
-    key = (node.op.name, node.origin.filename if node.origin else None,
-           node.origin.lineno if node.origin else None)
-    if key in _noted:
+def _warn_fallbacks(name: str, notes: list) -> None:
+    """One JitFallbackWarning for the ops of this trace not noted before, at the user's
+    line that called the function (each op is listed with the line that wrote it)."""
+    fresh = []
+    for node, why in notes:
+        key = (node.op.name, node.origin.filename if node.origin else None,
+               node.origin.lineno if node.origin else None)
+        if key not in _noted:
+            _noted.add(key)
+            fresh.append(f"`{node.op.name}`{_where(node)} ({why})")
+    if not fresh:
         return
-    _noted.add(key)
-    warnings.warn(f"jit_compile: `{node.op.name}`{_where(node)} runs as a NumPy call ({why}); "
-                  "the result is the same, only not compiled.", JitFallbackWarning, stacklevel=2)
+    listed = "; ".join(fresh)
+    head = (f"jit_compile: {listed} runs as a NumPy call" if len(fresh) == 1 else
+            f"jit_compile: {len(fresh)} ops of `{name}` run as NumPy calls: {listed}")
+    warnings.warn(f"{head}; the result is the same, only not compiled.",
+                  JitFallbackWarning, stacklevel=user_stacklevel())
 
 
 # `Function(jit_compile=True)` lowers through the slot frontend keeps for this layer

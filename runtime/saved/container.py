@@ -86,14 +86,29 @@ def manifest_bytes(members: dict[str, bytes]) -> bytes:
     return json.dumps(manifest, separators=(",", ":")).encode("utf-8")
 
 
+def output_mode(target: str) -> int:
+    """The permission bits of an output written over `target`: those `target` has when it
+    exists (a mode the user chose stays), else those `open()` gives a new file (0o666 less
+    the umask). Every file ag.save and the `autograph` command write gets them, though
+    each is written under a temporary name first (which `mkstemp` makes 0o600)."""
+    try:
+        return stat.S_IMODE(os.stat(target).st_mode)
+    except OSError:
+        umask = os.umask(0o077)  # reading the umask means setting it: put it back at once
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
 def _write_atomically(target: str, data: bytes) -> None:
     directory, base = os.path.split(os.path.abspath(target))
+    mode = output_mode(target)
     fd, temp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(temp, mode)
         os.replace(temp, target)
     except BaseException:
         try:

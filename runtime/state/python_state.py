@@ -35,6 +35,7 @@ import warnings
 
 import numpy as np
 
+from runtime.core.errors import user_stacklevel
 from runtime.core.tensor import Tensor
 from runtime.state.append_log import AppendLog, AppendLogRead, append_logs_in
 from runtime.state.state_walk import BUDGET, StateWalk, state_roots
@@ -366,7 +367,8 @@ class StatePlan:
             warnings.warn(f"{name}: the Python state this function reaches holds more than "
                           f"{BUDGET} objects; only the first {BUDGET} are checked before "
                           "each call, so a change deeper in it is not seen. Keep the state "
-                          "the function reads small, or pass it as arguments.", stacklevel=3)
+                          "the function reads small, or pass it as arguments.",
+                          stacklevel=user_stacklevel())
 
 
 def _child_label(label: str, key, dotted: bool) -> str:

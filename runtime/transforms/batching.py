@@ -23,7 +23,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from runtime.core import tracing
-from runtime.core.errors import where
+from runtime.core.errors import user_stacklevel, where
 from runtime.core.graph import Graph
 from runtime.core.liveness import live_nodes
 from runtime.core.registry import OpDef, add_node, bind
@@ -200,7 +200,7 @@ class Batcher:
             _NOTED.add(name)
             warnings.warn(f"vmap: op {name!r} has no batching rule; it runs as a loop over the "
                           f"batch{where()} (correct, but slower than a batched op).",
-                          VmapFallbackWarning, stacklevel=2)
+                          VmapFallbackWarning, stacklevel=user_stacklevel())
         ins = list(vals) + ([self.mask] if self.mask is not None else [])
         attrs = {"held": _Held(node), "batched": tuple(flags), "masked": self.mask is not None}
         op = loop_op(node.op)

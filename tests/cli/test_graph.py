@@ -195,6 +195,6 @@ def test_an_error_while_importing_points_at_the_user_line(write, tmp_path):
     assert err.splitlines()[1].strip() == "SIZE = 1 // 0"
 
 
-def test_wrong_number_of_args_is_an_input_error(src):
-    err = assert_user_error(run_cli("graph", f"{src}::power", "--arg", "int32[10,10]"))
-    assert "TypeError" in err
+def test_wrong_number_of_args_is_bad_usage_with_a_hint(src):
+    err = assert_user_error(run_cli("graph", f"{src}::power", "--arg", "int32[10,10]"), code=2)
+    assert "missing: y" in err and "--arg SPEC" in err
