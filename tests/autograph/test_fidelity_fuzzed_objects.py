@@ -9,6 +9,11 @@ identical objects - results, the objects' state and the globals after every call
 - a `functools.wraps` wrapper's own globals and closure cells were not state: the state
   walk followed `__wrapped__` to the inner function, so a record the wrapper appended to
   happened on the first call only and a symbolic value it stored escaped;
+- a symbolic `if` / loop that replaces an item of a closure's dict is traced again to
+  carry it; an array written in the first attempt kept, as its value, an output of the
+  discarded attempt (a graph that failed verification);
+- an `assert` whose test is a Python value, false, inside a branch of a symbolic `if`
+  raised while tracing, so every call failed, also those taking the other branch;
 - an array made by `np.array([...])` / `np.asarray([...])` while tracing stayed a NumPy
   array: a symbolic write through a view or alias of it was lost.
 """
@@ -166,3 +171,53 @@ def _created(kind):
 @pytest.mark.parametrize("kind", ["array", "asarray"])
 def test_writes_through_views_of_an_array_made_from_a_list(kind, options):
     _run(options, lambda: (_created(kind),), lambda made: [])
+
+
+def _box_and_array(loop):
+    box = {"a": 0.0}
+
+    def step(i, x):
+        c = np.zeros(4)
+        if x > 1.0:
+            if loop:
+                for j in range(i):
+                    box["a"] = box["a"] * 0.5 + x
+                    c[j] = x + j
+            else:
+                box["a"] = 1.5
+                c[i] = x
+        return c
+
+    return step, box
+
+
+@pytest.mark.parametrize("options", MODES)
+@pytest.mark.parametrize("loop", [False, True])
+def test_array_write_next_to_a_closure_dict_item_in_a_symbolic_block(loop, options):
+    _run(options, lambda: _box_and_array(loop), lambda made: made[1])
+
+
+def _assert_in_branch(i, x):
+    a = 1
+    if x > (2 and i):
+        assert a > 2, "check"
+        a = a + 1
+    else:
+        return -x
+    return a * x
+
+
+@pytest.mark.parametrize("options", MODES)
+@pytest.mark.parametrize("i, x", [(1, 0.5), (1, 5.0), (0, -1.0)])
+def test_a_false_python_assert_in_a_symbolic_branch_fails_when_it_runs(i, x, options):
+    def outcome(fn, *args):
+        try:
+            return fn(*args)
+        except AssertionError as e:
+            return ("AssertionError", str(e).split("\n")[0])  # (pytest adds lines)
+
+    want = outcome(_assert_in_branch, i, x)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="jit_compile")
+        got = outcome(ag.function(_assert_in_branch, **options), np.int64(i), np.float64(x))
+    assert want == got if isinstance(want, tuple) else _same(want, got), (want, got)
