@@ -24,6 +24,12 @@ through an alias; the runs then compare raised exceptions (type and message) and
 after the call too, and the graph run is only made for the features in
 `fuzz_features.SYMBOLIC_OK` (unless asked with `--graph`).
 
+With the object features of `fuzz_objects` ("methods", "decorators", "closures_state",
+"raise_mid", "views") the function sits in a generated class, decorator or factory (or
+writes its arguments, raises, creates arrays); the runner then calls it through every
+entry the module makes and compares results, arguments and state after every call
+(documented refusals are counted, not failures).
+
 Run `python -m tests.autograph.fuzz START COUNT [--features=all|a,b] [--graph |
 --python-only] [--jit]` to check many seeds and print failures (`--jit`: the graph run
 is repeated with `jit_compile=True` and compared exactly with the default executor).

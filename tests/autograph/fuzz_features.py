@@ -30,8 +30,9 @@
 
 Each feature adds its setup lines at the top of the function, its statements to the
 statement kinds, and its observable state as one more element of every returned tuple.
-On the symbolic path (NumPy arguments) these are other items' work: `SYMBOLIC_OK` lists
-the ones the graph path is checked with (none yet - see the module `fuzz.py` docstring).
+On the symbolic path (NumPy arguments) some are other items' work: `SYMBOLIC_OK` lists
+the ones the graph path is checked with by default ("state", "random" and the object
+features of fuzz_objects.py).
 """
 from __future__ import annotations
 

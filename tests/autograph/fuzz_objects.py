@@ -223,8 +223,12 @@ def module(gen, function: list, second=None) -> str:
 # -- running ---------------------------------------------------------------------------
 # Documented refusals (clear errors at the user's line) the generator cannot always avoid:
 # a view or alias written inside a symbolic block (also the rest of a function after an
-# early return) of an array from outside it. Counted in REFUSED, not failures.
-REFUSALS = ("through a view or alias of it that is not a variable of that",)
+# early return) of an array from outside it; an array of state written in place in one
+# branch and rebound in the other, or written in place in a loop body that then rebinds
+# it (which array the old holders see is known only at run time). Counted in REFUSED.
+REFUSALS = ("through a view or alias of it that is not a variable of that",
+            "and replaced by another array in the other",
+            "through a name that is not used after it")
 REFUSED: dict = {}
 
 
