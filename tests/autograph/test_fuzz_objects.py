@@ -22,7 +22,14 @@ CASES += [("methods,state", seed) for seed in range(25, 40)]
 CASES += [("views,raise_mid", seed) for seed in range(40, 50)]
 
 
-@pytest.mark.parametrize("features, seed", CASES)
+# the first seeds of each kind run in the quick subset, the rest (about 2 minutes) are slow
+QUICK = {("methods", s) for s in range(6)} | {("decorators", s) for s in range(6)} | \
+    {("closures_state", s) for s in range(6)} | {("raise_mid", s) for s in range(6)} | \
+    {("views", s) for s in range(6)} | {("methods,state", 25), ("views,raise_mid", 40)}
+
+
+@pytest.mark.parametrize("features, seed", [
+    case if case in QUICK else pytest.param(*case, marks=pytest.mark.slow) for case in CASES])
 def test_fuzz_seed_with_objects(features, seed, tmp_path):
     features = frozenset(features.split(","))
     with np.errstate(all="ignore"):
