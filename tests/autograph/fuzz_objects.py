@@ -120,14 +120,16 @@ def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
                                      f"xs[1:3] = {e}"]))
     elif kind == "raise_mid":
         gen.uid += 1
-        # `and n > -1` / `or n < 0` (n is in [0, 4] and never assigned) keep the meaning
-        # and make the condition symbolic: one that is a Python value raises while
-        # tracing, before the graph's earlier raises and writes (not handled yet)
+        # `... or n < 0` (n is in [0, 4] and never assigned) keeps the meaning and makes
+        # the condition symbolic: one that is a Python value raises while tracing, before
+        # the graph's earlier raises and writes (not handled yet). `not` makes both
+        # operands bools (`3 or False` has no single dtype in a graph: refused)
         if gen.chance(0.5):
-            lines += [f"{pad}if {gen.cond(env)} and n > -1:",
+            lines += [f"{pad}if not (not ({gen.cond(env)}) or n < 0):",
                       f"{pad}    raise ValueError('stop {gen.uid}')"]
         else:
-            lines.append(f"{pad}assert {gen.cond(env)} or n < 0, 'check {gen.uid}'")
+            lines.append(f"{pad}assert not (not ({gen.cond(env)}) and n >= 0), "
+                         f"'check {gen.uid}'")
     elif kind == "view":
         gen.uid += 1
         v = f"r{gen.uid}"
