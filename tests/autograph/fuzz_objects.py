@@ -252,6 +252,11 @@ def _close(e, a) -> bool:
     return bool(np.isclose(np.float64(a), np.float64(e), rtol=1e-9, atol=0, equal_nan=True))
 
 
+def _refused(message: str) -> None:
+    kind = message.split(" (at ")[0][:60]
+    REFUSED[kind] = REFUSED.get(kind, 0) + 1
+
+
 def _run_all(mod, wrap, sets, may_raise: bool) -> list:
     catch = (ValueError, AssertionError, ArithmeticError, LookupError) if may_raise else ()
     calls = mod["entries"](wrap)
@@ -302,10 +307,13 @@ def check(mod, seed, sets, py_sets, graph: bool, features, jit: bool, same_exact
     except ValueError as e:
         if not any(text in str(e) for text in REFUSALS):
             return f"function raised:\n{traceback.format_exc()}"
-        REFUSED[str(e).split(" (at ")[0][:60]] = REFUSED.get(str(e).split(" (at ")[0][:60], 0) + 1
-        return None
+        return _refused(str(e))
     except Exception:
         return f"function raised:\n{traceback.format_exc()}"
+    for outcome, _, _ in results:  # a refusal caught as the program's own ValueError
+        if type(outcome) is tuple and outcome[:2] == ("raised", "ValueError") and \
+                any(text in outcome[2] for text in REFUSALS):
+            return _refused(outcome[2])
     try:
         problem = _diff("function", results, expected, _close, fmt)
         if problem:
