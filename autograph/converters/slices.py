@@ -8,7 +8,11 @@ the original's; an augmented assignment is the real `x[i] += v` there) and is
 `runtime.index_update` on a Tensor, which cannot be mutated. The index is evaluated
 once, as in Python (`v` is evaluated before `x[i]` is read, which only shows if
 evaluating `v` changes `x[i]`). Only targets rooted at a variable (or `self.attr`) are
-rewritten.
+rewritten. A nested target updates each level, so a write into an array held in a
+container lands in a graph too (the inner indices are read twice, so only when they
+have no effects):
+
+    d['m'][i] = v     =>   d = ag__.setitem(d, 'm', ag__.setitem(d['m'], i, v))
 
 Subscript loads of NumPy's index tricks become an operator call, since their
 `__getitem__` converts every item to a concrete array:
@@ -48,12 +52,19 @@ def _index_expr(index, ctx):
 
 
 def _target(target, ctx):
-    """The subscript target if its base is a local variable or an attribute chain."""
+    """The subscript target if its base is a local variable or an attribute chain (or
+    a subscript of one, `d['m'][i]`, whose inner indices have no effects)."""
     if not isinstance(target, gast.Subscript):
         return None
-    qn = qualified_name(target.value)
-    if qn is None or ("." not in qn and qn not in ctx.scope.local):
-        return None  # a global or closure container: mutate it in place, as Python does
+    root = target.value
+    while isinstance(root, gast.Subscript) and not _has_effects(root.slice):
+        root = root.value
+    qn = qualified_name(root)
+    if qn is None or ("." not in qn and qn not in ctx.scope.local
+                      and qn not in ctx.scope.declared):
+        # a global or closure container not declared `global` / `nonlocal`: mutate it in
+        # place, as Python does (the name cannot be rebound)
+        return None
     return target
 
 
@@ -61,6 +72,8 @@ def _assign(node, walk):
     if len(node.targets) != 1 or _target(node.targets[0], walk.ctx) is None:
         return node
     t = node.targets[0]
+    if isinstance(t.value, gast.Subscript):  # `d['m'][i] = v`: update `d['m']` first
+        return _nested(node, t, node.value, None, walk)
     if _has_effects(node.value) and _has_effects(t.slice):
         # Python evaluates the value before the index (`a[randint()] = choice()`): keep it so
         value = walk.ctx.namer.new("value")
@@ -69,6 +82,15 @@ def _assign(node, walk):
                                  index=_index_expr(t.slice, walk.ctx))
     return templates.replace("base = ag__.setitem(base, index, value)", origin=node,
                              base=t.value, index=_index_expr(t.slice, walk.ctx), value=node.value)
+
+
+def _nested(node, t, value, op, walk) -> list:
+    """`base[i][j] (op)= v` as `base[i] = ag__.setitem(base[i], j, v(, op))`, itself
+    rewritten the same way."""
+    template = "base = ag__.setitem(base, index, value" + (", op)" if op is not None else ")")
+    (outer,) = templates.replace(template, origin=node, base=t.value,
+                                 index=_index_expr(t.slice, walk.ctx), value=value, op=op)
+    return _assign(outer, walk)
 
 
 def _has_effects(node) -> bool:
@@ -82,6 +104,8 @@ def _aug_assign(node, walk):
     if t is None:
         return node
     op = gast.Constant(value=_OPS[type(node.op)], kind=None)
+    if isinstance(t.value, gast.Subscript):
+        return _nested(node, t, node.value, op, walk)
     return templates.replace("base = ag__.setitem(base, index, value, op)", origin=node,
                              base=t.value, index=_index_expr(t.slice, walk.ctx), value=node.value,
                              op=op)

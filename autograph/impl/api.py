@@ -30,7 +30,6 @@ from typing import Callable
 
 import gast
 import numpy as np
-import runtime
 
 from autograph.errors import ConversionError
 from autograph.impl.context import Context, FunctionInfo, assumptions_hold
@@ -318,8 +317,11 @@ def _target(f, args, kwargs):
         if args and (f is np.array or f is np.asarray or f is np.asanyarray or
                      f is np.ascontiguousarray):
             return _Done(lists.array_(f, *args, **kwargs))  # the value may be symbolic
+        if f in _COPIES or type(getattr(f, "__self__", None)) is np.ndarray and \
+                getattr(f, "__name__", None) == "copy":  # `np.copy(c)`, `c.copy()`
+            return _Done(lists.array_of_the_trace(f(*args, **kwargs)))
         if f in CREATORS:  # np.zeros(n) with a symbolic n: NumPy would call n.__index__
-            return _Done(_array_of_the_trace(creator_call(f, args, kwargs)))
+            return _Done(lists.array_of_the_trace(creator_call(f, args, kwargs)))
         overload = overload_of(f)  # `fn = range; fn(n)` means what `range(n)` means
         if overload is not None:
             return _Done(overload(*args, **kwargs))
@@ -341,15 +343,7 @@ def _target(f, args, kwargs):
     return g
 
 
-def _array_of_the_trace(made):
-    """A new NumPy array made while tracing (`np.zeros(n)`, `np.arange(k)`, ...) becomes a
-    graph value, so that writes into it through any name, alias or view land as NumPy
-    would land them (`a = np.zeros(3); b = a; a[0] = x[0]` changes `b`; `acc += x`);
-    a plain array would take symbolic writes into a copy bound to one name only. Arrays
-    of object or text dtype stay NumPy arrays (no graph value holds them)."""
-    if type(made) is np.ndarray and made.dtype.kind in "biufc" and tracing.in_graph_mode():
-        return runtime.constant(made)
-    return made
+_COPIES = frozenset({np.copy, np.zeros_like, np.ones_like, np.empty_like, np.full_like})
 
 
 def _call(g, args, kwargs):

@@ -35,6 +35,7 @@ from autograph.pyct.registry import CONVERTED_CODES
 from runtime.core import tracing
 from runtime.core.tensor import Tensor
 from runtime.control_flow.try_op import reraise
+from runtime.state import views
 from runtime.state.effects import raise_
 
 
@@ -112,6 +113,7 @@ def _symbolic_if(cond, body, orelse, state, names, loc, what="`if`"):
     snap = containers.Snapshot(containers.roots_of(body, orelse, values=state), names)
     carried: list = []  # container locations a branch replaces: extra outputs
     graph = tracing.current_graph()
+    arrays = views.checkpoint() if snap else None
     for _ in range(1 + _MAX_NEW_LOCATIONS):
         record.clear()
         record["snapshot"], record["carried"], record["new"] = snap, carried, []
@@ -123,6 +125,7 @@ def _symbolic_if(cond, body, orelse, state, names, loc, what="`if`"):
                            names=labels + extra if names or extra else None)
         if record["new"]:  # trace again, carrying them too (and drop this `cond`)
             del graph.nodes[start:]
+            views.rollback(arrays)
             carried.extend(record["new"])
             continue
         out = tuple(out)

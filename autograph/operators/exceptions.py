@@ -48,6 +48,13 @@ def assert_stmt(test, message: Callable | None = None) -> None:
         runtime.assert_(test, text if isinstance(text, str) else str(text))
         return
     if not test:
+        graph = tracing.current_graph()
+        if graph is not None and graph.parent is not None:
+            # a branch or loop body of a symbolic `if` / loop is traced whether it runs or
+            # not: the assert fails when the graph reaches it, as a symbolic one does
+            text = "" if message is None else message()
+            runtime.assert_(runtime.constant(np.bool_(False)), str(text))
+            return
         if message is None:
             raise AssertionError
         raise AssertionError(message())

@@ -18,6 +18,7 @@ import numpy as np
 import runtime
 from autograph.errors import Diagnostic, caller_location
 from runtime.control_flow.lists import is_list
+from runtime.core import tracing
 from runtime.core.tensor import Tensor
 from runtime.ops.functions import TABLE
 
@@ -69,7 +70,8 @@ def array_(fn, value, *args, **kwargs):
     if is_graph_list(value) and not args and not kwargs:
         return stack(value)
     if not _holds_symbolic(value):
-        return fn(value, *args, **kwargs)
+        made = fn(value, *args, **kwargs)
+        return made if made is value else array_of_the_trace(made)
     return TABLE.handlers[fn](_lists_stacked(value), *args, **kwargs)
 
 
@@ -81,6 +83,18 @@ def _lists_stacked(value):
     if type(value) in (list, tuple):
         return type(value)(_lists_stacked(v) for v in value)
     return value
+
+
+def array_of_the_trace(made):
+    """A new NumPy array made while tracing (`np.zeros(n)`, `np.array([1.0, 2.0])`,
+    `np.copy(c)`, ...) becomes a graph value, so that writes into it through any name,
+    alias or view land as NumPy would land them (`a = np.zeros(3); b = a; a[0] = x[0]`
+    changes `b`; `acc += x`); a plain array would take symbolic writes into a copy bound
+    to one name only. Arrays of object or text dtype stay NumPy arrays (no graph value
+    holds them)."""
+    if type(made) is np.ndarray and made.dtype.kind in "biufc" and tracing.in_graph_mode():
+        return runtime.constant(made)
+    return made
 
 
 def _holds_symbolic(value) -> bool:

@@ -39,6 +39,7 @@ from autograph.operators.variables import _unbound, is_undefined
 from runtime.control_flow.learn_types import UntypedLoopVariable
 from runtime.control_flow.lists import LoopCarryError
 from runtime.core import tracing
+from runtime.state import views
 from runtime.state.effects import raise_
 
 
@@ -141,6 +142,7 @@ def _symbolic_loop(test, body, state, names, loc, opts, for_loop):
         return _loop(test, body, state, names, loc, opts, for_loop)
     graph = tracing.current_graph()
     carried: list = []
+    arrays = views.checkpoint()
     for _ in range(_MAX_NEW_LOCATIONS + 1):
         start = len(graph.nodes)
         n = len(carried)
@@ -155,6 +157,7 @@ def _symbolic_loop(test, body, state, names, loc, opts, for_loop):
             out = _loop(loop_test, step, state2, names2, loc, opts, loop_for)
         except _NewLocations as e:
             del graph.nodes[start:]
+            views.rollback(arrays)
             carried.extend(e.locations)
             continue
         out = unpack(out, names2)

@@ -121,8 +121,7 @@ def _shuffle(owner, what: str, args: tuple, kwargs: dict) -> None:
         # eagerly shuffled again on every call: shuffled once here, it would stay frozen
         source = what.rsplit(".", 1)[0] if what.startswith("np.") else "rng"
         kind = "Python list" if isinstance(x, list) else \
-            "NumPy array the graph cannot write into (held by Python state, or made by " \
-            "np.array from constants)"
+            "NumPy array the graph cannot write into (held by Python state)"
         raise TypeError(
             f"{what}(x) of a {kind}{where()}: the trace would shuffle it once and every "
             "call would reuse that order. Draw the order instead: "

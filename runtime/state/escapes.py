@@ -28,6 +28,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from runtime.core.tensor import Tensor, _fmt_shape
+from runtime.state.state_walk import code_functions
 
 _BUDGET = 20_000          # objects visited per trace at most
 _SHOWN = 3                # places named in one error
@@ -44,10 +45,18 @@ def roots_of(fn, params: list, args: list) -> list:
         out.append(("self", fn.__self__))
         fn = fn.__func__
     out += [(name, a) for name, a in zip(params, args)]
-    fn = getattr(fn, "__wrapped__", fn)
-    code = getattr(fn, "__code__", None)
-    if code is None:
-        return out
+    for f in code_functions(fn):
+        code = f.__code__
+        for name, cell in zip(code.co_freevars, f.__closure__ or ()):
+            try:
+                out.append((name, cell.cell_contents))
+            except ValueError:  # an empty cell: the name is not bound yet
+                pass
+        scope = getattr(f, "__globals__", {})
+        for name in sorted(_names(code)):
+            if name in scope:
+                out.append((name, scope[name]))
+    return out
     for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
         try:
             out.append((name, cell.cell_contents))

@@ -52,28 +52,42 @@ def state_roots(fn, params: list, args) -> tuple[list, dict]:
     for i, (name, a) in enumerate(zip(params, args)):
         if not isinstance(a, _PLAIN_ARGS + _CALLABLES) and not _own(a):
             roots.append((name, f"args[{i}]", a))
-    fn = getattr(fn, "__wrapped__", fn)
-    code = getattr(fn, "__code__", None)
-    if code is None:
-        return roots, env
-    for n, (name, cell) in enumerate(zip(code.co_freevars, fn.__closure__ or ())):
-        try:
-            value = cell.cell_contents
-        except ValueError:  # not bound yet
-            continue
-        if isinstance(value, types.ModuleType) or _own(value):
-            continue
-        env[f"_c{n}"] = cell
-        roots.append((name, f"_c{n}.cell_contents", value))
-    scope = getattr(fn, "__globals__", None)
-    if scope is not None:
-        env["_g"] = scope
-        for name in sorted(_global_names(code)):
-            if name in scope:
-                value = scope[name]
-                if not isinstance(value, types.ModuleType) and not _own(value):
-                    roots.append((name, f"_g[{name!r}]", value))
+    seen: set = set()  # objects already reached: a wrapped function adds only new ones
+    for k, f in enumerate(code_functions(fn)):
+        code, tag = f.__code__, "" if k == 0 else f"w{k}"
+        for n, (name, cell) in enumerate(zip(code.co_freevars, f.__closure__ or ())):
+            try:
+                value = cell.cell_contents
+            except ValueError:  # not bound yet
+                continue
+            if isinstance(value, types.ModuleType) or _own(value) or k and id(value) in seen:
+                continue
+            seen.add(id(value))
+            env[f"_c{tag}{n}"] = cell
+            roots.append((name, f"_c{tag}{n}.cell_contents", value))
+        scope = getattr(f, "__globals__", None)
+        if scope is not None:
+            env[f"_g{tag}"] = scope
+            for name in sorted(_global_names(code)):
+                if name in scope:
+                    value = scope[name]
+                    if not isinstance(value, types.ModuleType) and not _own(value) \
+                            and not (k and id(value) in seen):
+                        seen.add(id(value))
+                        roots.append((name, f"_g{tag}[{name!r}]", value))
     return roots, env
+
+
+def code_functions(fn) -> list:
+    """The Python functions whose closure cells and globals a call of `fn` reaches: fn
+    and what its `__wrapped__` names (the original of a converted function, the function
+    a `functools.wraps` wrapper calls - the wrapper's own globals matter too), those with
+    code only."""
+    out = []
+    for f in (fn, getattr(fn, "__wrapped__", None)):
+        if getattr(f, "__code__", None) is not None and all(f is not g for g in out):
+            out.append(f)
+    return out
 
 
 def _global_names(code) -> set:

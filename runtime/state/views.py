@@ -191,6 +191,31 @@ def forget(t: Any) -> Any:
     return t
 
 
+def checkpoint() -> tuple:
+    """The arrays' bookkeeping as it is now, for `rollback`."""
+    table = _table()
+    if not table:
+        return {}, []
+    arrays = {id(arr): arr for _, arr in table.values()}
+    return dict(table), [(arr, [getattr(arr, k) for k in _Array.__slots__])
+                         for arr in arrays.values()]
+
+
+def rollback(saved: tuple) -> None:
+    """Undo what a discarded trace of a symbolic `if` / loop recorded (traced again with
+    more carried container locations): its writes made outer arrays' latest values
+    outputs of a node that is gone."""
+    table = _table()
+    if table is None:
+        return
+    entries, fields = saved
+    table.clear()
+    table.update(entries)
+    for arr, values in fields:
+        for k, v in zip(_Array.__slots__, values):
+            setattr(arr, k, v)
+
+
 # -- writing ---------------------------------------------------------------------------
 def write(target: Tensor, new: Tensor, kind: str = "assignment destination") -> Tensor:
     """Array `target` now holds `new` (same shape and dtype); returns `new`. `kind` names

@@ -24,6 +24,12 @@ through an alias; the runs then compare raised exceptions (type and message) and
 after the call too, and the graph run is only made for the features in
 `fuzz_features.SYMBOLIC_OK` (unless asked with `--graph`).
 
+With the object features of `fuzz_objects` ("methods", "decorators", "closures_state",
+"raise_mid", "views") the function sits in a generated class, decorator or factory (or
+writes its arguments, raises, creates arrays); the runner then calls it through every
+entry the module makes and compares results, arguments and state after every call
+(documented refusals are counted, not failures).
+
 Run `python -m tests.autograph.fuzz START COUNT [--features=all|a,b] [--graph |
 --python-only] [--jit]` to check many seeds and print failures (`--jit`: the graph run
 is repeated with `jit_compile=True` and compared exactly with the default executor).
@@ -38,7 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tests.autograph import fuzz_features
+from tests.autograph import fuzz_features, fuzz_objects
 
 XS_LEN = 4
 MOD = 1009
@@ -223,6 +229,7 @@ class _Gen:
 
     # -- statements --------------------------------------------------------------------
     def ret_stmt(self, env):
+        self.returned = True  # what follows an early return is in a branch of its `if`
         vals = [self.int_value(env, 1) if t == "i" else self.float_expr(env, 1)
                 for t in self.ret_types]
         return "return " + ", ".join(vals + fuzz_features.observed(self.features))
@@ -403,7 +410,8 @@ class _Gen:
         self.block(inner, indent + 1, lines, max_stmts=4)
         self.loop_else(env, indent, lines)
 
-    def program(self) -> str:
+    def function(self) -> list:
+        """The lines of `def fuzz_<seed>(n, k, x, y, xs)` and its body."""
         env = _Env()
         lines = [f"def fuzz_{self.seed}(n, k, x, y, xs):"]
         for name in self.int_names:
@@ -416,14 +424,21 @@ class _Gen:
                 continue
             lines.append(f"    {name} = {self.r.choice(['0.0', '1.5', 'x', 'y', 'xs[0]'])}")
             env.fvars.append(name)
-        lines += ["    " + line for line in fuzz_features.setup(self.features)]
+        lines += ["    " + line for line in fuzz_features.setup(self)]
         body: list = []
         ended = self.block(env, 1, body, min_stmts=2, max_stmts=8)
         lines += body
         if not ended:
             lines.append("    " + self.ret_stmt(env))
+        return lines
+
+    def program(self) -> str:
+        lines = self.function()
         helpers = fuzz_features.HELPERS + "\n\n" if {"linked", "state", "try"} & self.features \
             else ""
+        if self.features & fuzz_objects.ALL:
+            second = _Gen(self.seed + 1_000_003, self.features).function
+            return helpers + fuzz_objects.module(self, lines, second)
         return helpers + "\n".join(lines) + "\n"
 
 
@@ -465,6 +480,8 @@ def load(source: str, directory: Path):
     module = importlib.util.module_from_spec(spec)
     sys.modules[stem] = module
     spec.loader.exec_module(module)
+    if hasattr(module, "entries"):  # fuzz_objects' programs: the function is made per run
+        return module.entries
     return next(v for k, v in vars(module).items() if k.startswith("fuzz_"))
 
 
@@ -520,6 +537,10 @@ def check(seed: int, directory: Path, source: str | None = None, graph: bool | N
     fn = load(generate(seed, features) if source is None else source, directory)
     sets = arg_sets(seed)
     py_sets = [tuple(_python_value(a) for a in args) for args in sets]
+    if "entries" in fn.__globals__:
+        graph = graph or (graph is None and set(features) <= fuzz_features.SYMBOLIC_OK)
+        return fuzz_objects.check(fn.__globals__, seed, sets, py_sets, graph, features, jit,
+                                  _same_exact, _scalars, _fmt)
     may_raise = "raise" in features or "try" in features
     # "state" carries over from call to call: each run starts from the same state and
     # the state after every call is compared
@@ -727,6 +748,8 @@ def main(argv=None):
                 failures += 1
                 print(f"=== seed {seed}\n{generate(seed, features)}{problem}\n", flush=True)
     print(f"{failures} failures in {count} seeds ({start}..{start + count - 1})")
+    if fuzz_objects.REFUSED:
+        print(f"refused clearly (not failures): {fuzz_objects.REFUSED}")
     return failures
 
 

@@ -30,14 +30,17 @@
 
 Each feature adds its setup lines at the top of the function, its statements to the
 statement kinds, and its observable state as one more element of every returned tuple.
-On the symbolic path (NumPy arguments) these are other items' work: `SYMBOLIC_OK` lists
-the ones the graph path is checked with (none yet - see the module `fuzz.py` docstring).
+On the symbolic path (NumPy arguments) some are other items' work: `SYMBOLIC_OK` lists
+the ones the graph path is checked with by default ("state", "random" and the object
+features of fuzz_objects.py).
 """
 from __future__ import annotations
 
+from tests.autograph import fuzz_objects
+
 ALL = frozenset({"closures", "linked", "dicts", "lists", "raise", "arrays", "state", "try",
-                  "random"})
-SYMBOLIC_OK: frozenset = frozenset({"state", "random"})
+                  "random"}) | fuzz_objects.ALL
+SYMBOLIC_OK: frozenset = frozenset({"state", "random"}) | fuzz_objects.ALL
 
 HELPERS = '''
 class Box:
@@ -92,9 +95,10 @@ def walk(node):
 '''
 
 
-def setup(features) -> list:
+def setup(gen) -> list:
     """Lines at the top of the function body."""
-    out = []
+    features = gen.features
+    out = fuzz_objects.setup(gen)
     if "closures" in features:
         out.append("fs = []")
     if "linked" in features:
@@ -130,7 +134,7 @@ def observed(features) -> list:
         out.append("snap(st, False)")
     if "try" in features:
         out.append("list(log)")
-    return out + random_observed(features)
+    return out + random_observed(features) + fuzz_objects.observed(features)
 
 
 def kinds(gen, env) -> list:
@@ -155,7 +159,7 @@ def kinds(gen, env) -> list:
         out += ["may_raise"]
         if gen.budget > 2 and env.if_depth < 3:
             out += ["try", "with"]
-    return out + random_kinds(features)
+    return out + random_kinds(features) + fuzz_objects.kinds(gen, env)
 
 
 def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
@@ -235,6 +239,8 @@ def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
         lines.append(f"{pad}ys[{idx}] = {gen.float_expr(env, 1)}")
     elif kind == "draw":
         random_stmt(gen, env, pad, lines)
+    else:
+        return fuzz_objects.stmt(gen, kind, env, pad, lines)
     return False
 
 
