@@ -40,7 +40,10 @@ def set_traceback_filtering(enabled: bool) -> None:
 
     Example:
         ```python
+        import autograph as ag
+
         ag.set_traceback_filtering(False)   # every frame, autograph's included
+        ag.traceback_filtering()  # -> False
         ag.set_traceback_filtering(True)    # back to the default
         ```
     """
@@ -52,6 +55,13 @@ def traceback_filtering() -> bool:
 
     Returns:
         True (the default) when they are hidden; see `set_traceback_filtering`.
+
+    Example:
+        ```python
+        import autograph as ag
+
+        ag.traceback_filtering()  # -> True
+        ```
     """
     return _enabled[0]
 

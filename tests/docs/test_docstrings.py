@@ -17,7 +17,8 @@ from tests.docs.snippets import blocks_of, run_page
 
 # the getters and switches, which take any value: nothing can fail
 NOTHING_RAISES = {"functions_run_eagerly", "parallel_enabled", "run_functions_eagerly",
-                  "set_parallel", "do_not_convert"}
+                  "set_parallel", "do_not_convert", "set_traceback_filtering",
+                  "traceback_filtering"}
 
 
 def _public(name: str):
