@@ -124,21 +124,21 @@ def weak_keys(part, found: list) -> list:
 _SCALARS = (int, float, bool, str, complex, type(None), bytes)
 
 
-class FloatKey:
+class FloatKey(str):
     """A float or complex compared by its bits: -0.0 is not 0.0, and NaN equals NaN
-    (so each traces once, and `x / -0.0` keeps its sign)."""
+    (so each traces once, and `x / -0.0` keeps its sign). A `str` of those bits, so
+    hashing and comparing it are C-level (the call fast path builds one per float
+    argument with `str.__new__(FloatKey, x.hex())`)."""
 
-    __slots__ = ("value", "bits")
+    __slots__ = ()
 
-    def __init__(self, value):
-        self.value = value
-        self.bits = repr(complex(value)) if type(value) is complex else value.hex()
+    def __new__(cls, value):
+        return str.__new__(cls, repr(complex(value)) if type(value) is complex else value.hex())
 
-    def __eq__(self, other):
-        return isinstance(other, FloatKey) and other.bits == self.bits
-
-    def __hash__(self):
-        return hash(self.bits)
+    @property
+    def value(self):
+        # complex bits are `repr(complex)`: "(1+2j)" or "2j"; a float's are `float.hex`
+        return complex(self) if self[0] == "(" or self[-1] == "j" else float.fromhex(self)
 
     def __repr__(self) -> str:
         return repr(self.value)
