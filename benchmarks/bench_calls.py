@@ -79,17 +79,19 @@ def rows(repeats: int, inner: int) -> list[tuple[str, float, float]]:
                                         (model, X, Y), {}),
         "signature   f(x, y)": (lambda: f_sig(X, Y), f_sig, (X, Y), {}),
     }
-    out = []
+    timed = {}
     for name, (call, function, args, kwargs) in cases.items():
         call()
         executor = function.get_concrete_function(*args, **kwargs)._fn
-        bare = lambda: executor(X, Y) if executor.__code__.co_argcount == 2 else executor(X)  # noqa: E731
-        call_t, bare_t = [], []
-        for _ in range(repeats):
+        bare = (lambda e=executor: e(X, Y)) if executor.__code__.co_argcount == 2 \
+            else (lambda e=executor: e(X))
+        timed[name] = (call, bare, [], [])
+    for _ in range(repeats):  # round robin: a burst of load on the machine hits every row
+        for call, bare, call_t, bare_t in timed.values():
             call_t.append(_per_call(call, inner))
             bare_t.append(_per_call(bare, inner))
-        out.append((name, statistics.median(call_t), statistics.median(bare_t)))
-    return out
+    return [(name, statistics.median(c), statistics.median(b))
+            for name, (_, _, c, b) in timed.items()]
 
 
 def writes_row(repeats: int, inner: int) -> tuple[float, float]:
