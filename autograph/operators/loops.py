@@ -158,15 +158,32 @@ def _roll(rng: range, body, state, names, extra_test, loc, opts, graph):
     an attempt that fails are dropped: the unrolled iterations give their own."""
     start = len(graph.nodes)
     seq = SymbolicRange(rng.start, rng.stop, rng.step)
+    holds_item: list = []  # per trace of the body: which variables it sets to the item
+    note = holds_item.append  # (the list itself is no closure cell: `containers.roots_of`
+    #                            would take it for user state the body changes)
+
+    def watched(item, *values):
+        out = body(item, *values)
+        note([v is item for v in unpack(out, names)])
+        return out
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            out = _symbolic_loop(None, body, state, names, loc, opts, (seq, extra_test))
+            out = _symbolic_loop(None, watched, state, names, loc, opts, (seq, extra_test))
         except Exception:
             del graph.nodes[start:]
             return _NOT_ROLLED
     for w in caught:
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    if extra_test is None and holds_item and names:
+        # the loop target (`i = item`, unchanged) after a loop that runs to its end is
+        # the last item: a Python int, as after the Python loop
+        values = list(unpack(out, names))
+        for k in range(len(values)):
+            if all(k < len(h) and h[k] for h in holds_item):
+                values[k] = rng[-1]
+        out = pack(tuple(values), names)
     return out
 
 

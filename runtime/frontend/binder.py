@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import inspect
 from typing import Callable
-from weakref import ref as _weakref
 
 import numpy as np
 
-from runtime.frontend.signature import WeakIdentityKey
+from runtime.frontend.signature import _identity_key
 
 _P = inspect.Parameter
 _ndarray = np.ndarray
@@ -103,7 +102,7 @@ def binder_for(fn, sig: inspect.Signature) -> Callable[..., tuple]:
 def identity_part(function, a) -> tuple:
     """The key part of an object keyed by identity (as `signature.key_of` makes it), kept
     per Function and object so that calls on the same `self` reuse it."""
-    part = (type(a), WeakIdentityKey(a, _weakref(a), True))
+    part = (type(a), _identity_key(a, True))
     if len(function._identity_parts) >= 256:  # entries of dead objects are dropped here
         function._identity_parts = {}
     function._identity_parts[id(a)] = part

@@ -108,6 +108,7 @@ class Function:
         self.input_signature = None
         self._binder = binder_for(python_function, self._sig)
         self._identity_parts: dict = {}  # id(object) -> its key part (`identity_part`)
+        self._float_parts: dict = {}  # float -> its key part (the fast path's)
         self._spec_offset = 0  # 1 for a method: `self` is not in the input_signature
         self._specs = None  # per parameter: (key part, (dtype, shape)s that fit) or None
         if input_signature is not None:
@@ -141,7 +142,13 @@ class Function:
             elif t is int or t is bool or t is str or a is None:
                 key.append((t, a))  # as in signature.key_of
             elif t is float:
-                key.append((t, _new_str(FloatKey, a.hex())))  # FloatKey(a)
+                # parts kept per value (not for 0.0 / -0.0, equal as floats, nor NaN)
+                part = self._float_parts.get(a) if a else None
+                if part is None:
+                    part = (t, _new_str(FloatKey, a.hex()))  # FloatKey(a)
+                    if a and a == a and len(self._float_parts) < 64:
+                        self._float_parts[a] = part
+                key.append(part)
             elif t.__hash__ is _object_hash and t.__eq__ is _object_eq and t.__weakrefoffset__:
                 part = self._identity_parts.get(id(a))
                 key.append(part if part is not None and part[1].ref() is a

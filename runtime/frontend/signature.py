@@ -103,12 +103,24 @@ class WeakIdentityKey:
         return f"<{state}object at {self.ident:#x}>"
 
 
+_INTERNED: dict = {}  # id(object) -> its WeakIdentityKey (validated by the weakref)
+
+
 def _identity_key(a, shown: bool):
-    """A weak identity key for `a`, or a strong one when `a` cannot be weakly referenced."""
+    """A weak identity key for `a`, or a strong one when `a` cannot be weakly referenced.
+    One key object per live object: a call's key then holds the very key object a cached
+    key holds, and the dict lookup compares them by identity (no Python `__eq__`)."""
+    k = _INTERNED.get(id(a))
+    if k is not None and k.shown is shown and k.ref() is a:
+        return k
     try:
-        return WeakIdentityKey(a, weakref.ref(a), shown)
+        k = WeakIdentityKey(a, weakref.ref(a), shown)
     except TypeError:
         return IdentityKey(a) if not shown else a
+    if len(_INTERNED) >= 4096:  # entries of dead objects are dropped here
+        _INTERNED.clear()
+    _INTERNED[id(a)] = k
+    return k
 
 
 def weak_keys(part, found: list) -> list:

@@ -87,6 +87,12 @@ def random_walk(seed, n):
     return s
 
 
+def index_after_loop(x, n):
+    for i in range(n):  # noqa: B007 (i is read after the loop)
+        x = np.sin(x) * 0.5 + np.cos(x) / 3.0 - np.tanh(x) * 0.25 + 0.1
+    return x, [0.0] * (i + 1), i
+
+
 def edit_distance(a, b):
     n, m = len(a), len(b)
     d = np.zeros((n + 1, m + 1), dtype=np.int64)
@@ -118,6 +124,7 @@ CASES = [
     (nested_break, (np.ones(2), 30)),
     (fixed_list, (X2, 40)),
     (random_walk, (3, 50)),
+    (index_after_loop, (X2, 300)),
     (edit_distance, AB),
 ]
 
