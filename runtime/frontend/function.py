@@ -21,9 +21,10 @@ import numpy as np
 
 from runtime.core import tracing
 from runtime.core.errors import GraphModeError, user_stacklevel
+from runtime.frontend.binder import binder_for, call_with_specs, identity_part
 from runtime.frontend.pickling import reference_to
 from runtime.frontend.signature import (
-    TensorSpec, generalize, has_aliases, has_unknown_dims,
+    FloatKey, TensorSpec, generalize, has_aliases, has_unknown_dims,
     key_fits, key_of, mark_aliases, mark_flat_aliases, weak_keys,
 )
 from runtime.state.python_state import (
@@ -41,6 +42,8 @@ from runtime.frontend.trace_args import (
 
 
 _ndarray, _generic = np.ndarray, np.generic
+_object_hash, _object_eq = object.__hash__, object.__eq__
+_new_str = str.__new__
 
 
 # traces one Function keeps before new signatures run as plain Python (as
@@ -92,50 +95,80 @@ class Function:
         self._state_changes: collections.deque = collections.deque(maxlen=5)
         self.tracing_count = 0
         self.input_signature = None
-        self._fast = self._simple and input_signature is None
+        self._binder = binder_for(python_function, self._sig)
+        self._identity_parts: dict = {}  # id(object) -> its key part (`identity_part`)
+        self._float_parts: dict = {}  # float -> its key part (the fast path's)
         self._spec_offset = 0  # 1 for a method: `self` is not in the input_signature
+        self._specs = None  # per parameter: (key part, (dtype, shape)s that fit) or None
         if input_signature is not None:
             self.input_signature = list(input_signature)
             self._spec_offset = method_offset(self._params, len(self.input_signature))
             if len(self.input_signature) + self._spec_offset > self._nparams:
                 raise TypeError(f"{self.__name__} takes {self._nparams} arguments but "
                                 f"input_signature has {len(self.input_signature)} entries")
+            if all(type(s) is TensorSpec for s in self.input_signature):
+                specs = [None] * self._nparams
+                for i, s in enumerate(self.input_signature):
+                    specs[self._spec_offset + i] = ((s.dtype, s.shape), set())
+                self._specs = specs
 
     # -- calling ----------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        # Fast path: positional NumPy arrays/scalars only, not tracing, not eager.
-        if not kwargs and self._fast and len(args) == self._nparams \
-                and tracing._state.graph is None and not _run_eagerly[0]:
-            key, leaves = [], []
-            for a in args:
-                t = type(a)
-                if t is _ndarray or isinstance(a, _generic):
-                    key.append((a.dtype, a.shape))
-                    leaves.append(a)
-                elif t is int or t is bool or t is str:
-                    key.append((t, a))  # as in signature.key_of
-                else:
-                    break
-            else:
-                if len(leaves) < 2 or (leaves[0] is not leaves[1] if len(leaves) == 2
-                                       else not has_aliases(leaves)):
-                    cf = self._cache.get(tuple(key))
-                else:  # the same array passed twice: one input for both (`mark_aliases`)
-                    marked, leaves = mark_flat_aliases(key, leaves)
-                    cf = self._cache.get(marked)
-                if cf is not None and (cf.guard is None or cf.guard(args)):
-                    self._calls += 1
-                    try:
-                        return cf._fn(*leaves)
-                    except Exception as e:
-                        cf._annotate(e)
-                        filter_traceback(e)
-                        raise
-        try:
+        if tracing._state.graph is not None or _run_eagerly[0]:
             return self._call(args, kwargs)
-        except Exception as e:  # the user's frames only (free when nothing is raised)
-            if tracing._state.graph is None:
+        if kwargs or len(args) != self._nparams or not self._simple:
+            args = self._bind(args, kwargs)
+        # Fast path: arrays, NumPy scalars, Python scalars and objects keyed by identity
+        # (`self`), for a trace whose Python-state guards hold
+        if self._specs is not None:
+            try:
+                return call_with_specs(self, args)
+            except Exception as e:
                 filter_traceback(e)
+                raise
+        key, leaves = [], []
+        for a in args:
+            t = type(a)
+            if t is _ndarray or isinstance(a, _generic):
+                key.append((a.dtype, a.shape))
+                leaves.append(a)
+            elif t is int or t is bool or t is str or a is None:
+                key.append((t, a))  # as in signature.key_of
+            elif t is float:
+                # parts kept per value (not for 0.0 / -0.0, equal as floats, nor NaN)
+                part = self._float_parts.get(a) if a else None
+                if part is None:
+                    part = (t, _new_str(FloatKey, a.hex()))  # FloatKey(a)
+                    if a and a == a and len(self._float_parts) < 64:
+                        self._float_parts[a] = part
+                key.append(part)
+            elif t.__hash__ is _object_hash and t.__eq__ is _object_eq and t.__weakrefoffset__:
+                part = self._identity_parts.get(id(a))
+                key.append(part if part is not None and part[1].ref() is a
+                           else identity_part(self, a))
+            else:
+                return self._call_filtered(args)
+        if len(leaves) < 2 or (leaves[0] is not leaves[1] if len(leaves) == 2
+                               else not has_aliases(leaves)):
+            cf = self._cache.get(tuple(key))
+        else:  # the same array passed twice: one input for both (`mark_aliases`)
+            marked, leaves = mark_flat_aliases(key, leaves)
+            cf = self._cache.get(marked)
+        if cf is not None and (cf.guard is None or cf.guard(args)):
+            self._calls += 1
+            try:
+                return cf._fn(*leaves)
+            except Exception as e:
+                cf._annotate(e)
+                filter_traceback(e)
+                raise
+        return self._call_filtered(args)
+
+    def _call_filtered(self, args):
+        try:
+            return self._call_bound(args)
+        except Exception as e:  # the user's frames only (free when nothing is raised)
+            filter_traceback(e)
             raise
 
     def _call(self, args, kwargs):
@@ -145,6 +178,10 @@ class Function:
             return fn(*args, **kwargs)
         if kwargs or len(args) != self._nparams or not self._simple:
             args = self._bind(args, kwargs)
+        return self._call_bound(args)
+
+    def _call_bound(self, args):
+        """A call with one argument per parameter (bound by `_bind`), not eager."""
         if self.input_signature is not None:
             return self._call_with_signature(args)
         self._calls += 1
@@ -226,21 +263,12 @@ class Function:
         return BoundFunction(self, instance)
 
     def _bind(self, args, kwargs) -> tuple:
+        """One value per parameter, bound by Python itself (`binder.make_binder`): a bad
+        call raises Python's own TypeError, as calling the function would."""
         try:
-            bound = self._sig.bind(*args, **kwargs)
+            return self._binder(*args, **kwargs)
         except TypeError as e:
-            raise TypeError(f"{self.__name__}(): {e}") from None
-        bound.apply_defaults()
-        out = []
-        for name, p in self._sig.parameters.items():
-            v = bound.arguments[name]
-            if p.kind is p.VAR_POSITIONAL:
-                out.append(tuple(v))
-            elif p.kind is p.VAR_KEYWORD:
-                out.append(dict(v))
-            else:
-                out.append(v)
-        return tuple(out)
+            raise e.with_traceback(None) from None
 
     def _signature_key(self, args) -> tuple:
         """(key, array leaves, checked args) for a call under input_signature: arguments
@@ -260,6 +288,10 @@ class Function:
 
     def _call_with_signature(self, args):
         key, leaves, checked = self._signature_key(args)
+        if self._specs is not None:  # remember the (dtype, shape) of arrays that fit
+            for a, spec in zip(args, self._specs):
+                if spec is not None and type(a) is _ndarray and len(spec[1]) < 64:
+                    spec[1].add((a.dtype, a.shape))
         return self._run_key(key, leaves, checked, args)
 
     # -- tracing ----------------------------------------------------------------------

@@ -133,12 +133,24 @@ class WeakIdentityKey:
         return f"<{state}object at {self.ident:#x}>"
 
 
+_INTERNED: dict = {}  # id(object) -> its WeakIdentityKey (validated by the weakref)
+
+
 def _identity_key(a, shown: bool):
-    """A weak identity key for `a`, or a strong one when `a` cannot be weakly referenced."""
+    """A weak identity key for `a`, or a strong one when `a` cannot be weakly referenced.
+    One key object per live object: a call's key then holds the very key object a cached
+    key holds, and the dict lookup compares them by identity (no Python `__eq__`)."""
+    k = _INTERNED.get(id(a))
+    if k is not None and k.shown is shown and k.ref() is a:
+        return k
     try:
-        return WeakIdentityKey(a, weakref.ref(a), shown)
+        k = WeakIdentityKey(a, weakref.ref(a), shown)
     except TypeError:
         return IdentityKey(a) if not shown else a
+    if len(_INTERNED) >= 4096:  # entries of dead objects are dropped here
+        _INTERNED.clear()
+    _INTERNED[id(a)] = k
+    return k
 
 
 def weak_keys(part, found: list) -> list:
@@ -154,21 +166,21 @@ def weak_keys(part, found: list) -> list:
 _SCALARS = (int, float, bool, str, complex, type(None), bytes)
 
 
-class FloatKey:
+class FloatKey(str):
     """A float or complex compared by its bits: -0.0 is not 0.0, and NaN equals NaN
-    (so each traces once, and `x / -0.0` keeps its sign)."""
+    (so each traces once, and `x / -0.0` keeps its sign). A `str` of those bits, so
+    hashing and comparing it are C-level (the call fast path builds one per float
+    argument with `str.__new__(FloatKey, x.hex())`)."""
 
-    __slots__ = ("value", "bits")
+    __slots__ = ()
 
-    def __init__(self, value):
-        self.value = value
-        self.bits = repr(complex(value)) if type(value) is complex else value.hex()
+    def __new__(cls, value):
+        return str.__new__(cls, repr(complex(value)) if type(value) is complex else value.hex())
 
-    def __eq__(self, other):
-        return isinstance(other, FloatKey) and other.bits == self.bits
-
-    def __hash__(self):
-        return hash(self.bits)
+    @property
+    def value(self):
+        # complex bits are `repr(complex)`: "(1+2j)" or "2j"; a float's are `float.hex`
+        return complex(self) if self[0] == "(" or self[-1] == "j" else float.fromhex(self)
 
     def __repr__(self) -> str:
         return repr(self.value)

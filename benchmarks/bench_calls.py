@@ -1,0 +1,127 @@
+"""Per-call overhead by calling convention: medians measured side by side in one run.
+
+Each row calls one small traced function (`x + y` on 4-element arrays) through one
+calling convention and reports the median time per call, the overhead over calling the
+same compiled executor directly, and that overhead as a multiple of the positional
+row's (issue 25's target: every convention within ~1.5x of the positional fast path).
+A last pair of rows is a function that writes into its argument, against eager NumPy.
+
+    python benchmarks/bench_calls.py [--repeats N] [--inner N]
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+import autograph as ag
+
+X = np.arange(4.0)
+Y = np.ones(4)
+
+
+def positional(x, y):
+    return x + y
+
+
+def defaults(x, y=None, scale=2.0, shift=0.0):
+    return x * scale + shift
+
+
+def keyword_only(x, *, y):
+    return x + y
+
+
+def var_args(x, *rest, **options):
+    return x + rest[0]
+
+
+class Model:
+    def __init__(self):
+        self.bias = 1.0
+
+    @ag.function
+    def forward(self, x, y):
+        return x + y
+
+
+def writes_into(x):
+    x[0] = 5.0
+    x += 1.0
+    return x
+
+
+def _per_call(fn, inner: int) -> float:
+    start = time.perf_counter()
+    for _ in range(inner):
+        fn()
+    return (time.perf_counter() - start) / inner
+
+
+def rows(repeats: int, inner: int) -> list[tuple[str, float, float]]:
+    """(name, median time per call, median time of the bare executor) per convention."""
+    f_pos = ag.function(positional)
+    f_def = ag.function(defaults)
+    f_kw = ag.function(keyword_only)
+    f_var = ag.function(var_args)
+    f_sig = ag.function(positional, input_signature=[ag.TensorSpec((None,), np.float64)] * 2)
+    model = Model()
+    cases = {
+        "positional  f(x, y)": (lambda: f_pos(X, Y), f_pos, (X, Y), {}),
+        "keyword     f(x, y=y)": (lambda: f_pos(X, y=Y), f_pos, (X, Y), {}),
+        "defaults    f(x)": (lambda: f_def(X), f_def, (X,), {}),
+        "defaults    f(x, scale=3.0)": (lambda: f_def(X, scale=3.0), f_def, (X,), {"scale": 3.0}),
+        "kw-only     f(x, y=y)": (lambda: f_kw(X, y=Y), f_kw, (X,), {"y": Y}),
+        "*args       f(x, y, flag=1)": (lambda: f_var(X, Y, flag=1), f_var, (X, Y), {"flag": 1}),
+        "method      m.forward(x, y)": (lambda: model.forward(X, Y), Model.forward,
+                                        (model, X, Y), {}),
+        "signature   f(x, y)": (lambda: f_sig(X, Y), f_sig, (X, Y), {}),
+    }
+    timed = {}
+    for name, (call, function, args, kwargs) in cases.items():
+        call()
+        executor = function.get_concrete_function(*args, **kwargs)._fn
+        bare = (lambda e=executor: e(X, Y)) if executor.__code__.co_argcount == 2 \
+            else (lambda e=executor: e(X))
+        timed[name] = (call, bare, [], [])
+    for _ in range(repeats):  # round robin: a burst of load on the machine hits every row
+        for call, bare, call_t, bare_t in timed.values():
+            call_t.append(_per_call(call, inner))
+            bare_t.append(_per_call(bare, inner))
+    return [(name, statistics.median(c), statistics.median(b))
+            for name, (_, _, c, b) in timed.items()]
+
+
+def writes_row(repeats: int, inner: int) -> tuple[float, float]:
+    """(median graph time, median eager time) of a function writing into its argument."""
+    f = ag.function(writes_into)
+    a, b = np.zeros(8), np.zeros(8)
+    f(a)
+    graph_t, eager_t = [], []
+    for _ in range(repeats):
+        graph_t.append(_per_call(lambda: f(a), inner))
+        eager_t.append(_per_call(lambda: writes_into(b), inner))
+    return statistics.median(graph_t), statistics.median(eager_t)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--inner", type=int, default=2000)
+    options = parser.parse_args()
+    table = rows(options.repeats, options.inner)
+    base = table[0][1] - table[0][2]
+    print(f"{'calling convention':32} {'per call':>10} {'overhead':>10} {'x positional':>13}")
+    for name, t, bare in table:
+        over = t - bare
+        print(f"{name:32} {t * 1e6:8.2f}us {over * 1e6:8.2f}us {over / base:13.2f}")
+    graph, eager = writes_row(options.repeats, options.inner)
+    print(f"\n{'writes into its argument':32} {'graph':>10} {'eager':>10} {'graph/eager':>13}")
+    print(f"{'x[0] = 5.0; x += 1.0':32} {graph * 1e6:8.2f}us {eager * 1e6:8.2f}us "
+          f"{graph / eager:13.2f}")
+
+
+if __name__ == "__main__":
+    main()
