@@ -188,10 +188,12 @@ def _graph_form(t, fn, ctx):
     nonlocal_line = f"    nonlocal {', '.join(state)}\n" if state else ""
     names = {k: ctx.namer.new(k) for k in ("try_body", "try_else", "try_finally",
                                             "try_get_state", "try_set_state", "vars_")}
+    ctx.namer.generated.update(n for k, n in names.items() if k != "vars_")
     src = f"def {names['try_body']}():\n{nonlocal_line}    pass\n"
     handler_fns = []
     for h in t.handlers:
         fname = ctx.namer.new("try_except")
+        ctx.namer.generated.add(fname)  # (tracebacks show its frame as the function's)
         ename = h.name.id if isinstance(h.name, gast.Name) else ctx.namer.new("caught_")
         handler_fns.append((fname, ename))
         src += f"def {fname}({ename}):\n{nonlocal_line}    pass\n"

@@ -40,7 +40,7 @@ from autograph.operators.builtin_calls import overload_of
 from autograph.operators.call import explain_recursion
 from autograph.pyct import anno, gast_to_ast, parser, registry, templates
 from runtime.core import log, tracing
-from runtime.core.errors import user_stacklevel
+from runtime.core.errors import HELPER_CODES, user_stacklevel
 from runtime.ops.dynamic import CREATORS, creator_call
 from autograph.operators.random_calls import NOT_RANDOM, random_call
 
@@ -148,7 +148,21 @@ def _compile_node(fn, node, src, ctx) -> tuple:
         inner = _user_qualnames(inner, inner.co_qualname, fn.__code__.co_qualname,
                                 ctx.namer.generated)
     _register_codes(inner)
+    _register_helpers(inner, ctx.namer.generated, inner.co_name)
     return inner, dict(ctx.out.assumed)
+
+
+def _register_helpers(code, generated: set, owner: str) -> None:
+    """Record the functions the compiler generated inside `code` (named by the namer's
+    `generated` set) with the user's function they belong to, so filtered tracebacks
+    show their frames as that function's."""
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            if c.co_name in generated:
+                HELPER_CODES[id(c)] = (c, owner)
+                _register_helpers(c, generated, owner)
+            else:
+                _register_helpers(c, generated, c.co_name)
 
 
 def _user_qualnames(code, old: str, new: str, generated: set):

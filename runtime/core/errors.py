@@ -74,6 +74,20 @@ def _is_library_file(filename: str) -> bool:
     return filename.startswith(_SKIP_PREFIXES) or filename.startswith("<autograph-graph")
 
 
+# id -> (code object, the user's function name) of a function the compiler generated
+# inside a converted one (a branch, a loop body, the parts of a `try`): filtered
+# tracebacks fold its frame into the enclosing function's frame, at the line it was
+# running, as Python shows that frame
+HELPER_CODES: dict = {}
+
+
+def helper_code_owner(code) -> str | None:
+    """The name of the user's function that `code` was generated inside, or None when
+    `code` is not a function the compiler generated."""
+    entry = HELPER_CODES.get(id(code))
+    return entry[1] if entry is not None and entry[0] is code else None
+
+
 def is_library_code(code) -> bool:
     """Whether a code object belongs to this project's `runtime/` or `autograph/` packages."""
     return os.path.abspath(code.co_filename).startswith(_PACKAGE_DIRS)

@@ -147,24 +147,22 @@ class Function:
                 key.append(part if part is not None and part[1].ref() is a
                            else identity_part(self, a))
             else:
-                return self._call_filtered(args)
-        if len(leaves) < 2 or (leaves[0] is not leaves[1] if len(leaves) == 2
-                               else not has_aliases(leaves)):
-            cf = self._cache.get(tuple(key))
-        else:  # the same array passed twice: one input for both (`mark_aliases`)
-            marked, leaves = mark_flat_aliases(key, leaves)
-            cf = self._cache.get(marked)
-        if cf is not None and (cf.guard is None or cf.guard(args)):
-            self._calls += 1
-            try:
-                return cf._fn(*leaves)
-            except Exception as e:
-                cf._annotate(e)
-                filter_traceback(e)
-                raise
-        return self._call_filtered(args)
-
-    def _call_filtered(self, args):
+                break
+        else:
+            if len(leaves) < 2 or (leaves[0] is not leaves[1] if len(leaves) == 2
+                                   else not has_aliases(leaves)):
+                cf = self._cache.get(tuple(key))
+            else:  # the same array passed twice: one input for both (`mark_aliases`)
+                marked, leaves = mark_flat_aliases(key, leaves)
+                cf = self._cache.get(marked)
+            if cf is not None and (cf.guard is None or cf.guard(args)):
+                self._calls += 1
+                try:
+                    return cf._fn(*leaves)
+                except Exception as e:
+                    cf._annotate(e)
+                    filter_traceback(e)
+                    raise
         try:
             return self._call_bound(args)
         except Exception as e:  # the user's frames only (free when nothing is raised)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import sys
 import types
 
-from runtime.core.errors import is_library_code
+from runtime.core.errors import helper_code_owner, is_library_code
 from runtime.exec.generated_source import line_origin
 
 _enabled = [True]
@@ -103,6 +103,12 @@ def _filtered(tb: types.TracebackType | None) -> types.TracebackType | None:
                     fake = _user_line_tb(filename, lineno, name)
                     if fake is not None:
                         kept.append(fake)
+        elif helper_code_owner(code) is not None:
+            # the enclosing function's frame, at the line the helper ran
+            if kept and kept[-1].tb_frame.f_code.co_name == helper_code_owner(code):
+                kept.pop()
+            fake = _user_line_tb(code.co_filename, tb.tb_lineno, helper_code_owner(code))
+            kept.append(fake if fake is not None else tb)
         elif not _is_project_frame(code):
             kept.append(tb)
         tb = tb.tb_next
