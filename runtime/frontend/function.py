@@ -62,6 +62,8 @@ def functions_run_eagerly() -> bool:
 class Function:
     """A polymorphic traced function (what `@ag.function` returns)."""
 
+    has_python_code = True  # False for a loaded function: nothing to run again after an error
+
     def __init__(self, python_function, input_signature=None, autograph: bool = True,
                  reduce_retracing: bool = False, converter=None, optimize: bool = True,
                  jit_compile: bool = False, parallel: bool = True,
@@ -139,7 +141,7 @@ class Function:
                     try:
                         return cf._fn(*leaves)
                     except Exception as e:
-                        cf._annotate(e)
+                        cf._failed(e, args)
                         raise
         return self._call(args, kwargs)
 
@@ -168,16 +170,16 @@ class Function:
             if cf is None:  # the trace limit is reached: this signature runs as Python
                 return self._call_canonical(self.python_function, original)
         if cf.state is not None:
-            return self._run_stateful(cf, key, leaves, args)
-        return cf._run(leaves, args)
+            return self._run_stateful(cf, key, leaves, args, original)
+        return cf._run(leaves, args, original=original)
 
-    def _run_stateful(self, cf, key, leaves, args):
+    def _run_stateful(self, cf, key, leaves, args, original=None):
         ins = cf.state.enter(args)
         if ins is None:
             cf, ins = self._retrace_for_state(cf, key, args)
             if cf is None:  # the trace limit is reached: this call runs as Python
                 return self._call_canonical(self.python_function, args)
-        return cf._run(leaves, args, ins)
+        return cf._run(leaves, args, ins, original)
 
     def _retrace_for_state(self, cf, key, args):
         """The Python state a trace read changed: use another trace of this key whose
