@@ -12,8 +12,8 @@ an error raised by an operation itself (`LinAlgError`, an index out of bounds,
 `FloatingPointError` under `np.errstate(all="raise")`, integer division by zero), and
 Python state; the per-call cost of a call that does not raise is nil.
 
-The graph's run-time effects must not happen twice: `ag.print` output is already shown
-(the rerun's output is dropped), and a graph that assigns `ag.Variable`s or draws random
+The graph's run-time effects must not happen twice: `ag.print` output and warnings are
+already shown (the rerun's are dropped), and a graph that assigns `ag.Variable`s or draws random
 numbers cannot be run again without changing them twice, and a loaded function has no
 Python code: there the caller's objects keep their values from before the call and the
 error says so in a note (`replay_blocker`).
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import warnings
 from typing import Callable
 
 from runtime.core.graph import Graph
@@ -75,7 +76,9 @@ def effects_before_failure(run_python: Callable[[], object], error: BaseExceptio
                        "before the error are not done.")
         return
     try:
-        with contextlib.redirect_stdout(io.StringIO()):  # the graph has printed already
+        # the graph has printed and warned already; a warning filter set to "error" still
+        # raises (recording only replaces showing)
+        with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings(record=True):
             run_python()
     except Exception as again:  # noqa: BLE001 - Python's own error ends the rerun
         if type(again) is not type(error):

@@ -36,12 +36,17 @@ def same_outcome(got, expected) -> None:
 
 
 def compare(fn, make_args, options, calls=1):
-    """Run `fn` as Python and as an ag.function on fresh arguments, `calls` times each
-    (the ag.function keeps its traces), comparing outcomes and the arguments after."""
+    """Run `fn` as Python (decorated functions it calls too) and as an ag.function on
+    fresh arguments, `calls` times each (the ag.function keeps its traces), comparing
+    outcomes and the arguments after."""
     converted = ag.function(fn, **options)
     for _ in range(calls):
         eager_args, graph_args = make_args(), make_args()
-        expected = outcome(fn, eager_args)
+        ag.run_functions_eagerly(True)
+        try:
+            expected = outcome(fn, eager_args)
+        finally:
+            ag.run_functions_eagerly(False)
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="jit_compile")
             got = outcome(converted, graph_args)
@@ -296,3 +301,67 @@ def test_loaded_function_says_its_writes_are_not_done(tmp_path):
         loaded(x, np.arange(3.0), np.int64(5))
     assert "no Python code to run" in "\n".join(info.value.__notes__)
     np.testing.assert_array_equal(x, np.zeros(3))
+
+
+def test_warnings_before_the_error_are_not_repeated():
+    def divide_then_fail(x, a):
+        x[0] = 1.0
+        x[1] = x[0] / x[2]  # divide by zero: RuntimeWarning
+        return np.linalg.inv(a)
+
+    counts = []
+    for fn in (divide_then_fail, ag.function(divide_then_fail)):
+        x = np.zeros(3)
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            with pytest.raises(np.linalg.LinAlgError):
+                fn(x, np.zeros((2, 2)))
+        counts.append(sum(issubclass(w.category, RuntimeWarning) for w in seen))
+        np.testing.assert_array_equal(x, [1.0, np.inf, 0.0])
+    assert counts[1] == counts[0] == 1
+
+
+class Buffer:
+    def __init__(self):
+        self.buf = np.zeros(4)
+
+    def fill(self, values, stop):
+        for i in range(values.shape[0]):
+            self.buf[i] = values[i] * 2  # an array of state written in place
+            if i == stop:
+                raise ValueError("stop")
+        return self.buf.sum()
+
+
+@pytest.mark.parametrize("options", MODES)
+def test_state_array_written_in_place_in_a_loop(options):
+    eager, graph = Buffer(), Buffer()
+    converted = ag.function(Buffer.fill, **options)
+    for k, stop in enumerate([9, 1, 9, 0, 2]):
+        values = np.arange(4.0) + 10 * k
+        expected = outcome(Buffer.fill, (eager, values, np.int64(stop)))
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="jit_compile")
+            got = outcome(converted, (graph, values, np.int64(stop)))
+        same_outcome(got, expected)
+        np.testing.assert_array_equal(graph.buf, eager.buf)
+
+
+@ag.function
+def inner_write_then_check(y, i):
+    y[0] = y[0] + 1.0
+    return y[i]  # IndexError when i is out of bounds
+
+
+def outer_calls_inner(x, y, i):
+    x[:] = 5.0
+    v = inner_write_then_check(y, i)
+    x[1] = v
+    return x
+
+
+@pytest.mark.parametrize("options", MODES)
+@pytest.mark.parametrize("i", [1, 9])
+def test_error_inside_a_called_function(i, options):
+    compare(outer_calls_inner, lambda: (np.zeros(3), np.zeros(2), np.int64(i)), options,
+            calls=2)
