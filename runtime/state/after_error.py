@@ -18,6 +18,10 @@ numbers cannot be run again without changing them twice, and a loaded function h
 Python code: there the caller's objects keep their values from before the call and the
 error says so in a note (`replay_blocker`).
 
+An error raised while tracing (a `raise` under a Python condition, which every call of
+that signature traces again) is handled the same way when Python raises it too
+(`raised_by_python_code`): nothing ran yet, so the rerun is the only run.
+
 A graph `try`/`except` (its handler sees the state at the failure point) can reuse
 `effects_before_failure` for the effects that escape the graph.
 """
@@ -25,9 +29,13 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import warnings
 from typing import Callable
 
+import numpy as np
+
+from runtime.core.errors import GraphModeError, is_library_code
 from runtime.core.graph import Graph
 from runtime.state.random_ops import RANDOM_CALL, RANDOM_DRAW, RANDOM_MAKE
 from runtime.state.variables import ASSIGN_VARIABLE
@@ -62,6 +70,34 @@ def raised_by_graph(error: BaseException, filename: str) -> bool:
             return True
         tb = tb.tb_next
     return False
+
+
+_NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__)) + os.sep
+_CONTROL_FLOW_DIR = os.sep + os.path.join("runtime", "control_flow") + os.sep
+
+
+def raised_by_python_code(error: BaseException) -> bool:
+    """Whether `error`, raised while tracing, is one Python raises at the same point: the
+    user's own code (a `raise` or an `assert` on Python values) or NumPy called by it
+    raised it, outside any symbolic branch or loop body (those are traced also when
+    the inputs would not run them). An error the tracer raises for what a graph cannot
+    do is not."""
+    if isinstance(error, GraphModeError):
+        return False
+    frames = []
+    tb = error.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame.f_code)
+        tb = tb.tb_next
+    if any(_CONTROL_FLOW_DIR in os.path.abspath(c.co_filename) for c in frames):
+        return False
+    while frames and os.path.abspath(frames[-1].co_filename).startswith(_NUMPY_DIR):
+        frames.pop()
+    if frames and not is_library_code(frames[-1]):
+        return True
+    # `assert` on a Python value: raised by the converted assert, called from user code
+    return isinstance(error, AssertionError) and len(frames) >= 2 and \
+        not is_library_code(frames[-2])
 
 
 def effects_before_failure(run_python: Callable[[], object], error: BaseException,

@@ -365,3 +365,85 @@ def outer_calls_inner(x, y, i):
 def test_error_inside_a_called_function(i, options):
     compare(outer_calls_inner, lambda: (np.zeros(3), np.zeros(2), np.int64(i)), options,
             calls=2)
+
+
+# -- errors raised while tracing -------------------------------------------------------
+def write_then_python_raise(x, n):
+    x[0] = 7.0
+    if n > 2:  # a Python value: the trace itself raises, on every call with this n
+        raise ValueError("too big")
+    x[1] = 8.0
+    return x
+
+
+def write_then_python_assert(x, n):
+    x += 1.0
+    assert n < 5, "n too big"
+    x *= 3.0
+    return x
+
+
+def write_then_constant_inverse(x, singular):
+    x[0] = 2.0
+    b = np.linalg.inv(np.zeros((2, 2)) if singular else np.eye(2))
+    x[1] = b[0, 0]
+    return x
+
+
+@pytest.mark.parametrize("options", MODES)
+@pytest.mark.parametrize("n", [1, 3, 7])
+def test_error_raised_while_tracing_after_writes(n, options):
+    compare(write_then_python_raise, lambda: (np.zeros(3), n), options, calls=2)
+    compare(write_then_python_assert, lambda: (np.zeros(3), n), options, calls=2)
+    compare(write_then_constant_inverse, lambda: (np.zeros(3), n > 2), options, calls=2)
+
+
+class Counter:
+    def __init__(self):
+        self.calls = 0
+        self.total = np.zeros(2)
+
+    def add(self, x, limit):
+        self.calls += 1
+        self.total = self.total + x
+        if self.calls > limit:  # Python values: decided while tracing
+            raise RuntimeError("limit reached")
+        return self.total
+
+
+@pytest.mark.parametrize("options", MODES)
+def test_python_state_after_an_error_raised_while_tracing(options):
+    eager, graph = Counter(), Counter()
+    converted = ag.function(Counter.add, **options)
+    for k in range(5):
+        expected = outcome(Counter.add, (eager, np.ones(2) * k, 2))
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore")
+            got = outcome(converted, (graph, np.ones(2) * k, 2))
+        same_outcome(got, expected)
+        assert graph.calls == eager.calls
+        np.testing.assert_array_equal(graph.total, eager.total)
+
+
+def test_error_only_a_trace_raises_is_not_rerun():
+    def untaken_branch(x, d):
+        x[0] = 7.0
+        if x.sum() > 100:  # symbolic: both branches are traced
+            x[1] = d["missing"]  # KeyError while tracing; Python never runs it here
+        return x
+
+    x = np.zeros(3)
+    with pytest.raises(KeyError) as info:
+        ag.function(untaken_branch)(x, {})
+    assert not any("run as Python" in n for n in info.value.__notes__)
+    np.testing.assert_array_equal(x, np.zeros(3))  # not run as Python behind the error
+
+    def symbolic_bool(x):
+        x[0] = 7.0
+        if x.sum() > 100:
+            x[1] = 1.0
+        return x
+
+    with pytest.raises(ag.GraphModeError):
+        ag.function(symbolic_bool, autograph=False)(x)
+    np.testing.assert_array_equal(x, np.zeros(3))
