@@ -13,17 +13,18 @@ an error raised by an operation itself (`LinAlgError`, an index out of bounds,
 Python state; the per-call cost of a call that does not raise is nil.
 
 The graph's run-time effects must not happen twice: `ag.print` output and warnings are
-already shown (the rerun's are dropped), and a graph that assigns `ag.Variable`s or draws random
-numbers cannot be run again without changing them twice, and a loaded function has no
-Python code: there the caller's objects keep their values from before the call and the
-error says so in a note (`replay_blocker`).
+already shown (the rerun's are dropped). A graph that assigns `ag.Variable`s or draws
+random numbers cannot run again without changing them twice, and a loaded function has
+no Python code: there the caller's objects keep their values from before the call and
+the error says so in a note (`replay_blocker`).
 
-An error raised while tracing (a `raise` under a Python condition, which every call of
-that signature traces again) is handled the same way when Python raises it too
-(`raised_by_python_code`): nothing ran yet, so the rerun is the only run.
+An error raised while tracing (a `raise` under a Python condition: every call of that
+signature traces again) is handled the same way when Python raises it too
+(`raised_by_python_code`); the rerun's output is dropped too, since the trace has run
+the function's Python prints already.
 
-A graph `try`/`except` (its handler sees the state at the failure point) can reuse
-`effects_before_failure` for the effects that escape the graph.
+A graph `try`/`except` changes nothing here: an error a handler catches stays in the
+graph, and one no handler catches reaches the caller through `effects_before_failure`.
 """
 from __future__ import annotations
 
