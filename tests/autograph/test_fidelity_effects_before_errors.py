@@ -182,6 +182,21 @@ def test_floating_point_errors_after_writes(y, k, options):
         compare(write_then_divide, lambda: (np.ones(2), np.full(2, y), np.int64(k)), options)
 
 
+def python_int_division(x, n):
+    k = 0
+    for i in range(n):  # symbolic: the Python int `k` is carried exactly
+        x[i] = 1.0 + k
+        k += 1
+    x[0] = 100 // (k - 3)  # ZeroDivisionError when n == 3, as in Python
+    return x
+
+
+@pytest.mark.parametrize("options", MODES)
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_zero_division_of_python_ints_after_loop_writes(n, options):
+    compare(python_int_division, lambda: (np.zeros(4), np.int64(n)), options, calls=2)
+
+
 @pytest.mark.parametrize("options", MODES)
 @pytest.mark.parametrize("step", [1, 0])
 def test_graph_check_after_a_write(step, options):
