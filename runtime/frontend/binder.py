@@ -135,6 +135,6 @@ def call_with_specs(function, args):
         try:
             return cf._fn(*leaves)
         except Exception as e:
-            cf._annotate(e)
+            cf._failed(e, args)
             raise
     return function._call_bound(args)

@@ -19,6 +19,7 @@ from runtime.frontend.signature import (
     IdentityKey, describe_part, has_aliases, is_array_part, key_fits, key_of, mark_aliases,
 )
 from runtime.passes.pipeline import optimize as optimize_graph
+from runtime.state.after_error import effects_before_failure, raised_by_graph, replay_blocker
 from runtime.state.writeback import apply_container_writes, writing_back
 
 
@@ -77,6 +78,12 @@ class ConcreteFunction:
             state is not None and state.apply is not None)
         if n_extra or self._keep_rest:
             self._fn = writing_back(self._fn, writeback, name, n_extra, keep_rest=self._keep_rest)
+        # a call that raises leaves what Python leaves: the writes before the error done
+        # (state/after_error.py); only traces that write into the caller's objects
+        self._replays = owner is not None and bool(
+            writeback or self._container_writes or (state is not None and state.apply))
+        self._blocker = replay_blocker(graph, owner.has_python_code) if self._replays \
+            else None
 
     def __call__(self, *args, **kwargs):
         if self._owner is not None:
@@ -96,7 +103,10 @@ class ConcreteFunction:
             filter_traceback(e)
             raise
 
-    def _run(self, leaves, args=None, ins=None):
+    def _run(self, leaves, args=None, ins=None, original=None):
+        """Run the executor on `leaves` (and the state inputs `ins`); `args`: the call's
+        arguments, one per parameter (`original`: as the caller passed them, when an
+        input_signature converted them)."""
         state = self.state
         if state is not None and ins is None:
             ins = state.enter(args)
@@ -119,8 +129,18 @@ class ConcreteFunction:
                 return self._fn(*leaves, *ins)
             return self._fn(*leaves)
         except Exception as e:
-            self._annotate(e)
+            self._failed(e, args if original is None else original)
             raise
+
+    def _failed(self, error: Exception, args) -> None:
+        """The call with arguments `args` (one per parameter) raised `error`: point it at
+        the user's line, and leave the caller's objects as Python would leave them."""
+        self._annotate(error)
+        if self._replays and args is not None and raised_by_graph(error, self._filename):
+            owner = self._owner
+            effects_before_failure(
+                lambda: owner._call_canonical(owner.python_function, args), error,
+                self.name, self._blocker)
 
     def _annotate(self, error: BaseException) -> None:
         tb, lineno = error.__traceback__, None

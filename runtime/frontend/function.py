@@ -27,18 +27,15 @@ from runtime.frontend.signature import (
     FloatKey, TensorSpec, generalize, has_aliases, has_unknown_dims,
     key_fits, key_of, mark_aliases, mark_flat_aliases, weak_keys,
 )
-from runtime.state.python_state import (
-    liftable_after_change,
-)
+from runtime.state.after_error import NO_PYTHON, effects_before_failure, raised_by_python_code
+from runtime.state.python_state import liftable_after_change
 from runtime.frontend.concrete import ConcreteFunction
 from runtime.frontend.modes import (  # noqa: F401  (re-exported: runtime.frontend.function's names)
     RetracingWarning, _run_eagerly, functions_run_eagerly, run_functions_eagerly,
 )
 from runtime.frontend.trace import trace_signature
 from runtime.frontend.tracebacks import filter_traceback
-from runtime.frontend.trace_args import (
-    check_nested, method_offset,
-)
+from runtime.frontend.trace_args import check_nested, method_offset
 
 
 _ndarray, _generic = np.ndarray, np.generic
@@ -53,6 +50,8 @@ DEFAULT_MAX_TRACES = 8
 
 class Function:
     """A polymorphic traced function (what `@ag.function` returns)."""
+
+    has_python_code = True  # False for a loaded function: nothing to run again after an error
 
     def __init__(self, python_function, input_signature=None, autograph: bool = True,
                  reduce_retracing: bool = False, converter=None, optimize: bool = True,
@@ -160,7 +159,7 @@ class Function:
                 try:
                     return cf._fn(*leaves)
                 except Exception as e:
-                    cf._annotate(e)
+                    cf._failed(e, args)
                     filter_traceback(e)
                     raise
         try:
@@ -194,20 +193,36 @@ class Function:
         function on the `original` arguments."""
         cf = self._cache.get(key)
         if cf is None:
-            cf = self._lookup_or_trace(key, args)
+            try:
+                cf = self._lookup_or_trace(key, args)
+            except Exception as e:
+                self._trace_failed(e, original)
+                raise
             if cf is None:  # the trace limit is reached: this signature runs as Python
                 return self._call_canonical(self.python_function, original)
         if cf.state is not None:
-            return self._run_stateful(cf, key, leaves, args)
-        return cf._run(leaves, args)
+            return self._run_stateful(cf, key, leaves, args, original)
+        return cf._run(leaves, args, original=original)
 
-    def _run_stateful(self, cf, key, leaves, args):
+    def _run_stateful(self, cf, key, leaves, args, original=None):
         ins = cf.state.enter(args)
         if ins is None:
-            cf, ins = self._retrace_for_state(cf, key, args)
+            try:
+                cf, ins = self._retrace_for_state(cf, key, args)
+            except Exception as e:
+                self._trace_failed(e, args if original is None else original)
+                raise
             if cf is None:  # the trace limit is reached: this call runs as Python
                 return self._call_canonical(self.python_function, args)
-        return cf._run(leaves, args, ins)
+        return cf._run(leaves, args, ins, original)
+
+    def _trace_failed(self, error: Exception, args) -> None:
+        """Tracing for a call with arguments `args` raised `error`: when Python raises it
+        too, the writes the function makes before it are done, as in Python."""
+        if raised_by_python_code(error):
+            effects_before_failure(
+                lambda: self._call_canonical(self.python_function, args), error,
+                self.__name__, None if self.has_python_code else NO_PYTHON)
 
     def _retrace_for_state(self, cf, key, args):
         """The Python state a trace read changed: use another trace of this key whose

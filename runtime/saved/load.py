@@ -32,6 +32,7 @@ class LoadedFunction(Function):
     """A Function restored by `load`: its saved traces, and no Python code."""
 
     variables: tuple = ()
+    has_python_code = False
 
     def _only(self) -> ConcreteFunction:
         if len(self._concrete) != 1:

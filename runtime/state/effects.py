@@ -1,11 +1,9 @@
 """Graph side effects that run on every call: `print_` (ag.print; the op is in
 `runtime.state.printing`), `assert_` and `raise_`.
 
-An assert or a raise that fails leaves the caller's argument arrays as NumPy leaves them:
-the writes made before it are done. Each of these ops takes, as extra inputs, every
-argument array the trace has written into so far and its value at that point; the kernel
-copies those values into the arguments before it raises (a call that does not raise
-writes them back at its end, as usual)."""
+An assert or a raise that fails leaves the caller's argument arrays and Python state as
+Python leaves them: the writes made before it are done (state/after_error.py, the same
+rule as for an error raised by any other op)."""
 from __future__ import annotations
 
 from typing import Any
@@ -14,7 +12,6 @@ import numpy as np
 
 from runtime.core import tracing
 from runtime.core.registry import OpDef, bind
-from runtime.state import views
 from runtime.state.printing import graph_print
 from runtime.core.tensor import Tensor
 
@@ -59,31 +56,8 @@ def print_(*values: Any, sep: str = " ", end: str = "\n") -> None:
     graph_print(values, sep=sep, end=end)
 
 
-def _written_so_far() -> list:
-    """(argument array, its value now) pairs, flat, for the arguments written so far."""
-    graph = tracing.current_graph()
-    root = graph
-    while root.parent is not None:
-        root = root.parent
-    try:
-        written = views.written_inputs(root.inputs)
-    except ValueError:  # an argument whose value cannot be known here: nothing to restore
-        return []
-    pairs = []
-    for k, value in written:
-        pairs += [graph.capture(root.inputs[k]), graph.capture(value)]
-    return pairs
-
-
-def _restore(pairs) -> None:
-    for target, value in zip(pairs[::2], pairs[1::2]):
-        if isinstance(target, np.ndarray) and target.flags.writeable:
-            np.copyto(target, value, casting="unsafe")
-
-
-def _assert_kernel(pred, *pairs, message):
+def _assert_kernel(pred, *_, message):  # `_`: inputs of graphs saved by earlier versions
     if not np.all(pred):
-        _restore(pairs)
         raise AssertionError(message)
 
 
@@ -101,11 +75,10 @@ def assert_(pred, message: str = "") -> None:
         if not np.all(pred):
             raise AssertionError(message)
         return
-    bind(ASSERT, pred, *_written_so_far(), message=str(message))
+    bind(ASSERT, pred, message=str(message))
 
 
-def _raise_kernel(*pairs, error, args, message, where):  # noqa: ARG001 - `message`: listings
-    _restore(pairs)
+def _raise_kernel(*_, error, args, message, where):  # noqa: ARG001 - `message`: listings
     exc = error(*args)
     if where:
         exc.add_note(f"(raised by the graph at run time: {where})")
@@ -122,5 +95,5 @@ def raise_(error: BaseException, where: str = "") -> None:
     symbolic value. Its type and arguments are Python values fixed while tracing."""
     if tracing.current_graph() is None:
         raise error
-    bind(RAISE, *_written_so_far(), error=type(error), args=tuple(error.args),
+    bind(RAISE, error=type(error), args=tuple(error.args),
          message=str(error), where=where)

@@ -3,9 +3,9 @@
 writes made before the error are done; those after it are not). Eager NumPy vs
 `ag.function` (optimized and not) vs `jit_compile=True`, on fresh copies.
 
-Not yet: a raise inside a symbolic loop (the loop's own copy of the array is not linked to
-the argument until the loop ends), and errors raised by operations themselves
-(`LinAlgError`): there the arguments keep their values from before the call."""
+Loops, errors raised by operations and Python state:
+test_fidelity_effects_before_errors.py.
+"""
 import warnings
 
 import numpy as np

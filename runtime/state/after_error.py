@@ -1,0 +1,127 @@
+"""What the caller's objects hold when a graph raises: the effects done before the failure.
+
+A graph never changes the caller's objects while it runs. Argument arrays written into,
+list and dict arguments changed in place, and Python state the function writes
+(attributes of `self`, dict items, globals) are computed as extra graph outputs and
+copied in only after the graph returns (writeback.py, `python_state.StatePlan.apply`).
+So when the graph raises, every one of them still holds its value from before the call,
+and running the Python function on the same arguments does exactly the writes Python
+makes before that error and none after it: `effects_before_failure`. One rule covers a
+raise or assert inside a symbolic loop (the writes of the earlier iterations are done),
+an error raised by an operation itself (`LinAlgError`, an index out of bounds,
+`FloatingPointError` under `np.errstate(all="raise")`, integer division by zero), and
+Python state; the per-call cost of a call that does not raise is nil.
+
+The graph's run-time effects must not happen twice: `ag.print` output and warnings are
+already shown (the rerun's are dropped). A graph that assigns `ag.Variable`s or draws
+random numbers cannot run again without changing them twice, and a loaded function has
+no Python code: there the caller's objects keep their values from before the call and
+the error says so in a note (`replay_blocker`).
+
+An error raised while tracing (a `raise` under a Python condition: every call of that
+signature traces again) is handled the same way when Python raises it too
+(`raised_by_python_code`); the rerun's output is dropped too, since the trace has run
+the function's Python prints already.
+
+A graph `try`/`except` changes nothing here: an error a handler catches stays in the
+graph, and one no handler catches reaches the caller through `effects_before_failure`.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import warnings
+from typing import Callable
+
+import numpy as np
+
+from runtime.core.errors import GraphModeError, is_library_code
+from runtime.core.graph import Graph
+from runtime.state.random_ops import RANDOM_CALL, RANDOM_DRAW, RANDOM_MAKE
+from runtime.state.variables import ASSIGN_VARIABLE
+
+# ops whose run-time effect changes objects outside the graph and cannot run twice
+_RANDOM = "the graph draws random numbers, which must not happen twice"
+_NOT_REPEATABLE = {ASSIGN_VARIABLE: "the graph assigns an ag.Variable, which must not "
+                                    "happen twice",
+                   RANDOM_DRAW: _RANDOM, RANDOM_CALL: _RANDOM, RANDOM_MAKE: _RANDOM}
+NO_PYTHON = "the function was loaded from a saved graph and has no Python code to run"
+
+
+def replay_blocker(graph: Graph, has_python: bool = True) -> str | None:
+    """Why the Python function cannot be run again after `graph` raised (what the graph
+    does that must not happen twice; `has_python`: False for a loaded function), or None
+    when it can."""
+    if not has_python:
+        return NO_PYTHON
+    for node in graph.walk():
+        why = _NOT_REPEATABLE.get(node.op)
+        if why is not None:
+            return why
+    return None
+
+
+def raised_by_graph(error: BaseException, filename: str) -> bool:
+    """Whether `error` was raised while the generated executor (source `filename`) ran,
+    rather than by a check made before it started."""
+    tb = error.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == filename:
+            return True
+        tb = tb.tb_next
+    return False
+
+
+_NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__)) + os.sep
+_CONTROL_FLOW_DIR = os.sep + os.path.join("runtime", "control_flow") + os.sep
+
+
+def raised_by_python_code(error: BaseException) -> bool:
+    """Whether `error`, raised while tracing, is one Python raises at the same point: the
+    user's own code (a `raise` or an `assert` on Python values) or NumPy called by it
+    raised it, outside any symbolic branch or loop body (those are traced also when
+    the inputs would not run them). An error the tracer raises for what a graph cannot
+    do is not."""
+    if isinstance(error, GraphModeError):
+        return False
+    frames = []
+    tb = error.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame.f_code)
+        tb = tb.tb_next
+    if any(_CONTROL_FLOW_DIR in os.path.abspath(c.co_filename) for c in frames):
+        return False
+    while frames and os.path.abspath(frames[-1].co_filename).startswith(_NUMPY_DIR):
+        frames.pop()
+    if frames and not is_library_code(frames[-1]):
+        return True
+    # `assert` on a Python value: raised by the converted assert, called from user code
+    return isinstance(error, AssertionError) and len(frames) >= 2 and \
+        not is_library_code(frames[-2])
+
+
+def effects_before_failure(run_python: Callable[[], object], error: BaseException,
+                           name: str, blocker: str | None) -> None:
+    """Leave the caller's arguments and Python state as Python leaves them when it raises
+    `error`: run `run_python` (the function on the caller's objects, which the graph has
+    not changed) up to its error. `error` is the one the caller gets; notes say when the
+    rerun disagreed with it."""
+    if blocker is not None:
+        error.add_note(f"{name}: the arguments and Python state this call writes keep "
+                       f"their values from before the call ({blocker}): the writes made "
+                       "before the error are not done.")
+        return
+    try:
+        # the graph has printed and warned already; a warning filter set to "error" still
+        # raises (recording only replaces showing)
+        with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings(record=True):
+            run_python()
+    except Exception as again:  # noqa: BLE001 - Python's own error ends the rerun
+        if type(again) is not type(error):
+            error.add_note(f"{name}: run as Python, the function raises "
+                           f"{type(again).__name__}: {again} instead; the arguments and "
+                           "Python state hold what that run left in them.")
+    else:
+        error.add_note(f"{name}: run as Python, the function raises no error here; the "
+                       "arguments and Python state hold what that run left in them.")
