@@ -14,13 +14,12 @@ from __future__ import annotations
 import collections
 import inspect
 import threading
-import warnings
 import weakref
 
 import numpy as np
 
 from runtime.core import tracing
-from runtime.core.errors import GraphModeError, user_stacklevel
+from runtime.core.errors import GraphModeError
 from runtime.frontend.binder import binder_for, call_with_specs, identity_part
 from runtime.frontend.pickling import reference_to
 from runtime.frontend.signature import (
@@ -33,6 +32,7 @@ from runtime.frontend.concrete import ConcreteFunction
 from runtime.frontend.modes import (  # noqa: F401  (re-exported: runtime.frontend.function's names)
     RetracingWarning, _run_eagerly, functions_run_eagerly, run_functions_eagerly,
 )
+from runtime.frontend.retracing import note_trace, warn_trace_limit
 from runtime.frontend.trace import trace_signature
 from runtime.frontend.tracebacks import filter_traceback
 from runtime.frontend.trace_args import check_nested, method_offset
@@ -235,7 +235,7 @@ class Function:
                     return other, ins
             changed = cf.state.failing(args)
             if self._at_trace_limit():
-                self._warn_trace_limit(", ".join(label for label, _ in changed))
+                warn_trace_limit(self, ", ".join(label for label, _ in changed))
                 return None, None
             lifted = []
             for _, expr in changed:
@@ -263,7 +263,7 @@ class Function:
                 self._concrete.insert(0, new)
             self._cache[key] = new
             self._state_changes.append(", ".join(label for label, _ in changed))
-            self._note_trace(key)
+            note_trace(self, key)
             ins = new.state.enter(args) if new.state is not None else []
             if ins is None:
                 raise RuntimeError(f"{self.__name__}: internal error: the Python state "
@@ -327,14 +327,14 @@ class Function:
                         trace_key = general
                         break
             if limited and self._at_trace_limit():
-                self._warn_trace_limit("", key)
+                warn_trace_limit(self, "", key)
                 return None
             cf = self._trace(trace_key, args)
             if any(has_unknown_dims(p) for p in trace_key):
                 self._relaxed.append(cf)  # serves every call whose shapes fit
             self._cache[key] = cf
             self._watch(key)
-            self._note_trace(key)
+            note_trace(self, key)
             return cf
 
     def _watch(self, key) -> None:
@@ -390,49 +390,9 @@ class Function:
     def _trace(self, key, args) -> ConcreteFunction:
         return trace_signature(self, key, args)
 
-    def _note_trace(self, key) -> None:
-        self._trace_calls.append(self._calls)
-        if (self._warned or len(self._trace_calls) < 5
-                or self._calls - self._trace_calls[0] >= 10):
-            return
-        self._warned = True
-        changed = self._changing_arguments()
-        state = "; ".join(dict.fromkeys(c for c in self._state_changes if c))
-        warnings.warn(
-            f"{self.__name__} was traced {len(self._trace_calls)} times within the last 10 calls"
-            f"{'; arguments that changed: ' + changed if changed else ''}"
-            f"{'; Python state that changed: ' + state if state else ''}. Tracing is "
-            "expensive: Python values (ints, floats, strings) are part of the cache key, so pass "
-            "changing numbers as NumPy arrays; for arrays whose shapes change, use "
-            "input_signature with None dimensions or reduce_retracing=True.",
-            RetracingWarning, stacklevel=user_stacklevel())
-
     def _at_trace_limit(self) -> bool:
         # every live trace counts, those kept per Python state too (`_by_state`)
         return self.max_traces is not None and len(self._concrete) >= self.max_traces
-
-    def _warn_trace_limit(self, state: str, key=None) -> None:
-        if self._limit_warned:
-            return
-        self._limit_warned = True
-        changed = self._changing_arguments(key)
-        state = "; ".join(dict.fromkeys(c for c in [*self._state_changes, state] if c))
-        warnings.warn(
-            f"{self.__name__} reached its limit of {self.max_traces} traces"
-            f"{'; arguments that changed: ' + changed if changed else ''}"
-            f"{'; Python state that changed: ' + state if state else ''}. The traces made so "
-            "far keep serving their signatures; calls with a new signature now run as plain "
-            "Python (eagerly, slower). Pass changing numbers as NumPy arrays, or raise the "
-            "limit with max_traces=N (None: no limit).",
-            RetracingWarning, stacklevel=user_stacklevel())
-
-    def _changing_arguments(self, new_key=None) -> str:
-        keys = [cf.key for cf in self._concrete[-5:]]
-        if new_key is not None:
-            keys.append(new_key)
-        names = [p for i, p in enumerate(self._params)
-                 if len({repr(k[i]) for k in keys if i < len(k)}) > 1]
-        return ", ".join(repr(n) for n in names)
 
     # -- inspection -------------------------------------------------------------------
     def _signature_defaults(self) -> list:
