@@ -240,21 +240,31 @@ def _insert_note_markers(node) -> list:
     definition left as Python), which `unparse` turns into a comment; returns the
     (block, marker, note) triples to take out again."""
     out = []
-    for n in gast.walk(node):
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(n, field, None)
-            if not isinstance(block, list):
-                continue
-            for s in list(block):
-                note = anno.get(s, anno.NOTE, None) if isinstance(s, gast.AST) else None
-                if note is not None:
-                    name = gast.Name(id=f"ag__note_{len(out)}__", ctx=gast.Load(),
-                                     annotation=None, type_comment=None)
-                    marker = gast.copy_location(gast.Expr(value=name), s)
-                    gast.copy_location(name, s)
-                    block.insert(block.index(s), marker)
-                    out.append((block, marker, note))
+    for block in _statement_lists(node):
+        for s in list(block):
+            note = anno.get(s, anno.NOTE, None) if isinstance(s, gast.AST) else None
+            if note is not None:
+                name = gast.Name(id=f"ag__note_{len(out)}__", ctx=gast.Load(),
+                                 annotation=None, type_comment=None)
+                marker = gast.copy_location(gast.Expr(value=name), s)
+                gast.copy_location(name, s)
+                block.insert(block.index(s), marker)
+                out.append((block, marker, note))
     return out
+
+
+def _statement_lists(node):
+    """Every list of statements in `node` (bodies, else and finally blocks, the bodies of
+    except handlers and match cases), found without visiting expressions: a walk over
+    every node of each converted function was a tenth of the conversion time."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            block = getattr(n, field, None)
+            if type(block) is list:
+                yield block
+                stack.extend(s for s in block if isinstance(s, gast.AST))
 
 
 _DEF_START = re.compile(r"\s*(def |class |async def |@)")

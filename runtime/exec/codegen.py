@@ -19,6 +19,7 @@ that created it.
 from __future__ import annotations
 
 import functools
+import gc
 import itertools
 import keyword
 import math
@@ -73,12 +74,13 @@ class CodeGen:
         self._used.add(name)
         return name
 
-    def const(self, value, hint: str = "c") -> str:
-        """A global name bound to `value` in the generated module."""
+    def const(self, value, hint="c") -> str:
+        """A global name bound to `value` in the generated module (`hint`: the name to
+        start from, or a function of the value giving it, called for new values only)."""
         # NumPy scalars are immutable: equal ones (same type and bits) share one global
         key = (type(value), value.tobytes()) if isinstance(value, np.generic) else id(value)
         if key not in self._const_ids:
-            name = self.fresh(hint)
+            name = self.fresh(hint if type(hint) is str else hint(value))
             self.globals[name] = value
             self._const_ids[key] = name
         return self._const_ids[key]
@@ -104,7 +106,7 @@ class CodeGen:
         if isinstance(value, type) and issubclass(value, np.generic) and getattr(np, value.__name__, None) is value:
             return f"np.{value.__name__}"
         if isinstance(value, np.generic) or isinstance(value, np.ndarray) and value.ndim == 0:
-            return self.const(value, _scalar_name(value))
+            return self.const(value, _scalar_name)
         return self.const(value, "c")
 
     def kernel_ref(self, node: Node) -> str:
@@ -300,6 +302,16 @@ def structure_expr(gen: CodeGen, tree, leaves) -> str:
 def compile_graph(graph: Graph, out_tree, out_leaves, name: str, parallel: bool = True):
     """Generate, register and exec the source for `graph`; returns (fn, source, gen).
     `parallel`: expensive independent nodes may run on the thread pool (schedule.py)."""
+    collecting = gc.isenabled()
+    gc.disable()  # generation makes many objects and no garbage (see `saved/load.py`)
+    try:
+        return _compile_graph(graph, out_tree, out_leaves, name, parallel)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _compile_graph(graph: Graph, out_tree, out_leaves, name: str, parallel: bool):
     gen = CodeGen()
     gen.parallel = parallel
     gen.keep_layouts = reads_memory_order(graph)

@@ -8,6 +8,8 @@ and writing the Python state the trace reaches (`state.python_state.StatePlan`).
 """
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from runtime.core import log
@@ -23,12 +25,18 @@ from runtime.state.after_error import effects_before_failure, raised_by_graph, r
 from runtime.state.writeback import apply_container_writes, writing_back
 
 
+_EXECUTOR = frozenset({"_fn", "python_code", "_gen", "_filename"})
+_GENERATING = threading.Lock()  # one generation of a lazy executor at a time
+
+
 class ConcreteFunction:
-    """One trace of a Function: a graph plus the compiled Python code that runs it."""
+    """One trace of a Function: a graph plus the compiled Python code that runs it.
+    `lazy=True` generates that code on first use instead of now."""
 
     def __init__(self, name, graph, key, params, out_tree, out_leaves, owner=None,
                  optimize: bool = True, writeback: list = (), container_writes: tuple = ((), 0),
-                 jit_compile: bool = False, parallel: bool = True, state=None):
+                 jit_compile: bool = False, parallel: bool = True, state=None,
+                 lazy: bool = False):
         self.name = name
         self.graph = graph
         self.key = key
@@ -70,20 +78,43 @@ class ConcreteFunction:
                                    for x in xs] for xs in (run_leaves, finals)]
         if n_extra:  # the results, then the final value of each argument written into
             out_tree, run_leaves = (tuple, [out_tree] + [None] * len(finals)), run_leaves + finals
-        started = log.start(log.COMPILE, log.DEBUG)
-        self._fn, self.python_code, self._gen, self._filename = compile_graph(
-            run_graph, out_tree, run_leaves, name, parallel=parallel)
-        log.done(log.COMPILE, log.DEBUG, started, "generated the executor of %s", name)
         self._keep_rest = bool(self._container_writes) or (
             state is not None and state.apply is not None)
-        if n_extra or self._keep_rest:
-            self._fn = writing_back(self._fn, writeback, name, n_extra, keep_rest=self._keep_rest)
         # a call that raises leaves what Python leaves: the writes before the error done
         # (state/after_error.py); only traces that write into the caller's objects
         self._replays = owner is not None and bool(
             writeback or self._container_writes or (state is not None and state.apply))
         self._blocker = replay_blocker(graph, owner.has_python_code) if self._replays \
             else None
+        self._pending = (run_graph, out_tree, run_leaves, parallel, n_extra)
+        if not lazy:
+            self._generate()
+
+    def _generate(self) -> None:
+        """Generate and compile the executor (`_fn`, `python_code`, `_gen`, `_filename`)."""
+        run_graph, out_tree, run_leaves, parallel, n_extra = self._pending
+        started = log.start(log.COMPILE, log.DEBUG)
+        fn, self.python_code, self._gen, self._filename = compile_graph(
+            run_graph, out_tree, run_leaves, self.name, parallel=parallel)
+        log.done(log.COMPILE, log.DEBUG, started, "generated the executor of %s", self.name)
+        if n_extra or self._keep_rest:
+            fn = writing_back(fn, self.writeback, self.name, n_extra, keep_rest=self._keep_rest)
+        self._fn = fn  # last: another thread reads `_fn` without the lock
+        del self._pending
+
+    def __getattr__(self, name: str):
+        # reached only for attributes not set: the executor of a `lazy` trace before its
+        # first use (generating a saved graph of 100,000 nodes takes seconds, and a
+        # loaded function may never run); once generated, these are plain attributes
+        if name in _EXECUTOR:
+            attributes = self.__dict__
+            if "_pending" in attributes:
+                with _GENERATING:
+                    if "_pending" in attributes:
+                        self._generate()
+            if name in attributes:
+                return attributes[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def __call__(self, *args, **kwargs):
         if self._owner is not None:

@@ -13,13 +13,13 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.core.errors import Origin
-from runtime.core.graph import Graph
+from runtime.core.graph import Graph, Node
 from runtime.saved.format import (
-    MAX_GRAPH_DEPTH, MAX_NODES, Decoder, LoadError, check_int, check_shape, check_text,
+    MAX_GRAPH_DEPTH, MAX_NODES, MAX_RANK, Decoder, LoadError, check_int, check_shape, check_text,
     parse_dtype,
 )
 from runtime.ops.ufuncs_rules import ufunc_rule
-from runtime.saved.optable import check_attrs, lookup
+from runtime.saved.optable import check_attrs, lookup, op_table
 from runtime.core.tensor import Tensor
 
 
@@ -50,6 +50,121 @@ class GraphDecoder:
         self.nodes = 0
         self.names: set[str] = set()
         self.rules: dict = {}  # ufunc rule results by what they depend on
+        # what a graph repeats, checked once: dtype texts, origins, ops' empty attributes
+        self.dtypes: dict[str, np.dtype] = {}
+        self.origins: dict[tuple, Origin] = {}
+        self.bare_ops: set = set()
+        self.table = op_table()
+
+    def plain_node(self, graph: Graph, n, scope: dict) -> bool:
+        """Decode `n` if it is a plain node (no subgraphs) that passes every check of
+        `node`; False, with nothing changed, for anything else (which `node` then decodes
+        or refuses with the place named). The same checks, without building a message
+        per value, and each repeated fact (dtype text, origin, op with no attributes)
+        checked once: most of a large graph's loading time was spent on those."""
+        if type(n) is not dict:
+            return False
+        try:
+            name, raw_inputs, attrs, raw_outputs = (
+                n["op"], n["inputs"], n["attrs"], n["outputs"])
+            origin = n.get("origin", _ABSENT)
+            op = self.table[name]
+        except (KeyError, TypeError):  # a key missing, an op name not a string
+            return False
+        if len(n) != (4 if origin is _ABSENT else 5) or op.subgraph_attrs \
+                or op.check is not None or type(raw_inputs) is not list \
+                or type(attrs) is not dict or type(raw_outputs) is not list:
+            return False
+        try:
+            inputs = []
+            arrays = self.values.arrays
+            for x in raw_inputs:
+                t = type(x)
+                if t is dict and len(x) == 1:
+                    if "ref" in x:
+                        x = x["ref"]
+                        x = scope.get(x) if type(x) is str else None
+                    elif "ndarray" in x:
+                        x = x["ndarray"]
+                        x = arrays.get(x) if type(x) is str else None
+                    else:
+                        x = self.values.value(x, "")
+                    if x is None:
+                        return False
+                elif t is not float and t is not int and t is not bool:
+                    x = self.values.value(x, "")
+                inputs.append(x)
+            if attrs:
+                attrs = {k: self.values.value(v, "") for k, v in attrs.items()}
+                check_attrs(op, attrs, len(inputs), "")
+            else:
+                attrs = {}
+                if (op, len(inputs)) not in self.bare_ops:
+                    check_attrs(op, attrs, len(inputs), "")
+                    self.bare_ops.add((op, len(inputs)))
+            declared = []
+            names = self.names
+            for o in raw_outputs:
+                if type(o) is not dict:
+                    return False
+                name, shape, text = o["name"], o["shape"], o["dtype"]
+                weak = o.get("weak", _ABSENT)
+                if weak is _ABSENT:
+                    weak = False
+                    if len(o) != 3:
+                        return False
+                elif type(weak) is not bool or len(o) != 4:
+                    return False
+                if type(name) is not str or len(name) > 200 or not name.isprintable() \
+                        or name in names or type(shape) is not list or len(shape) > MAX_RANK:
+                    return False
+                for d in shape:
+                    if d is not None and (type(d) is not int or not 0 <= d <= 2**62):
+                        return False
+                dtype = self.dtypes.get(text) if type(text) is str else None
+                if dtype is None:
+                    dtype = self.dtypes[text] = parse_dtype(text, "", allow_object=True)
+                declared.append((tuple(shape), dtype))
+            if len(declared) > 1 and len({o["name"] for o in raw_outputs}) != len(declared):
+                return False
+            if op.abstract_eval is ufunc_rule:
+                key = _ufunc_key(op, inputs, attrs)
+                computed = self.rules.get(key) if key is not None else None
+                if computed is None:
+                    computed = _computed(op, inputs, attrs, self.rules)
+            else:
+                computed = _rule(op, inputs, attrs, "")
+            if computed != declared:
+                return False
+            if origin is _ABSENT:
+                origin = None
+            elif origin is not None:
+                if type(origin) is not dict or len(origin) != 3:
+                    return False
+                key = (origin["file"], origin["line"], origin["function"])
+                if type(key[1]) is not int:  # True would find the origin of line 1
+                    return False
+                known = self.origins.get(key)
+                if known is None:
+                    known = self.origins[key] = _origin(origin, "")
+                origin = known
+        except (LoadError, KeyError, TypeError):  # TypeError: an unhashable origin part
+            return False
+        if self.nodes >= MAX_NODES:
+            return False
+        self.nodes += 1
+        node = Node(op, inputs, attrs, origin)
+        outputs = node.outputs
+        for i, o in enumerate(raw_outputs):
+            name = o["name"]
+            shape, dtype = declared[i]
+            t = Tensor(graph, node, i, shape, dtype, name, o.get("weak", False))
+            outputs.append(t)
+            names.add(name)
+            scope[name] = t
+        graph._counter[0] += len(outputs)  # as `Graph.add_node` counts the names it gives
+        graph.nodes.append(node)
+        return True
 
     def graph(self, d, where: str, parent: Graph | None = None, outer: dict | None = None,
               depth: int = 0) -> Graph:
@@ -68,8 +183,10 @@ class GraphDecoder:
                 raise LoadError(f"{where}: capture {k} is malformed")
             i = check_int(pair[1], f"{where}: capture {k}", 0, len(graph.inputs) - 1)
             graph.captures[outer[pair[0]]] = graph.inputs[i]
+        plain = self.plain_node
         for k, n in enumerate(seq(d["nodes"], f"{where}: nodes")):
-            self.node(graph, n, scope, f"{where}, node {k}", depth)
+            if not plain(graph, n, scope):
+                self.node(graph, n, scope, f"{where}, node {k}", depth)
         graph.outputs = [self.input(x, scope, f"{where}: output {k}")
                          for k, x in enumerate(seq(d["outputs"], f"{where}: outputs"))]
         return graph
@@ -147,21 +264,30 @@ def _same(avals, computed) -> bool:
                for (s, d), (cs, cd) in zip(avals, computed))
 
 
-_SCALARS = (bool, int, float, complex)
+_ABSENT = object()  # a key the JSON object does not have
 
 
 def _ufunc_key(op, inputs, attrs):
     """What a ufunc's shape/dtype rule depends on (operand avals, Python scalars by type and
     value, attributes), or None when something is not hashable: graphs repeat the same
     few patterns, and the rule is most of a node's loading time."""
-    parts = [op.name]
+    parts = [op]
     for x in inputs:
-        if isinstance(x, Tensor):
-            parts.append((x.shape, x.dtype, x.weak))
-        elif type(x) in _SCALARS:
-            parts.append((type(x), x))
+        t = type(x)
+        if t is Tensor:
+            parts.append((x.static_shape, x.dtype, x.weak))
+        elif t is float or t is complex:  # weak (NEP 50): the type matters, not the value
+            parts.append(t)
+        elif t is int or t is bool:  # a Python int out of the loop's range is refused
+            parts.append((t, x))
+        elif t is np.ndarray:
+            parts.append(("array", x.shape, x.dtype))
+        elif isinstance(x, np.generic):  # tagged: a dtype compares equal to `float`
+            parts.append(("scalar", x.dtype))
         else:
             return None
+    if not attrs:
+        return tuple(parts)
     try:
         key = (tuple(parts), tuple(sorted(attrs.items())))
         hash(key)
@@ -170,13 +296,19 @@ def _ufunc_key(op, inputs, attrs):
     return key
 
 
-def _check_rule(op, inputs, attrs, avals, where: str, cache: dict) -> None:
+def _computed(op, inputs, attrs, cache: dict, where: str = "") -> list:
+    """[(shape tuple, dtype)] of the outputs by the op's own rule (LoadError if it refuses)."""
     key = _ufunc_key(op, inputs, attrs) if op.abstract_eval is ufunc_rule else None
     computed = cache.get(key) if key is not None else None
     if computed is None:
         computed = _rule(op, inputs, attrs, where)
         if key is not None:
             cache[key] = computed
+    return computed
+
+
+def _check_rule(op, inputs, attrs, avals, where: str, cache: dict) -> None:
+    computed = _computed(op, inputs, attrs, cache, where)
     if not _same(avals, computed):
         raise LoadError(f"{where}: the file declares outputs {_text(avals)} but the op "
                         f"computes {_text(computed)} (the description was altered)")

@@ -4,10 +4,12 @@ The result is a `LoadedFunction`: a `Function` whose traces are the saved ones, 
 matches arguments, checks input signatures and reports mismatches exactly as the
 original did; arguments that need a new trace raise a TypeError listing the saved
 signatures (there is no Python code to trace). Its executors are generated from the
-loaded graphs by the runtime's own code generator; nothing from the file is evaluated.
+loaded graphs by the runtime's own code generator, each on its first call; nothing from
+the file is evaluated.
 """
 from __future__ import annotations
 
+import gc
 import inspect
 import os
 
@@ -89,14 +91,23 @@ def load(path: str | os.PathLike | bytes) -> LoadedFunction:
         ag.load("norm.agz")(np.array([3.0, 4.0]))  # -> np.float64(5.0)
         ```
     """
-    description, arrays = read(path)
-    label = "<saved function bytes>" if isinstance(path, (bytes, bytearray)) else os.fspath(path)
+    collecting = gc.isenabled()
+    # a load makes millions of objects and no garbage: the cyclic collector would walk
+    # them all again and again (more than half the time of a large load)
+    gc.disable()
     try:
-        return _build(description, arrays)
-    except LoadError as e:
-        raise LoadError(f"{label}: {e}") from None
-    except RecursionError:
-        raise LoadError(f"{label}: nested too deeply") from None
+        description, arrays = read(path)
+        label = "<saved function bytes>" if isinstance(path, (bytes, bytearray)) \
+            else os.fspath(path)
+        try:
+            return _build(description, arrays)
+        except LoadError as e:
+            raise LoadError(f"{label}: {e}") from None
+        except RecursionError:
+            raise LoadError(f"{label}: nested too deeply") from None
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def _build(d: dict, arrays: dict) -> LoadedFunction:
@@ -258,20 +269,17 @@ def _concrete(fn: LoadedFunction, c, values: Decoder, graphs: GraphDecoder, wher
     out_leaves = {}
     for label, g in (("graph", graph), ("optimized_graph", optimized)):
         out_leaves[label] = _leaves(leaves, g, writeback, values, f"{where}/{label}")
-    for g in (graph, optimized):
-        try:
-            g.verify()
-        except AssertionError as e:
-            raise LoadError(f"{where}: {e}") from None
+    # no `verify()`: the decoder checked each of its invariants as it built the graphs
+    # (names defined once, earlier in the same graph; control flow by its op's check)
     for k, _ in writeback:
         if k >= len(optimized.inputs):
             raise LoadError(f"{where}: writes back into input {k}, which does not exist")
-    try:
-        cf = ConcreteFunction(fn.__name__, optimized, key, fn._params, tree,
-                              out_leaves["optimized_graph"], owner=fn, optimize=False,
-                              writeback=writeback)
-    except Exception as e:  # noqa: BLE001 - a graph the code generator cannot lower
-        raise LoadError(f"{where}: cannot generate code for the graph ({e})") from None
+    # the executor is generated on first use: a graph of 100,000 nodes takes seconds to
+    # lower and compile, and a loaded function may be inspected, exported or shipped
+    # without running here (every check that decides whether the file loads is above)
+    cf = ConcreteFunction(fn.__name__, optimized, key, fn._params, tree,
+                          out_leaves["optimized_graph"], owner=fn, optimize=False,
+                          writeback=writeback, lazy=True)
     cf.graph = graph
     return cf
 

@@ -349,8 +349,12 @@ def _special_file(rng: random.Random, original: dict, directory: str):
 
 
 def check_loaded(fn) -> None:
-    """A loaded function's executors are single function definitions (no module-level code)."""
+    """A loaded function's graphs pass the verifier (the loader checks the same invariants
+    while decoding, instead of verifying afterwards), and its executors are single function
+    definitions (no module-level code)."""
     for cf in fn.concrete_functions:
+        cf.graph.verify()
+        cf.optimized_graph.verify()
         tree = ast.parse(cf.python_code)
         assert len(tree.body) == 1 and isinstance(tree.body[0], ast.FunctionDef), cf.python_code
 

@@ -260,3 +260,47 @@ def test_saving_over_a_save_leaves_no_temporary_files_and_loads_the_new_one(two_
     manifest = json.loads(members_of(target)["manifest.json"] if form == ".agz"
                           else (target / "manifest.json").read_bytes())
     assert sorted(manifest["members"]) == ["arrays.npz", "graph.json"]
+
+
+@pytest.mark.parametrize("text, duplicated", [
+    (b'{"a":1,"b":{"c":2}}', False),
+    (b'{"a":1,"a":2}', True),
+    (b'{"a": 1, "b": {"c": 2, "c": 3}}', True),
+    (b'{"a":"x:y","b":[{"c":":"}]}', False),        # colons inside strings
+    (b'{"a":"x:y","a":"z"}', True),
+    (b'{"a\\":":1,"a\\":":2}', True),              # a key holding `":`
+    (b'{"a" :1,"a" :2}', True),                      # space before the colon
+])
+def test_duplicate_keys_are_found_whatever_the_text_holds(text, duplicated):
+    from runtime.saved.json_tools import parse_json
+
+    if duplicated:
+        with pytest.raises(LoadError, match="appears twice"):
+            parse_json(text, "t")
+    else:
+        assert parse_json(text, "t") == json.loads(text)
+
+
+def test_plain_nodes_decode_as_the_full_checks_do(two_saves, tmp_path, monkeypatch):
+    """The decoder's fast path for plain nodes builds the same graphs as its full path,
+    and whatever it refuses, the full path refuses with the place named."""
+    from runtime.saved.decode import GraphDecoder
+
+    @ag.function
+    def f(x, n):
+        y = np.sum(x[1:] * 2.0, axis=0, keepdims=True)
+        if np.sum(y) > 0:
+            y = np.maximum(y, x[:1]) + n
+        return y, x.astype(np.float32)
+
+    f(X, np.int64(2))
+    ag.save(f, tmp_path / "f.agz")
+    fast = ag.load(tmp_path / "f.agz")
+    monkeypatch.setattr(GraphDecoder, "plain_node", lambda self, graph, n, scope: False)
+    full = ag.load(tmp_path / "f.agz")
+    for a, b in zip(fast.concrete_functions, full.concrete_functions):
+        assert str(a.graph) == str(b.graph) and str(a.optimized_graph) == str(b.optimized_graph)
+        assert a.python_code == b.python_code
+    for x, y in zip(fast(X, np.int64(2)), f(X, np.int64(2))):
+        np.testing.assert_array_equal(x, y)
+        assert x.dtype == y.dtype
