@@ -16,13 +16,20 @@ through the registry, which loads the compiler with the loader registered here.
 """
 from __future__ import annotations
 
+import os
+import sys
 import types
+import warnings
 from typing import Any, Callable, Sequence
 
+from autograph.errors import ConversionError
 from autograph.pyct import registry
 from runtime import Function
+from runtime.core import tracing
 from runtime.core.naming import hide_names
 from runtime.frontend.function import DEFAULT_MAX_TRACES, BoundFunction
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 def _load_compiler() -> None:
@@ -231,20 +238,30 @@ def do_not_convert(fn: Callable) -> Callable:
 
 def set_loop_options(maximum_iterations: Any = None, shape_invariants: Sequence | None = None
                      ) -> None:
-    """Options for the enclosing loop, as the first statement of its body.
+    """Options for the loop whose body this call is a statement of, wherever in the body.
 
-    The converter reads them from the source (autograph/converters/directives.py); called
-    as a function it does nothing, so the code also runs as plain Python. Only the first
-    statement of a loop body is read: written later in the body it has no effect.
+    The converter reads them from the source (autograph/converters/directives.py) and
+    removes the call; its arguments are evaluated once, before the loop starts. The options
+    bound every loop they are attached to, symbolic or over Python values, so the result
+    does not depend on whether a bound comes in as a Python int or an array.
 
     Args:
-        maximum_iterations: stop a symbolic loop after this many iterations (an int or a
+        maximum_iterations: stop the loop after at most this many iterations (an int or a
             scalar array), as `tf.while_loop` does.
         shape_invariants: a list of `(variable, shape)` pairs: a loop variable whose shape
             changes between iterations, with `None` for each dimension that changes.
 
     Raises:
-        ag.ConversionError: its arguments are not written as keywords.
+        ag.ConversionError: when converting, for a call that is not a statement directly in
+            a loop body (outside any loop, inside an `if` / `with` / `try`, used as a
+            value), a second call in one loop, positional arguments, or arguments that read
+            a variable the loop assigns. At run time, when the call was not lifted by the
+            converter (called through another name, or in a function traced with
+            `autograph=False`): it could not bound any loop.
+
+    Warns:
+        UserWarning: `maximum_iterations` given in plain Python (a function not run by
+            `ag.function`), where it cannot bound the loop.
 
     Example:
         ```python
@@ -255,14 +272,27 @@ def set_loop_options(maximum_iterations: Any = None, shape_invariants: Sequence 
         def count_up(n):
             i = np.int64(0)
             while i < n:
-                ag.set_loop_options(maximum_iterations=3)
                 i += 1
+                ag.set_loop_options(maximum_iterations=3)
             return i
 
         count_up(np.int64(10))  # -> np.int64(3)
         ```
     """
-    return None
+    frame = sys._getframe(1)
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back  # the user's line, past converted_call
+    where = (frame.f_code.co_filename, frame.f_lineno)
+    if tracing.in_graph_mode():
+        raise ConversionError(
+            "set_loop_options() ran as an ordinary call, so it bounds no loop: write it as "
+            "`ag.set_loop_options(...)` (not through another name), as a statement directly "
+            "in the body of the loop it applies to, in a function converted by AutoGraph",
+            *where)
+    if maximum_iterations is not None:  # (shape invariants only constrain a graph)
+        warnings.warn_explicit("ag.set_loop_options(maximum_iterations=...) has no effect "
+                               "in plain Python (outside ag.function): the loop is not "
+                               "bounded", UserWarning, *where)
 
 
 def _unwrap(fn):

@@ -1,12 +1,17 @@
-"""`ag.set_loop_options(...)` as the first statement of a loop body -> loop options.
+"""`ag.set_loop_options(...)`, a statement of a loop body -> that loop's options.
 
     while i < n:                                       (the call is removed and the
-        ag.set_loop_options(maximum_iterations=10) =>   loop gets
-        ...                                             ag__.while_stmt(..., maximum_iterations=10))
+        i += 1                                          loop gets
+        ag.set_loop_options(maximum_iterations=10) =>   ag__.while_stmt(..., maximum_iterations=10))
+
+As in TensorFlow, the options belong to the loop the call is directly in, wherever in its
+body the call sits; the arguments are evaluated once, before the loop starts. Every other
+use is a ConversionError at the user's line saying where the call must go: outside any
+loop, inside an `if` / `with` / `try` or a loop's `else`, used as a value, twice in one
+loop, or with arguments that read a variable the loop assigns.
 
 `shape_invariants=[(x, (None, 3))]` names loop variables; it becomes
 `shape_invariants={'x': (None, 3)}` so the loop operator can match it to its variables.
-Called anywhere else, `set_loop_options` is a no-op function.
 """
 from __future__ import annotations
 
@@ -17,34 +22,128 @@ from autograph.pyct import anno, templates
 from autograph.pyct.activity import qualified_name
 
 _KNOWN = ("maximum_iterations", "shape_invariants")
+_DEFS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda)
+_WHERE = "write it as a statement directly in the body of the loop it applies to"
 
 
-def _is_directive(stmt) -> bool:
-    if not (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)):
+def _is_call(node) -> bool:
+    if not isinstance(node, gast.Call):
         return False
-    f = stmt.value.func
+    f = node.func
     name = f.attr if isinstance(f, gast.Attribute) else getattr(f, "id", None)
     return name == "set_loop_options"
 
 
-def transform(fn_node, ctx) -> None:
-    for node in gast.walk(fn_node):
-        if isinstance(node, (gast.For, gast.While)) and node.body and _is_directive(node.body[0]):
-            call = node.body[0].value
-            options = {}
-            for kw in call.keywords:
-                if kw.arg not in _KNOWN:
-                    raise ConversionError(
-                        f"set_loop_options() got an unknown option {kw.arg!r}; it accepts "
-                        f"{', '.join(_KNOWN)}", ctx.info.filename, call.lineno)
-                options[kw.arg] = kw.value
-            if call.args:
-                raise ConversionError("set_loop_options() takes keyword arguments only",
-                                      ctx.info.filename, call.lineno)
-            if "shape_invariants" in options:
-                options["shape_invariants"] = _invariants(options["shape_invariants"], ctx)
-            anno.set_(node, anno.LOOP_OPTIONS, options)
-            node.body = node.body[1:] or [gast.copy_location(gast.Pass(), node.body[0])]
+def _is_directive(stmt) -> bool:
+    return isinstance(stmt, gast.Expr) and _is_call(stmt.value)
+
+
+def transform(fn_node, ctx, nested: bool = False) -> None:
+    """Lift every `set_loop_options` statement of `fn_node` (a def nested in the
+    converted function when `nested`) onto its loop, or raise."""
+    _statements(fn_node.body, None, f"the nested function `{fn_node.name}` outside its "
+                f"loops (options apply to a loop of the function they are written in)"
+                if nested else "", ctx)
+    # what is left is not a statement of a loop body (`x = ag.set_loop_options(...)`,
+    # a lambda): never silently dropped. Nested defs were converted (and checked) first.
+    for node in _walk_outside_defs(fn_node):
+        if _is_call(node):
+            _fail(ctx, node, "set_loop_options() is used in an expression (as a "
+                  "value, in a lambda): " + _WHERE)
+
+
+def _walk_outside_defs(fn_node):
+    todo = list(gast.iter_child_nodes(fn_node))
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            continue
+        yield node
+        todo.extend(gast.iter_child_nodes(node))
+
+
+def _statements(stmts, loop, inside: str, ctx) -> list:
+    """Visit a statement list; `loop` is the loop whose body it is (else None) and
+    `inside` names the construct around it (for the error)."""
+    kept = []
+    for stmt in stmts:
+        if _is_directive(stmt):
+            if loop is None:
+                where = f"inside {inside}" if inside else "outside any loop"
+                _fail(ctx, stmt.value, f"set_loop_options() is {where}: {_WHERE}")
+            _lift(loop, stmt.value, ctx)
+            continue
+        kept.append(stmt)
+        if isinstance(stmt, _DEFS):
+            continue
+        if isinstance(stmt, (gast.For, gast.AsyncFor, gast.While)):
+            stmt.body = _statements(stmt.body, stmt, "", ctx) or [_pass(stmt.body[0])]
+            stmt.orelse = _statements(stmt.orelse, None, "a loop's `else`", ctx)
+            continue
+        kind = type(stmt).__name__.lower()
+        construct = f"{'an' if kind == 'if' else 'a'} `{kind}`" \
+            if loop is not None or inside else ""
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(stmt, field, None)
+            if isinstance(block, list) and block:
+                new = _statements(block, None, construct or inside, ctx)
+                setattr(stmt, field, new or ([] if field != "body" else [_pass(block[0])]))
+        for clause in getattr(stmt, "handlers", []) + getattr(stmt, "cases", []):
+            clause.body = _statements(clause.body, None, construct or inside, ctx) \
+                or [_pass(stmt)]
+    return kept
+
+
+def _pass(near):
+    return gast.copy_location(gast.Pass(), near)
+
+
+def _lift(loop, call, ctx) -> None:
+    if anno.get(loop, anno.LOOP_OPTIONS, None) is not None:
+        _fail(ctx, call, "set_loop_options() is called twice in one loop: merge the "
+                         "options into one call")
+    if call.args:
+        _fail(ctx, call, "set_loop_options() takes keyword arguments only")
+    options = {}
+    for kw in call.keywords:
+        if kw.arg not in _KNOWN:
+            _fail(ctx, call, f"set_loop_options() got an unknown option {kw.arg!r}; it "
+                             f"accepts {', '.join(_KNOWN)}")
+        options[kw.arg] = kw.value
+    changed = _assigned_in(loop) & _read_names(options)
+    if changed:
+        _fail(ctx, call, "set_loop_options() arguments are evaluated once, before the "
+                         f"loop starts, but read {', '.join(sorted(changed))}, which the "
+                         "loop assigns: compute the value before the loop")
+    if "shape_invariants" in options:
+        options["shape_invariants"] = _invariants(options["shape_invariants"], ctx)
+    anno.set_(loop, anno.LOOP_OPTIONS, options)
+
+
+def _read_names(options: dict) -> set:
+    """Names the option values read (a shape_invariants entry's variable is a key)."""
+    values = [options.get("maximum_iterations")]
+    invariants = options.get("shape_invariants")
+    if isinstance(invariants, (gast.List, gast.Tuple)):
+        values += [p.elts[1] if isinstance(p, gast.Tuple) and len(p.elts) == 2 else p
+                   for p in invariants.elts]
+    elif invariants is not None:
+        values.append(invariants)
+    return {n.id for v in values if v is not None for n in gast.walk(v)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+
+
+def _assigned_in(loop) -> set:
+    """Names the loop writes (its target, its body), shape_invariants keys aside."""
+    out = set()
+    for n in gast.walk(loop):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
+            out.add(n.id)
+    return out
+
+
+def _fail(ctx, node, message: str):
+    raise ConversionError(message, ctx.info.filename, node.lineno)
 
 
 def _invariants(value, ctx):

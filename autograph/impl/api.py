@@ -1,4 +1,4 @@
-"""Conversion entry points: `convert`, `to_code`, `do_not_convert`, `set_loop_options`,
+"""Conversion entry points: `convert`, `to_code`, `do_not_convert`,
 and `converted_call` (what generated code calls for user functions).
 
 Loading: the converted function node is wrapped in a factory
@@ -443,12 +443,6 @@ def do_not_convert(fn: Callable) -> Callable:
     return registry.mark_do_not_convert(fn)
 
 
-def set_loop_options(maximum_iterations=None, shape_invariants=None) -> None:
-    """Options for the enclosing loop, read by the loop converter when this call is the
-    first statement of a loop body. Called as a function it does nothing."""
-    return None
-
-
 def _reset_caches() -> None:
     """For tests and benchmarks: forget sources, compiled and converted functions."""
     with _LOCK:
@@ -462,5 +456,5 @@ registry.set_compiler(convert=convert, to_code=to_code, converted_call=converted
 # generated code calls `ag__.converted_call`: the operators get this one injected
 operators.set_converted_call(converted_call)
 
-__all__ = ["convert", "to_code", "do_not_convert", "set_loop_options", "converted_call",
+__all__ = ["convert", "to_code", "do_not_convert", "converted_call",
            "is_convertible"]

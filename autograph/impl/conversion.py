@@ -8,7 +8,8 @@ The order matters and is written out in `convert_function_node` and `convert_def
  1. nested `def`s first (each converted as a function of its own; nested generators
     and `async def`s are left as Python, with a note: `converters/left_alone.py`);
  2. unsupported constructs are rejected, `try` blocks marked to stay Python;
- 3. directives (`set_loop_options`) are lifted onto their loops;
+ 3. directives (`set_loop_options`) are lifted onto the loops they are statements of
+    (or a ConversionError says where they must go);
  4. subscript targets and list mutation become assignments (`x = ag__.setitem(...)`,
     `xs = ag__.list_append(...)`) so the analysis sees them as writes;
     argument-less `locals()` / `vars()` / `dir()` list the user's variables
@@ -134,7 +135,7 @@ def convert_def(node, ctx: Context, enclosing: frozenset | None = None) -> None:
         _mark_try_blocks(node)
     # 3. directives
     if "set_loop_options" in info.source:
-        directives.transform(node, ctx)
+        directives.transform(node, ctx, nested=not top)
     # 4. writes through subscripts / list methods (lists first: `xs.pop()` assignments)
     if _MAYBE_TARGETS.search(info.source):
         transformer.apply(node, ctx, _TARGETS)

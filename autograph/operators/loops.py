@@ -28,6 +28,8 @@ says in the user's terms what went wrong.
 from __future__ import annotations
 
 import contextlib
+import itertools
+import operator
 import warnings
 from typing import Callable, Sequence
 
@@ -36,7 +38,7 @@ import numpy as np
 import runtime
 from autograph.errors import caller_location
 from autograph.errors import Diagnostic
-from autograph.operators import containers
+from autograph.operators import containers, logical
 from autograph.operators.conditionals import _symbolic_if, defer_raise, is_symbolic, pack, unpack
 from autograph.operators.py_builtins import SymbolicIterable, SymbolicRange, symbolic_iterable
 from autograph.operators.rolling import (
@@ -56,6 +58,9 @@ def while_stmt(test: Callable, body: Callable, state: Sequence = (), names: Sequ
     """`while test(*state): state = body(*state)`; returns the final state."""
     state = tuple(state)
     names = tuple(names)
+    if maximum_iterations is not None:
+        return _bounded_while(test, body, state, names, maximum_iterations,
+                              shape_invariants)
     while True:
         cond = test(*state)
         if type(cond) is not bool and is_symbolic(cond):  # (a bool first: the common case)
@@ -89,11 +94,14 @@ def for_stmt(iterable, body: Callable, state: Sequence = (), names: Sequence[str
         # it walks a NumPy array's rows
         iterable = seq
     if type(iterable) is range and tracing._state.graph is not None \
-            and _rollable_range(iterable):
-        # (maximum_iterations bounds graph loops only: a Python loop, unrolled, ignores it)
+            and maximum_iterations is None and _rollable_range(iterable):
         return _range_for(iterable, body, state, names, extra_test, caller_location(),
                           (None, shape_invariants))
     it = iter(iterable)
+    if maximum_iterations is not None:
+        if is_symbolic(maximum_iterations):
+            return _predicated_count(it, body, state, names, extra_test, maximum_iterations)
+        it = itertools.islice(it, max(operator.index(maximum_iterations), 0))
     if extra_test is None:
         return _python_for(it, body, state, names)
     while True:
@@ -227,6 +235,40 @@ def _predicated(it, body, state, names, extra_test, keep_going):
         else:
             break
         keep_going = extra_test(*state)
+    return pack(state, names)
+
+
+def _bounded_while(test, body, state, names, limit, shape_invariants):
+    """`while_stmt` under `maximum_iterations`: a Python loop stops after `limit`
+    iterations as a symbolic one does; a symbolic limit makes the loop symbolic."""
+    loc = caller_location(3)
+    if is_symbolic(limit):
+        return _symbolic_loop(test, body, state, names, loc, (limit, shape_invariants), None)
+    limit = operator.index(limit)
+    done = 0
+    while done < limit:
+        cond = test(*state)
+        if is_symbolic(cond):
+            opts = (limit - done, shape_invariants)
+            return _symbolic_loop(test, body, state, names, loc, opts, None)
+        if not cond:
+            break
+        state = unpack(body(*state), names)
+        done += 1
+    return pack(state, names)
+
+
+def _predicated_count(it, body, state, names, extra_test, limit):
+    """A `for` over a Python iterable under a symbolic `maximum_iterations`: iteration
+    `k` runs under `if k < limit` (and the break / return flag, if any)."""
+    loc = caller_location(3)
+    for k, item in enumerate(it):
+        keep_going = np.less(k, limit)
+        if extra_test is not None:
+            keep_going = logical.and_(keep_going, lambda: extra_test(*state))
+        out = _symbolic_if(keep_going, lambda *s, item=item: body(item, *s), None,
+                           state, names or (), loc, what="loop iteration")
+        state = unpack(out, names) if names else ()
     return pack(state, names)
 
 

@@ -136,19 +136,9 @@ def test_converted_call_passes_arguments_through():
     assert impl.converted_call(f, 1, 2, 3, x=4) == 10
 
 
-def test_set_loop_options_is_a_noop_outside_loops():
-    assert ag.set_loop_options(maximum_iterations=3) is None
-
-
-def test_maximum_iterations_caps_symbolic_loops():
-    def f(n):
-        i = 0
-        while i < n:
-            ag.set_loop_options(maximum_iterations=3)
-            i += 1
-        return i
-    assert ag.function(f)(np.int64(10)) == 3
-    assert ag.to_graph(f)(10) == 10  # Python loops run as written
+def test_set_loop_options_warns_in_plain_python():
+    with pytest.warns(UserWarning, match="no effect in plain Python"):
+        assert ag.set_loop_options(maximum_iterations=3) is None
 
 
 def test_symbolic_assert_fails_when_graph_runs():

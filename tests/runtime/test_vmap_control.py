@@ -131,8 +131,8 @@ def test_untaken_side_does_not_leak_nans_or_warnings():
 
 
 def limited(x):
-    ag.set_loop_options(maximum_iterations=3)
     while np.sum(x) < 100.0:
+        ag.set_loop_options(maximum_iterations=3)
         x = x * 2.0
     return x
 
