@@ -17,6 +17,9 @@ def convert_block(stmts: list, ctx, taken: frozenset) -> list:
     out: list = []
     for s in stmts:
         if anno.get(s, anno.PYTHON_ONLY, False):
+            for t in statements(s):  # (not in nested defs: they are converted on their own)
+                if isinstance(t, gast.With):
+                    _watch_managers(t)
             out.append(s)
         elif anno.get(s, anno.TRY_SWITCH, False):  # its graph form is converted already
             s.orelse = convert_block(s.orelse, ctx, taken)
@@ -28,6 +31,7 @@ def convert_block(stmts: list, ctx, taken: frozenset) -> list:
         elif isinstance(s, gast.For):
             out.extend(loops.convert_for(s, ctx, taken, convert_block))
         elif isinstance(s, gast.With):
+            _watch_managers(s)
             s.body = convert_block(s.body, ctx, taken)
             out.append(s)
         elif isinstance(s, gast.Match):
@@ -41,6 +45,17 @@ def convert_block(stmts: list, ctx, taken: frozenset) -> list:
         else:
             out.append(s)
     return out
+
+
+def _watch_managers(node) -> None:
+    """`with m:` => `with ag__.with_manager(m):` (operators/with_statements.py: a manager
+    not known to act when the graph runs is refused around graph operations)."""
+    for item in node.items:
+        item.context_expr = gast.Call(
+            func=gast.Attribute(value=templates.name_node("ag__"), attr="with_manager",
+                                ctx=gast.Load()),
+            args=[item.context_expr], keywords=[])
+        gast.copy_location(item.context_expr, item.context_expr.args[0])
 
 
 def _convert_match(node, ctx, taken: frozenset):

@@ -20,6 +20,7 @@ from autograph.operators.py_builtins import (
     abs_, enumerate_, float_, int_, len_, max_, min_, range_, sum_, zip_,
 )
 from autograph.operators.py_builtins import bool_, complex_, index_, isinstance_, item_
+from autograph.operators.with_statements import with_manager
 from autograph.operators.variables import UNSET, Undefined, ld, ld_attr, set_attr, setitem
 
 __all__ = [
@@ -27,7 +28,7 @@ __all__ = [
     "list_pop", "stack", "and_", "compare_chain", "not_", "or_", "truth", "for_stmt", "while_stmt", "abs_",
     "enumerate_", "float_", "int_", "len_", "max_", "min_", "range_", "sum_", "zip_",
     "UNSET", "Undefined", "ld", "ld_attr", "set_attr", "setitem",
-    "print_",
+    "print_", "with_manager",
 ]
 __all__ += ["isinstance_", "item_", "array_", "defined", "ld_declared", "next_", "try_stmt", "bool_",
             "complex_", "index_", "index_trick", "array_item", "array_like"]
