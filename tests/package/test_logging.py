@@ -70,7 +70,7 @@ def test_jit_compile_is_logged_at_info(caplog, level):
 
 
 def long_trace(x):
-    for k in range(200):  # a Python loop: unrolled, 3 nodes per step
+    for k in [*range(200)]:  # a loop over a Python list: unrolled, 3 nodes per step
         x = np.sin(x) * 0.5 + k
     return x
 
