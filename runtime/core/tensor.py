@@ -17,6 +17,7 @@ import numpy as np
 from runtime.core import tracing
 from runtime.core.protocol import TensorProtocol
 from runtime.core.errors import GraphModeError, is_library_code, where
+from runtime.core.known_value import UNKNOWN, known_value
 from runtime.core.tensor_layout import FlatReader, no_strides
 from runtime.core.tensor_text import (  # noqa: F401 - describing, _fmt_shape: imported from here
     _fmt_shape, _never_equal, _no_sequence_repeat, _text, _text_error, _value_needed,
@@ -31,6 +32,13 @@ def _check_tracing(t) -> None:
             "with outside that trace (it leaked out through a Python side effect such as a "
             "global list, or was read from a graph's nodes). Return values from the function "
             "instead of storing symbolic Tensors outside it.")
+
+
+def _known(t, convert, what: str):
+    value = known_value(t, Tensor)
+    if value is UNKNOWN:
+        raise _graph_mode_error(what, t)
+    return convert(value)
 
 
 def _graph_mode_error(what: str, t) -> GraphModeError:
@@ -427,17 +435,18 @@ class Tensor(NumpyOperators):
         TensorProtocol.write_item(self, index, value, TensorProtocol.index_update)
 
     # -- Python conversions that need a concrete value ---------------------------
+    # (a value computed from constants only is known while tracing: known_value.py)
     def __bool__(self):
-        raise _graph_mode_error("a Python bool (in `if`, `while`, `and`/`or` or `not`)", self)
+        return _known(self, bool, "a Python bool (in `if`, `while`, `and`/`or` or `not`)")
 
     def __index__(self):
-        raise _graph_mode_error("a Python int or index", self)
+        return _known(self, operator.index, "a Python int or index")
 
     def __int__(self):
-        raise _graph_mode_error("a Python int", self)
+        return _known(self, int, "a Python int")
 
     def __float__(self):
-        raise _graph_mode_error("a Python float", self)
+        return _known(self, float, "a Python float")
 
     def __len__(self):
         if self.dtype == object:
