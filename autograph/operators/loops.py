@@ -38,8 +38,9 @@ import numpy as np
 import runtime
 from autograph.errors import caller_location
 from autograph.errors import Diagnostic
-from autograph.operators import containers, logical
+from autograph.operators import containers
 from autograph.operators.conditionals import _symbolic_if, defer_raise, is_symbolic, pack, unpack
+from autograph.operators.predicated_loops import predicated, predicated_count
 from autograph.operators.py_builtins import SymbolicIterable, SymbolicRange, symbolic_iterable
 from autograph.operators.rolling import (
     ROLL_AFTER, ROLL_NODES, WARN_AFTER, loop_types, warn_unrolled,
@@ -100,7 +101,7 @@ def for_stmt(iterable, body: Callable, state: Sequence = (), names: Sequence[str
     it = iter(iterable)
     if maximum_iterations is not None:
         if is_symbolic(maximum_iterations):
-            return _predicated_count(it, body, state, names, extra_test, maximum_iterations)
+            return predicated_count(it, body, state, names, extra_test, maximum_iterations)
         it = itertools.islice(it, max(operator.index(maximum_iterations), 0))
     if extra_test is None:
         return _python_for(it, body, state, names)
@@ -108,7 +109,7 @@ def for_stmt(iterable, body: Callable, state: Sequence = (), names: Sequence[str
         if extra_test is not None:
             keep_going = extra_test(*state)
             if is_symbolic(keep_going):
-                return _predicated(it, body, state, names, extra_test, keep_going)
+                return predicated(it, body, state, names, extra_test, keep_going)
             if not keep_going:
                 break
         try:
@@ -222,22 +223,6 @@ def _python_for(it, body: Callable, state: tuple, names: tuple):
     return pack(tuple(state), names)
 
 
-def _predicated(it, body, state, names, extra_test, keep_going):
-    """The rest of a Python loop, each iteration under `if keep_going:` (symbolic)."""
-    loc = caller_location(3)
-    for item in it:
-        if is_symbolic(keep_going):
-            out = _symbolic_if(keep_going, lambda *s, item=item: body(item, *s), None,
-                               state, names or (), loc, what="loop iteration")
-            state = unpack(out, names) if names else ()
-        elif keep_going:
-            state = unpack(body(item, *state), names)
-        else:
-            break
-        keep_going = extra_test(*state)
-    return pack(state, names)
-
-
 def _bounded_while(test, body, state, names, limit, shape_invariants):
     """`while_stmt` under `maximum_iterations`: a Python loop stops after `limit`
     iterations as a symbolic one does; a symbolic limit makes the loop symbolic."""
@@ -255,20 +240,6 @@ def _bounded_while(test, body, state, names, limit, shape_invariants):
             break
         state = unpack(body(*state), names)
         done += 1
-    return pack(state, names)
-
-
-def _predicated_count(it, body, state, names, extra_test, limit):
-    """A `for` over a Python iterable under a symbolic `maximum_iterations`: iteration
-    `k` runs under `if k < limit` (and the break / return flag, if any)."""
-    loc = caller_location(3)
-    for k, item in enumerate(it):
-        keep_going = np.less(k, limit)
-        if extra_test is not None:
-            keep_going = logical.and_(keep_going, lambda: extra_test(*state))
-        out = _symbolic_if(keep_going, lambda *s, item=item: body(item, *s), None,
-                           state, names or (), loc, what="loop iteration")
-        state = unpack(out, names) if names else ()
     return pack(state, names)
 
 

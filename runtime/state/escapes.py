@@ -57,16 +57,6 @@ def roots_of(fn, params: list, args: list) -> list:
             if name in scope:
                 out.append((name, scope[name]))
     return out
-    for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
-        try:
-            out.append((name, cell.cell_contents))
-        except ValueError:  # an empty cell: the name is not bound yet
-            pass
-    scope = getattr(fn, "__globals__", {})
-    for name in sorted(_names(code)):
-        if name in scope:
-            out.append((name, scope[name]))
-    return out
 
 
 def _names(code) -> set:
