@@ -42,8 +42,9 @@ KNOWN_METHODS = frozenset(
 ) | {"assign", "assign_add", "assign_sub", "read_value", "numpy", "watch", "gradient"}
 
 
-# ndarray methods `converted_call` answers for a symbolic receiver (builtin_calls.py)
-_ROUTED = frozenset({"item"})
+# ndarray methods `converted_call` answers: for a symbolic receiver (builtin_calls.py),
+# and copies of a NumPy array made while tracing, which become arrays of the trace
+_ROUTED = frozenset({"item", "copy", "astype"})
 
 
 def _resolve(node, ctx):

@@ -332,8 +332,10 @@ def _target(f, args, kwargs):
                      f is np.ascontiguousarray):
             return _Done(lists.array_(f, *args, **kwargs))  # the value may be symbolic
         if f in _COPIES or type(getattr(f, "__self__", None)) is np.ndarray and \
-                getattr(f, "__name__", None) == "copy":  # `np.copy(c)`, `c.copy()`
-            return _Done(lists.array_of_the_trace(f(*args, **kwargs)))
+                getattr(f, "__name__", None) in ("copy", "astype"):  # `c.copy()`
+            made = f(*args, **kwargs)  # (`astype(copy=False)` may give `c` itself)
+            return _Done(made if made is getattr(f, "__self__", None)
+                         else lists.array_of_the_trace(made))
         if f in CREATORS:  # np.zeros(n) with a symbolic n: NumPy would call n.__index__
             return _Done(lists.array_of_the_trace(creator_call(f, args, kwargs)))
         overload = overload_of(f)  # `fn = range; fn(n)` means what `range(n)` means

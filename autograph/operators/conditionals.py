@@ -28,7 +28,7 @@ import numpy as np
 
 import runtime
 from autograph.errors import Diagnostic, caller_location
-from autograph.operators import containers
+from autograph.operators import containers, sole_holder
 from autograph.operators.branch_notes import note_branch_error
 from autograph.operators.variables import UNSET, is_undefined
 from autograph.pyct.registry import CONVERTED_CODES
@@ -90,6 +90,19 @@ _RETURN_LABEL = "the return value"
 def if_stmt(cond, body: Callable | None, orelse: Callable | None, state: Sequence = (),
             names: Sequence[str] | None = None):
     """`if cond: body else: orelse`, passing `state` in and returning the outputs."""
+    if tracing._state.graph is not None and state:
+        # arrays of `state` this statement's branches may write: whether another name
+        # holds them is decided here, before the branch calls hold them too
+        sole_holder.enter_state(state)
+        try:
+            if type(cond) is not bool and is_symbolic(cond):
+                return _symbolic_if(cond, body, orelse, tuple(state), names,
+                                    caller_location())
+            if cond:
+                return body(*state) if body is not None else _identity(tuple(state), names)
+            return orelse(*state) if orelse is not None else _identity(tuple(state), names)
+        finally:
+            sole_holder.leave_state()
     if type(cond) is not bool and is_symbolic(cond):  # (a bool first: the common case)
         return _symbolic_if(cond, body, orelse, tuple(state), names, caller_location())
     if cond:

@@ -31,6 +31,7 @@ import numpy as np
 
 import runtime
 from autograph.errors import ConversionError, caller_location
+from autograph.operators import sole_holder
 from autograph.operators.variables import Undefined
 from autograph.operators.conditionals import defer_raise, is_symbolic, raised_by_user
 from runtime.core import tracing
@@ -214,7 +215,15 @@ def try_graph(body: Callable, handlers: tuple, orelse, final, get_state: Callabl
     body of an outer `try` node whose handler catches everything, runs `finally` and
     re-raises; on the other paths `finally` runs after the node."""
     where = caller_location()
-    get_state = _stable(get_state, names)
+    sole_holder.enter_state(get_state())  # (before the branches hold its arrays too)
+    try:
+        _try_graph(body, handlers, orelse, final, _stable(get_state, names), set_state,
+                   names, where)
+    finally:
+        sole_holder.leave_state()
+
+
+def _try_graph(body, handlers, orelse, final, get_state, set_state, names, where) -> None:
     if final is None:
         return _try_except(body, handlers, orelse, get_state, set_state, names, where)
 

@@ -38,7 +38,7 @@ import numpy as np
 import runtime
 from autograph.errors import caller_location
 from autograph.errors import Diagnostic
-from autograph.operators import containers
+from autograph.operators import containers, sole_holder
 from autograph.operators.conditionals import _symbolic_if, defer_raise, is_symbolic, pack, unpack
 from autograph.operators.predicated_loops import predicated, predicated_count
 from autograph.operators.py_builtins import SymbolicIterable, SymbolicRange, symbolic_iterable
@@ -57,19 +57,27 @@ from runtime.state.effects import raise_
 def while_stmt(test: Callable, body: Callable, state: Sequence = (), names: Sequence[str] = (),
                maximum_iterations=None, shape_invariants=None):
     """`while test(*state): state = body(*state)`; returns the final state."""
-    state = tuple(state)
-    names = tuple(names)
-    if maximum_iterations is not None:
-        return _bounded_while(test, body, state, names, maximum_iterations,
-                              shape_invariants)
-    while True:
-        cond = test(*state)
-        if type(cond) is not bool and is_symbolic(cond):  # (a bool first: the common case)
-            opts = (maximum_iterations, shape_invariants)
-            return _symbolic_loop(test, body, state, names, caller_location(), opts, None)
-        if not cond:
-            return pack(state, names)
-        state = unpack(body(*state), names)
+    tracing_now = tracing._state.graph is not None
+    if tracing_now:
+        sole_holder.enter_state(state)  # (before anything else holds the arrays)
+    try:
+        state = tuple(state)
+        names = tuple(names)
+        if maximum_iterations is not None:
+            return _bounded_while(test, body, state, names, maximum_iterations,
+                                  shape_invariants)
+        while True:
+            cond = test(*state)
+            if type(cond) is not bool and is_symbolic(cond):  # (a bool first: common)
+                opts = (maximum_iterations, shape_invariants)
+                return _symbolic_loop(test, body, state, names, caller_location(), opts,
+                                      None)
+            if not cond:
+                return pack(state, names)
+            state = unpack(body(*state), names)
+    finally:
+        if tracing_now:
+            sole_holder.leave_state()
 
 
 def for_stmt(iterable, body: Callable, state: Sequence = (), names: Sequence[str] = (),
@@ -77,47 +85,54 @@ def for_stmt(iterable, body: Callable, state: Sequence = (), names: Sequence[str
              shape_invariants=None):
     """`for item in iterable: state = body(item, *state)`, stopping when `extra_test`
     (if given) is false; returns the final state."""
-    state = tuple(state)
-    names = tuple(names)
-    if is_symbolic(iterable) or isinstance(iterable, SymbolicIterable):
-        seq = symbolic_iterable(iterable)
-        if seq.static_length() == 0:
-            return pack(state, names)  # known empty: the body never runs, as in Python
-        opts = (maximum_iterations, shape_invariants)
-        try:
-            return _symbolic_loop(None, body, state, names, caller_location(), opts,
-                                  (seq, extra_test))
-        except LoopCarryError:
-            if seq.python_length() is None:
-                raise
-        # it carries what a graph loop cannot (a list of rows of lists, a variable whose
-        # rank an iteration changes) and the length is known: Python walks the items, as
-        # it walks a NumPy array's rows
-        iterable = seq
-    if type(iterable) is range and tracing._state.graph is not None \
-            and maximum_iterations is None and _rollable_range(iterable):
-        return _range_for(iterable, body, state, names, extra_test, caller_location(),
-                          (None, shape_invariants))
-    it = iter(iterable)
-    if maximum_iterations is not None:
-        if is_symbolic(maximum_iterations):
-            return predicated_count(it, body, state, names, extra_test, maximum_iterations)
-        it = itertools.islice(it, max(operator.index(maximum_iterations), 0))
-    if extra_test is None:
-        return _python_for(it, body, state, names)
-    while True:
-        if extra_test is not None:
-            keep_going = extra_test(*state)
-            if is_symbolic(keep_going):
-                return predicated(it, body, state, names, extra_test, keep_going)
-            if not keep_going:
+    tracing_now = tracing._state.graph is not None
+    if tracing_now:
+        sole_holder.enter_state(state)  # (before anything else holds the arrays)
+    try:
+        state = tuple(state)
+        names = tuple(names)
+        if is_symbolic(iterable) or isinstance(iterable, SymbolicIterable):
+            seq = symbolic_iterable(iterable)
+            if seq.static_length() == 0:
+                return pack(state, names)  # known empty: the body never runs, as in Python
+            opts = (maximum_iterations, shape_invariants)
+            try:
+                return _symbolic_loop(None, body, state, names, caller_location(), opts,
+                                      (seq, extra_test))
+            except LoopCarryError:
+                if seq.python_length() is None:
+                    raise
+            # it carries what a graph loop cannot (a list of rows of lists, a variable whose
+            # rank an iteration changes) and the length is known: Python walks the items, as
+            # it walks a NumPy array's rows
+            iterable = seq
+        if type(iterable) is range and tracing._state.graph is not None \
+                and maximum_iterations is None and _rollable_range(iterable):
+            return _range_for(iterable, body, state, names, extra_test, caller_location(),
+                              (None, shape_invariants))
+        it = iter(iterable)
+        if maximum_iterations is not None:
+            if is_symbolic(maximum_iterations):
+                return predicated_count(it, body, state, names, extra_test, maximum_iterations)
+            it = itertools.islice(it, max(operator.index(maximum_iterations), 0))
+        if extra_test is None:
+            return _python_for(it, body, state, names)
+        while True:
+            if extra_test is not None:
+                keep_going = extra_test(*state)
+                if is_symbolic(keep_going):
+                    return predicated(it, body, state, names, extra_test, keep_going)
+                if not keep_going:
+                    break
+            try:
+                item = next(it)
+            except StopIteration:
                 break
-        try:
-            item = next(it)
-        except StopIteration:
-            break
-        state = unpack(body(item, *state), names)
-    return pack(state, names)
+            state = unpack(body(item, *state), names)
+        return pack(state, names)
+    finally:
+        if tracing_now:
+            sole_holder.leave_state()
 
 
 def _rollable_range(r: range) -> bool:
@@ -247,6 +262,8 @@ def _symbolic_loop(test, body, state, names, loc, opts, for_loop):
     """A symbolic loop; Python container locations its body replaces in place
     (`containers.py`) are carried as extra loop variables and set after the loop."""
     where = f"{loc[0]}:{loc[1]}"
+    body = sole_holder.refuse_in_loop(body, state, names, 0 if for_loop is None else 1,
+                                      where)
     extra_test = for_loop[1] if for_loop is not None else None
     snap = containers.Snapshot(containers.roots_of(body, test, extra_test, values=state),
                                names)

@@ -27,6 +27,7 @@ import sys
 import numpy as np
 
 from autograph.errors import caller_location
+from autograph.operators import sole_holder
 from runtime import Tensor, index_update
 from runtime.core import tracing
 from runtime.state import views
@@ -148,12 +149,16 @@ def setitem(target, index, value, op: str | None = None):
         if isinstance(target, Tensor):
             # writes through aliases and views of target, as NumPy's in-place write does
             return views.setitem(target, index, value, _functional(op))
+        # a NumPy array takes the graph value functionally: exact only when no other
+        # name, view, container or object sees the array's memory
+        sole_holder.check(target, sys.getrefcount(target))
         if op is not None:
             value = _updated_item(target, index, value, op)
         return index_update(target, index, value)
     if _is_array(target) and _in_symbolic_branch():
         # both branches of a symbolic `if` are traced: writing into the array in place
         # would apply the update of each branch; update a copy, as for a Tensor
+        sole_holder.check(target, sys.getrefcount(target))
         target = target.copy()
     if op is not None:
         value = _AUGMENTED[op][0](target[index], value)  # exactly `target[index] op= value`

@@ -143,8 +143,25 @@ def _snapshot(graph, array: np.ndarray) -> np.ndarray:
     if kept is None or (array.flags.writeable and not _same_bytes(array, kept[1])):
         copy = array.copy()
         copy.flags.writeable = False
+        if kept is None and isinstance(array.base, np.ndarray):  # (see `trace_holders`)
+            bases = graph.__dict__.setdefault("snapshot_bases", {})
+            bases[id(array.base)] = bases.get(id(array.base), 0) + 1
         kept = graph.snapshots[id(array)] = (array, copy)  # the original keeps its id unique
     return kept[1]
+
+
+def trace_holders(array: np.ndarray) -> int:
+    """The references the trace in progress holds to `array` because it read it (its
+    snapshot keeps the original, and a view's snapshot keeps the view's base): no
+    name's, so not aliases (autograph's `sole_holder` discounts them)."""
+    graph = tracing.current_graph()
+    if graph is None:
+        return 0
+    while graph.parent is not None:
+        graph = graph.parent
+    kept = graph.snapshots.get(id(array))
+    held = 1 if kept is not None and kept[0] is array else 0
+    return held + graph.__dict__.get("snapshot_bases", {}).get(id(array), 0)
 
 
 def _same_bytes(array: np.ndarray, copy: np.ndarray) -> bool:

@@ -44,6 +44,7 @@ def graph_context(graph) -> Iterator:
         _state.graph = previous
         if graph.parent is None:
             graph.snapshots.clear()  # the trace is over: let go of the captured originals
+            graph.__dict__.pop("snapshot_bases", None)
 
 
 @contextlib.contextmanager

@@ -71,9 +71,11 @@ def dispatch_ufunc(ufunc, method, inputs, kwargs):
                 f"np.{ufunc.__name__}(..., out=array) (or `a {_AUGMENTED.get(ufunc, 'op')}= v`)"
                 f"{where()} writes a value computed in the graph into a NumPy array that is "
                 "not an array of the trace (one held by an object, a global or a closure, or "
-                "an argument's attribute): a cached graph cannot write into it on later calls. "
-                "Compute the new value (`a = a + v`) and return it, or keep the state in an "
-                "ag.Variable created outside the function (`var.assign_add(v)`).", arrays[0])
+                "an argument's attribute, or one NumPy made from constants, `G * 2`): a cached "
+                "graph cannot write into it on later calls. Compute the new value "
+                "(`a = a + v`) and return it, make the array in the function with "
+                "np.array(...)/.copy()/np.zeros(...), or keep the state in an ag.Variable "
+                "created outside the function (`var.assign_add(v)`).", arrays[0])
         raise TypeError(f"np.{ufunc.__name__}(..., out=...) is not supported in graphs{where()}: "
                         "tensors are immutable; use the returned value.")
     if "where" in kwargs:

@@ -311,9 +311,13 @@ class StatePlan:
         return changed
 
     def place_of(self, array) -> str | None:
-        """The place holding `array` (by identity), if the walk reached it."""
+        """The place holding `array`, or an array whose memory it may share (a view,
+        `w = self.w[0]`, `G.reshape(-1)`), if the walk reached it."""
         for expr, (_, value) in self.walk.places.items() if self.walk else ():
             if value is array:
+                return expr
+        for expr, (_, value) in self.walk.places.items() if self.walk else ():
+            if isinstance(value, np.ndarray) and np.may_share_memory(value, array):
                 return expr
         return None
 

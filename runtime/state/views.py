@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import threading
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -46,7 +46,7 @@ from runtime.ops.indexing import IndexingHooks, index_update
 class _Array:
     """One NumPy array as the traced program sees it."""
 
-    __slots__ = ("latest", "version", "base", "recipe", "seen", "poison")
+    __slots__ = ("latest", "version", "base", "recipe", "seen", "poison", "refusal")
 
     def __init__(self, latest, base=None, recipe=None, seen=0):
         self.latest = latest      # the Tensor holding the array's current value
@@ -55,6 +55,7 @@ class _Array:
         self.recipe = recipe      # views: ("index", template, dynamic) / ("transpose", axes) / ("layout", what)
         self.seen = seen          # views: the root's version `latest` was taken at
         self.poison = None        # an error message: this array's value cannot be known
+        self.refusal = None       # roots: makes the exception any write into it raises
 
 
 _state = threading.local()  # per thread: how many `recorded_values` blocks are open
@@ -234,6 +235,8 @@ def write(target: Tensor, new: Tensor, kind: str = "assignment destination") -> 
     if a.poison is not None:
         raise ValueError(a.poison)
     root = _root(a)
+    if root.refusal is not None:
+        raise root.refusal()
     graph = tracing.current_graph()
     if root.latest.graph is not graph and a is not root or (
             a is root and a.latest.graph is not graph):
@@ -278,6 +281,14 @@ def _detach_layout_views(a: _Array) -> None:
             c.base, c.recipe, c.version = None, None, c.seen
             return
         c = c.base
+
+
+def refuse_writes(t: Tensor, error: Callable[[], Exception]) -> None:
+    """Any write into the array `t` stands for (or a view of it) raises `error()` (a loop
+    variable standing for a NumPy array other names hold, which would not see it)."""
+    table = _table(create=True)
+    if table is not None:
+        _root(_array(table, t)).refusal = error
 
 
 def _poison(a: _Array, message: str) -> None:

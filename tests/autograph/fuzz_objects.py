@@ -16,8 +16,12 @@ the symbolic path too:
   another item's work); the runner compares the exception's type and first message line
   and the arguments and state after it;
 - "views": arrays created in the function (`np.zeros/ones/full/arange/array/empty`,
-  `xs.copy()`) written through slices, rows and aliases (`r = c[1:3]; r[:] = v`,
-  `al = c; al[i] += v`), read back and returned.
+  `xs.copy()`, copies of a module constant `CONST.copy()`, `np.array(CONST)`,
+  `CONST.astype(...)`, and arrays NumPy makes of it, `CONST * 1.0`) written through
+  slices, rows, aliases and lists holding them (`r = c[1:3]; r[:] = v`,
+  `al = c; al[i] += v`, `box = [c]; box[0][i] = v`), read back and returned; with
+  "methods"/"closures_state", also names aliasing the state's arrays (`al = self.g;
+  al[i] = v`, `al = buf; al[i] = v`).
 
 A program with any of these features defines `entries(wrap)`: it resets all state and
 returns the callables to run, each made with `wrap` (the identity, `ag.to_graph` or
@@ -46,6 +50,9 @@ def snap_value(v):
     if getattr(v, 'ndim', 0):
         return v.tolist()
     return v
+
+
+CONST = np.array([0.5, 1.5, -2.0, 3.0])
 '''
 
 
@@ -61,7 +68,8 @@ def setup(gen) -> list:
         creator = gen.r.choice([
             "np.zeros(4)", "np.ones(4)", "np.full(4, 0.5)", "np.arange(4.0)",
             "np.array([1.0, 2.0, 0.5, -1.0])", "xs.copy()", "np.empty(4) * 0.0",
-            "np.asarray(xs) * 1.0"])
+            "np.asarray(xs) * 1.0", "CONST.copy()", "np.array(CONST)",
+            "CONST.astype(np.float64)", "CONST * 1.0", "np.copy(CONST)"])
         out += [f"c1 = {creator}", "c2 = np.zeros((2, 4))"]
     return out
 
@@ -105,12 +113,16 @@ def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
             f"self.cache['m'] = self.cache['m'] * 0.5 + xs * {e}",
             f"self.cache['m'][{gen.index(env)}] = {e}",
             f"{r.choice(gen.float_names)} = self.cache['m'][{gen.index(env)}] + {e}",
-        ]))
+        ] + ([f"al = self.g\n{pad}al[{gen.index(env)}] = {e}",
+              f"al = self.cache['m']\n{pad}al[{gen.index(env)}] += {e}"]
+             if "views" in gen.features else [])))
     elif kind == "cell":
         forms = [f"cnt = (cnt + {gen.bounded_int(env)}) % 1009", f"tot = tot * 0.5 + {e}",
                  f"{r.choice(gen.float_names)} = {r.choice(gen.float_names)} + tot",
                  f"buf = buf * 0.5 + {e}", f"buf[{gen.index(env)}] = {e}",
                  f"box['a'] = box['a'] * 0.25 + {e}"]
+        if "views" in gen.features:
+            forms.append(f"al = buf\n{pad}al[{gen.index(env)}] = {e}")
         if not env.if_depth and not env.loop_depth and not getattr(gen, "returned", False):
             # an array in a closure's dict written in place in a symbolic block: refused
             forms.append(f"box['arr'] += {e}")
@@ -139,7 +151,7 @@ def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
         if not env.if_depth and not env.loop_depth and not getattr(gen, "returned", False):
             # a view or alias made in a symbolic branch or loop (or after an early return)
             # and written there is refused (a clear error); at the top level it is exact
-            forms += ["slice", "slice", "alias", "row"]
+            forms += ["slice", "slice", "alias", "row", "listed"]
         form = r.choice(forms)
         if form == "slice":
             lines += [f"{pad}{v} = c1[{a}:{b}]",
@@ -147,6 +159,9 @@ def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
                                       f"{v} *= 0.5"])]
         elif form == "alias":
             lines += [f"{pad}{v} = c1", f"{pad}{v}[{gen.index(env)}] += {e}"]
+        elif form == "listed":
+            lines += [f"{pad}{v} = [c1, c2]", f"{pad}{v}[0][{gen.index(env)}] = {e}",
+                      f"{pad}{v}[1][{r.randrange(2)}] += {v}[0]"]
         elif form == "direct":
             lines.append(f"{pad}c1[{gen.index(env)}] = {e}")
         elif form == "read":
@@ -229,6 +244,8 @@ def module(gen, function: list, second=None) -> str:
 # branch and rebound in the other, or written in place in a loop body that then rebinds
 # it (which array the old holders see is known only at run time). Counted in REFUSED.
 REFUSALS = ("through a view or alias of it that is not a variable of that",
+            "that another name, view, container or object also holds",
+            "one NumPy made from constants",
             "and replaced by another array in the other",
             "through a name that is not used after it")
 REFUSED: dict = {}
@@ -304,7 +321,7 @@ def check(mod, seed, sets, py_sets, graph: bool, features, jit: bool, same_exact
 
     try:
         results = _run_all(mod, function, sets, may_raise)
-    except ValueError as e:
+    except (ValueError, TypeError) as e:
         if not any(text in str(e) for text in REFUSALS):
             return f"function raised:\n{traceback.format_exc()}"
         return _refused(str(e))

@@ -1,0 +1,203 @@
+"""Graph values written into NumPy arrays the graph did not make (`autograph/operators/
+sole_holder.py`): exact when the written name alone holds the array (or the array is
+Python state, which then becomes a graph input), otherwise a clear `StateArrayWrite` at
+the user's line - never a write that only one name sees. Each case runs eagerly, through
+`ag.function` and with `jit_compile=True`, twice, and compares results and the objects'
+state after each call."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from runtime.core.errors import StateArrayWrite
+from runtime.jit import JitFallbackWarning
+
+CONST = np.array([1.0, 2.0, 3.0])
+GRID = np.arange(6.0).reshape(2, 3)
+
+
+class Model:
+    def __init__(self):
+        self.w = np.zeros(3)
+        self.d = {"k": np.zeros(3)}
+
+    # exact: written through the state itself, or a local alias of it
+    def attribute_item(self, x):
+        self.w[0] = x[0]
+        return self.w.sum()
+
+    def alias_of_attribute(self, x):
+        w = self.w
+        w[1] = x[1]
+        return self.w * 2
+
+    def alias_of_dict_item(self, x):
+        v = self.d["k"]
+        v[:] = x
+        return self.d["k"] + 1
+
+    def in_symbolic_loop(self, x):
+        i = 0
+        while x[0] > i:
+            self.w[0] += 1.0
+            i += 1
+        return self.w.sum()
+
+    def alias_in_branch_in_loop(self, x):
+        w = self.w
+        for i in range(3):
+            if x[i] > 0:
+                w[i] += x[i]
+        return w
+
+    # refused: the array NumPy made of a constant is also held by a list / alias
+    def listed_copy(self, x):
+        a = self.w + 0
+        b = [a]
+        a[0] = x[0]
+        return b[0]
+
+    def aliased_in_branch(self, x):
+        a = self.w * 1
+        b = a
+        if x[0] > 0:
+            a[0] = 5.0
+        return b
+
+
+def copy_then_view(x):
+    a = GRID.copy()
+    r = a[0]
+    r[:] = x
+    return a
+
+
+def astype_then_write(x):
+    a = GRID.astype(np.float64)
+    a[0] = x
+    return a
+
+
+def made_by_operator_alone(x):
+    a = CONST * 1.0
+    a[0] = x[0]
+    return a
+
+
+def made_by_operator_in_python_loop(x):
+    a = CONST * 1.0
+    for i in range(3):
+        if x[i] > 0:
+            a[i] = x[i]
+    return a
+
+
+def made_by_operator_in_nested_ifs(x):
+    a = CONST * 1.0
+    if x[0] > 0:
+        if x[1] > 0:
+            a[1] = 7.0
+        a[0] = x[0]
+    return a
+
+
+def made_by_operator_in_symbolic_loop(x):
+    a = CONST * 1.0
+    while x[0] > 0:
+        a[0] += 1.0
+        x = x - 1
+    return a
+
+
+def nested_subscript(x):
+    a = GRID + 0
+    a[0][1] = x[0]
+    return a
+
+
+def read_then_written(x):
+    a = CONST * 1.0
+    y = x + a + a[1:].sum()  # the trace's snapshots of `a` and `a[1:]` are no aliases
+    a[0] = x[0]
+    return y, a
+
+
+def view_of_operator_result(x):
+    a = GRID + 0
+    b = a.T
+    b[0, 0] = x[0]
+    return a
+
+
+def alias_written_in_symbolic_loop(x):
+    a = CONST * 1.0
+    b = a
+    while x[0] > 0:
+        a[0] += 1.0
+        x = x - 1
+    return b
+
+
+def listed_written_in_python_loop(x):
+    a = CONST * 1.0
+    b = [a]
+    for i in range(3):
+        a[i] = x[i] * 2
+    return b[0]
+
+
+def alias_written_in_nested_ifs(x):
+    a = CONST * 1.0
+    b = a
+    if x[0] > 0:
+        if x[1] > 0:
+            a[1] = 7.0
+    return b
+
+
+EXACT = [Model.attribute_item, Model.alias_of_attribute, Model.alias_of_dict_item,
+         Model.in_symbolic_loop, Model.alias_in_branch_in_loop, copy_then_view,
+         astype_then_write, made_by_operator_alone, made_by_operator_in_python_loop,
+         made_by_operator_in_nested_ifs, made_by_operator_in_symbolic_loop, nested_subscript,
+         read_then_written]
+REFUSED = [Model.listed_copy, Model.aliased_in_branch, view_of_operator_result,
+           alias_written_in_symbolic_loop, listed_written_in_python_loop,
+           alias_written_in_nested_ifs]
+INPUTS = [np.array([2.0, 1.0, -1.0]), np.array([-1.0, 1.0, 1.0])]
+
+
+def _calls(fn, wrap):
+    """Results and the Model's state after two calls per input, each on a fresh object."""
+    out = []
+    for x in INPUTS:
+        model = Model()
+        f = wrap(fn.__get__(model) if fn.__qualname__.startswith("Model.") else fn)
+        for _ in range(2):
+            out.append((np.asarray(f(x.copy())).tolist(), model.w.tolist(),
+                        model.d["k"].tolist()))
+    return out
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("fn", EXACT, ids=lambda f: f.__name__)
+def test_write_lands_as_numpy_lands_it(fn, jit):
+    expected = _calls(fn, lambda f: f)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", JitFallbackWarning)
+        got = _calls(fn, lambda f: ag.function(f, jit_compile=jit))
+    assert got == expected
+    assert GRID.tolist() == np.arange(6.0).reshape(2, 3).tolist()  # constants unchanged
+    assert CONST.tolist() == [1.0, 2.0, 3.0]
+
+
+@pytest.mark.parametrize("fn", REFUSED, ids=lambda f: f.__name__)
+def test_write_one_name_would_miss_is_refused_at_the_users_line(fn):
+    _calls(fn, lambda f: f)  # runs eagerly
+    with pytest.raises(StateArrayWrite) as info:
+        _calls(fn, ag.function)
+    message = str(info.value)
+    assert "also holds" in message and "np.array(...)" in message
+    assert __file__ in message  # the user's line (or the loop's), not the library's
