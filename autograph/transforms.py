@@ -139,14 +139,16 @@ def vmap(fn: Callable, in_axes: Any = 0, out_axes: Any = 0) -> Function:
         fn: the per-example function (a Python function or `ag.function`).
         in_axes: the batch axis of each argument: an int for all, None for an argument
             that is not batched, or one entry per argument.
-        out_axes: where the batch axis goes in the results.
+        out_axes: where the batch axis goes in the results: an int for all, or one
+            entry per result; None for a result that does not depend on the mapped
+            arguments, returned once, unbatched (as JAX does).
 
     Returns:
         An `ag.function` taking batched arguments.
 
     Raises:
-        ValueError: the mapped arguments do not have the same batch size, or an axis is
-            out of range.
+        ValueError: the mapped arguments do not have the same batch size, an axis is
+            out of range, or a result given out_axes=None differs between examples.
 
     Example:
         ```python

@@ -63,6 +63,9 @@ class OpDef:
     feeds: Callable | None = None           # (node, subgraph input position) -> values into it
     taken_branch: Callable | None = None    # (node) -> (subgraph, inputs) if statically known
     loop: bool = False                      # a while-style loop (attrs cond/body/has_max)
+    derived: tuple | None = None            # (how, op) for a record made from `op`:
+    #                                         "quiet" (runtime/ops/quiet.py), "vmap_loop"
+    #                                         (runtime/ops/vmap_loop.py); saved as `op`
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"

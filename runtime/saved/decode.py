@@ -19,6 +19,8 @@ from runtime.saved.format import (
     parse_dtype,
 )
 from runtime.ops.ufuncs_rules import ufunc_rule
+from runtime.ops.quiet import quiet_op
+from runtime.ops.vmap_loop import Held, PerExample, loop_op
 from runtime.saved.optable import check_attrs, lookup, op_table
 from runtime.core.tensor import Tensor
 
@@ -203,6 +205,30 @@ class GraphDecoder:
         return (name, check_shape(t["shape"], f"{where}: shape"),
                 parse_dtype(t["dtype"], f"{where}: dtype", allow_object=True), weak)
 
+    def vmap_loop(self, op, spec, attrs: dict, n_inputs: int, where: str):
+        """The loop record vmap made of `op` (runtime/ops/vmap_loop.py), from the saved
+        spec; `attrs` are the per-example op's, checked as that op's."""
+        where = f"{where} (vmap_loop)"
+        if op.subgraph_attrs:
+            raise LoadError(f"{where}: a control-flow op cannot be a per-example loop")
+        spec = obj(spec, where, ("batched", "masked", "outputs"))
+        masked = spec["masked"]
+        batched = seq(spec["batched"], f"{where}: batched")
+        if type(masked) is not bool or any(type(b) is not bool for b in batched) or \
+                len(batched) != n_inputs - masked or not any(batched):
+            raise LoadError(f"{where}: batched must hold one boolean per input (one true), "
+                            "masked a boolean")
+        check_attrs(op, attrs, len(batched), where)
+        outputs = []
+        for k, t in enumerate(seq(spec["outputs"], f"{where}: outputs")):
+            t = obj(t, f"{where}: output {k}", ("dtype", "shape"))
+            outputs.append(PerExample(check_shape(t["shape"], f"{where}: output {k}"),
+                                      parse_dtype(t["dtype"], f"{where}: output {k}")))
+        if op.num_outputs >= 0 and len(outputs) != op.num_outputs:
+            raise LoadError(f"{where}: {op.name} has {op.num_outputs} outputs")
+        held = Held(PerExample.node(op, attrs, outputs))
+        return loop_op(op), {"held": held, "batched": tuple(batched), "masked": masked}
+
     def input(self, x, scope: dict, where: str):
         if type(x) is dict and "ref" in x:
             x = obj(x, where, ("ref",))
@@ -216,8 +242,13 @@ class GraphDecoder:
         self.nodes += 1
         if self.nodes > MAX_NODES:
             raise LoadError(f"{where}: more than {MAX_NODES} nodes")
-        n = obj(n, where, ("op", "inputs", "attrs", "outputs"), ("subgraphs", "origin"))
+        n = obj(n, where, ("op", "inputs", "attrs", "outputs"),
+                ("subgraphs", "origin", "quiet", "vmap_loop"))
         op = lookup(n["op"], where)
+        if "quiet" in n:  # floating-point errors silenced (vmap's discarded examples)
+            if n["quiet"] is not True or "vmap_loop" in n:
+                raise LoadError(f"{where}: 'quiet' must be true when present, and alone")
+            op = quiet_op(op)
         where = f"{where} ({op.name})"
         inputs = [self.input(x, scope, f"{where}: input {k}")
                   for k, x in enumerate(seq(n["inputs"], f"{where}: inputs"))]
@@ -226,7 +257,10 @@ class GraphDecoder:
             raise LoadError(f"{where}: attrs must be an object")
         attrs = {k: self.values.value(v, f"{where}: attribute {k[:40]!r}")
                  for k, v in raw_attrs.items()}
-        check_attrs(op, attrs, len(inputs), where)
+        if "vmap_loop" in n:
+            op, attrs = self.vmap_loop(op, n["vmap_loop"], attrs, len(inputs), where)
+        else:
+            check_attrs(op, attrs, len(inputs), where)
         names = op.subgraph_attrs
         subs = obj(n.get("subgraphs", {}), f"{where}: subgraphs", names)
         for k in names:  # the scope itself, not a copy: copying per node was quadratic

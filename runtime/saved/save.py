@@ -175,6 +175,22 @@ _HINTS = dict.fromkeys(
     "and pass them in as an argument before saving.")
 
 
+def _vmap_loop(node, graph_name: str) -> tuple[dict, dict]:
+    """What a saved graph keeps of an op vmap runs once per example (runtime/ops/
+    vmap_loop.py): which inputs are batched, whether a mask comes last, the per-example
+    output shapes; and the per-example op's own attributes, saved as the node's."""
+    held = node.attrs["held"].node
+    if held.op.subgraph_attrs:
+        raise SaveError(f"graph {graph_name}: vmap runs `{held.op.name}` (control flow) as a "
+                        "loop over the batch, which saved graphs cannot hold yet. Save the "
+                        "per-example function and vmap it after loading.")
+    spec = {"batched": [bool(b) for b in node.attrs["batched"]],
+            "masked": bool(node.attrs["masked"]),
+            "outputs": [{"dtype": dtype_text(t.dtype), "shape": list(t.shape)}
+                        for t in held.outputs]}
+    return spec, held.attrs
+
+
 def _graph(graph: Graph, enc: Encoder, outer: dict) -> dict:
     """Encode `graph`; `outer` maps the parent's Tensors (by id) to their names."""
     table = op_table()
@@ -199,13 +215,19 @@ def _graph(graph: Graph, enc: Encoder, outer: dict) -> dict:
     inputs = [declare(t) for t in graph.inputs]
     nodes = []
     for node in graph.nodes:
-        if table.get(node.op.name) is not node.op:
-            raise SaveError(f"graph {graph.name}: op {node.op.name!r} is not in the table of "
-                            "ops saved graphs may use" + _HINTS.get(node.op.name, ""))
-        entry = {"op": node.op.name, "inputs": [ref(x, f"input of {node.op.name}")
-                                               for x in node.inputs]}
+        how, op = node.op.derived or (None, node.op)  # (a derived op: as its original)
+        if table.get(op.name) is not op:
+            raise SaveError(f"graph {graph.name}: op {op.name!r} is not in the table of "
+                            "ops saved graphs may use" + _HINTS.get(op.name, ""))
+        entry = {"op": op.name, "inputs": [ref(x, f"input of {op.name}")
+                                          for x in node.inputs]}
+        node_attrs = node.attrs
+        if how == "quiet":
+            entry["quiet"] = True
+        elif how == "vmap_loop":
+            entry["vmap_loop"], node_attrs = _vmap_loop(node, graph.name)
         attrs, subs = {}, {}
-        for k, v in node.attrs.items():
+        for k, v in node_attrs.items():
             if isinstance(v, Graph):
                 subs[k] = _graph(v, enc, scope)
             else:

@@ -29,6 +29,8 @@ from runtime.core.liveness import live_nodes
 from runtime.core.registry import OpDef, add_node, bind
 from runtime.core.structure import flatten, unflatten
 from runtime.core.tensor import Tensor
+from runtime.ops.quiet import quiet_op
+from runtime.ops.vmap_loop import Held, loop_op
 from runtime.state import views
 from runtime.state.variables import Variable
 
@@ -38,119 +40,6 @@ class VmapFallbackWarning(UserWarning):
 
 
 _NOTED: set = set()
-
-
-class _Held:
-    """Keeps a per-example node in a loop op's attributes (not a subgraph attribute, so
-    passes do not treat the loop op as control flow)."""
-
-    __slots__ = ("node",)
-
-    def __init__(self, node):
-        self.node = node
-
-    def __repr__(self) -> str:
-        return f"<per-example {self.node.op.name}>"
-
-
-def _run_example(node, ins):
-    if node.op.run is not None:  # control flow: the reference interpreter's hook
-        return node.op.run(node, ins)
-    result = node.op.kernel(*ins, **node.attrs)
-    return [result] if node.op.num_outputs == 1 else list(result or ())
-
-
-def _loop_kernel(*ins, held, batched, masked):
-    """Run the held node once per example and stack its outputs (inactive examples of a
-    masked region are skipped and left as zeros)."""
-    node = held.node
-    mask = ins[-1] if masked else None
-    ins = ins[:-1] if masked else ins
-    size = next(len(x) for x, b in zip(ins, batched) if b)
-    outs = None
-    for i in range(size):
-        if mask is not None and not mask[i]:
-            continue
-        res = _run_example(node, [x[i] if b else x for x, b in zip(ins, batched)])
-        if outs is None:
-            outs = [_empty(size, np.shape(r), t.dtype) for r, t in zip(res, node.outputs)]
-        for o, r in zip(outs, res):
-            o[i] = r
-    if outs is None:  # no active example
-        outs = [_empty(size, tuple(0 if d is None else d for d in t.shape), t.dtype)
-                for t in node.outputs]
-    return outs[0] if len(outs) == 1 else tuple(outs)
-
-
-def _empty(size, shape, dtype):
-    if np.dtype(dtype).kind == "O":
-        return np.empty((size,) + tuple(shape), dtype)
-    return np.zeros((size,) + tuple(shape), dtype)
-
-
-def _loop_avals(op, ins, attrs):
-    held, batched = attrs["held"], attrs["batched"]
-    size = next(x.shape[0] if isinstance(x, Tensor) else len(x)
-                for x, b in zip(ins, batched) if b)
-    return [((size,) + tuple(t.shape), t.dtype) for t in held.node.outputs]
-
-
-_LOOP_OPS: dict = {}
-
-
-def loop_op(op: OpDef) -> OpDef:
-    """The record of `op` run as a loop over the batch (one per op)."""
-    rec = _LOOP_OPS.get(op)
-    if rec is None:
-        rec = _LOOP_OPS[op] = OpDef(f"vmap_loop[{op.name}]", _loop_kernel, _loop_avals,
-                                    num_outputs=op.num_outputs if op.num_outputs >= 0 else -1,
-                                    stateful=op.stateful)
-    return rec
-
-
-try:  # what np.errstate sets, without its per-use cost (~6 us against ~1 us)
-    from numpy._core._multiarray_umath import _extobj_contextvar, _make_extobj
-    _IGNORE = _make_extobj(all="ignore")
-except ImportError:  # another NumPy layout: np.errstate itself
-    _extobj_contextvar = None
-
-
-def _quiet_kernel(kernel):
-    if _extobj_contextvar is None:
-        def quiet(*args, **kwargs):
-            with np.errstate(all="ignore"):
-                return kernel(*args, **kwargs)
-    else:
-        def quiet(*args, **kwargs):
-            token = _extobj_contextvar.set(_IGNORE)
-            try:
-                return kernel(*args, **kwargs)
-            finally:
-                _extobj_contextvar.reset(token)
-    quiet.__name__ = getattr(kernel, "__name__", "kernel")
-    return quiet
-
-
-def _never_warns(kernel) -> bool:
-    """A ufunc whose every loop gives booleans (comparisons, logic, isnan...): it sets
-    no floating-point error flag, so it needs no silencing."""
-    return isinstance(kernel, np.ufunc) and all(t.endswith("?") for t in kernel.types
-                                                if "O" not in t)
-
-
-_QUIET_OPS: dict = {}
-
-
-def quiet_op(op: OpDef) -> OpDef:
-    """`op` with floating-point errors silenced (for examples whose result is discarded)."""
-    if op.format is not None or op.kernel is None or _never_warns(op.kernel):
-        return op
-    rec = _QUIET_OPS.get(op)
-    if rec is None:
-        rec = _QUIET_OPS[op] = OpDef(op.name, _quiet_kernel(op.kernel),
-                                     lambda _, ins, attrs: op.abstract_eval(op, ins, attrs),
-                                     num_outputs=op.num_outputs, grad=op.grad, batch=op.batch)
-    return rec
 
 
 class Batcher:
@@ -202,7 +91,7 @@ class Batcher:
                           f"batch{where()} (correct, but slower than a batched op).",
                           VmapFallbackWarning, stacklevel=user_stacklevel())
         ins = list(vals) + ([self.mask] if self.mask is not None else [])
-        attrs = {"held": _Held(node), "batched": tuple(flags), "masked": self.mask is not None}
+        attrs = {"held": Held(node), "batched": tuple(flags), "masked": self.mask is not None}
         op = loop_op(node.op)
         graph = tracing.current_graph()
         outs = add_node(graph, op, ins, attrs)
@@ -353,28 +242,43 @@ def vmap_call(fn: Callable, args: Sequence, in_axes: Any = 0, out_axes: Any = 0)
     outs, out_flags = batcher.run(graph, values, flags)
     result = iter(outs)
     result_flags = iter(out_flags)
-    final = []
+    final, mapped = [], []
     for leaf in out_leaves:
         if isinstance(leaf, Tensor):
             v, f = next(result), next(result_flags)
         else:
             v, f = leaf, False
-        final.append(v if f or v is None else batcher.broadcast(v))
-    return _move_out(unflatten(out_tree, final), out_axes)
+        final.append(v)
+        mapped.append(f or v is None)
+    axes = _out_axes_per_leaf(out_axes, len(final))
+    for k, (axis, f) in enumerate(zip(axes, mapped)):
+        if axis is None and f:
+            raise ValueError(_mapped_but_none(k))
+        if axis is not None and not f:
+            final[k] = batcher.broadcast(final[k])
+    return _move_out(unflatten(out_tree, final), axes)
 
 
-def _move_out(out, out_axes):
-    leaves, tree = flatten(out)
-    axes = [out_axes] * len(leaves) if out_axes is None or isinstance(out_axes, int) else \
+def _out_axes_per_leaf(out_axes, n: int) -> list:
+    axes = [out_axes] * n if out_axes is None or isinstance(out_axes, int) else \
         flatten(tuple(out_axes) if not isinstance(out_axes, tuple) else out_axes)[0]
-    if len(axes) != len(leaves):
-        raise ValueError(f"vmap: out_axes {out_axes!r} does not match the {len(leaves)} results.")
-    moved = []
-    for x, axis in zip(leaves, axes):
-        if axis is None:
-            raise NotImplementedError("vmap: out_axes=None (an unmapped result) is not supported;"
-                                      " return the value from outside the vmapped function.")
-        moved.append(np.moveaxis(x, 0, axis) if axis != 0 else x)
+    if len(axes) != n:
+        raise ValueError(f"vmap: out_axes {out_axes!r} does not match the {n} results.")
+    return axes
+
+
+def _mapped_but_none(k: int) -> str:
+    return (f"vmap{where()}: out_axes=None for result {k}, which depends on the mapped "
+            "arguments (it differs from example to example): give it an int out_axes, or "
+            "compute it outside the mapped function.")
+
+
+def _move_out(out, axes: list):
+    """Put the batch axis of each result where `axes` says (None: an unmapped result,
+    returned as it is)."""
+    leaves, tree = flatten(out)
+    moved = [x if axis is None or axis == 0 else np.moveaxis(x, 0, axis)
+             for x, axis in zip(leaves, axes)]
     return unflatten(tree, moved)
 
 
@@ -389,6 +293,14 @@ def _python_loop(fn, tree, moved, out_axes):
         raise ValueError("vmap of an empty batch needs a trace (call the vmapped function "
                          "outside run_functions_eagerly) to know the result shapes.")
     out_tree = results[0][1]
-    stacked = [np.stack([np.asarray(r[0][k]) for r in results])
-               for k in range(len(results[0][0]))]
-    return _move_out(unflatten(out_tree, stacked), out_axes)
+    axes = _out_axes_per_leaf(out_axes, len(results[0][0]))
+    stacked = []
+    for k, axis in enumerate(axes):
+        values = [r[0][k] for r in results]
+        if axis is None:  # unmapped: one value, the same for every example
+            if any(not np.array_equal(v, values[0], equal_nan=True) for v in values[1:]):
+                raise ValueError(_mapped_but_none(k))
+            stacked.append(values[0])
+        else:
+            stacked.append(np.stack([np.asarray(v) for v in values]))
+    return _move_out(unflatten(out_tree, stacked), axes)

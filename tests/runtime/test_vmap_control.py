@@ -253,3 +253,47 @@ def test_eager_mode_is_the_python_loop():
         ag.run_functions_eagerly(False)
     for g, e in zip(graph, eager):
         assert_bitwise(g, e, "eager vs graph")
+
+
+def _with_unmapped(x, w):
+    return x @ w, w.sum() * 2.0, np.float64(3.0)
+
+
+@pytest.mark.parametrize("eager", [False, True])
+def test_out_axes_none_returns_an_unmapped_result_once(eager):
+    xs, w = RNG.normal(size=(4, 3)), RNG.normal(size=(3, 2))
+    ag.run_functions_eagerly(eager)
+    try:
+        got = ag.vmap(_with_unmapped, in_axes=(0, None), out_axes=(0, None, None))(xs, w)
+        with pytest.raises(ValueError, match="out_axes=None for result 0"):
+            ag.vmap(_with_unmapped, in_axes=(0, None), out_axes=None)(xs, w)
+    finally:
+        ag.run_functions_eagerly(False)
+    per_example = [_with_unmapped(x, w) for x in xs]
+    assert_bitwise(got[0], np.stack([p[0] for p in per_example]), "mapped result")
+    for k in (1, 2):
+        assert np.shape(got[k]) == () and got[k] == per_example[0][k], k
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_vmapped_control_flow_saves_and_loads(name, tmp_path):
+    fn, xs = PROGRAMS[name]
+    vmapped = ag.vmap(fn)
+    expected = vmapped(xs)
+    ag.save(vmapped, tmp_path / "vmapped.agz")
+    loaded = ag.load(tmp_path / "vmapped.agz")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the discarded examples stay quiet after loading
+        got = loaded(xs)
+    for g, e in zip(*(v if isinstance(v, tuple) else (v,) for v in (got, expected))):
+        assert_bitwise(g, e, f"{name} loaded")
+
+
+def test_a_vmapped_op_run_as_a_loop_saves_and_loads(tmp_path):
+    xs = RNG.normal(size=(4, 3, 3)) + 3 * np.eye(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        vmapped = ag.vmap(lambda a: np.linalg.inv(a) @ a[0])
+        expected = vmapped(xs)
+    ag.save(vmapped, tmp_path / "inv.agz")
+    assert_bitwise(ag.load(tmp_path / "inv.agz")(xs), expected, "loop op loaded")
