@@ -92,6 +92,13 @@ def _loop_avals(op, ins, attrs):
 
 
 _LOOP_OPS: dict = {}
+_GRADIENT: list = [None]
+
+
+def set_gradient_rule(rule) -> None:
+    """The gradient rule of every loop op (runtime/transforms/batch_grad.py: it batches
+    the per-example op's own rule, which needs the batching transform above this layer)."""
+    _GRADIENT[0] = rule
 
 
 def loop_op(op: OpDef) -> OpDef:
@@ -100,5 +107,6 @@ def loop_op(op: OpDef) -> OpDef:
     if rec is None:
         rec = _LOOP_OPS[op] = OpDef(f"vmap_loop[{op.name}]", _loop_kernel, _loop_avals,
                                     num_outputs=op.num_outputs if op.num_outputs >= 0 else -1,
-                                    stateful=op.stateful, derived=("vmap_loop", op))
+                                    stateful=op.stateful, derived=("vmap_loop", op),
+                                    grad=_GRADIENT[0] if op.grad is not None else None)
     return rec

@@ -297,3 +297,42 @@ def test_a_vmapped_op_run_as_a_loop_saves_and_loads(tmp_path):
         expected = vmapped(xs)
     ag.save(vmapped, tmp_path / "inv.agz")
     assert_bitwise(ag.load(tmp_path / "inv.agz")(xs), expected, "loop op loaded")
+
+
+def _inv_times(a, b):
+    return np.linalg.inv(a) @ b
+
+
+def test_gradient_through_an_op_run_per_example_equals_per_example_gradients():
+    a_s = RNG.normal(size=(4, 3, 3)) + 3 * np.eye(3)
+    b = RNG.normal(size=(3,))
+
+    @ag.function
+    def batched_grads(a_s, b):
+        with ag.GradientTape() as tape:
+            tape.watch(a_s)
+            tape.watch(b)
+            loss = np.sum(np.tanh(ag.vmap(_inv_times, in_axes=(0, None))(a_s, b)))
+        return tape.gradient(loss, [a_s, b])
+
+    @ag.function
+    def one_grad(a, b):
+        with ag.GradientTape() as tape:
+            tape.watch(a)
+            tape.watch(b)
+            loss = np.sum(np.tanh(_inv_times(a, b)))
+        return tape.gradient(loss, [a, b])
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (inv runs as a loop: its one-time note)
+        ga, gb = batched_grads(a_s, b)
+    per_example = [one_grad(a, b) for a in a_s]
+    np.testing.assert_allclose(ga, np.stack([g[0] for g in per_example]), rtol=1e-12)
+    np.testing.assert_allclose(gb, np.sum([g[1] for g in per_example], axis=0), rtol=1e-12)
+    eps = 1e-6  # and against finite differences of the batched loss
+    bump = np.zeros_like(a_s)
+    bump[2, 1, 0] = eps
+
+    def loss(x):
+        return np.sum(np.tanh(np.stack([_inv_times(a, b) for a in x])))
+    assert abs((loss(a_s + bump) - loss(a_s - bump)) / (2 * eps) - ga[2, 1, 0]) < 1e-6
