@@ -29,7 +29,7 @@ import numpy as np
 from autograph.errors import caller_location
 from runtime.core.errors import StateArrayWrite
 from runtime.core.registry import trace_holders
-from runtime.state import views
+from runtime.state import view_links, views
 
 
 def _refs_seen(target, refs: int) -> int:
@@ -125,7 +125,9 @@ def enter_state(state) -> None:
     frame = {}
     for v, refs in zip(state, _counts(state)):
         if refs and shared_in_state(v) is None:
-            frame[id(v)] = refs > _IN_STATE or v.base is not None
+            frame[id(v)] = shared = refs > _IN_STATE or v.base is not None
+            if shared:  # (a symbolic `if` / loop keeping it on a path must know)
+                view_links.note_shared(v)
     _STATES.frames.append(frame)
 
 

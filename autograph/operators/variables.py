@@ -28,6 +28,7 @@ import numpy as np
 
 from autograph.errors import caller_location
 from autograph.operators import sole_holder
+import runtime
 from runtime import Tensor, index_update
 from runtime.core import tracing
 from runtime.state import views
@@ -157,8 +158,12 @@ def setitem(target, index, value, op: str | None = None):
         return index_update(target, index, value)
     if _is_array(target) and _in_symbolic_branch():
         # both branches of a symbolic `if` are traced: writing into the array in place
-        # would apply the update of each branch; update a copy, as for a Tensor
+        # would apply the update of each branch; update a copy, as for a Tensor (a graph
+        # value: the branch's result must not be a NumPy array, which stands for state)
         sole_holder.check(target, sys.getrefcount(target))
+        if target.dtype.kind in "biufc":
+            copied = runtime.constant(target.copy())
+            return views.setitem(copied, index, value, _functional(op))
         target = target.copy()
     if op is not None:
         value = _AUGMENTED[op][0](target[index], value)  # exactly `target[index] op= value`

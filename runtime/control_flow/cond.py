@@ -14,7 +14,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from runtime.core import tracing
-from runtime.state import views
+from runtime.state import view_links, views
 from runtime.control_flow.common import (
     as_value, at_user_line, aval_of, check_number_fits, check_scalar_predicate, describe,
     finish_captures, is_python_scalar, is_weak, same_constant, trace_subgraph,
@@ -59,7 +59,7 @@ def cond(pred: Any, true_fn: Callable, false_fn: Callable, operands: Sequence = 
         f_leaves, f_tree = flatten(fill_placeholders(f_out, t_out))
     labels = _output_labels(names, t_leaves, t_tree)
     n_user = len(t_leaves)  # + arrays a branch wrote through a name not used afterwards
-    t_extra, f_extra = views.unreturned_writes([op_leaves[i] for i in sym], [g_true, g_false],
+    t_extra, f_extra = view_links.unreturned_writes([op_leaves[i] for i in sym], [g_true, g_false],
                                                [t_leaves, f_leaves])
     if t_tree != f_tree or len(t_leaves) != len(f_leaves):
         raise ValueError(
@@ -97,7 +97,16 @@ def cond(pred: Any, true_fn: Callable, false_fn: Callable, operands: Sequence = 
                 note_names(graph, g.inputs[:len(sym)], [names[i] for i in sym])
     for slot, value in zip(slots, outs):  # a Python number on both sides stays one (NEP 50)
         value.weak = _number_like(t_leaves[slot]) and _number_like(f_leaves[slot])
-    views.link_outputs([op_leaves[i] for i in sym], [g_true, g_false], list(outs))
+    own = [None] * len(outs)  # the operand that is each output's own variable
+    own_values = [None] * len(outs)
+    if names is not None and len(op_leaves) == len(operands) <= len(names):
+        index = {names[i]: k for k, i in enumerate(sym)}
+        own = [index.get(labels[s]) for s in slots]
+        by_name = dict(zip(names, op_leaves))
+        own_values = [by_name.get(labels[s]) for s in slots]
+    view_links.link_outputs([op_leaves[i] for i in sym], [g_true, g_false], list(outs), own)
+    view_links.numpy_arrays_out(list(outs), [[t_leaves[s] for s in slots],
+                                             [f_leaves[s] for s in slots]], own_values)
     for slot, value in zip(slots, outs):
         out_leaves[slot] = value
     return unflatten(t_tree, out_leaves[:n_user])

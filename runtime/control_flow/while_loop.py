@@ -17,7 +17,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from runtime.core import tracing
-from runtime.state import views
+from runtime.state import view_links
 from runtime.control_flow.common import (
     as_value, at_user_line, aval_of, check_scalar_predicate, describe, finish_captures,
     is_python_scalar, same_constant, trace_subgraph, check_number_fits,
@@ -136,7 +136,11 @@ def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_i
             note_names(graph, g.inputs[:len(carried)], carried_labels)
     for i, value in zip(carried, outs):  # (their dtype yields to typed operands, NEP 50)
         value.weak = i in types.weak and type(leaves[i]) is not bool
-    views.link_outputs([leaves[i] for i in carried], [g_body], list(outs))
+    view_links.link_outputs([leaves[i] for i in carried], [g_body], list(outs),
+                            list(range(len(carried))))
+    view_links.numpy_arrays_out(  # (paths: an iteration, and none)
+        list(outs), [[out_leaves[i] for i in carried], [leaves[i] for i in carried]],
+        [leaves[i] for i in carried])
     final = list(leaves)
     for i, value in zip(carried, outs):
         final[i] = value

@@ -15,7 +15,7 @@ view, and the Tensor that is the array's current value (`latest`):
 - `reshape` / `ravel` / `squeeze` / `expand_dims` return a view or a copy depending on
   memory layout, which a trace does not know: writing through one (or reading one whose
   base was written since) raises a clear error instead of guessing;
-- across a symbolic `if` / loop (`link_outputs`), an output that is the same array as an
+- across a symbolic `if` / loop (`view_links.link_outputs`), an output that is the same array as an
   input carries the input's identity; a branch or body that writes into an array defined
   outside it other than through its own loop variables raises a clear error.
 
@@ -55,7 +55,7 @@ class _Array:
         self.recipe = recipe      # views: ("index", template, dynamic) / ("transpose", axes) / ("layout", what)
         self.seen = seen          # views: the root's version `latest` was taken at
         self.poison = None        # an error message: this array's value cannot be known
-        self.refusal = None       # roots: makes the exception any write into it raises
+        self.refusal = None       # roots: called on any write into it (an exception to raise)
 
 
 _state = threading.local()  # per thread: how many `recorded_values` blocks are open
@@ -236,7 +236,9 @@ def write(target: Tensor, new: Tensor, kind: str = "assignment destination") -> 
         raise ValueError(a.poison)
     root = _root(a)
     if root.refusal is not None:
-        raise root.refusal()
+        refused = root.refusal()
+        if refused is not None:
+            raise refused
     graph = tracing.current_graph()
     if root.latest.graph is not graph and a is not root or (
             a is root and a.latest.graph is not graph):
@@ -283,12 +285,24 @@ def _detach_layout_views(a: _Array) -> None:
         c = c.base
 
 
-def refuse_writes(t: Tensor, error: Callable[[], Exception]) -> None:
-    """Any write into the array `t` stands for (or a view of it) raises `error()` (a loop
-    variable standing for a NumPy array other names hold, which would not see it)."""
+def refuse_writes(t: Tensor, error: Callable[[], Exception | None]) -> None:
+    """Any write into the array `t` stands for (or a view of it) first calls `error()`,
+    and raises what it returns (a loop variable standing for a NumPy array other names
+    hold, which would not see the write), or goes ahead on None."""
     table = _table(create=True)
     if table is not None:
-        _root(_array(table, t)).refusal = error
+        root = _root(_array(table, t))
+        earlier = root.refusal
+        root.refusal = error if earlier is None else (lambda: earlier() or error())
+
+
+def poison_on_write(t: Tensor, other: Tensor, message: Callable[[], str]) -> None:
+    """A write into `t`'s array makes `other`'s array unreadable (`message()`): after it,
+    `other` holds what NumPy would give on some paths of the program only."""
+    table = _table(create=True)
+    if table is not None:
+        victim = _array(table, other)
+        refuse_writes(t, lambda: _poison(victim, message()))
 
 
 def _poison(a: _Array, message: str) -> None:
@@ -388,100 +402,6 @@ def written_inputs(inputs: list) -> list:
         if a.latest is not p:
             out.append((k, a.latest))
     return out
-
-
-def unreturned_writes(operands: list, subgraphs: list, returned: list) -> list[list]:
-    """For a symbolic `if` whose branches (`subgraphs`, their first inputs the
-    `operands`' placeholders) wrote into an operand array that no output returns (the
-    name is not used after the `if`, but the array may be an argument or have aliases):
-    per subgraph, the extra outputs that carry each such array's final value out, so
-    `link_outputs` writes it into the outer array. `returned` holds each subgraph's
-    outputs."""
-    table = _table()
-    if not table:
-        return [[] for _ in subgraphs]
-    n = len(operands)
-    wanted: list[int] = []
-    for sub, outs in zip(subgraphs, returned):
-        arrays = {id(a) for a in (_lookup(table, o) for o in outs) if a is not None}
-        for i, p in enumerate(sub.inputs[:n]):
-            a = _lookup(table, p)
-            if a is not None and a.latest is not p and id(a) not in arrays and \
-                    type(operands[i]) is Tensor and a.poison is None and i not in wanted:
-                wanted.append(i)
-    return [[resolve(p) for p in (sub.inputs[i] for i in wanted)] for sub in subgraphs]
-
-
-def link_outputs(operands: list, subgraphs: list, outputs: list) -> None:
-    """After a symbolic `if` / loop: `operands` are the outer values passed in (one per
-    input of each subgraph, in order), `subgraphs` the traced branches / body (their first
-    len(operands) inputs are the operands' placeholders, their outputs match `outputs`).
-    An output that every subgraph returns as (a written version of) the same input array
-    becomes the outer array's new value."""
-    table = _table()
-    if not table:
-        return
-    n = len(operands)
-    returned: set = set()
-    maps = []
-    for sub in subgraphs:
-        arrays = {id(_lookup(table, p)): i for i, p in enumerate(sub.inputs[:n])
-                  if _lookup(table, p) is not None}
-        m, written = [], set()
-        for o in sub.outputs:
-            a = _lookup(table, o)
-            i = arrays.get(id(a)) if a is not None else None
-            if i is None:
-                i = next((k for k, p in enumerate(sub.inputs[:n]) if p is o), None)
-            m.append(i)
-            if i is not None and o is not sub.inputs[i]:
-                written.add(i)
-        maps.append((m, written))
-        returned.update(i for i in m if i is not None)
-        for i, p in enumerate(sub.inputs[:n]):
-            a = _lookup(table, p)
-            if a is not None and a.latest is not p and i not in m and type(operands[i]) is Tensor:
-                # written, but the conversion does not carry the name out (it is not read
-                # afterwards): aliases and views of the array would miss the write
-                _poison(_array(table, operands[i]), (
-                    f"An array was written inside a symbolic `if` / loop{where()} through a "
-                    "name that is not used after it, and is read afterwards through another "
-                    "name (an alias or view), or is an argument of the function. The graph "
-                    "only carries the names used afterwards: use the written name after the "
-                    "`if` / loop (or write through the name you read), or take a copy "
-                    "(`.copy()`) before it."))
-        for i in written:  # a captured alias of an array the body writes reads a stale value
-            root = _root(_array(table, operands[i])) if type(operands[i]) is Tensor else None
-            for outer in list(sub.captures):
-                c = _lookup(table, outer)
-                if root is not None and c is not None and _root(c) is root:
-                    raise ValueError(
-                        f"An `if` / loop{where()} writes into an array that it also reads "
-                        "through another name (an alias or view taken before it), which the "
-                        "graph cannot keep in step. Read the array through the name it is "
-                        "written by, or take a copy (`.copy()`) before the `if` / loop.")
-    # outputs every path takes from the same array first: the array's new value is known
-    # even when another output (a return value) is that array on one path only
-    ambiguous = []
-    for j, out in enumerate(outputs):
-        if not isinstance(out, Tensor):
-            continue
-        sources = {m[j] if j < len(m) else None for m, _ in maps}
-        wrote = any(j < len(m) and m[j] in w for m, w in maps)
-        if len(sources) == 1 and None not in sources:
-            i = sources.pop()
-            if type(operands[i]) is Tensor and wrote:
-                write(operands[i], out)
-        elif wrote:
-            ambiguous.append(j)
-    for j in ambiguous:  # written on one path, another array on the other: unknown afterwards
-        for i in {m[j] for m, _ in maps if j < len(m) and m[j] is not None}:
-            if type(operands[i]) is Tensor:
-                _poison(_array(table, operands[i]),
-                        f"An array was written in one branch of a symbolic `if`{where()} and "
-                        "replaced by another array in the other, so which array it is "
-                        "afterwards is only known when the graph runs. Make both branches "
-                        "write it (or both assign a new one).")
 
 
 # -- which NumPy calls return views (runtime/state/view_recipes.py) ---------------------------------

@@ -104,7 +104,7 @@ def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
     e = gen.float_expr(env, 1)
     if kind == "self":
         i = r.randrange(2)
-        lines.append(pad + r.choice([
+        _add(lines, pad, r.choice([
             f"self.v{i} = {e}", f"self.v{i} = self.v{i} * 0.5 + {e}",
             f"self.n0 = (self.n0 + {gen.bounded_int(env)}) % 1009",
             f"{r.choice(gen.float_names)} = {r.choice(gen.float_names)} + self.v{i}",
@@ -113,8 +113,8 @@ def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
             f"self.cache['m'] = self.cache['m'] * 0.5 + xs * {e}",
             f"self.cache['m'][{gen.index(env)}] = {e}",
             f"{r.choice(gen.float_names)} = self.cache['m'][{gen.index(env)}] + {e}",
-        ] + ([f"al = self.g\n{pad}al[{gen.index(env)}] = {e}",
-              f"al = self.cache['m']\n{pad}al[{gen.index(env)}] += {e}"]
+        ] + ([("al = self.g", f"al[{gen.index(env)}] = {e}"),
+              ("al = self.cache['m']", f"al[{gen.index(env)}] += {e}")]
              if "views" in gen.features else [])))
     elif kind == "cell":
         forms = [f"cnt = (cnt + {gen.bounded_int(env)}) % 1009", f"tot = tot * 0.5 + {e}",
@@ -122,11 +122,11 @@ def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
                  f"buf = buf * 0.5 + {e}", f"buf[{gen.index(env)}] = {e}",
                  f"box['a'] = box['a'] * 0.25 + {e}"]
         if "views" in gen.features:
-            forms.append(f"al = buf\n{pad}al[{gen.index(env)}] = {e}")
+            forms.append(("al = buf", f"al[{gen.index(env)}] = {e}"))
         if not env.if_depth and not env.loop_depth and not getattr(gen, "returned", False):
             # an array in a closure's dict written in place in a symbolic block: refused
             forms.append(f"box['arr'] += {e}")
-        lines.append(pad + r.choice(forms))
+        _add(lines, pad, r.choice(forms))
     elif kind == "arg_write":
         lines.append(pad + r.choice([f"xs[{gen.index(env)}] = {e}", "xs *= 0.5",
                                      f"xs[1:3] = {e}"]))
@@ -151,7 +151,7 @@ def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
         if not env.if_depth and not env.loop_depth and not getattr(gen, "returned", False):
             # a view or alias made in a symbolic branch or loop (or after an early return)
             # and written there is refused (a clear error); at the top level it is exact
-            forms += ["slice", "slice", "alias", "row", "listed"]
+            forms += ["slice", "slice", "alias", "row", "listed", "path_alias"]
         form = r.choice(forms)
         if form == "slice":
             lines += [f"{pad}{v} = c1[{a}:{b}]",
@@ -159,6 +159,9 @@ def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
                                       f"{v} *= 0.5"])]
         elif form == "alias":
             lines += [f"{pad}{v} = c1", f"{pad}{v}[{gen.index(env)}] += {e}"]
+        elif form == "path_alias":  # which array `v` is depends on the path: refused
+            lines += [f"{pad}{v} = c2[1]", f"{pad}if {gen.cond(env)}:", f"{pad}    {v} = c1",
+                      f"{pad}{v}[{gen.index(env)}] += {e}"]
         elif form == "listed":
             lines += [f"{pad}{v} = [c1, c2]", f"{pad}{v}[0][{gen.index(env)}] = {e}",
                       f"{pad}{v}[1][{r.randrange(2)}] += {v}[0]"]
@@ -174,6 +177,11 @@ def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
         else:
             lines.append(f"{pad}c2[{r.randrange(2)}, {gen.index(env)}] = {e}")
     return False
+
+
+def _add(lines: list, pad: str, form) -> None:
+    """One statement, or a tuple of consecutive ones, at indentation `pad`."""
+    lines.extend(pad + line for line in (form if isinstance(form, tuple) else (form,)))
 
 
 def _indent(lines: list) -> list:
@@ -246,6 +254,8 @@ def module(gen, function: list, second=None) -> str:
 REFUSALS = ("through a view or alias of it that is not a variable of that",
             "that another name, view, container or object also holds",
             "one NumPy made from constants",
+            "depends on the path a symbolic", "an alias of another array on some paths",
+            "made of a NumPy array the graph did not make",
             "and replaced by another array in the other",
             "through a name that is not used after it")
 REFUSED: dict = {}
