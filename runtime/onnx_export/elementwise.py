@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.core.tensor import Tensor
+from runtime.onnx_export.context import OnnxExportError
 from runtime.onnx_export.kernels import apply, where
 from runtime.onnx_export.table import converter
 from runtime.ops.ufuncs_rules import resolve
@@ -286,6 +287,9 @@ def convert_exact_int(em, node):
     """Python-int arithmetic (exact in the graph, OverflowError beyond int64): ONNX has no
     exceptions, so the exported model computes it in int64, as ONNX computes every int64
     (README: "Python ints stay exact or fail loudly")."""
+    if node.attrs.get("masked"):
+        raise OnnxExportError(f"exact_int under vmap's mask (at {node.origin}): export "
+                              "the per-example function instead")
     i64 = np.dtype(np.int64)
     ins = [em.value(x, i64) for x in node.inputs]
     return [_ufunc(em, node.attrs["ufunc"], ins, [i64] * len(ins), i64)]

@@ -29,7 +29,10 @@ EXACT = {np.add: (operator.add, "+"), np.subtract: (operator.sub, "-"),
 _BY_NAME = {u.__name__: fn for u, (fn, _) in EXACT.items()}
 
 
-def _exact_kernel(*xs, ufunc: str, where: str):
+def _exact_kernel(*xs, ufunc: str, where: str, masked: bool = False):
+    if masked or any(np.ndim(x) for x in xs):  # vmap: one Python int per example
+        return _exact_arrays(xs[:-1] if masked else xs, xs[-1] if masked else None,
+                             ufunc, where)
     ints = [int(x) for x in xs]
     if ufunc in ("power", "left_shift") and ints[1] < 0:
         return getattr(np, ufunc)(*[np.int64(x) for x in ints])  # NumPy's own error
@@ -42,6 +45,37 @@ def _exact_kernel(*xs, ufunc: str, where: str):
     return np.int64(result)
 
 
+def _exact_arrays(xs, mask, ufunc: str, where: str) -> np.ndarray:
+    """The kernel on arrays of Python ints (vmap's batched form): each element as the
+    scalar kernel computes it, checked only where `mask` (the examples still running)
+    holds; the others give 0 (their result is discarded)."""
+    if ufunc in ("add", "subtract"):  # (the common case, a counter: no copies)
+        a, b = np.asarray(xs[0], np.int64), np.asarray(xs[1], np.int64)
+        r = a + b if ufunc == "add" else a - b  # wraps; the sign test finds each overflow
+        wrapped = ((a ^ r) & (b ^ r)) < 0 if ufunc == "add" else ((a ^ b) & (a ^ r)) < 0
+        if mask is not None:
+            wrapped &= np.reshape(mask, np.shape(mask) + (1,) * (r.ndim - np.ndim(mask)))
+        if wrapped.any():
+            raise OverflowError(_message(ufunc, where))
+        return r
+    arrays = np.broadcast_arrays(*[np.asarray(x, np.int64) for x in xs])
+    out = np.zeros(arrays[0].shape, np.int64)
+    active = np.ones(out.shape, bool) if mask is None else np.broadcast_to(
+        np.reshape(mask, np.shape(mask) + (1,) * (out.ndim - np.ndim(mask))), out.shape)
+    ins = [a[active] for a in arrays]
+    if ufunc in ("power", "left_shift") and (ins[1] < 0).any():
+        getattr(np, ufunc)(ins[0], ins[1])  # NumPy's own error
+    if ufunc == "power" and ((np.abs(ins[0]) > 1) & (ins[1] >= 64)).any() or \
+            ufunc == "left_shift" and ((ins[0] != 0) & (ins[1] >= 64)).any():
+        raise OverflowError(_message(ufunc, where))
+    fn = _BY_NAME[ufunc]
+    exact = [fn(*(int(v) for v in vs)) for vs in zip(*ins)]  # Python's ints (and its
+    if any(not _MIN <= v <= _MAX for v in exact):             # ZeroDivisionError)
+        raise OverflowError(_message(ufunc, where))
+    out[active] = np.array(exact, np.int64).reshape(ins[0].shape) if exact else 0
+    return out
+
+
 def _message(ufunc: str, where: str) -> str:
     spelling = next(s for u, (_, s) in EXACT.items() if u.__name__ == ufunc)
     return (f"a Python int computed with `{spelling}` in the graph{where} does not fit "
@@ -50,7 +84,9 @@ def _message(ufunc: str, where: str) -> str:
 
 
 def _rule(op, inputs, attrs):
-    return [((), np.dtype(np.int64))]
+    values = inputs[:-1] if attrs.get("masked") else inputs
+    shapes = [tuple(x.shape) if isinstance(x, Tensor) else np.shape(x) for x in values]
+    return [(np.broadcast_shapes(*shapes), np.dtype(np.int64))]
 
 
 EXACT_INT = OpDef("exact_int", _exact_kernel, _rule)

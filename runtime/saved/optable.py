@@ -140,7 +140,7 @@ _SCHEMAS = {
     "check": ({"error": _one_of("ValueError", "OverflowError", "TypeError", "IndexError"),
                "message": _is_str}, {"error", "message"}),
     "exact_int": ({"ufunc": _one_of(*(u.__name__ for u in exact_ints.EXACT)),
-                   "where": _is_str}, {"ufunc", "where"}),
+                   "where": _is_str, "masked": _is_bool}, {"ufunc", "where"}),
     "read_variable": ({"var": _is_variable}, {"var"}),
     "assign_variable": ({"var": _is_variable, "mode": _one_of("set", "add", "sub")},
                         {"var", "mode"}),

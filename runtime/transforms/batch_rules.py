@@ -102,9 +102,17 @@ attach_batch(PYTHON_NUMBER, python_number)
 
 
 def exact_int(batcher, node, values, flags):
-    """Exact Python-int arithmetic (runtime/ops/exact_ints.py) checks each result against
-    int64 as a Python int: per example, by design."""
-    return batcher.fallback(node, values, flags, note=False)
+    """Exact Python-int arithmetic (runtime/ops/exact_ints.py) on one int per example: its
+    kernel takes arrays, checking the examples the region runs for (the mask) only."""
+    if any(_ndim(t) for t in node.inputs):
+        return None
+    attrs = dict(node.attrs)
+    extra = []
+    if batcher.mask is not None:
+        attrs["masked"], extra = True, [batcher.mask]
+    out = batcher.bind(EXACT_INT, *values, *extra, **attrs)
+    out.weak = True
+    return [out], [True]
 
 
 attach_batch(EXACT_INT, exact_int)

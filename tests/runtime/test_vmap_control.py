@@ -336,3 +336,24 @@ def test_gradient_through_an_op_run_per_example_equals_per_example_gradients():
     def loss(x):
         return np.sum(np.tanh(np.stack([_inv_times(a, b) for a in x])))
     assert abs((loss(a_s + bump) - loss(a_s - bump)) / (2 * eps) - ga[2, 1, 0]) < 1e-6
+
+
+def _int_steps(x):
+    n = 1
+    k = 0
+    while x > 0.5:
+        x = x / 2.0
+        n = n * 3 + k  # Python ints: exact, or OverflowError beyond int64
+        k += 1
+    return n, k, x
+
+
+def test_python_int_arithmetic_is_batched_exactly_and_checked_per_example():
+    xs = np.array([0.1, 3.0, 40.0, 1e6, 2.0])
+    check_vmap(_int_steps, xs)
+    got = ag.vmap(_int_steps)(xs)
+    assert got[0].dtype == np.int64 and got[1].dtype == np.int64
+    with pytest.raises(OverflowError, match="does not fit int64"):  # 3**45 > 2**63
+        ag.vmap(_int_steps)(np.array([1.0, 2.0 ** 45]))
+    with pytest.raises(OverflowError):  # as the loop of calls raises for that example
+        loop_of_calls(_int_steps, (np.array([1.0, 2.0 ** 45]),))
