@@ -15,7 +15,7 @@ the symbolic path too:
   or an `assert` on a symbolic value (outside loops: a raise inside a symbolic loop is
   another item's work); the runner compares the exception's type and first message line
   and the arguments and state after it;
-- "views": arrays created in the function (`np.zeros/ones/full/arange/array/empty`,
+- "views": arrays created in the function (`np.zeros/ones/full/arange/array/full_like`,
   `xs.copy()`, copies of a module constant `CONST.copy()`, `np.array(CONST)`,
   `CONST.astype(...)`, and arrays NumPy makes of it, `CONST * 1.0`) written through
   slices, rows, aliases and lists holding them (`r = c[1:3]; r[:] = v`,
@@ -67,7 +67,7 @@ def setup(gen) -> list:
     if "views" in features:
         creator = gen.r.choice([
             "np.zeros(4)", "np.ones(4)", "np.full(4, 0.5)", "np.arange(4.0)",
-            "np.array([1.0, 2.0, 0.5, -1.0])", "xs.copy()", "np.empty(4) * 0.0",
+            "np.array([1.0, 2.0, 0.5, -1.0])", "xs.copy()", "np.full_like(xs, 0.0)",
             "np.asarray(xs) * 1.0", "CONST.copy()", "np.array(CONST)",
             "CONST.astype(np.float64)", "CONST * 1.0", "np.copy(CONST)"])
         out += [f"c1 = {creator}", "c2 = np.zeros((2, 4))"]
