@@ -173,7 +173,7 @@ def symbolic_iterable(x) -> SymbolicIterable:
 
 
 # -- the builtins ------------------------------------------------------------------------
-def len_(x):
+def len_(x, /):
     if is_graph_list(x):  # a list appended to in a symbolic loop
         return list_length(x)
     if is_symbolic(x):
@@ -219,10 +219,11 @@ def _range_arg(a):
     raise TypeError(f"{msg}{where()}")
 
 
-def enumerate_(x, start=0):
-    if is_symbolic(x) or isinstance(x, SymbolicIterable) or is_symbolic(start):
-        return _Enumerate(symbolic_iterable(x), start)
-    return builtins.enumerate(x, start)
+def enumerate_(iterable, start=0):
+    if is_symbolic(iterable) or isinstance(iterable, SymbolicIterable) or \
+            is_symbolic(start):
+        return _Enumerate(symbolic_iterable(iterable), start)
+    return builtins.enumerate(iterable, start)
 
 
 def zip_(*xs, **kwargs):
@@ -248,7 +249,7 @@ def _scalar_only(x, name: str) -> None:
         raise TypeError(f"{_SCALAR_ONLY}{where()}")
 
 
-def int_(x=0, *args, **kwargs):
+def int_(x=0, /, *args, **kwargs):
     """`int(x)`: a 0-d array truncated toward zero. Python's int is exact while the graph
     holds int64: a value beyond int64 is an OverflowError, never a wrapped number."""
     if not (is_symbolic(x) and not args and not kwargs):
@@ -273,7 +274,7 @@ def int_(x=0, *args, **kwargs):
     return np.astype(x, np.int64)
 
 
-def float_(x=0.0):
+def float_(x=0.0, /):
     """`float(x)`: a 0-d real array as float64."""
     if not is_symbolic(x):
         return builtins.float(x)
@@ -299,7 +300,7 @@ def complex_(real=0, imag=None):
     return np.astype(real, np.float64) + np.astype(imag, np.float64) * 1j
 
 
-def bool_(x=False):
+def bool_(x=False, /):
     """`bool(x)`: the truth of a size-1 array of any shape (ValueError for other sizes, as
     NumPy says; checked when the graph runs if the size is only known then)."""
     if not is_symbolic(x):
@@ -324,7 +325,7 @@ def bool_(x=False):
     return np.any(x)
 
 
-def index_(x):
+def index_(x, /):
     """`operator.index(x)`: a 0-d integer array (TypeError for any other, as NumPy)."""
     if not is_symbolic(x):
         return operator.index(x)
@@ -334,7 +335,7 @@ def index_(x):
     return x
 
 
-def isinstance_(obj, classinfo) -> bool:
+def isinstance_(obj, classinfo, /) -> bool:
     """`isinstance` answered for the value NumPy would have: a symbolic array is an
     `np.ndarray`, a 0-d one the NumPy scalar of its dtype (`np.float64` is a `float`,
     `np.int64` is not an `int`), a graph list a `list`."""
@@ -351,7 +352,7 @@ def isinstance_(obj, classinfo) -> bool:
     return builtins.issubclass(eager, classinfo)
 
 
-def abs_(x):
+def abs_(x, /):
     if is_symbolic(x):
         return np.abs(x)
     return builtins.abs(x)
@@ -398,7 +399,7 @@ def max_(*args, **kwargs):
     return _extremum(builtins.max, np.max, _keeps_unless(np.greater), args, kwargs)
 
 
-def sum_(x, start=0):
+def sum_(x, /, start=0):
     if is_graph_list(x):  # a list appended to in a symbolic loop: sum of its items
         x = stack(x)
     if is_symbolic(x):

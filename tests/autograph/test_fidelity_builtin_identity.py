@@ -103,3 +103,27 @@ def test_python_values_keep_python_behaviour():
     with pytest.raises(ValueError) as conv:
         ag.to_graph(through_a_dict)(1.0, "x")
     assert str(conv.value) == str(py.value)
+
+
+def _outcome(thunk):
+    try:
+        return ("value", thunk())
+    except Exception as e:  # noqa: BLE001 - compared by type
+        return ("error", type(e))
+
+
+def keyword_calls():
+    e, s = enumerate, sum
+    return [_outcome(lambda: int(x=1)), _outcome(lambda: float(x="1.5")),
+            _outcome(lambda: bool(x=1)), _outcome(lambda: abs(x=-1)),
+            _outcome(lambda: len(obj=[1])), _outcome(lambda: isinstance(obj=1, classinfo=int)),
+            _outcome(lambda: list(e(iterable="ab", start=1))),
+            _outcome(lambda: s([1, 2], start=3)), _outcome(lambda: s(iterable=[1])),
+            _outcome(lambda: int("11", base=2)), _outcome(lambda: complex(real=1, imag=2))]
+
+
+def test_builtin_replacements_take_exactly_the_builtins_parameters():
+    expected = keyword_calls()
+    assert ("error", TypeError) in expected
+    assert ag.to_graph(keyword_calls)() == expected
+    assert ag.function(keyword_calls)() == expected
