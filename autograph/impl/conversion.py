@@ -25,7 +25,10 @@ The order matters and is written out in `convert_function_node` and `convert_def
 11. control flow last: `if`, `while`, `for` -> functions + `ag__` calls, using the
     analysis of step 8 (the expressions they move were already converted);
 12. the generated functions declare `nonlocal` the variables closures capture
-    (`closures`: late binding, one cell per variable as in Python).
+    (`closures`: late binding, one cell per variable as in Python);
+13. `o.a = ag__.setitem(o.a, ...)` becomes `ag__.setitem_attr(o, 'a', ...)`, which sets
+    the attribute only for a new value (`attribute_stores`: no property setter runs for
+    `o.a[k] = v`, as in Python).
 
 The state the passes share is explicit (`impl/context.py`): `ctx.info`, the function
 being converted (immutable); `ctx.scope`, the names of the function node being rewritten,
@@ -42,7 +45,7 @@ import re
 import gast
 
 from autograph.converters import (
-    asserts, break_statements, call_trees, closures, conditional_expressions, control_flow,
+    asserts, attribute_stores, break_statements, call_trees, closures, conditional_expressions, control_flow,
     directives, introspection, left_alone, lists, logical_expressions, return_statements,
     scoping, slices, try_statements, variables,
 )
@@ -163,6 +166,9 @@ def convert_def(node, ctx: Context, enclosing: frozenset | None = None) -> None:
     node.body = control_flow.convert_block(node.body, ctx, frozenset())
     closures.share_cells(node, scope.captured, ctx.namer.generated, ctx.namer,
                          global_names=scope.global_names)
+    # 13. a subscript store into an attribute stops setting the attribute (the analyses
+    #     of steps 8 and 11 needed to see it as a write)
+    attribute_stores.transform(node)
     anno.set_(node, anno.DONE, True)
 
 

@@ -21,13 +21,14 @@ from autograph.operators.py_builtins import (
 )
 from autograph.operators.py_builtins import bool_, complex_, index_, isinstance_, item_
 from autograph.operators.with_statements import with_manager
-from autograph.operators.variables import UNSET, Undefined, ld, ld_attr, set_attr, setitem
+from autograph.operators.variables import (UNSET, Undefined, ld, ld_attr, set_attr, setitem,
+                                          setitem_attr)
 
 __all__ = [
     "autograph_artifact", "converted_call", "dir_", "locals_", "slice_", "if_exp", "if_stmt", "assert_stmt", "python_only", "try_graph", "try_graph_mode", "list_append",
     "list_pop", "stack", "and_", "compare_chain", "not_", "or_", "truth", "for_stmt", "while_stmt", "abs_",
     "enumerate_", "float_", "int_", "len_", "max_", "min_", "range_", "sum_", "zip_",
-    "UNSET", "Undefined", "ld", "ld_attr", "set_attr", "setitem",
+    "UNSET", "Undefined", "ld", "ld_attr", "set_attr", "setitem", "setitem_attr",
     "print_", "with_manager",
 ]
 __all__ += ["isinstance_", "item_", "array_", "defined", "ld_declared", "next_", "try_stmt", "bool_",

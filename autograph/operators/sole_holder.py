@@ -26,8 +26,7 @@ import threading
 
 import numpy as np
 
-from autograph.errors import caller_location
-from runtime.core.errors import StateArrayWrite
+from runtime.core.errors import StateArrayWrite, where
 from runtime.core.registry import trace_holders
 from runtime.state import view_links, views
 
@@ -79,9 +78,8 @@ def check(target: np.ndarray, refs: int) -> None:
 
 
 def _refuse(target) -> None:
-    file, line = caller_location(4)
     raise StateArrayWrite(
-        f"A value computed in the graph is written into a NumPy array (at {file}:{line}) "
+        f"A value computed in the graph is written into a NumPy array{where()} "
         "that another name, view, container or object also holds (`b = a`, `r = a[0]`, "
         "`[a]`, `self.w`), and that the graph did not make: only the written name would "
         "see the write. Make the array inside the function with np.array(...), "

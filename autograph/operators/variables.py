@@ -26,7 +26,7 @@ import sys
 
 import numpy as np
 
-from autograph.errors import caller_location
+from runtime.core.errors import where
 from autograph.operators import sole_holder
 import runtime
 from runtime import Tensor, index_update
@@ -171,10 +171,19 @@ def setitem(target, index, value, op: str | None = None):
     return target
 
 
+def setitem_attr(obj, name: str, index, value, op: str | None = None) -> None:
+    """`obj.<name>[index] = value` (or `op=`): the attribute is read, and set only when
+    the update made a new value (a graph value updated functionally), so a property
+    setter or `__setattr__` runs only where it must."""
+    new = setitem(getattr(obj, name), index, value, op)  # (no local: see sole_holder)
+    if new is not getattr(obj, name):
+        setattr(obj, name, new)
+
+
 def _functional(op: str | None):
     def update(current, index, value):
         if op is not None:
-            value = _updated_item(current, index, value, op, depth=5)
+            value = _updated_item(current, index, value, op)
         return index_update(current, index, value)
     return update
 
@@ -196,7 +205,7 @@ _AUGMENTED = {  # op -> (in-place operator, binary operator, NumPy ufunc name)
 }
 
 
-def _updated_item(target, index, value, op: str, depth: int = 3):
+def _updated_item(target, index, value, op: str):
     """`target[index] op value` for a functional update, checked like NumPy's in-place
     operation on the selected part (an array, unless the index selects one element)."""
     _, binary, ufunc = _AUGMENTED[op]
@@ -205,9 +214,8 @@ def _updated_item(target, index, value, op: str, depth: int = 3):
         return new
     to, frm = np.dtype(target.dtype), np.dtype(getattr(new, "dtype", np.result_type(new)))
     if not np.can_cast(frm, to, casting="same_kind"):
-        file, line = caller_location(depth)
         raise TypeError(f"Cannot cast ufunc '{ufunc}' output from {frm!r} to {to!r} with "
-                        f"casting rule 'same_kind' (at {file}:{line})")
+                        f"casting rule 'same_kind'{where()}")
     return new
 
 
