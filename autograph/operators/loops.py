@@ -39,7 +39,8 @@ import runtime
 from autograph.errors import caller_location
 from autograph.errors import Diagnostic
 from autograph.operators import containers, sole_holder
-from autograph.operators.conditionals import _symbolic_if, defer_raise, is_symbolic, pack, unpack
+from autograph.operators.conditionals import (_symbolic_if, defer_raise, is_symbolic, pack,
+                                              symbolic_test, unpack)
 from autograph.operators.predicated_loops import predicated, predicated_count
 from autograph.operators.py_builtins import SymbolicIterable, SymbolicRange, symbolic_iterable
 from autograph.operators.rolling import (
@@ -68,7 +69,7 @@ def while_stmt(test: Callable, body: Callable, state: Sequence = (), names: Sequ
                                   shape_invariants)
         while True:
             cond = test(*state)
-            if type(cond) is not bool and is_symbolic(cond):  # (a bool first: common)
+            if type(cond) is not bool and symbolic_test(cond):  # (a bool first: common)
                 opts = (maximum_iterations, shape_invariants)
                 return _symbolic_loop(test, body, state, names, caller_location(), opts,
                                       None)

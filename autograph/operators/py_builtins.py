@@ -18,6 +18,7 @@ from autograph.operators.conditionals import is_symbolic
 from autograph.operators.lists import array_, is_graph_list, list_length, stack
 from runtime import GraphModeError
 from runtime.core.errors import where
+from runtime.core.known_value import UNKNOWN, known_value
 from runtime.core.tensor import Tensor
 from runtime.ops.indexing import getitem
 from runtime.ops.shape import symbolic_shape
@@ -111,7 +112,11 @@ class _Enumerate(SymbolicIterable):
         return self.inner.python_length()
 
     def get(self, i):
-        return (self.start + i, self.inner.get(i))
+        index = self.start + i
+        if isinstance(index, Tensor) and not index.weak:
+            # enumerate() counts in Python ints: weak (NEP 50), so `acc + i` keeps acc's dtype
+            index = python_number(np.astype(index, np.int64))
+        return (index, self.inner.get(i))
 
 
 class _Zip(SymbolicIterable):
@@ -195,6 +200,9 @@ def _dynamic_dim(x, axis: int):
 def range_(*args):
     if not _any_symbolic(args) or not 1 <= len(args) <= 3:
         return builtins.range(*args)
+    args = tuple(_known_or_symbolic(a) for a in args)
+    if not _any_symbolic(args):  # bounds computed from constants: Python's range
+        return builtins.range(*args)
     args = tuple(_range_arg(a) for a in args)
     if len(args) == 1:
         return SymbolicRange(0, args[0], 1)
@@ -203,6 +211,14 @@ def range_(*args):
     if is_symbolic(args[2]):
         check(args[2] != 0, "ValueError", "range() arg 3 must not be zero")
     return SymbolicRange(*args)
+
+
+def _known_or_symbolic(a):
+    """A symbolic `a` computed from constants alone as its NumPy value (known_value.py)."""
+    if not is_symbolic(a):
+        return a
+    value = known_value(a, Tensor)
+    return a if value is UNKNOWN else value
 
 
 def _range_arg(a):
