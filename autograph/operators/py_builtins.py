@@ -286,7 +286,15 @@ def int_(x=0, *args, **kwargs):
         check(x <= np.uint64(_INT64.max), "OverflowError",
               "int() of a uint64 beyond the int64 range: Python's int would hold it exactly, "
               "the graph holds int64. Keep it a np.uint64 here")
-    return np.astype(x, np.int64)
+    return _python_number(np.astype(x, np.int64))
+
+
+def _python_number(value):
+    """`value` standing for the Python number int() / float() / bool() give (weak, NEP 50:
+    returned from the function as that Python number)."""
+    if isinstance(value, Tensor) and not value.weak:
+        return python_number(value)
+    return value
 
 
 def float_(x=0.0):
@@ -297,7 +305,7 @@ def float_(x=0.0):
     if x.dtype.kind == "c":
         raise TypeError(f"float() argument must be a string or a real number, not 'complex'"
                         f"{where()}")
-    return np.astype(x, np.float64)
+    return _python_number(np.astype(x, np.float64))
 
 
 def complex_(real=0, imag=None):
@@ -317,9 +325,14 @@ def complex_(real=0, imag=None):
 
 def bool_(x=False):
     """`bool(x)`: the truth of a size-1 array of any shape (ValueError for other sizes, as
-    NumPy says; checked when the graph runs if the size is only known then)."""
+    NumPy says; checked when the graph runs if the size is only known then), standing for
+    the Python bool `bool` gives (weak: returned from the function as a bool)."""
     if not is_symbolic(x):
         return builtins.bool(x)
+    return _python_number(_truth_of(x))
+
+
+def _truth_of(x):
     if x.dtype == object:
         return len_(x) != 0  # a list built in a symbolic loop: true when not empty
     empty = ("The truth value of an empty array is ambiguous. Use `array.size > 0` to "
@@ -435,6 +448,8 @@ def item_(x, *args):
                         "(`xs[i]`) instead.")
     if len(args) == 1 and isinstance(args[0], tuple):
         args = args[0]
+    # integers only, as NumPy takes them (a float is Python's TypeError)
+    args = tuple(a if is_symbolic(a) else operator.index(a) for a in args)
     if not args:
         dims = x.shape
         if None in dims:

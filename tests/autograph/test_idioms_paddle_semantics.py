@@ -247,3 +247,189 @@ def test_state_array_condition_stays_symbolic():
     np.testing.assert_array_equal(m(x), x + 1)
     m.gate[0] = 0
     np.testing.assert_array_equal(m(x), x - 1)
+
+
+# -- NumPy's sequence-of-arrays functions on a list built in a symbolic loop ----------------
+def concatenate_rows(x, n):
+    rows = []
+    for i in range(n):
+        rows.append(x * (i + 1))
+    return np.concatenate(rows)
+
+
+def concatenate_last_axis(x, n):
+    rows = []
+    for i in range(n):
+        rows.append(x - i)
+    return np.concatenate(rows, axis=-1)
+
+
+def concatenate_flat(x, n):
+    rows = []
+    for i in range(n):
+        rows.append(x + i)
+    return np.concatenate(rows, axis=None)
+
+
+def stack_axis_one(x, n):
+    rows = []
+    for i in range(n):
+        rows.append(x + i)
+    return np.stack(rows, 1)
+
+
+def vstack_hstack_column_stack(x, n):
+    rows = []
+    for i in range(n):
+        rows.append(x + i)
+    return np.vstack(rows), np.hstack(rows), np.column_stack(rows)
+
+
+def sum_of_rows(x, n):
+    rows = []
+    for i in range(n):
+        rows.append(x * i)
+    return np.sum(rows, axis=0), np.max(rows)
+
+
+def join_by_name(x, n, join):
+    rows = []
+    for i in range(n):
+        rows.append(x + i)
+    return join(rows)   # resolved when called, not when converted
+
+
+@pytest.mark.parametrize("fn", [concatenate_rows, concatenate_last_axis, concatenate_flat,
+                                stack_axis_one, vstack_hstack_column_stack, sum_of_rows])
+@pytest.mark.parametrize("x", [np.arange(3.0), np.arange(6, dtype=np.int32).reshape(2, 3),
+                               np.float32(2.5), np.ones((2, 1, 2))],
+                         ids=["1d", "2d", "0d", "3d"])
+@pytest.mark.parametrize("n", [np.array(3), np.array(1)], ids=["n3", "n1"])
+def test_sequence_functions_of_loop_lists(fn, x, n):
+    three_way(fn, x, n)
+
+
+@pytest.mark.parametrize("join", [np.concatenate, np.vstack, np.hstack, np.column_stack,
+                                  np.stack])
+def test_sequence_function_reached_at_call_time(join):
+    three_way(join_by_name, np.arange(4.0).reshape(2, 2), np.array(2), join)
+
+
+# -- print of text formatted from symbolic values: Python's text, on every call ------------
+def print_fstring(x):
+    m = np.mean(x)
+    print(f"values: {x}, mean {m:.3f}")
+    return m
+
+
+def print_percent_and_format(x):
+    print("PrintTensor: %s" % (x), "{} and {!s}".format(x[0], x[-1]), sep=" | ")
+    return x
+
+
+def print_str_concat(x):
+    y = x * 2
+    print("y = " + str(y) + ";", end="\n\n")
+    return y
+
+
+def print_in_branch(x):
+    if np.sum(x) > 3:
+        print(f"large: {np.sum(x)}")
+    else:
+        print(f"small: {x[0]:>6}")
+    return x
+
+
+@pytest.mark.parametrize("fn", [print_fstring, print_percent_and_format, print_str_concat,
+                                print_in_branch])
+@pytest.mark.parametrize("jit", [False, True])
+def test_print_of_formatted_symbolic_values(fn, jit, capsys):
+    inputs = [np.ones(5, np.int32), np.arange(5, dtype=np.int32), np.array([0.5, 2.25])]
+    want = []
+    for x in inputs:
+        fn(x)
+        want.append(capsys.readouterr().out)
+    f = ag.function(fn, jit_compile=jit)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for x, text in zip(inputs, want):
+            f(x)
+            f(x)  # a call that reuses the trace prints it again
+            assert capsys.readouterr().out == text * 2
+
+
+def print_text_computed_with(x):
+    print(len(f"{x}"))   # the text's length needs the digits: refused as before
+    return x
+
+
+def print_text_sliced(x):
+    print(f"{str(x)[:2]}")
+    return x
+
+
+@pytest.mark.parametrize("fn", [print_text_computed_with, print_text_sliced])
+def test_text_computed_with_is_refused(fn):
+    with pytest.raises(ag.GraphModeError, match="to text"):
+        ag.function(fn)(np.ones(3))
+
+
+def test_formatted_print_survives_save_and_load(tmp_path, capsys):
+    cf = ag.function(print_fstring).get_concrete_function(np.ones(3))
+    ag.save(cf, str(tmp_path / "g.agz"))
+    loaded = ag.load(str(tmp_path / "g.agz"))
+    capsys.readouterr()
+    x = np.array([0.0, 1.0, 5.0])
+    loaded(x)
+    got = capsys.readouterr().out
+    print_fstring(x)
+    assert got == capsys.readouterr().out
+
+
+# -- bool() gives a Python bool; item() takes integers only, as NumPy -----------------------
+def bool_of(x):
+    return bool(x)
+
+
+def bool_then_float(x):
+    return float(bool(int(x[0])))
+
+
+def item_at(x, *idx):
+    return x.item(*idx)
+
+
+@pytest.mark.parametrize("fn,args", [
+    (bool_of, (np.array([2.0], np.float32),)),
+    (bool_of, (np.array([[0]]),)),
+    (bool_of, (np.zeros(3),)),          # ambiguous: ValueError
+    (bool_then_float, (np.array([3.7]),)),
+    (item_at, (np.arange(24.0).reshape(2, 3, 4), 0, 2, 1)),
+    (item_at, (np.arange(9, dtype=np.int32), 6)),
+    (item_at, (np.ones((2, 2, 2)), 6.0, 7.0, 1.0)),   # TypeError
+    (item_at, (np.ones((2, 2, 2)), 1.0)),             # TypeError
+    (item_at, (np.ones((2, 2, 2)), 6, 7)),            # ValueError
+    (item_at, (np.ones((2, 2, 2)), 100)),             # IndexError
+], ids=lambda v: getattr(v, "__name__", None))
+def test_scalar_conversions(fn, args):
+    three_way(fn, *args)
+
+
+def int_float_of(x):
+    return int(x[0]), float(x[-1]), float(int(x[0])) + 1
+
+
+def int_keeps_array_dtype_elsewhere(x):
+    y = x * 2
+    n = float(y[0])
+    return y + n, n
+
+
+@pytest.mark.parametrize("fn,x", [
+    (int_float_of, np.array([3.7, -1.5])),
+    (int_float_of, np.array([2, 9], np.int32)),
+    (int_keeps_array_dtype_elsewhere, np.array([1.5, 2.0], np.float32)),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_int_float_give_python_numbers(fn, x):
+    three_way(fn, x)
