@@ -433,3 +433,51 @@ def int_keeps_array_dtype_elsewhere(x):
 ], ids=lambda v: getattr(v, "__name__", None))
 def test_int_float_give_python_numbers(fn, x):
     three_way(fn, x)
+
+
+# -- a loop over items of known number walks them in Python when the graph loop cannot ----
+def skip_first_items(xs):
+    y = np.full([1], 0, "int32")
+    z = np.full([1], 0, "int32")
+    for i, x in enumerate(xs, 1):
+        y = y + i
+        if i > 2:
+            continue       # z widens to int64 on the other path only (first iterations)
+        z = z + x
+    return y, z
+
+
+def look_back(xs):
+    seen = []
+    total = np.zeros(1, np.int64)
+    for i, v in enumerate(xs):
+        if i > 1:
+            total = total + seen[-2]   # an IndexError on the path i <= 1 never takes
+        seen.append(v)
+    return total, len(seen)
+
+
+def look_back_on_values(xs):
+    seen = []
+    total = np.zeros(1)
+    for v in xs:
+        if v > 1:      # a condition on the item itself stays symbolic: refused as before
+            total = total + seen[-1]
+        seen.append(v)
+    return total
+
+
+@pytest.mark.parametrize("fn,args", [
+    (skip_first_items, (np.array([1, 2, 3, 4, 5]),)),
+    (skip_first_items, (np.array([7]),)),
+    (look_back, (np.arange(5),)),
+    (look_back, (np.array([4.0, 5.0]),)),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_known_length_loops_walk_in_python(fn, args):
+    three_way(fn, *args)
+
+
+def test_item_conditions_still_refused_with_the_branch_note():
+    with pytest.raises(IndexError) as info:
+        ag.function(look_back_on_values)(np.array([2.0, 0.5]))
+    assert any("both branches are traced" in n for n in info.value.__notes__)
