@@ -62,6 +62,7 @@ def _resolve(node, ctx):
 
 
 _ARRAY_CONSTRUCTORS = (np.array, np.asarray, np.asanyarray, np.ascontiguousarray)
+_SEQUENCE_OF_ARRAYS = (np.stack, np.concatenate, np.vstack, np.hstack, np.column_stack)
 
 
 def _call(node, walk):
@@ -72,6 +73,12 @@ def _call(node, walk):
     if isinstance(f, gast.Name) and f.id in BUILTIN_OVERRIDES and f.id not in ctx.scope.local \
             and _fits_override(node, BUILTIN_OVERRIDES[f.id]):
         if ctx.lookup(f.id) is getattr(builtins, f.id):
+            if f.id == "print" and _builds_text(node.args):
+                # evaluated by print_text, which records text built from symbolic values
+                args = gast.Tuple(elts=node.args, ctx=gast.Load())
+                node.args = [templates.replace_expr("lambda: args", origin=node, args=args)]
+                node.func = templates.replace_expr("ag__.print_text", origin=f)
+                return node
             node.func = templates.replace_expr(f"ag__.{BUILTIN_OVERRIDES[f.id]}", origin=f)
             return node
     if node.args and not isinstance(node.args[0], gast.Starred):
@@ -87,11 +94,12 @@ def _call(node, walk):
             names = ctx.out.list_names if isinstance(target, np.ufunc) else \
                 ctx.out.list_names | ctx.scope.params
             _wrap_array_like_args(node, isinstance(target, np.ufunc), names)
-        if target is np.stack and ctx.out.list_names and \
+        if target in _SEQUENCE_OF_ARRAYS and ctx.out.list_names and \
                 qualified_name(node.args[0]) in ctx.out.list_names:
-            # a list appended to in a loop may be a graph list: stack it either way (a
+            # a list appended to in a loop may be a graph list: join it either way (a
             # `stack` imported by name is not resolved: `converted_call` stacks it)
-            node.func = templates.replace_expr("ag__.stack", origin=f)
+            node.args[0:0] = [f]
+            node.func = templates.replace_expr("ag__.sequence_call", origin=f)
             return node
     if not ctx.info.recursive or _leave(f, ctx):
         return node
@@ -111,6 +119,35 @@ def _wrap_array_like_args(node, every: bool, list_names: set) -> None:
         if isinstance(a, (gast.List, gast.Tuple, gast.ListComp)) or (
                 isinstance(a, gast.Name) and a.id in list_names):
             node.args[k] = templates.replace_expr("ag__.array_like(v)", origin=a, v=a)
+
+
+_TEXT_CALLS = ("str", "format", "repr")
+
+
+def _builds_text(args) -> bool:
+    """Whether a print argument is text made by formatting values (an f-string,
+    `"%s" % x`, `str(x)`, `"{}".format(x)`, or `+` of those): the arguments are then
+    evaluated by `ag__.print_text`, inside a lambda (so not with `:=`, `yield` or `await`,
+    which would change meaning there)."""
+    if any(isinstance(n, (gast.NamedExpr, gast.Yield, gast.YieldFrom, gast.Await))
+           for a in args for n in gast.walk(a)):
+        return False
+    return any(_is_text(a) for a in args)
+
+
+def _is_text(node) -> bool:
+    if isinstance(node, gast.JoinedStr):
+        return True
+    if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mod):
+        return isinstance(node.left, (gast.Constant, gast.JoinedStr))
+    if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Add):
+        return all(_is_text(v) or isinstance(v, gast.Constant) for v in (node.left, node.right))
+    if isinstance(node, gast.Call):
+        f = node.func
+        return isinstance(f, gast.Name) and f.id in _TEXT_CALLS or \
+            isinstance(f, gast.Attribute) and f.attr == "format" and \
+            isinstance(f.value, gast.Constant)
+    return False
 
 
 def _fits_override(node, name: str) -> bool:

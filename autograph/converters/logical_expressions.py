@@ -14,10 +14,11 @@ evaluates each operand once (the comparisons still short-circuit).
 
 Where only the truth of an `and` / `or` matters (the test of an `if`, `while` or
 conditional expression, the operand of `not`), an operand that is not already a bool
-(a comparison, `not ...`, another `and` / `or` there) is wrapped in `ag__.truth`, so
-`while n and x > 0` with an int `n` does not ask both sides of a `cond` to share a dtype:
+(`not ...`, another `and` / `or` there) is wrapped in `ag__.truth`, so `while n and x > 0`
+with an int `n` does not ask both sides of a `cond` to share a dtype, nor `x < 10 and flag`
+with a shape-[1] `x` both sides to share a shape:
 
-    if n or x > 0:                =>   if ag__.or_(ag__.truth(n), lambda: x > 0):
+    if n or x > 0:                =>   if ag__.or_(ag__.truth(n), lambda: ag__.truth(x > 0)):
 """
 from __future__ import annotations
 
@@ -53,12 +54,11 @@ def _unary_op(node, walk):
 
 
 def _is_bool(node) -> bool:
-    if isinstance(node, gast.Compare):
-        return True
+    """A Python bool or a 0-d bool already (a comparison of arrays is an array of bools)."""
     if isinstance(node, gast.Constant):
         return isinstance(node.value, bool)
     return isinstance(node, gast.Call) and transformer.is_ag_call(node) and \
-        node.func.attr in ("not_", "compare_chain", "truth")
+        node.func.attr in ("not_", "truth")
 
 
 def as_test(node):

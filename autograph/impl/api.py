@@ -326,8 +326,8 @@ def _target(f, args, kwargs):
             drawn = random_call(f, args, kwargs)
             if drawn is not NOT_RANDOM:
                 return _Done(drawn)
-        if args and f is np.stack:
-            return _Done(lists.stack(args[0], f, *args[1:], **kwargs))  # maybe a graph list
+        if args and f in lists.SEQUENCE_FORMS:  # maybe a graph list
+            return _Done(lists.sequence_call(f, *args, **kwargs))
         if args and (f is np.array or f is np.asarray or f is np.asanyarray or
                      f is np.ascontiguousarray):
             return _Done(lists.array_(f, *args, **kwargs))  # the value may be symbolic

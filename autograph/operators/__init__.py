@@ -12,10 +12,10 @@ from autograph.operators.exceptions import (
 from autograph.operators.generators import next_
 from autograph.operators.array_like_args import array_like
 from autograph.operators.index_tricks import array_item, index_trick
-from autograph.operators.lists import array_, list_append, list_pop, stack
+from autograph.operators.lists import array_, list_append, list_pop, sequence_call, stack
 from autograph.operators.logical import and_, compare_chain, not_, or_, truth
 from autograph.operators.loops import for_stmt, while_stmt
-from autograph.operators.printing import print_
+from autograph.operators.printing import print_, print_text
 from autograph.operators.py_builtins import (
     abs_, enumerate_, float_, int_, len_, max_, min_, range_, sum_, zip_,
 )
@@ -26,10 +26,10 @@ from autograph.operators.variables import (UNSET, Undefined, ld, ld_attr, set_at
 
 __all__ = [
     "autograph_artifact", "converted_call", "dir_", "locals_", "slice_", "if_exp", "if_stmt", "assert_stmt", "python_only", "try_graph", "try_graph_mode", "list_append",
-    "list_pop", "stack", "and_", "compare_chain", "not_", "or_", "truth", "for_stmt", "while_stmt", "abs_",
+    "list_pop", "sequence_call", "stack", "and_", "compare_chain", "not_", "or_", "truth", "for_stmt", "while_stmt", "abs_",
     "enumerate_", "float_", "int_", "len_", "max_", "min_", "range_", "sum_", "zip_",
     "UNSET", "Undefined", "ld", "ld_attr", "set_attr", "setitem", "setitem_attr",
-    "print_", "with_manager",
+    "print_", "print_text", "with_manager",
 ]
 __all__ += ["isinstance_", "item_", "array_", "defined", "ld_declared", "next_", "try_stmt", "bool_",
             "complex_", "index_", "index_trick", "array_item", "array_like"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograph.operators.lists import array_
+from autograph.operators.lists import array_, is_graph_list, stack
 
 # NumPy functions whose first argument is one array_like (not a sequence of arrays, as
 # for np.concatenate / np.stack, whose items NumPy's dispatch already sees)
@@ -25,7 +25,10 @@ ARRAY_LIKE_FIRST = frozenset({
 
 
 def array_like(value):
-    """`value` as NumPy's array_like conversion would see it, in the graph if needed."""
+    """`value` as NumPy's array_like conversion would see it, in the graph if needed (a
+    list built inside a symbolic loop: its items stacked)."""
+    if is_graph_list(value):
+        return stack(value)
     if type(value) not in (list, tuple):
         return value
     return array_(np.asarray, value)

@@ -13,6 +13,11 @@ from autograph.errors import Diagnostic
 _MARK = "both branches are traced"
 
 
+def traced_both_branches(error: BaseException) -> bool:
+    """Whether `error` was raised in a branch only tracing took (it has the note)."""
+    return any(_MARK in note for note in getattr(error, "__notes__", ()))
+
+
 def note_branch_error(error: BaseException, side: str, where: str, what: str) -> None:
     """Add the note to `error`, raised while tracing the `side` ('true' / 'false') branch
     of the symbolic `what` at `where` ('file:line'). Only the innermost `if` adds one, and

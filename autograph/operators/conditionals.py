@@ -33,6 +33,7 @@ from autograph.operators.branch_notes import note_branch_error
 from autograph.operators.variables import UNSET, is_undefined
 from autograph.pyct.registry import CONVERTED_CODES
 from runtime.core import tracing
+from runtime.core.known_value import UNKNOWN, known_value
 from runtime.core.tensor import Tensor
 from runtime.control_flow.try_op import reraise
 from runtime.state import views
@@ -43,6 +44,13 @@ def is_symbolic(x) -> bool:
     # on every `if` / loop test of converted code: keep it this cheap (an import statement
     # here would cost more than the check on the Python-value path)
     return isinstance(x, Tensor)
+
+
+def symbolic_test(x) -> bool:
+    """A test only the graph can decide. A symbolic value computed from constants alone
+    (`pred = np.asarray([1])`, `i < 10` of such an `i`) is known while tracing
+    (known_value.py): Python decides it now, as it would on the NumPy value."""
+    return isinstance(x, Tensor) and known_value(x, Tensor) is UNKNOWN
 
 
 def pack(values: tuple, names):
@@ -95,7 +103,7 @@ def if_stmt(cond, body: Callable | None, orelse: Callable | None, state: Sequenc
         # holds them is decided here, before the branch calls hold them too
         sole_holder.enter_state(state)
         try:
-            if type(cond) is not bool and is_symbolic(cond):
+            if type(cond) is not bool and symbolic_test(cond):
                 return _symbolic_if(cond, body, orelse, tuple(state), names,
                                     caller_location())
             if cond:
@@ -103,7 +111,7 @@ def if_stmt(cond, body: Callable | None, orelse: Callable | None, state: Sequenc
             return orelse(*state) if orelse is not None else _identity(tuple(state), names)
         finally:
             sole_holder.leave_state()
-    if type(cond) is not bool and is_symbolic(cond):  # (a bool first: the common case)
+    if type(cond) is not bool and symbolic_test(cond):  # (a bool first: the common case)
         return _symbolic_if(cond, body, orelse, tuple(state), names, caller_location())
     if cond:
         return body(*state) if body is not None else _identity(tuple(state), names)
@@ -112,7 +120,7 @@ def if_stmt(cond, body: Callable | None, orelse: Callable | None, state: Sequenc
 
 def if_exp(cond, if_true: Callable, if_false: Callable):
     """`if_true() if cond else if_false()`, lazily; a `cond` node when symbolic."""
-    if is_symbolic(cond):
+    if symbolic_test(cond):
         return _symbolic_if(cond, lambda: if_true(), lambda: if_false(), (), None,
                             caller_location(), what="conditional expression")
     return if_true() if cond else if_false()

@@ -21,6 +21,7 @@ from runtime.control_flow.lists import is_list
 from runtime.core import tracing
 from runtime.core.tensor import Tensor
 from runtime.ops.functions import TABLE
+from runtime.ops.shape import symbolic_shape
 
 
 def is_graph_list(x) -> bool:
@@ -57,6 +58,72 @@ def stack(values, fn=None, *args, **kwargs):
     if is_graph_list(values) and not args and kwargs.get("axis", 0) == 0:
         return runtime.list_stack(values)
     return (fn or np.stack)(values, *args, **kwargs)
+
+
+def sequence_call(fn, values, *args, **kwargs):
+    """`fn(values, ...)` for a NumPy function taking a sequence of arrays (np.stack,
+    np.concatenate, np.vstack, np.hstack, np.column_stack) that also takes a graph list:
+    its items share one shape, so each is a reshape of the stacked items."""
+    if not is_graph_list(values):
+        return fn(values, *args, **kwargs)
+    build = SEQUENCE_FORMS.get(fn)
+    params = ("axis",) if fn in (np.stack, np.concatenate) else ()
+    if build is None or len(args) > len(params) or set(kwargs) - set(params):
+        file, line = caller_location()
+        raise NotImplementedError(
+            f"{file}:{line}: {getattr(fn, '__name__', fn)}() of a list built inside a "
+            "symbolic loop is not implemented with these arguments; stack the list first "
+            "(np.stack(xs)) and pass the stacked array.")
+    axis = args[0] if args else kwargs.get("axis", 0)
+    return build(runtime.list_stack(values), axis)
+
+
+def _normalized(axis, ndim: int) -> int:
+    if not -ndim <= axis < ndim:
+        raise np.exceptions.AxisError(axis, ndim)
+    return axis % ndim
+
+
+def _joined(stacked, axis: int):
+    """The items of `stacked` (its first axis) concatenated along their own `axis`."""
+    moved = np.moveaxis(stacked, 0, axis)
+    shape = symbolic_shape(moved)
+    return np.reshape(moved, shape[:axis] + (shape[axis] * shape[axis + 1],) + shape[axis + 2:])
+
+
+def _concatenate(stacked, axis):
+    if axis is None:
+        return np.reshape(stacked, (-1,))
+    if stacked.ndim == 1:
+        raise ValueError("zero-dimensional arrays cannot be concatenated")
+    return _joined(stacked, _normalized(axis, stacked.ndim - 1))
+
+
+def _stack(stacked, axis):
+    return np.moveaxis(stacked, 0, _normalized(axis, stacked.ndim))
+
+
+def _vstack(stacked, _axis):
+    return _joined(stacked, 0) if stacked.ndim > 2 else np.reshape(
+        stacked, (-1, 1) if stacked.ndim == 1 else symbolic_shape(stacked))
+
+
+def _hstack(stacked, _axis):
+    if stacked.ndim <= 2:
+        return np.reshape(stacked, (-1,))
+    return _joined(stacked, 1)
+
+
+def _column_stack(stacked, _axis):
+    if stacked.ndim == 1:
+        return np.reshape(stacked, (1, -1))
+    if stacked.ndim == 2:
+        return np.transpose(stacked)
+    return _joined(stacked, 1)
+
+
+SEQUENCE_FORMS = {np.stack: _stack, np.concatenate: _concatenate, np.vstack: _vstack,
+                   np.hstack: _hstack, np.column_stack: _column_stack}
 
 
 _ARRAY_CONSTRUCTORS = ("array", "asarray", "asanyarray", "ascontiguousarray")

@@ -35,7 +35,7 @@ from typing import Callable
 import numpy as np
 
 import runtime
-from autograph.operators.conditionals import is_symbolic
+from autograph.operators.conditionals import is_symbolic, symbolic_test
 from autograph.operators.py_builtins import bool_
 
 
@@ -47,7 +47,7 @@ def and_(a, *rest: Callable):
     """`a and rest[0]() and rest[1]() ...`"""
     if not rest:
         return a
-    if is_symbolic(a):
+    if symbolic_test(a):
         falsy = _falsy_value(a)
         return runtime.cond(_as_bool(a), lambda: _operand(and_(rest[0](), *rest[1:]), falsy),
                             lambda: falsy, names=("the value of this `and`",))
@@ -60,7 +60,7 @@ def or_(a, *rest: Callable):
     """`a or rest[0]() or rest[1]() ...`"""
     if not rest:
         return a
-    if is_symbolic(a):
+    if symbolic_test(a):
         # a bool scalar known True is the Python True; an array (a shape-[1] mask) is
         # itself, as Python's `or` returns the operand
         truthy = True if a.dtype == np.bool_ and a.ndim == 0 else a
@@ -113,16 +113,17 @@ def compare_chain(left, *parts):
 
 def truth(x):
     """`x` where only its truth matters (an operand of `and` / `or` in an `if` / `while`
-    test): a symbolic value as a bool; a Python value unchanged."""
-    if is_symbolic(x) and x.dtype != np.bool_:
-        return _as_bool(x)
+    test): a symbolic value as the 0-d bool `bool(x)` gives (so a shape-[1] comparison and
+    a Python bool can meet in one `cond`); a Python value unchanged."""
+    if is_symbolic(x) and (x.ndim or x.dtype != np.bool_):
+        return bool_(x)
     return x
 
 
 def not_(x):
     """`not x`: Python's bool of the truth of `x` (a size-1 array of any shape; other
     sizes raise NumPy's ValueError), so `not x` of a shape-[1] array is a bool too."""
-    if is_symbolic(x):
+    if symbolic_test(x):
         out = np.logical_not(bool_(x))
         out.weak = True  # a Python bool, as `not` gives
         return out

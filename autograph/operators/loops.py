@@ -39,7 +39,9 @@ import runtime
 from autograph.errors import caller_location
 from autograph.errors import Diagnostic
 from autograph.operators import containers, sole_holder
-from autograph.operators.conditionals import _symbolic_if, defer_raise, is_symbolic, pack, unpack
+from autograph.operators.branch_notes import traced_both_branches
+from autograph.operators.conditionals import (_symbolic_if, defer_raise, is_symbolic, pack,
+                                              symbolic_test, unpack)
 from autograph.operators.predicated_loops import predicated, predicated_count
 from autograph.operators.py_builtins import SymbolicIterable, SymbolicRange, symbolic_iterable
 from autograph.operators.rolling import (
@@ -68,7 +70,7 @@ def while_stmt(test: Callable, body: Callable, state: Sequence = (), names: Sequ
                                   shape_invariants)
         while True:
             cond = test(*state)
-            if type(cond) is not bool and is_symbolic(cond):  # (a bool first: common)
+            if type(cond) is not bool and symbolic_test(cond):  # (a bool first: common)
                 opts = (maximum_iterations, shape_invariants)
                 return _symbolic_loop(test, body, state, names, caller_location(), opts,
                                       None)
@@ -96,15 +98,27 @@ def for_stmt(iterable, body: Callable, state: Sequence = (), names: Sequence[str
             if seq.static_length() == 0:
                 return pack(state, names)  # known empty: the body never runs, as in Python
             opts = (maximum_iterations, shape_invariants)
+            walkable = seq.python_length() is not None
+            if walkable:  # what a failed graph loop changed is undone before Python walks
+                snap = containers.Snapshot(containers.roots_of(body, extra_test,
+                                                               values=state), names)
+                arrays = views.checkpoint()
             try:
                 return _symbolic_loop(None, body, state, names, caller_location(), opts,
                                       (seq, extra_test))
             except LoopCarryError:
-                if seq.python_length() is None:
+                if not walkable:
                     raise
+            except Exception as e:
+                if not walkable or not (traced_both_branches(e) or
+                                        getattr(e, "paths_differ", False)):
+                    raise
+            snap.restore()
+            views.rollback(arrays)
             # it carries what a graph loop cannot (a list of rows of lists, a variable whose
-            # rank an iteration changes) and the length is known: Python walks the items, as
-            # it walks a NumPy array's rows
+            # rank an iteration changes, an `if` on the index whose untaken branch fails)
+            # and the length is known: Python walks the items, as it walks a NumPy array's
+            # rows
             iterable = seq
         if type(iterable) is range and tracing._state.graph is not None \
                 and maximum_iterations is None and _rollable_range(iterable):

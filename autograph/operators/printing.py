@@ -8,16 +8,20 @@ graph). With one - or inside a symbolic `if` or loop, where Python's print would
 once while tracing, even in a branch the inputs never take - it becomes a graph print
 (`runtime.state.printing`, what `ag.print` uses): it runs every time the graph runs, in
 program order, and prints the text Python's print prints for the same NumPy values (as
-TensorFlow's AutoGraph turns `print` into `tf.print`).
+TensorFlow's AutoGraph turns `print` into `tf.print`). Text an argument builds from a
+symbolic value (`print(f"loss {loss:.3f}")`, `"%s" % x`, `str(x)`) is completed with
+the value there each time, as Python's formatting would make it (`print_text`).
 """
 from __future__ import annotations
 
 import builtins
+import re
 import sys
 
 from runtime.core import tracing
 from runtime.core.errors import where
-from runtime.state.printing import STREAMS, graph_print
+from runtime.core.tensor_text import MARK, _text_error, recording_text
+from runtime.state.printing import STREAMS, RecordedText, graph_print
 from runtime.core.structure import flatten
 from runtime.core.tensor import Tensor
 
@@ -25,7 +29,29 @@ _KEYWORDS = frozenset({"sep", "end", "file", "flush"})
 
 
 def _symbolic(values) -> bool:
-    return any(isinstance(leaf, Tensor) for leaf in flatten(list(values))[0])
+    return any(isinstance(leaf, (Tensor, RecordedText)) for leaf in flatten(list(values))[0])
+
+
+def print_text(arguments, **kwargs) -> None:
+    """`print(f"x = {x}", ...)`: the call converter passes the positional arguments as a
+    function, so that text they build from symbolic values (f-strings, `%`, `str()`,
+    `format()`) is recorded while they are evaluated and completed with the values each
+    time the graph runs; on NumPy values this is `print`."""
+    with recording_text() as record:
+        values = arguments()
+    if record:
+        texts = [v for v in values if type(v) is str and MARK in v]
+        found = [int(k) for v in texts for k in _MARKER.findall(v)]
+        if sorted(found) != list(range(len(record))) or \
+                sum(v.count(MARK) for v in texts) != 2 * len(record):
+            # the text was computed with (sliced, measured, passed on), not only shown
+            raise _text_error(record[0][0], "str() / format()")
+        values = tuple(RecordedText(v, record) if type(v) is str and MARK in v else v
+                       for v in values)
+    return print_(*values, **kwargs)
+
+
+_MARKER = re.compile(MARK + r"(\d+)" + MARK)
 
 
 def _in_symbolic_control_flow() -> bool:

@@ -18,6 +18,7 @@ from autograph.operators.conditionals import is_symbolic
 from autograph.operators.lists import array_, is_graph_list, list_length, stack
 from runtime import GraphModeError
 from runtime.core.errors import where
+from runtime.core.known_value import UNKNOWN, known_value
 from runtime.core.tensor import Tensor
 from runtime.ops.indexing import getitem
 from runtime.ops.shape import symbolic_shape
@@ -111,7 +112,11 @@ class _Enumerate(SymbolicIterable):
         return self.inner.python_length()
 
     def get(self, i):
-        return (self.start + i, self.inner.get(i))
+        index = self.start + i
+        if isinstance(index, Tensor) and not index.weak:
+            # enumerate() counts in Python ints: weak (NEP 50), so `acc + i` keeps acc's dtype
+            index = python_number(np.astype(index, np.int64))
+        return (index, self.inner.get(i))
 
 
 class _Zip(SymbolicIterable):
@@ -195,6 +200,9 @@ def _dynamic_dim(x, axis: int):
 def range_(*args):
     if not _any_symbolic(args) or not 1 <= len(args) <= 3:
         return builtins.range(*args)
+    args = tuple(_known_or_symbolic(a) for a in args)
+    if not _any_symbolic(args):  # bounds computed from constants: Python's range
+        return builtins.range(*args)
     args = tuple(_range_arg(a) for a in args)
     if len(args) == 1:
         return SymbolicRange(0, args[0], 1)
@@ -203,6 +211,14 @@ def range_(*args):
     if is_symbolic(args[2]):
         check(args[2] != 0, "ValueError", "range() arg 3 must not be zero")
     return SymbolicRange(*args)
+
+
+def _known_or_symbolic(a):
+    """A symbolic `a` computed from constants alone as its NumPy value (known_value.py)."""
+    if not is_symbolic(a):
+        return a
+    value = known_value(a, Tensor)
+    return a if value is UNKNOWN else value
 
 
 def _range_arg(a):
@@ -271,7 +287,15 @@ def int_(x=0, /, *args, **kwargs):
         check(x <= np.uint64(_INT64.max), "OverflowError",
               "int() of a uint64 beyond the int64 range: Python's int would hold it exactly, "
               "the graph holds int64. Keep it a np.uint64 here")
-    return np.astype(x, np.int64)
+    return _python_number(np.astype(x, np.int64))
+
+
+def _python_number(value):
+    """`value` standing for the Python number int() / float() / bool() give (weak, NEP 50:
+    returned from the function as that Python number)."""
+    if isinstance(value, Tensor) and not value.weak:
+        return python_number(value)
+    return value
 
 
 def float_(x=0.0, /):
@@ -282,7 +306,7 @@ def float_(x=0.0, /):
     if x.dtype.kind == "c":
         raise TypeError(f"float() argument must be a string or a real number, not 'complex'"
                         f"{where()}")
-    return np.astype(x, np.float64)
+    return _python_number(np.astype(x, np.float64))
 
 
 def complex_(real=0, imag=None):
@@ -302,9 +326,14 @@ def complex_(real=0, imag=None):
 
 def bool_(x=False, /):
     """`bool(x)`: the truth of a size-1 array of any shape (ValueError for other sizes, as
-    NumPy says; checked when the graph runs if the size is only known then)."""
+    NumPy says; checked when the graph runs if the size is only known then), standing for
+    the Python bool `bool` gives (weak: returned from the function as a bool)."""
     if not is_symbolic(x):
         return builtins.bool(x)
+    return _python_number(_truth_of(x))
+
+
+def _truth_of(x):
     if x.dtype == object:
         return len_(x) != 0  # a list built in a symbolic loop: true when not empty
     empty = ("The truth value of an empty array is ambiguous. Use `array.size > 0` to "
@@ -420,6 +449,8 @@ def item_(x, *args):
                         "(`xs[i]`) instead.")
     if len(args) == 1 and isinstance(args[0], tuple):
         args = args[0]
+    # integers only, as NumPy takes them (a float is Python's TypeError)
+    args = tuple(a if is_symbolic(a) else operator.index(a) for a in args)
     if not args:
         dims = x.shape
         if None in dims:

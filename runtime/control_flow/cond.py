@@ -165,17 +165,26 @@ def _merge_dtype(label, a, b):
                          f"{describe(b if a is None else a)} on the other.")
     da, db = aval_of(a)[1], aval_of(b)[1]
     if da != db:
-        raise TypeError(
+        raise paths_differ(TypeError(
             f"{label} has dtype {da} in the true branch but {db} in the false branch{at_user_line()}. "
             f"Both branches must give it the same dtype; cast one with .astype({db}) or "
             f".astype({da})."
-        )
+        ))
     return da
+
+
+def paths_differ(error: Exception) -> Exception:
+    """Mark `error` (two paths give a value different dtypes or ranks) so that a loop over
+    items of known number whose body has such an `if` walks them in Python instead, where
+    the path each iteration takes is known (`if i > 2: continue` with a Python index)."""
+    error.paths_differ = True
+    return error
 
 
 def _merge_shape(label, a, b, side_a: str, side_b: str):
     sa, sb = aval_of(a)[0], aval_of(b)[0]
     if len(sa) != len(sb):
-        raise ValueError(f"{label} has shape {_fmt_shape(sa)} in the {side_a} but "
-                         f"{_fmt_shape(sb)} in the {side_b}{at_user_line()}; their ranks must agree.")
+        raise paths_differ(ValueError(
+            f"{label} has shape {_fmt_shape(sa)} in the {side_a} but {_fmt_shape(sb)} in the "
+            f"{side_b}{at_user_line()}; their ranks must agree."))
     return tuple(x if x == y else None for x, y in zip(sa, sb))

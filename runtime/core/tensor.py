@@ -21,6 +21,7 @@ from runtime.core.known_value import UNKNOWN, known_value
 from runtime.core.tensor_layout import FlatReader, no_strides
 from runtime.core.tensor_text import (  # noqa: F401 - describing, _fmt_shape: imported from here
     _fmt_shape, _never_equal, _no_sequence_repeat, _text, _text_error, _value_needed,
+    recorded_text,
     describing,
 )
 
@@ -287,11 +288,17 @@ class Tensor(NumpyOperators):
     def __str__(self):
         if getattr(_text, "describe", False):
             return repr(self)
+        marker = recorded_text(self, None)
+        if marker is not None:
+            return marker
         raise _text_error(self, "str()")
 
     def __format__(self, spec):
         if getattr(_text, "describe", False):
             return format(repr(self), spec)
+        marker = recorded_text(self, spec)
+        if marker is not None:
+            return marker
         raise _text_error(self, f"format spec {spec!r}" if spec else "an f-string / format()")
 
     def __hash__(self):

@@ -54,6 +54,32 @@ def _never_equal(t, ne: bool, other):
 _text = threading.local()
 
 
+MARK = "\x02"  # brackets the number of a symbolic value in text recorded for a graph print
+
+
+@contextlib.contextmanager
+def recording_text():
+    """Within: str() / format() of a Tensor give a marker (MARK, its number, MARK) and
+    append (tensor, format spec or None for str()) to the yielded list, so text built
+    from symbolic values (the f-string argument of a print) can be completed when the
+    graph runs (runtime.state.printing)."""
+    before = getattr(_text, "record", None)
+    _text.record = record = []
+    try:
+        yield record
+    finally:
+        _text.record = before
+
+
+def recorded_text(t, spec) -> str | None:
+    """The marker standing for `t` in recorded text, or None when not recording."""
+    record = getattr(_text, "record", None)
+    if record is None:
+        return None
+    record.append((t, spec))
+    return f"{MARK}{len(record) - 1}{MARK}"
+
+
 @contextlib.contextmanager
 def describing():
     """Within: str() / format() of a Tensor give its symbolic description instead of

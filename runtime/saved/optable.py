@@ -90,11 +90,16 @@ def _is_exception_class(v):
 
 def _print_args_ok(specs, n_inputs: int) -> bool:
     """Each printed argument: an input's position, constant text, or a template of text
-    parts alternating with input positions (runtime.state.printing)."""
+    parts alternating with input positions or (position, format spec or None) pairs
+    (runtime.state.printing)."""
     def position(p):
         return type(p) is int and 0 <= p < n_inputs
+
+    def piece(p):
+        return position(p) or (type(p) is tuple and len(p) == 2 and position(p[0])
+                               and (p[1] is None or type(p[1]) is str))
     return all(position(a) or type(a) is str or (
-        type(a) is tuple and all(type(p) is str if k % 2 == 0 else position(p)
+        type(a) is tuple and all(type(p) is str if k % 2 == 0 else piece(p)
                                  for k, p in enumerate(a))) for a in specs)
 
 

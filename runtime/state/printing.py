@@ -7,7 +7,9 @@ Each argument is rendered while tracing into a spec the kernel completes at run 
 a constant argument becomes its `str()` text; a symbolic one is `str()` of its run-time
 value; a container holding symbolic values (`[x, 1]`, `{"k": x}`) is rendered by its own
 `str()` around markers, and each marker becomes the `repr()` of the value there (0-d
-arrays as NumPy scalars, as eager NumPy code would hold them). The stream is named
+arrays as NumPy scalars, as eager NumPy code would hold them); text built from symbolic
+values while it was recorded (`RecordedText`: an f-string argument) gets `format()` /
+`str()` of each value where the text had it. The stream is named
 (`stdout`, `stderr`) and looked up in `sys` when the graph runs, so redirecting it later
 is seen.
 """
@@ -21,6 +23,7 @@ import numpy as np
 from runtime.core.registry import OpDef, bind
 from runtime.core.structure import flatten, unflatten
 from runtime.core.tensor import Tensor
+from runtime.core.tensor_text import MARK
 
 STREAMS = ("stdout", "stderr", "__stdout__", "__stderr__")
 
@@ -37,9 +40,33 @@ class _Slot:
     __str__ = __repr__
 
 
+class RecordedText:
+    """Text built from symbolic values (`f"x = {x:.2f}"`, `"%s" % x`, `str(x)`) while
+    `runtime.core.tensor_text.recording_text` recorded them: completed when the graph runs
+    with `format(value, spec)` (or `str(value)`) of each, as Python would have built it."""
+
+    def __init__(self, text: str, record: list):
+        self.text, self.record = text, record
+
+
+def _render_text(value: RecordedText, leaves: list) -> tuple:
+    parts = value.text.split(MARK)
+    spec: list = []
+    for k, part in enumerate(parts):
+        if k % 2 == 0:
+            spec.append(part)
+            continue
+        t, fmt = value.record[int(part)]
+        leaves.append(t)
+        spec.append((len(leaves) - 1, fmt))
+    return tuple(spec)
+
+
 def _render(value: Any, leaves: list):
     """The spec of one print argument (see the module docstring); symbolic values found in
     it are appended to `leaves`."""
+    if isinstance(value, RecordedText):
+        return _render_text(value, leaves)
     if isinstance(value, Tensor):
         leaves.append(value)
         return len(leaves) - 1
@@ -67,6 +94,14 @@ def _scalar(v):
     return v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v
 
 
+def _piece(values, p) -> str:
+    if type(p) is int:  # a value inside a container: its repr()
+        return repr(_scalar(values[p]))
+    index, fmt = p  # a value in recorded text: str() or format(value, spec)
+    value = _scalar(values[index])
+    return str(value) if fmt is None else format(value, fmt)
+
+
 def _print_kernel(*values, args=(), sep=" ", end="\n", stream="stdout", flush=False):
     texts = []
     for spec in args:
@@ -75,7 +110,7 @@ def _print_kernel(*values, args=(), sep=" ", end="\n", stream="stdout", flush=Fa
         elif type(spec) is str:
             texts.append(spec)
         else:
-            texts.append("".join(p if k % 2 == 0 else repr(_scalar(values[p]))
+            texts.append("".join(p if k % 2 == 0 else _piece(values, p)
                                  for k, p in enumerate(spec)))
     print(*texts, sep=sep, end=end, file=getattr(sys, stream), flush=flush)
 
