@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 
+from runtime.core.error_index import with_error_index
 from runtime.core.graph import Graph
 from runtime.saved.container import write
 from runtime.saved.format import FORMAT, VERSION, Encoder, SaveError, dtype_text
@@ -20,6 +21,7 @@ from runtime.core.tensor import Tensor
 from runtime.state.variables import Variable
 
 
+@with_error_index
 def save(fn_or_cf: Function | ConcreteFunction, path: str | os.PathLike) -> None:
     """Write every trace of a Function (or one ConcreteFunction) to `path`.
 
