@@ -13,6 +13,7 @@ import importlib
 import importlib.util
 import os
 import pkgutil
+import sys
 import traceback
 import warnings
 
@@ -110,7 +111,12 @@ def _tracing_recursion_error():
         if n <= 1:
             return np.int64(1)
         return n * factorial(n - 1)
-    factorial(np.int64(3))
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(400)  # tracing recurses until the limit (seconds at 1000)
+    try:
+        factorial(np.int64(3))
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 def _state_array_write():
