@@ -301,3 +301,22 @@ def test_errors_that_are_not_the_projects_get_no_note():
         check.python_function(np.zeros(0))
     assert str(info.value) == str(eager.value)
     assert not any(PAGE in n for n in getattr(info.value, "__notes__", []))
+
+
+@pytest.mark.parametrize("name", ["runtime.core.errors.GraphModeError",
+                                  "autograph.errors.ConversionError"])
+def test_the_command_line_prints_the_link_last(name, tmp_path):
+    from autograph.cli import diagnostics
+
+    with pytest.raises(Exception) as info:
+        _run(TRIGGERS[name], tmp_path)
+    shown = diagnostics.from_exception(info.value, "while tracing").format()
+    assert shown.splitlines()[-1] == \
+        f"    see {PAGE}#{ANCHORS[name]} for the cause and the fix"
+    assert shown.count(PAGE) == 1
+
+
+def test_the_command_line_prints_no_link_for_other_errors():
+    from autograph.cli import diagnostics
+
+    assert PAGE not in diagnostics.from_exception(ValueError("bad value")).format()
