@@ -26,6 +26,7 @@ from autograph.errors import ConversionError
 from autograph.pyct import registry
 from runtime import Function
 from runtime.core import tracing
+from runtime.core.error_index import with_error_index
 from runtime.core.naming import hide_names
 from runtime.frontend.function import DEFAULT_MAX_TRACES, BoundFunction
 
@@ -122,6 +123,7 @@ def function(func: Callable | None = None, *, input_signature: Sequence | None =
     return wrap(func) if func is not None else wrap
 
 
+@with_error_index
 def to_code(fn: Callable, recursive: bool = True) -> str:
     """The converted source of `fn`: the Python AutoGraph generates, as text.
 
@@ -164,6 +166,7 @@ def to_code(fn: Callable, recursive: bool = True) -> str:
     return registry.compiler("to_code")(_unwrap(fn), recursive=recursive)
 
 
+@with_error_index
 def to_graph(fn: Callable, recursive: bool = True) -> Callable:
     """The converted Python function, without tracing: what `ag.function` would trace.
 

@@ -6,7 +6,8 @@
         if x > :
                ^
 
-when it has a location, else as one line. `UsageError` (exit code 2) is a bad command
+when it has a location, else as one line; one of the project's errors adds a last line
+`see docs/errors.md#... for the cause and the fix`. `UsageError` (exit code 2) is a bad command
 line. `from_exception` turns a SyntaxError, a ConversionError or an exception raised by
 the user's code (while importing or tracing it) into a `UserError` that points at the
 user's line.
@@ -23,6 +24,7 @@ import numpy
 import autograph
 import runtime
 from autograph.errors import ConversionError
+from runtime.core.error_index import link
 
 _LOCATION = re.compile(r"^(?P<file>[^\n]+?):(?P<line>\d+): (?P<rest>.*)$", re.S)
 _AT = re.compile(r" \(at (?P<file>[^()\s]+):(?P<line>\d+)\)")
@@ -49,8 +51,13 @@ class UserError(Exception):
         self.col = col
         self.end_col = end_col
         self.line_text = line_text
+        self.see: str | None = None  # the entry of the error index (docs/errors.md#...)
 
     def format(self) -> str:
+        text = self._located()
+        return f"{text}\n    see {self.see} for the cause and the fix" if self.see else text
+
+    def _located(self) -> str:
         if not (self.filename and self.lineno):
             return self.message
         line = self.line_text
@@ -100,8 +107,10 @@ def from_conversion_error(e, lines: list[str] | None = None) -> UserError:
     if lines is not None and e.lineno and 0 < e.lineno <= len(lines):
         text = lines[e.lineno - 1]
     col = char_col(text, e.col) if text is not None else None
-    return UserError(f"cannot convert: {e.message}", e.filename, e.lineno, col,
-                     line_text=text)
+    error = UserError(f"cannot convert: {e.message}", e.filename, e.lineno, col,
+                      line_text=text)
+    error.see = link(type(e))
+    return error
 
 
 def _is_user_frame(filename: str) -> bool:
@@ -120,7 +129,14 @@ def _without_location(text: str, filename: str, lineno: int) -> str:
 
 
 def from_exception(e: BaseException, what: str = "") -> UserError:
-    """A UserError for an exception raised by (or while tracing) the user's code."""
+    """A UserError for an exception raised by (or while tracing) the user's code; for
+    one of the project's errors, with the link to its entry in the error index."""
+    error = _from_exception(e, what)
+    error.see = error.see or link(type(e))
+    return error
+
+
+def _from_exception(e: BaseException, what: str) -> UserError:
     if isinstance(e, SyntaxError):
         return from_syntax_error(e)
     suffix = f" ({what})" if what else ""

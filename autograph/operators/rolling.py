@@ -15,6 +15,7 @@ import warnings
 
 import numpy as np
 
+from runtime.core.error_index import IndexedWarning
 from runtime.core.tensor import Tensor
 
 # a loop over a range this long or shorter stays unrolled (short loops are cheaper so)
@@ -27,7 +28,7 @@ ROLL_NODES = 500
 WARN_AFTER = 100
 
 
-class LoopUnrollWarning(UserWarning):
+class LoopUnrollWarning(IndexedWarning):
     """A Python loop is unrolled into the graph for many iterations (slow tracing, a large
     graph): its body cannot be traced once as a graph loop."""
 

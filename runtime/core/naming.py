@@ -145,7 +145,8 @@ def value_names(graph) -> dict[str, str]:
 
     A copy made by the optimizer (`rewrite.clone`) is named from the graph as traced
     (`named_from`): passes move nodes (a hoisted subexpression is no statement's result),
-    and keep the value names of the nodes they keep.
+    and keep the value names of the nodes they keep. A loaded graph (`saved_names`) has
+    the names it was saved with (runtime/saved/) and reads no source.
     """
     names = dict(getattr(graph, "labels", {}))
     root = graph
@@ -154,6 +155,8 @@ def value_names(graph) -> dict[str, str]:
     traced = getattr(root, "named_from", None)
     if traced is not None:
         graph = traced
+    if getattr(graph, "saved_names", False):  # loaded with its names: the source may be gone
+        return names
 
     tables: dict = {}
 

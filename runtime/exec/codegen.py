@@ -146,6 +146,19 @@ class CodeGen:
         if node is not None:
             self.line_origins[len(self.lines)] = node
 
+    def map_inlined_line(self, tensors, exprs) -> None:
+        """The line just emitted assigns results spelled inline (`v1 = x / d` ending a
+        branch): map it to the node of the first such result, so that a warning or error
+        of that line is shown at the user's line (generated_source.line_origin)."""
+        line = len(self.lines)
+        if line in self.line_origins:
+            return
+        for t, e in zip(tensors, exprs):
+            node = getattr(t, "node", None) if isinstance(t, Tensor) else None
+            if node is not None and node.origin is not None and not e.isidentifier():
+                self.line_origins[line] = node
+                return
+
     # -- graphs -----------------------------------------------------------------------
     def emit_graph_body(self, graph: Graph, indent: int, outputs=None,
                         owned: set | None = None) -> list[str]:

@@ -52,6 +52,7 @@ def emit_cond(gen, node: Node, outs: list[str], indent: int) -> None:
         results = gen.emit_graph_body(sub, indent + 1)
         if outs:
             gen.emit(indent + 1, f"{', '.join(outs)} = {_joined(results)}")
+            gen.map_inlined_line(sub.outputs, results)
         elif len(gen.lines) == start:
             gen.emit(indent + 1, "pass")
 
@@ -95,6 +96,7 @@ def emit_while(gen, node: Node, outs: list[str], indent: int) -> None:
     results = gen.emit_graph_body(g_body, indent + 1, owned=owned)
     if carried:
         gen.emit(indent + 1, f"{', '.join(carried)} = {_joined(results)}")
+        gen.map_inlined_line(g_body.outputs, results)
     elif len(gen.lines) == start:
         gen.emit(indent + 1, "pass")
     if outs:
@@ -126,6 +128,7 @@ def emit_try(gen, node: Node, outs: list[str], indent: int) -> None:
                 gen.emit(inner, _bare(expr))
         if sub.outputs and outs:
             gen.emit(inner, f"{', '.join(outs)} = {_joined(results[:n_out])}")
+            gen.map_inlined_line(sub.outputs, results[:n_out])
         elif len(gen.lines) == start and guarded:
             gen.emit(inner, "pass")
 

@@ -3,8 +3,10 @@ Function gives when it keeps tracing (`RetracingWarning`), with their user docum
 `function.py` reads `_run_eagerly[0]` on every call."""
 from __future__ import annotations
 
+from runtime.core.error_index import IndexedWarning
 
-class RetracingWarning(UserWarning):
+
+class RetracingWarning(IndexedWarning):
     """A Function keeps tracing new graphs; each trace costs far more than a call.
 
     Warned once per Function: when it has traced 5 times within its last 10 calls (the

@@ -11,7 +11,9 @@ exception's `__traceback__` (and those of its `__cause__`/`__context__`) keeping
   the failing node while tracing (`generated_source.line_origin`): the user's calls
   that led there (`errors.CallOrigin.outer`), then the node's own line.
 
-The exception object, its type, message, notes and `__cause__` are left as they are.
+The exception object, its type, message, notes and `__cause__` are left as they are,
+but for one note added to the project's own errors: the link to their entry in the
+error index (core/error_index.py), with filtering on or off.
 `set_traceback_filtering(False)` keeps every frame (for debugging autograph itself).
 """
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import sys
 import types
 
+from runtime.core.error_index import note_error_index
 from runtime.core.errors import helper_code_owner, is_library_code
 from runtime.exec.generated_source import line_origin
 
@@ -119,8 +122,10 @@ def _filtered(tb: types.TracebackType | None) -> types.TracebackType | None:
 
 
 def filter_traceback(error: BaseException) -> None:
-    """Drop the project's frames from the tracebacks of `error` and of the exceptions it
-    chains to (in place), unless filtering is off."""
+    """Ready `error` to leave a Function (in place): drop the project's frames from its
+    traceback and those of the exceptions it chains to, unless filtering is off, and add
+    the note linking one of the project's errors to its entry in the error index."""
+    note_error_index(error)
     if not _enabled[0]:
         return
     pending, seen = [error], set()

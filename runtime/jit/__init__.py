@@ -28,6 +28,7 @@ import re
 import warnings
 
 from runtime.core import log
+from runtime.core.error_index import IndexedWarning
 from runtime.core.errors import user_stacklevel
 from runtime.core.graph import Graph, Node
 from runtime.core.rewrite import clone
@@ -39,7 +40,7 @@ from runtime.jit.regions import find_regions, splice
 __all__ = ["JitFallbackWarning", "JitResult", "lower", "set_cache_dir", "cache_dir"]
 
 
-class JitFallbackWarning(UserWarning):
+class JitFallbackWarning(IndexedWarning):
     """An op of a `jit_compile=True` function has no exact numba lowering: it runs as a
     NumPy call (correct, just not compiled).
 

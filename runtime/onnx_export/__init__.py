@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from runtime.core.error_index import with_error_index
 from runtime.frontend.engines import register_engine
 from runtime.frontend.function import BoundFunction, ConcreteFunction, Function
 # each op-family module fills the converter table (table.py) when it loads
@@ -44,6 +45,7 @@ def _concrete(fn_or_cf, args, kwargs):
                     f"{type(fn_or_cf).__name__}")
 
 
+@with_error_index
 def to_onnx(cf, *, assertions: str = "error", optimized: bool = True):
     """The `onnx.ModelProto` of ConcreteFunction `cf` (checked by `onnx.checker`)."""
     if assertions not in ("error", "drop"):
@@ -51,6 +53,7 @@ def to_onnx(cf, *, assertions: str = "error", optimized: bool = True):
     return to_model(cf, optimized=optimized, assertions=assertions)
 
 
+@with_error_index
 def export_onnx(fn_or_cf: Any, path: Any = None, *args: Any, assertions: str = "error",
                 **kwargs: Any) -> Any:
     """Write the ONNX model of `fn_or_cf` to `path` (when given); returns the ModelProto.

@@ -173,7 +173,7 @@ class GraphDecoder:
         if depth > MAX_GRAPH_DEPTH:
             raise LoadError(f"{where}: subgraphs nested more than {MAX_GRAPH_DEPTH} deep")
         d = obj(d, where, ("name", "inputs", "nodes", "outputs"),
-                ("captures",) if parent is not None else ())
+                ("captures",) if parent is not None else ("names",))
         graph = Graph(check_text(d["name"], f"{where}: name"), parent=parent)
         scope: dict[str, Tensor] = {}
         for k, t in enumerate(seq(d["inputs"], f"{where}: inputs")):
@@ -191,6 +191,8 @@ class GraphDecoder:
                 self.node(graph, n, scope, f"{where}, node {k}", depth)
         graph.outputs = [self.input(x, scope, f"{where}: output {k}")
                          for k, x in enumerate(seq(d["outputs"], f"{where}: outputs"))]
+        if "names" in d:
+            _user_names(graph, d["names"], f"{where}: names")
         return graph
 
     def aval(self, t, where: str):
@@ -280,6 +282,17 @@ class GraphDecoder:
         for o, (name, _, _, weak) in zip(node.outputs, declared):
             o.name, o.weak = name, weak
             scope[name] = o
+
+
+def _user_names(graph: Graph, names, where: str) -> None:
+    """The user's variable names of the values of `graph` (a root graph) and of its
+    subgraphs, as saved: what its listing and picture show, source or no source."""
+    if type(names) is not dict or len(names) > MAX_NODES:
+        raise LoadError(f"{where}: expected an object of at most {MAX_NODES} names")
+    for value, name in names.items():
+        graph.labels[check_text(value, f"{where}: a value name", 200)] = \
+            check_text(name, f"{where}: the name of {value}")
+    graph.saved_names = True
 
 
 def _origin(o, where: str) -> Origin | None:

@@ -22,7 +22,7 @@ from runtime.ops.indexing import Slot
 from runtime.state.variables import Variable
 
 FORMAT = "autograph-numpy.saved-function"
-VERSION = 2  # 2: manifest.json with each member's size and sha256
+VERSION = 3  # 2: manifest.json with each member's size and sha256; 3: graphs' user names
 
 # Limits that keep a hostile file from costing unbounded time or memory.
 MAX_JSON_BYTES = 64 << 20        # the graph description

@@ -15,6 +15,7 @@ import os
 
 import numpy as np
 
+from runtime.core.error_index import with_error_index
 from runtime.frontend.function import ConcreteFunction, Function
 from runtime.saved.container import read
 from runtime.saved.decode import GraphDecoder, obj, seq
@@ -59,6 +60,7 @@ class LoadedFunction(Function):
         return f"<ag.LoadedFunction {self.__name__}: {len(self._concrete)} saved traces>"
 
 
+@with_error_index
 def load(path: str | os.PathLike | bytes) -> LoadedFunction:
     """The function saved at `path` by `ag.save`, ready to call without its Python code.
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import os
 
+from runtime.core.error_index import with_error_index
 from runtime.core.graph import Graph
+from runtime.core.naming import value_names
 from runtime.saved.container import write
 from runtime.saved.format import FORMAT, VERSION, Encoder, SaveError, dtype_text
 from runtime.saved.optable import op_table
@@ -20,6 +22,7 @@ from runtime.core.tensor import Tensor
 from runtime.state.variables import Variable
 
 
+@with_error_index
 def save(fn_or_cf: Function | ConcreteFunction, path: str | os.PathLike) -> None:
     """Write every trace of a Function (or one ConcreteFunction) to `path`.
 
@@ -243,7 +246,11 @@ def _graph(graph: Graph, enc: Encoder, outer: dict) -> dict:
         nodes.append(entry)
     out = {"name": graph.name, "inputs": inputs, "nodes": nodes,
            "outputs": [ref(x, "an output") for x in graph.outputs]}
-    if graph.parent is not None:
+    if graph.parent is None:
+        # the user's variable names of its values (and its subgraphs'), as the listing and
+        # the picture show them: a loaded graph shows them without the source
+        out["names"] = dict(sorted(value_names(graph).items()))
+    else:
         # which inputs stand for values of the enclosing graph (list shape rules use it)
         position = {id(t): i for i, t in enumerate(graph.inputs)}
         out["captures"] = [[outer[id(o)], position[id(i)]] for o, i in graph.captures.items()

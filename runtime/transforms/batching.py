@@ -23,6 +23,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from runtime.core import tracing
+from runtime.core.error_index import IndexedWarning
 from runtime.core.errors import user_stacklevel, where
 from runtime.core.graph import Graph
 from runtime.core.liveness import live_nodes
@@ -35,7 +36,7 @@ from runtime.state import views
 from runtime.state.variables import Variable
 
 
-class VmapFallbackWarning(UserWarning):
+class VmapFallbackWarning(IndexedWarning):
     """An op has no batching rule: vmap runs it as a loop over the batch (once per op)."""
 
 

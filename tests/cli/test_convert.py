@@ -434,8 +434,9 @@ def test_a_nested_generator_is_left_as_python_and_strict_refuses_it(tmp_path, wr
         '''))
     err = assert_user_error(run_cli("convert", src, "--strict", "-o", tmp_path / "o.py",
                                     cwd=tmp_path))
-    first, line, caret = err.splitlines()
+    first, line, caret, see = err.splitlines()
     assert first.startswith("gen.py:2:5: cannot convert: `g` is a generator")
+    assert see.strip() == "see docs/errors.md#conversionerror for the cause and the fix"
     assert "--strict" in first
     assert line.strip() == "def g():" and caret.strip() == "^"
     assert not (tmp_path / "o.py").exists()

@@ -182,8 +182,9 @@ def test_an_error_while_tracing_points_at_the_user_line(src, tmp_path):
     result = run_cli("graph", "model.py::undefined_in_one_branch", "--arg", "float32[]",
                      cwd=tmp_path)
     err = assert_user_error(result)
-    first, line, caret = err.splitlines()[-3:]
+    first, line, caret, see = err.splitlines()[-4:]
     assert first.startswith("model.py:30:5: 'y' is defined in the true branch")
+    assert see.strip() == "see docs/errors.md#diagnostic for the cause and the fix"
     assert line.strip() == "if np.greater(x, 0):" and caret.strip() == "^"
 
 
