@@ -28,7 +28,7 @@ import numpy as np
 
 from runtime.core.errors import StateArrayWrite, where
 from runtime.core.registry import trace_holders
-from runtime.state import view_links, views
+from runtime.state import views
 
 
 def _refs_seen(target, refs: int) -> int:
@@ -123,9 +123,7 @@ def enter_state(state) -> None:
     frame = {}
     for v, refs in zip(state, _counts(state)):
         if refs and shared_in_state(v) is None:
-            frame[id(v)] = shared = refs > _IN_STATE or v.base is not None
-            if shared:  # (a symbolic `if` / loop keeping it on a path must know)
-                view_links.note_shared(v)
+            frame[id(v)] = refs > _IN_STATE or v.base is not None
     _STATES.frames.append(frame)
 
 

@@ -47,6 +47,8 @@ def trace_signature(owner, key, args) -> ConcreteFunction:
     plan = StatePlan(owner.python_function, owner._params, args, owner._dynamic,
                      owner._appended)
     plan.lift(graph)
+    graph.place_of = plan.place_of  # (which NumPy arrays are Python state: view_links.py)
+    graph.argument_ids = {id(t) for t in arg_inputs.placeholders}  # (view_links.py)
     watch = RandomWatch(owner.python_function)
     write_retrace = False
     try:

@@ -52,7 +52,8 @@ def unreturned_writes(operands: list, subgraphs: list, returned: list) -> list[l
     return [[resolve(p) for p in (sub.inputs[i] for i in wanted)] for sub in subgraphs]
 
 
-def link_outputs(operands: list, subgraphs: list, outputs: list, own: list) -> None:
+def link_outputs(operands: list, subgraphs: list, outputs: list, own: list,
+                 labels: list | None = None) -> None:
     """After a symbolic `if` / loop: `operands` are the outer values passed in (one per
     input of each subgraph, in order), `subgraphs` the traced branches / body (their first
     len(operands) inputs are the operands' placeholders, their outputs match `outputs`),
@@ -63,7 +64,7 @@ def link_outputs(operands: list, subgraphs: list, outputs: list, own: list) -> N
     if not table:  # nothing written or viewed yet: only aliases to look for
         table = _table(create=True)
         if table is not None:
-            _link_aliases(table, operands, subgraphs, outputs, own, set())
+            _link_aliases(table, operands, subgraphs, outputs, own, set(), labels)
         return
     n = len(operands)
     returned: set = set()
@@ -126,29 +127,34 @@ def link_outputs(operands: list, subgraphs: list, outputs: list, own: list) -> N
                         "replaced by another array in the other, so which array it is "
                         "afterwards is only known when the graph runs. Make both branches "
                         "write it (or both assign a new one).")
-    _link_aliases(table, operands, subgraphs, outputs, own, set(ambiguous))
+    _link_aliases(table, operands, subgraphs, outputs, own, set(ambiguous), labels)
 
 
-def _link_aliases(table, operands, subgraphs, outputs, own, skip: set) -> None:
+def _link_aliases(table, operands, subgraphs, outputs, own, skip: set, labels) -> None:
     """An output that is, on some path, an array the function already had other than its
     own variable's (`al = a`, `a` captured or another variable): the same array on every
     path becomes an alias of it; on some paths only, writes through either refuse."""
     loop = len(subgraphs) == 1  # a loop's other path: no iteration (its own variable)
     for j, out in enumerate(outputs):
-        if type(out) is not Tensor or j in skip:
-            continue
-        mine = operands[own[j]] if own[j] is not None else None
+        if type(out) is not Tensor or j in skip or not out.ndim:
+            continue  # (a 0-d value stands for a number, which no write changes in place)
+        sources = [_outer_source(table, sub, j, operands) for sub in subgraphs]
+        mine = operands[own[j]] if own[j] is not None else _sole_operand(sources, operands)
         aliased, other, kept = {}, loop, loop  # (no iteration: the variable kept)
-        for sub in subgraphs:
-            src = _outer_source(table, sub, j, operands)
+        for src in sources:
             if src is None or src is mine:
                 other = True
                 kept = kept or src is mine
             else:
                 aliased[id(src)] = src
         if not aliased:
-            if kept and type(mine) is Tensor and _rebound_somewhere(table, subgraphs, j,
-                                                                   operands, mine):
+            # (Python state's array, kept in its own place `self.g`, is written back to
+            # that place: not paired, see README "Arrays, aliases and views"; through a
+            # local name, or an argument's, it is)
+            place = labels is not None and j < len(labels) and "." in str(labels[j])
+            if kept and type(mine) is Tensor and (mine.node is not None or _is_argument(mine)
+                                                  or not place) and \
+                    _rebound_somewhere(table, subgraphs, j, operands, mine):
                 # `a = a + x` on some paths only: afterwards `a` is the old array on the
                 # others, which other names may hold; writing either makes the other
                 # depend on the path
@@ -160,6 +166,17 @@ def _link_aliases(table, operands, subgraphs, outputs, own, skip: set) -> None:
         else:
             (src,) = aliased.values()
             _register(table, out, _array(table, src))
+
+
+def _sole_operand(sources: list, operands: list):
+    """Without the variables' names: the one operand some paths give (the variable's
+    own value passed through; the others make new arrays), else None."""
+    found = {id(s): s for s in sources if s is not None}
+    if len(found) == 1:
+        (src,) = found.values()
+        if any(src is o for o in operands):
+            return src
+    return None
 
 
 def _rebound_somewhere(table, subgraphs, j, operands, mine) -> bool:
@@ -212,21 +229,39 @@ def _outer_source(table, sub, j: int, operands: list):
     return None
 
 
-def numpy_arrays_out(outputs: list, paths: list, own: list) -> None:
+def numpy_arrays_out(outputs: list, paths: list, own: list, labels: list) -> None:
     """`paths[p][j]`: what path p gives output j; `own[j]`: what its variable held before.
     One that is on some path a NumPy array other than its own earlier value (an array of
     Python state read in a branch, `al = self.cache["m"]`) is that array there, which a
     graph value cannot stand for once written: writes through the output refuse. (Its
-    own earlier value kept on a path: autograph's `sole_holder` refuses that when the
-    array is shared: `note_shared`.)"""
-    shared = _shared_arrays(create=False)
+    own earlier value kept on a path, when the variable is that place itself, `self.g`,
+    is written back to its place by the trace.)"""
     for j, out in enumerate(outputs):
-        if type(out) is not Tensor:
+        if type(out) is not Tensor or not out.ndim:
             continue
+        place = j < len(labels) and "." in str(labels[j])  # `self.g` itself, not `acc`
         arrays = [p[j] for p in paths if j < len(p) and type(p[j]) is np.ndarray
-                  and (p[j] is not own[j] or id(p[j]) in shared)]
+                  and (p[j] is not own[j] or not place) and _is_state(p[j])]
         if arrays:
             refuse_writes(out, functools.partial(_numpy_array_alias, arrays[0]))
+
+
+def _is_argument(t: Tensor) -> bool:
+    """Whether `t` is the placeholder of an argument of the function being traced."""
+    graph = tracing.current_graph()
+    while graph is not None and graph.parent is not None:
+        graph = graph.parent
+    return id(t) in getattr(graph, "argument_ids", ())
+
+
+def _is_state(array: np.ndarray) -> bool:
+    """Whether the trace reaches `array` as Python state (the frontend's plan says; a
+    NumPy array made in a branch, `self.g * 0.5`, is not, and no other place holds it)."""
+    graph = tracing.current_graph()
+    while graph is not None and graph.parent is not None:
+        graph = graph.parent
+    place_of = getattr(graph, "place_of", None)
+    return place_of is not None and place_of(array) is not None
 
 
 def _numpy_array_alias(array) -> StateArrayWrite:
@@ -236,21 +271,3 @@ def _numpy_array_alias(array) -> StateArrayWrite:
         "`al = self.cache['m']` on one path), which the graph value cannot write into. "
         "Write that array by its own place (`self.cache['m'][i] = v`), or take a copy "
         "(`al = self.cache['m'].copy()`).", array)
-
-
-def note_shared(array: np.ndarray) -> None:
-    """`array` (a NumPy array a symbolic `if` / loop receives as a variable's value) is
-    also held by another name, object or view (autograph's `sole_holder` decides): an
-    output that keeps it on some path must refuse writes too."""
-    _shared_arrays(create=True)[id(array)] = array  # (kept alive: the id stays unique)
-
-
-def _shared_arrays(create: bool) -> dict:
-    graph = tracing.current_graph()
-    if graph is None:
-        return {}
-    while graph.parent is not None:
-        graph = graph.parent
-    if create:
-        return graph.__dict__.setdefault("_shared_numpy_arrays", {})
-    return graph.__dict__.get("_shared_numpy_arrays", {})

@@ -306,3 +306,41 @@ def test_alias_on_every_path_and_unaliased_rebinding_are_exact(fn):
     for x in INPUTS:
         assert np.asarray(ag.function(fn)(x.copy())).tolist() == \
             np.asarray(fn(x.copy())).tolist()
+
+
+class Clipped:
+    def __init__(self):
+        self.g = np.ones(3)
+
+    def step(self, d, c):
+        if c > 0:
+            self.g = self.g * 0.5  # the attribute itself rebound on one path
+        self.g += d
+        return self.g.sum()
+
+
+def argument_rebound_on_one_path(x, c):
+    y = x
+    if c > 0:
+        y = y + 1
+    y[0] = 5.0  # NumPy writes the caller's `x` on the path that kept it
+    return y
+
+
+@pytest.mark.parametrize("c", [1.0, -1.0])
+def test_state_rebound_in_its_place_on_one_path_is_exact(c):
+    results = []
+    for wrap in (lambda f: f, ag.function):
+        obj = Clipped()
+        step = wrap(obj.step)
+        results.append(([float(step(np.ones(3), np.float64(c))) for _ in range(3)],
+                        obj.g.tolist()))
+    assert results[0] == results[1]
+
+
+def test_an_argument_kept_on_one_path_then_written_is_refused():
+    for c in (1.0, -1.0):
+        x = np.zeros(3)
+        with pytest.raises(ValueError, match="depends on the path"):
+            ag.function(argument_rebound_on_one_path)(x, np.float64(c))
+        assert x.tolist() == [0.0, 0.0, 0.0]
