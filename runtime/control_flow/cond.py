@@ -104,11 +104,13 @@ def cond(pred: Any, true_fn: Callable, false_fn: Callable, operands: Sequence = 
         own = [index.get(labels[s]) for s in slots]
         by_name = dict(zip(names, op_leaves))
         own_values = [by_name.get(labels[s]) for s in slots]
+    named = names is not None and len(names) == n_user  # (else labels are positions)
+    out_labels = [labels[s] if named else None for s in slots]
     view_links.link_outputs([op_leaves[i] for i in sym], [g_true, g_false], list(outs), own,
-                            [labels[s] for s in slots])
+                            out_labels)
     view_links.numpy_arrays_out(list(outs), [[t_leaves[s] for s in slots],
                                              [f_leaves[s] for s in slots]], own_values,
-                                [labels[s] for s in slots])
+                                out_labels)
     for slot, value in zip(slots, outs):
         out_leaves[slot] = value
     return unflatten(t_tree, out_leaves[:n_user])

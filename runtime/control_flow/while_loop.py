@@ -137,10 +137,12 @@ def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_i
     for i, value in zip(carried, outs):  # (their dtype yields to typed operands, NEP 50)
         value.weak = i in types.weak and type(leaves[i]) is not bool
     view_links.link_outputs([leaves[i] for i in carried], [g_body], list(outs),
-                            list(range(len(carried))), [labels[i] for i in carried])
+                            list(range(len(carried))),
+                            [labels[i] if names is not None else None for i in carried])
     view_links.numpy_arrays_out(  # (paths: an iteration, and none)
         list(outs), [[out_leaves[i] for i in carried], [leaves[i] for i in carried]],
-        [leaves[i] for i in carried], [labels[i] for i in carried])
+        [leaves[i] for i in carried],
+        [labels[i] if names is not None else None for i in carried])
     final = list(leaves)
     for i, value in zip(carried, outs):
         final[i] = value

@@ -86,6 +86,7 @@ def trace_signature(owner, key, args) -> ConcreteFunction:
         retrace = None
     finally:
         plan.undo()
+        del graph.place_of, graph.argument_ids  # (they hold the plan: the trace is over)
     if retrace is not None:
         # a list an earlier trace only appended to is read: trace it as itself
         owner._appended.discard(retrace)

@@ -151,9 +151,10 @@ def _link_aliases(table, operands, subgraphs, outputs, own, skip: set, labels) -
             # (Python state's array, kept in its own place `self.g`, is written back to
             # that place: not paired, see README "Arrays, aliases and views"; through a
             # local name, or an argument's, it is)
-            place = labels is not None and j < len(labels) and "." in str(labels[j])
+            label = labels[j] if labels is not None and j < len(labels) else None
+            local = label is not None and "." not in label  # (None: the name is unknown)
             if kept and type(mine) is Tensor and (mine.node is not None or _is_argument(mine)
-                                                  or not place) and \
+                                                  or local) and \
                     _rebound_somewhere(table, subgraphs, j, operands, mine):
                 # `a = a + x` on some paths only: afterwards `a` is the old array on the
                 # others, which other names may hold; writing either makes the other
@@ -239,9 +240,9 @@ def numpy_arrays_out(outputs: list, paths: list, own: list, labels: list) -> Non
     for j, out in enumerate(outputs):
         if type(out) is not Tensor or not out.ndim:
             continue
-        place = j < len(labels) and "." in str(labels[j])  # `self.g` itself, not `acc`
+        local = j < len(labels) and labels[j] is not None and "." not in labels[j]
         arrays = [p[j] for p in paths if j < len(p) and type(p[j]) is np.ndarray
-                  and (p[j] is not own[j] or not place) and _is_state(p[j])]
+                  and (p[j] is not own[j] or local) and _is_state(p[j])]
         if arrays:
             refuse_writes(out, functools.partial(_numpy_array_alias, arrays[0]))
 
