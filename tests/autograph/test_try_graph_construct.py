@@ -424,6 +424,23 @@ def test_gradient_through_the_path_taken(x):
     assert_same(ag.function(_gradient)(x), _gradient(x))
 
 
+def _replayed_gradient(x):
+    with ag.GradientTape() as tape:
+        x = tape.watch(x)
+        try:
+            t = np.sin(x) * x
+            y = np.linalg.inv(x)
+        except np.linalg.LinAlgError:
+            y = t * 3
+        total = np.sum(y)
+    return tape.gradient(total, x)
+
+
+@pytest.mark.parametrize("x", [REGULAR, SINGULAR + 1.0], ids=["body", "handler"])
+def test_gradient_through_a_body_value_the_handler_reads(x):
+    assert_same(ag.function(_replayed_gradient)(x), _replayed_gradient(x))
+
+
 def test_save_and_onnx_refuse_the_try_by_name(tmp_path):
     cf = ag.function(safe_inv).get_concrete_function(REGULAR)
     with pytest.raises(Exception, match="'try'"):
