@@ -140,7 +140,8 @@ def _trace(name: str, parent: Graph, fn: Callable, get_state=None):
 
 
 def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_state: Callable,
-               names: Sequence[str], defer: Callable, relevant: Callable) -> tuple:
+               names: Sequence[str], defer: Callable, relevant: Callable,
+               errstate: tuple | None = None) -> tuple:
     """Trace `try: body() except kinds_i as e: handler_i(e)` on the state `get_state()`
     (a tuple of the variables' values; `set_state` writes them), and leave the state
     as Python would. Returns `(path, pending)`: `path` is -1 when the body finished, i
@@ -152,7 +153,8 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
     `except`); only those `relevant(kinds, body_nodes)` (they may catch an error the
     body's operations raise) become graph handlers. `defer(exc)`: whether an error a
     handler raises while traced is the user's `raise` (then recorded as a graph-side
-    raise, True) or a tracing error (False)."""
+    raise, True) or a tracing error (False). `errstate`: the (name, value) pairs of an
+    `np.errstate` the body runs under when the graph runs (a region: no handlers)."""
     graph = tracing.current_graph()
     init = get_state()
     init_leaves, tree = flatten(init)
@@ -213,7 +215,7 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
         h_leaves.append(leaves)
     paths = [(g_body, body_leaves)] + [(g, lv) for (g, *_), lv in zip(g_handlers, h_leaves)]
     out = _finish(graph, paths, init_leaves, g_handlers,
-                  _leaf_names(names, tree, len(init_leaves)))
+                  _leaf_names(names, tree, len(init_leaves)), errstate)
     set_state(unflatten(tree, out[:-1]))
     return out[-1], error
 
@@ -357,7 +359,8 @@ def _leaf_names(names, tree, n) -> list:
         return ["a variable"] * n
 
 
-def _finish(graph: Graph, paths: list, init: list, handlers: list, labels: list) -> list:
+def _finish(graph: Graph, paths: list, init: list, handlers: list, labels: list,
+            errstate: tuple | None = None) -> list:
     """Add the node: merge each state leaf over the paths that give one."""
     live = [lv for _, lv in paths if lv is not None]
     if not live:
@@ -408,6 +411,8 @@ def _finish(graph: Graph, paths: list, init: list, handlers: list, labels: list)
         attrs[f"var_{i}"] = var
         attrs[f"code_{i}"] = codes[i + 1]
     attrs["n_handlers"] = len(handlers)
+    if errstate is not None:
+        attrs["errstate"] = errstate
     outs = add_node(graph, TRY, caps, attrs, avals)
     for j, k in enumerate(slots):
         outs[j].weak = all(_number_like(lv[k]) for _, lv in paths if lv is not None)
