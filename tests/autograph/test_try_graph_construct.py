@@ -291,6 +291,18 @@ def loop_handler_reads_body_value(xs):
     return s
 
 
+def nested_try_assigning_in_its_body_only(x):
+    z = x * 1
+    try:
+        try:
+            z = np.linalg.inv(x)
+        except ValueError:
+            pass
+    except np.linalg.LinAlgError:
+        pass
+    return z
+
+
 SINGULAR, REGULAR = np.zeros((2, 2)), np.array([[2.0, 1.0], [1.0, 3.0]])
 
 CASES = [
@@ -323,6 +335,8 @@ CASES = [
     (handler_reads_temporary, (SINGULAR - 1,)), (handler_reads_temporary, (REGULAR,)),
     (finally_reads_body_value, (SINGULAR,)), (finally_reads_body_value, (REGULAR,)),
     (loop_handler_reads_body_value, (np.stack([REGULAR, SINGULAR, REGULAR]),)),
+    (nested_try_assigning_in_its_body_only, (SINGULAR,)),
+    (nested_try_assigning_in_its_body_only, (REGULAR,)),
 ]
 
 
