@@ -29,6 +29,10 @@ for errors a graph raises): a `try` with `break` / `continue` or another `return
 `global` names, imports, `del`, nested definitions, writes through attributes or
 subscripts (state outside the function: its writes before an error are not yet kept
 exactly), or a call of a method that changes a container in place (`xs.append(v)`).
+
+`with np.errstate(...):` (one manager, no `as`) gets the same graph form with no
+handlers, calling `ag__.errstate_region(lambda: <manager>, ...)` instead: its body
+becomes a region node that runs under that errstate (operators/with_statements.py).
 """
 from __future__ import annotations
 
@@ -70,6 +74,12 @@ def _rewrite_blocks(stmt, fn, ctx, params, declared) -> None:
                 for block, r in lowered:  # it stays Python: its returns too
                     del block[-2 if len(before) else -1:]
                     block.append(r)
+            if isinstance(s, gast.With) and _is_errstate(s):
+                region = gast.Try(body=s.body, handlers=[], orelse=[], finalbody=[])
+                region.__dict__.update(templates._start_of(s))
+                if _eligible(region, params, declared):
+                    out.append(_region_form(s, region, fn, ctx))
+                    continue
             _rewrite_blocks(s, fn, ctx, params, declared)  # (a `try` staying Python too)
             out.append(s)
         setattr(owner, field, out)
@@ -174,6 +184,8 @@ def _state(t, fn) -> list:
     body_ids = {id(n) for n in _walk(t.body)}
     outside = {n.id for n in gast.walk(fn) if isinstance(n, gast.Name) and
                id(n) not in body_ids}
+    # a generated body declares the enclosing function's variables `nonlocal`
+    outside.update(n for s in gast.walk(fn) if isinstance(s, gast.Nonlocal) for n in s.names)
     return [n for n in names if n in outside]
 
 
@@ -229,4 +241,28 @@ def _graph_form(t, fn, ctx):
     anno.set_(switch, anno.TRY_SWITCH, True)
     switch.body = stmts
     switch.orelse = [t]
+    return switch
+
+
+def _is_errstate(w) -> bool:
+    """`with np.errstate(...):` (or `numpy.errstate`, `errstate`) alone, without `as`."""
+    if len(w.items) != 1 or w.items[0].optional_vars is not None:
+        return False
+    call = w.items[0].context_expr
+    if not isinstance(call, gast.Call):
+        return False
+    f = call.func
+    return isinstance(f, gast.Attribute) and f.attr == "errstate" or \
+        isinstance(f, gast.Name) and f.id == "errstate"
+
+
+def _region_form(w, region, fn, ctx):
+    """The graph form of `with np.errstate(...)` (see the module docstring)."""
+    switch = _graph_form(region, fn, ctx)
+    call = switch.body[-1].value
+    call.func = templates.replace_expr("ag__.errstate_region", origin=w)
+    manager = templates.replace_expr("lambda: MANAGER", origin=w,
+                                     MANAGER=templates.clone(w.items[0].context_expr))
+    call.args[:4] = [manager, call.args[0]]  # (the manager, the body; no handlers, else, finally)
+    switch.orelse = [w]
     return switch

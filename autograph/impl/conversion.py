@@ -120,8 +120,9 @@ def convert_def(node, ctx: Context, enclosing: frozenset | None = None) -> None:
     # containers from global ones by them, `locals()` lists them
     user = Scope.of(node, info.walrus, frozenset() if top else enclosing)
     filename = info.filename
-    # 0b. each `try` with handlers gets a graph form (functions converted in step 1)
-    if "try" in info.source:
+    # 0b. each `try` with handlers, and each `with np.errstate(...)`, gets a graph form
+    #     (functions converted in step 1)
+    if "try" in info.source or "errstate" in info.source:
         try_statements.transform(node, ctx)
     # 1. nested functions, innermost first (their calls must not resolve a name of this
     #    function statically); nested generators and async defs stay Python

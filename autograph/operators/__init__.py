@@ -20,7 +20,7 @@ from autograph.operators.py_builtins import (
     abs_, enumerate_, float_, int_, len_, max_, min_, range_, sum_, zip_,
 )
 from autograph.operators.py_builtins import bool_, complex_, index_, isinstance_, item_
-from autograph.operators.with_statements import with_manager
+from autograph.operators.with_statements import errstate_region, with_manager
 from autograph.operators.variables import (UNSET, Undefined, ld, ld_attr, set_attr, setitem,
                                           setitem_attr)
 
@@ -29,7 +29,7 @@ __all__ = [
     "list_pop", "sequence_call", "stack", "and_", "compare_chain", "not_", "or_", "truth", "for_stmt", "while_stmt", "abs_",
     "enumerate_", "float_", "int_", "len_", "max_", "min_", "range_", "sum_", "zip_",
     "UNSET", "Undefined", "ld", "ld_attr", "set_attr", "setitem", "setitem_attr",
-    "print_", "print_text", "with_manager",
+    "print_", "print_text", "with_manager", "errstate_region",
 ]
 __all__ += ["isinstance_", "item_", "array_", "defined", "ld_declared", "next_", "try_stmt", "bool_",
             "complex_", "index_", "index_trick", "array_item", "array_like"]

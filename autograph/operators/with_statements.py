@@ -18,6 +18,11 @@ object arrays): errors Python raises while tracing are raised, and suppressed, t
 same way on every call.
 A body that only runs Python (no graph operation recorded) keeps Python's meaning and
 is left alone, as is every `with` outside tracing.
+
+`with np.errstate(...):` written as such has a graph form (`converters/try_statements.py`):
+`errstate_region` traces its body into a region node (a `try` node with no handlers whose
+executor code runs under the same `np.errstate`), so the body's operations warn, raise or
+stay silent when the graph runs as they do eagerly.
 """
 from __future__ import annotations
 
@@ -25,9 +30,12 @@ import contextlib
 
 import numpy as np
 
+from typing import Callable
+
 from autograph.errors import ConversionError, caller_location
-from autograph.operators.exceptions import _relevant
-from runtime.control_flow.try_op import RERAISE
+from autograph.operators import sole_holder
+from autograph.operators.exceptions import _defer, _relevant, _stable
+from runtime.control_flow.try_op import RERAISE, ConversionRefusal, try_except
 from runtime.core import tracing
 from runtime.ops.constant import CONSTANT
 from runtime.ops.exact_ints import EXACT_INT
@@ -59,9 +67,9 @@ def _known_safe(manager) -> bool:
 
 def _fix(manager) -> str:
     if isinstance(manager, np.errstate):
-        return ("An np.errstate inside a compiled function does not apply to the operations "
-                "when the graph runs. Set it around the call instead (`with "
-                "np.errstate(...): f(x)`), which the graph honours")
+        return ("Only `with np.errstate(...):` written alone, without `as` or `call=`, "
+                "becomes a run-time errstate region. Write it so, or set it around the "
+                "call instead (`with np.errstate(...): f(x)`), which the graph honours")
     if isinstance(manager, contextlib.suppress):
         return ("An error those operations raise when the graph runs would not be "
                 "suppressed. Write `try: ... except E: pass` instead, which is a graph "
@@ -120,3 +128,39 @@ def _may_raise(kinds: tuple, nodes: list) -> bool:
                 any(getattr(getattr(o, "dtype", None), "kind", "") == "O" for o in node.outputs):
             return True
     return False
+
+
+_ERRSTATE_KINDS = ("all", "divide", "over", "under", "invalid")
+
+
+def errstate_region(manager: Callable, body: Callable, get_state: Callable,
+                    set_state: Callable, names: tuple) -> None:
+    """`with manager(): body()` while a graph is traced: an `np.errstate` (without
+    `call=`) becomes a region node run under it; any other manager is the `with` itself."""
+    m = manager()
+    settings = _errstate_settings(m)
+    if settings is None:
+        with with_manager(m):
+            body()
+        return
+    where = caller_location()
+    sole_holder.enter_state(get_state())
+    try:
+        with m:  # (NumPy run on Python values while tracing honours it too)
+            _, pending = try_except(body, (), _stable(get_state, names), set_state, names,
+                                    _defer, _relevant, errstate=settings)
+    except ConversionRefusal as e:
+        raise ConversionError(f"this `with np.errstate` cannot run in a graph: {e}",
+                              *where) from None
+    finally:
+        sole_holder.leave_state()
+    if pending is not None:
+        raise pending
+
+
+def _errstate_settings(m) -> tuple | None:
+    if not isinstance(m, np.errstate) or getattr(m, "_call", None).__class__.__name__ != \
+            "_unspecified":
+        return None
+    return tuple((k, getattr(m, f"_{k}")) for k in _ERRSTATE_KINDS
+                 if getattr(m, f"_{k}", None) is not None)

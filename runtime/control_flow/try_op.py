@@ -11,9 +11,11 @@ would pick.
 The state a handler sees is what the variables held when the error was raised. The
 body is traced with a hook that reads the state whenever an operation is recorded; a
 variable that holds the same value from outside the body at every operation that may
-raise what the handler catches (the caller's `relevant`) is exact; any other is `Unknown` in the handler, and a handler that
-uses or passes on such a value is a ConversionError (the graph cannot tell which value
-Python would have had).
+raise what the handler catches (the caller's `relevant`) is exact. A value the body
+computed that is the same at all those operations is computed again in the handler
+(`_Replay`: pure operations that succeeded before the error give the same value).
+Any other is `Unknown` in the handler, and a handler that uses or passes on such a
+value is a ConversionError (the graph cannot tell which value Python would have had).
 
 Inside a handler the caught exception is a stand-in (`Caught`): `raise e`, a bare
 `raise` and `raise X(...) from e` become nodes that raise the real exception at run
@@ -42,6 +44,7 @@ from runtime.core.registry import OpDef, add_node
 from runtime.core.structure import flatten, unflatten
 from runtime.core.tensor import Tensor
 from runtime.ops.constant import CONSTANT, constant
+from runtime.ops.quiet import silenced_op
 
 TRY = OpDef("try", None, num_outputs=-1, stateful=True, effect=True)
 
@@ -137,7 +140,8 @@ def _trace(name: str, parent: Graph, fn: Callable, get_state=None):
 
 
 def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_state: Callable,
-               names: Sequence[str], defer: Callable, relevant: Callable) -> tuple:
+               names: Sequence[str], defer: Callable, relevant: Callable,
+               errstate: tuple | None = None) -> tuple:
     """Trace `try: body() except kinds_i as e: handler_i(e)` on the state `get_state()`
     (a tuple of the variables' values; `set_state` writes them), and leave the state
     as Python would. Returns `(path, pending)`: `path` is -1 when the body finished, i
@@ -149,7 +153,8 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
     `except`); only those `relevant(kinds, body_nodes)` (they may catch an error the
     body's operations raise) become graph handlers. `defer(exc)`: whether an error a
     handler raises while traced is the user's `raise` (then recorded as a graph-side
-    raise, True) or a tracing error (False)."""
+    raise, True) or a tracing error (False). `errstate`: the (name, value) pairs of an
+    `np.errstate` the body runs under when the graph runs (a region: no handlers)."""
     graph = tracing.current_graph()
     init = get_state()
     init_leaves, tree = flatten(init)
@@ -176,6 +181,10 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
 
         def run(handler=handler, stand_in=stand_in, cleanup=cleanup, stand_ins=stand_ins,
                 exc_leaves=exc_leaves):
+            if any(isinstance(x, _Replay) for x in exc_leaves):
+                exc_leaves = [_replay(x.value, g_body) if isinstance(x, _Replay) else x
+                              for x in exc_leaves]
+                set_state(unflatten(tree, exc_leaves))
             if cleanup:  # values only its outputs may depend on (it always re-raises)
                 stand_ins.extend(_stand_ins(exc_leaves, body_leaves))
                 set_state(unflatten(tree, [s if s is not None else v for s, v in
@@ -206,7 +215,7 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
         h_leaves.append(leaves)
     paths = [(g_body, body_leaves)] + [(g, lv) for (g, *_), lv in zip(g_handlers, h_leaves)]
     out = _finish(graph, paths, init_leaves, g_handlers,
-                  _leaf_names(names, tree, len(init_leaves)))
+                  _leaf_names(names, tree, len(init_leaves)), errstate)
     set_state(unflatten(tree, out[:-1]))
     return out[-1], error
 
@@ -260,17 +269,74 @@ def _reads_tainted(node, tainted: set) -> bool:
 
 
 def _state_at_errors(g_body: Graph, snaps: list, init: list, names, tree) -> list:
-    """Per state leaf: its value at every point the body may raise, or `Unknown`."""
+    """Per state leaf: its value at every point the body may raise, a `_Replay` of it
+    when the body computed it, or `Unknown`."""
     labels = _leaf_names(names, tree, len(init))
     out = []
     for k, start in enumerate(init):
         values = [s[k] for s in snaps if k < len(s)]
         v = values[0] if values else start
-        inside = isinstance(v, Tensor) and _within(v.graph, g_body)
-        if inside or any(w is not v for w in values):
+        if any(w is not v for w in values):
             v = Unknown(labels[k])
+        elif isinstance(v, Tensor) and _within(v.graph, g_body):
+            v = _Replay(v) if _replayable(v, g_body) else Unknown(labels[k])
         out.append(v)
     return out
+
+
+class _Replay:
+    """A value the body computed before every operation that may raise what a handler
+    catches: the handler computes it again from the same inputs (the operations that
+    give it are pure and succeeded in the body, so they give the same value; their
+    floating-point warnings were shown there, so the copies are silenced)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Tensor):
+        self.value = value
+
+
+def _replayable(v: Tensor, g_body: Graph) -> bool:
+    """Whether `v` comes from outer values through pure operations of `g_body` only."""
+    stack, seen = [v], set()
+    while stack:
+        t = stack.pop()
+        if id(t) in seen:
+            continue
+        seen.add(id(t))
+        if t.graph is not g_body:
+            return False
+        node = t.node
+        if node is None:
+            continue  # a capture of an outer value
+        if node.op.stateful or node.op.effect or node.subgraphs():
+            return False
+        stack.extend(x for x in node.inputs if isinstance(x, Tensor))
+    return True
+
+
+def _replay(v: Tensor, g_body: Graph) -> Tensor:
+    """`v` computed again in the graph being traced (see `_Replay`)."""
+    outer = {id(inner): o for o, inner in g_body.captures.items()}
+    memo: dict = {}
+
+    def value(t):
+        if not isinstance(t, Tensor):
+            return t
+        if t.node is None:
+            return outer[id(t)]
+        if id(t) not in memo:
+            node = t.node
+            # silenced: a warning it gave in the body is not given twice
+            add_node(tracing.current_graph(), silenced_op(node.op),
+                     [value(x) for x in node.inputs],
+                     node.attrs, [(o.static_shape, o.dtype) for o in node.outputs])
+            new = tracing.current_graph().nodes[-1]
+            for o, n in zip(node.outputs, new.outputs):
+                n.weak = o.weak
+                memo[id(o)] = n
+        return memo[id(t)]
+    return value(v)
 
 
 def _within(g, outer: Graph) -> bool:
@@ -293,7 +359,8 @@ def _leaf_names(names, tree, n) -> list:
         return ["a variable"] * n
 
 
-def _finish(graph: Graph, paths: list, init: list, handlers: list, labels: list) -> list:
+def _finish(graph: Graph, paths: list, init: list, handlers: list, labels: list,
+            errstate: tuple | None = None) -> list:
     """Add the node: merge each state leaf over the paths that give one."""
     live = [lv for _, lv in paths if lv is not None]
     if not live:
@@ -344,6 +411,8 @@ def _finish(graph: Graph, paths: list, init: list, handlers: list, labels: list)
         attrs[f"var_{i}"] = var
         attrs[f"code_{i}"] = codes[i + 1]
     attrs["n_handlers"] = len(handlers)
+    if errstate is not None:
+        attrs["errstate"] = errstate
     outs = add_node(graph, TRY, caps, attrs, avals)
     for j, k in enumerate(slots):
         outs[j].weak = all(_number_like(lv[k]) for _, lv in paths if lv is not None)

@@ -14,6 +14,8 @@ never imports the executor.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from runtime.control_flow.cond import COND
 from runtime.control_flow.lists import is_list
 from runtime.control_flow.while_loop import WHILE_LOOP
@@ -111,7 +113,12 @@ def emit_try(gen, node: Node, outs: list[str], indent: int) -> None:
     n_out = node.attrs["n_out"]
     caught = gen.__dict__.setdefault("caught_names", {})
     guarded = node.attrs["n_handlers"] > 0  # (none: no handler can catch what it raises)
-    if guarded:
+    errstate = node.attrs.get("errstate")
+    if errstate is not None:  # an errstate region: `with np.errstate(...)` in the source
+        kwargs = ", ".join(f"{k}={v!r}" for k, v in errstate)
+        gen.emit(indent, f"with {gen.const(np.errstate, 'errstate')}({kwargs}):", node)
+        guarded = True
+    elif guarded:
         gen.emit(indent, "try:", node)
     subs = [(node.attrs["body"], None)] + [
         (node.attrs[f"except_{i}"], i) for i in range(node.attrs["n_handlers"])]

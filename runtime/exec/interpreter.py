@@ -7,6 +7,8 @@ WHILE_LOOP records when it loads (runtime/exec/__init__.py imports it).
 """
 from __future__ import annotations
 
+import numpy as np
+
 from runtime.control_flow.cond import COND
 from runtime.control_flow.while_loop import WHILE_LOOP
 from runtime.control_flow.try_op import _CAUGHT, TRY
@@ -60,6 +62,10 @@ def run_while(node: Node, ins: list) -> list:
 
 def run_try(node: Node, ins: list) -> list:
     n_out = node.attrs["n_out"]
+    errstate = node.attrs.get("errstate")
+    if errstate is not None:  # an errstate region
+        with np.errstate(**dict(errstate)):
+            return run_graph(node.attrs["body"], ins)[:n_out]
     try:
         return run_graph(node.attrs["body"], ins)[:n_out]
     except BaseException as exc:  # noqa: BLE001 - handed to the matching handler

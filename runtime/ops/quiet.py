@@ -58,3 +58,22 @@ def quiet_op(op: OpDef) -> OpDef:
                                      num_outputs=op.num_outputs, grad=op.grad, batch=op.batch,
                                      derived=("quiet", op))
     return rec
+
+
+_SILENCED_OPS: dict = {}
+
+
+def silenced_op(op: OpDef) -> OpDef:
+    """`op` with floating-point errors silenced, also when the executor writes it as an
+    expression (`x * y`): then its kernel is called instead. For an operation run a
+    second time to give a value again (a `try` handler's copy of the body's value,
+    runtime/control_flow/try_op.py): its warnings were already shown once."""
+    if op.format is None or op.kernel is None or _never_warns(op.kernel):
+        return quiet_op(op)
+    rec = _SILENCED_OPS.get(op)
+    if rec is None:
+        rec = _SILENCED_OPS[op] = OpDef(op.name, _quiet_kernel(op.kernel),
+                                        lambda _, ins, attrs: op.abstract_eval(op, ins, attrs),
+                                        num_outputs=op.num_outputs, grad=op.grad,
+                                        batch=op.batch, derived=("quiet", op))
+    return rec

@@ -7,6 +7,8 @@ interpreter, and compares the outcome: the value (dtype, shape) or the exception
 message and cause."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -248,6 +250,59 @@ def in_symbolic_for(xs):
     return s
 
 
+def handler_reads_body_value(x):
+    y = x + 1
+    try:
+        y = y * 2
+        z = np.linalg.inv(x)
+    except np.linalg.LinAlgError:
+        z = y - 1
+    return z, y
+
+
+def handler_reads_temporary(x):
+    try:
+        t = x + 1
+        y = np.linalg.inv(t)
+    except np.linalg.LinAlgError:
+        y = t
+    return y
+
+
+def finally_reads_body_value(x):
+    try:
+        t = np.sqrt(x * x)
+        y = np.linalg.inv(x)
+    except np.linalg.LinAlgError:
+        y = t + 1
+    finally:
+        s = t.sum()
+    return y, s
+
+
+def loop_handler_reads_body_value(xs):
+    s = np.zeros((2, 2))
+    for m in xs:
+        try:
+            t = s + m
+            s = s + np.linalg.inv(m)
+        except np.linalg.LinAlgError:
+            s = t * 2
+    return s
+
+
+def nested_try_assigning_in_its_body_only(x):
+    z = x * 1
+    try:
+        try:
+            z = np.linalg.inv(x)
+        except ValueError:
+            pass
+    except np.linalg.LinAlgError:
+        pass
+    return z
+
+
 SINGULAR, REGULAR = np.zeros((2, 2)), np.array([[2.0, 1.0], [1.0, 3.0]])
 
 CASES = [
@@ -276,6 +331,12 @@ CASES = [
     (tuple_of_kinds, (REGULAR, np.int64(5))), (tuple_of_kinds, (SINGULAR, np.int64(1))),
     (tuple_of_kinds, (REGULAR, np.int64(1))),
     (in_symbolic_for, (np.stack([REGULAR, SINGULAR, REGULAR]),)),
+    (handler_reads_body_value, (SINGULAR,)), (handler_reads_body_value, (REGULAR,)),
+    (handler_reads_temporary, (SINGULAR - 1,)), (handler_reads_temporary, (REGULAR,)),
+    (finally_reads_body_value, (SINGULAR,)), (finally_reads_body_value, (REGULAR,)),
+    (loop_handler_reads_body_value, (np.stack([REGULAR, SINGULAR, REGULAR]),)),
+    (nested_try_assigning_in_its_body_only, (SINGULAR,)),
+    (nested_try_assigning_in_its_body_only, (REGULAR,)),
 ]
 
 
@@ -322,14 +383,14 @@ def test_floating_point_errors_under_errstate():
             assert_same_outcome(outcome(f, (x,)), outcome(log_or_zero, (x,)))
 
 
-def test_a_temporary_read_by_the_handler_is_refused_at_the_try():
+def test_a_value_assigned_between_operations_that_may_fail_is_refused_at_the_try():
     with pytest.raises(ag.ConversionError, match="'t'"):
-        ag.function(_reads_temporary)(SINGULAR)
+        ag.function(_reassigned_between_failures)(SINGULAR)
 
 
-def _reads_temporary(x):
+def _reassigned_between_failures(x):
     try:
-        t = x + 1
+        t = np.linalg.inv(x + 1)
         y = np.linalg.inv(t)
     except np.linalg.LinAlgError:
         y = t
@@ -375,6 +436,23 @@ def _gradient(x):
 @pytest.mark.parametrize("x", [REGULAR, SINGULAR + 1.0], ids=["body", "handler"])
 def test_gradient_through_the_path_taken(x):
     assert_same(ag.function(_gradient)(x), _gradient(x))
+
+
+def _replayed_gradient(x):
+    with ag.GradientTape() as tape:
+        x = tape.watch(x)
+        try:
+            t = np.sin(x) * x
+            y = np.linalg.inv(x)
+        except np.linalg.LinAlgError:
+            y = t * 3
+        total = np.sum(y)
+    return tape.gradient(total, x)
+
+
+@pytest.mark.parametrize("x", [REGULAR, SINGULAR + 1.0], ids=["body", "handler"])
+def test_gradient_through_a_body_value_the_handler_reads(x):
+    assert_same(ag.function(_replayed_gradient)(x), _replayed_gradient(x))
 
 
 def test_save_and_onnx_refuse_the_try_by_name(tmp_path):
@@ -574,3 +652,28 @@ def graph_try_inside_python_try(x):
 def test_a_graph_try_inside_a_try_that_stays_python(x):
     f = ag.function(graph_try_inside_python_try)
     assert_same_outcome(outcome(f, (x,)), outcome(graph_try_inside_python_try, (x,)))
+
+
+def _warned_in_body(x, m):
+    try:
+        t = np.log(x) * 1e308
+        y = np.linalg.inv(m)
+    except np.linalg.LinAlgError:
+        y = t
+    return y
+
+
+@pytest.mark.parametrize("m", [SINGULAR, REGULAR], ids=["handler", "body"])
+def test_a_body_value_the_handler_reads_warns_once_as_in_python(m):
+    x = np.array([[0.0, 10.0], [1.0, 2.0]])
+    got = {}
+    for name, run in [("eager", _warned_in_body), ("graph", ag.function(_warned_in_body))]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            value = run(x, m)
+        got[name] = (value, [str(w.message) for w in caught])
+    assert_same(got["graph"][0], got["eager"][0])
+    assert got["graph"][1] == got["eager"][1]
+    with np.errstate(all="raise"):
+        assert_same_outcome(outcome(ag.function(_warned_in_body), (x, m)),
+                            outcome(_warned_in_body, (x, m)))

@@ -2,7 +2,8 @@
 once while tracing, so one around graph operations is allowed only when that means the
 same as eager Python (a project manager, contextlib.nullcontext, contextlib.suppress of
 an error the operations cannot raise); any other is a ConversionError at the `with`
-line. Managers around Python-only code keep Python's meaning. Each case compares
+line. Managers around Python-only code keep Python's meaning. (`with np.errstate(...)`
+is a run-time region: test_errstate_region.py.) Each case compares
 eager, `ag.function` and `ag.function(jit_compile=True)`."""
 from __future__ import annotations
 
@@ -115,18 +116,6 @@ def test_allowed_managers_match_eager(fn, args, compile_):
 
 # -- refused: would act at trace time only ------------------------------------------------
 
-def errstate_raise(x):
-    with np.errstate(all="raise"):
-        y = x / 0
-    return y
-
-
-def errstate_ignore(x):
-    with np.errstate(divide="ignore"):
-        y = np.log(x)
-    return y
-
-
 def suppress_run_time_error(x, i):
     y = x[0]
     with contextlib.suppress(IndexError):
@@ -162,25 +151,13 @@ def generator_manager_around_ops(x):
     return y
 
 
-def manager_in_python_try(x):
-    try:
-        with np.errstate(over="ignore"):
-            y = x * 1e308 * 10
-    except KeyError:
-        y = x
-    return y
-
-
 REFUSED = [
-    (errstate_raise, (np.arange(3.0),), "with np.errstate", "around the call"),
-    (errstate_ignore, (np.arange(3.0),), "with np.errstate", "around the call"),
     (suppress_run_time_error, (np.arange(3.0), 5), "with contextlib", "except E: pass"),
     (suppress_graph_raise, (np.arange(3.0),), "with contextlib", "except E: pass"),
     (catch_warnings_around_ops, (np.arange(3.0),), "with warnings", "outside the function"),
     (user_manager_around_ops, (np.arange(3.0),), "with Timer", "outside the function"),
     (generator_manager_around_ops, (np.arange(3.0),), 'with logged("t")',
      "outside the function"),
-    (manager_in_python_try, (np.arange(3.0),), "with np.errstate", "around the call"),
 ]
 
 
