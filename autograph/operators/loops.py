@@ -15,8 +15,8 @@ Generated code calls
   predicated on it (`runtime.cond`), so a `break` that depends on a symbolic condition
   keeps working.
 - A `for` over a long Python `range` inside a trace is unrolled until its loop variables'
-  types are stable, then the remaining iterations become one `while_loop` (`_range_for`,
-  `rolling.py`), with the same results as unrolling.
+  types are stable, then the remaining iterations become one `while_loop` (`range_for`,
+  `range_loops.py`, `rolling.py`), with the same results as unrolling.
 - A `for` over a Tensor (first axis), a `range` with symbolic bounds, or `enumerate` /
   `zip` of those becomes one `while_loop` over an index.
 
@@ -30,7 +30,6 @@ from __future__ import annotations
 import contextlib
 import itertools
 import operator
-import warnings
 from typing import Callable, Sequence
 
 import numpy as np
@@ -40,13 +39,11 @@ from autograph.errors import caller_location
 from autograph.errors import Diagnostic
 from autograph.operators import containers, sole_holder
 from autograph.operators.branch_notes import traced_both_branches
-from autograph.operators.conditionals import (_symbolic_if, defer_raise, is_symbolic, pack,
+from autograph.operators.conditionals import (defer_raise, is_symbolic, pack,
                                               symbolic_test, unpack)
 from autograph.operators.predicated_loops import predicated, predicated_count
-from autograph.operators.py_builtins import SymbolicIterable, SymbolicRange, symbolic_iterable
-from autograph.operators.rolling import (
-    ROLL_AFTER, ROLL_NODES, WARN_AFTER, loop_types, warn_unrolled,
-)
+from autograph.operators.py_builtins import SymbolicIterable, symbolic_iterable
+from autograph.operators.range_loops import range_for, rollable_range
 from autograph.operators.variables import _unbound, is_undefined
 from runtime.control_flow.learn_types import UntypedLoopVariable
 from runtime.control_flow.lists import LoopCarryError
@@ -121,9 +118,9 @@ def for_stmt(iterable, body: Callable, state: Sequence = (), names: Sequence[str
             # rows
             iterable = seq
         if type(iterable) is range and tracing._state.graph is not None \
-                and maximum_iterations is None and _rollable_range(iterable):
-            return _range_for(iterable, body, state, names, extra_test, caller_location(),
-                              (None, shape_invariants))
+                and maximum_iterations is None and rollable_range(iterable):
+            return range_for(iterable, body, state, names, extra_test, caller_location(),
+                             (None, shape_invariants), _symbolic_loop)
         it = iter(iterable)
         if maximum_iterations is not None:
             if is_symbolic(maximum_iterations):
@@ -147,92 +144,6 @@ def for_stmt(iterable, body: Callable, state: Sequence = (), names: Sequence[str
     finally:
         if tracing_now:
             sole_holder.leave_state()
-
-
-def _rollable_range(r: range) -> bool:
-    """A range long enough to roll (`rolling.ROLL_AFTER`) whose items fit in int64."""
-    return max(abs(r.start), abs(r.stop), abs(r.step)) < 2 ** 62 and len(r) > ROLL_AFTER
-
-
-def _range_for(rng: range, body, state, names, extra_test, loc, opts):
-    """A `for` over a Python range inside a trace: run as Python (unrolled), and once two
-    consecutive iterations start with loop variables of the same types, one of them
-    symbolic, the remaining iterations become one graph loop (`_roll`) - when its `break`
-    or `return` turned symbolic, or unrolling them would add more than `ROLL_NODES` graph
-    ops (a short chain stays unrolled, where passes such as matmul-chain squaring see
-    it). A `break` or `return` that turned symbolic runs each unrolled iteration under
-    `if keep_going:`."""
-    graph = tracing.current_graph()
-    state = tuple(state)
-    checked = (-2, None)  # (iteration, its loop_types) of the last rolling check
-    rollable, declined, grew, added, keep_going = True, False, 0, 0, True
-    for k, item in enumerate(rng):
-        if extra_test is not None:
-            keep_going = extra_test(*state)
-            if not is_symbolic(keep_going) and not keep_going:
-                break
-        if rollable and (is_symbolic(keep_going) or grew and not declined):
-            types = loop_types(state + (keep_going,))
-            if types is not None and checked == (k - 1, types) and len(rng) - k > 1:
-                if is_symbolic(keep_going) or added * (len(rng) - k) > ROLL_NODES:
-                    out = _roll(rng[k:], body, state, names, extra_test, loc, opts, graph)
-                    if out is not _NOT_ROLLED:
-                        return out
-                    rollable = False
-                else:  # a short chain of ops: unrolled on purpose, without a warning
-                    declined = True
-            checked = (k, types)
-        before = len(graph.nodes)
-        if is_symbolic(keep_going):
-            out = _symbolic_if(keep_going, lambda *s, item=item: body(item, *s), None,
-                               state, names or (), loc, what="loop iteration")
-            state = unpack(out, names) if names else ()
-        else:
-            state = unpack(body(item, *state), names)
-        added = len(graph.nodes) - before
-        grew = grew + 1 if added else 0
-        if grew == WARN_AFTER and not declined:
-            warn_unrolled(loc, k + 1)
-    return pack(state, names)
-
-
-_NOT_ROLLED = object()
-
-
-def _roll(rng: range, body, state, names, extra_test, loc, opts, graph):
-    """The iterations `rng` as one graph loop from `state`; `_NOT_ROLLED` (with the graph
-    as it was) when the body cannot be traced that way (it needs the index as a Python
-    int, its variables change type...), and the caller goes on unrolling. Warnings from
-    an attempt that fails are dropped: the unrolled iterations give their own."""
-    start = len(graph.nodes)
-    seq = SymbolicRange(rng.start, rng.stop, rng.step)
-    holds_item: list = []  # per trace of the body: which variables it sets to the item
-    note = holds_item.append  # (the list itself is no closure cell: `containers.roots_of`
-    #                            would take it for user state the body changes)
-
-    def watched(item, *values):
-        out = body(item, *values)
-        note([v is item for v in unpack(out, names)])
-        return out
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            out = _symbolic_loop(None, watched, state, names, loc, opts, (seq, extra_test))
-        except Exception:
-            del graph.nodes[start:]
-            return _NOT_ROLLED
-    for w in caught:
-        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    if extra_test is None and holds_item and names:
-        # the loop target (`i = item`, unchanged) after a loop that runs to its end is
-        # the last item: a Python int, as after the Python loop
-        values = list(unpack(out, names))
-        for k in range(len(values)):
-            if all(k < len(h) and h[k] for h in holds_item):
-                values[k] = rng[-1]
-        out = pack(tuple(values), names)
-    return out
 
 
 def _python_for(it, body: Callable, state: tuple, names: tuple):
