@@ -14,25 +14,18 @@ import sys
 
 import numpy as np
 
-from runtime.core import tracing
 from runtime.core.protocol import TensorProtocol
-from runtime.core.errors import GraphModeError, is_library_code, where
+from runtime.core.errors import GraphModeError, where
 from runtime.core.known_value import UNKNOWN, known_value
+from runtime.core.tensor_checks import (  # noqa: F401 - _graph_mode_error: imported from here
+    _LIBRARY_CODE, _check_tracing, _graph_mode_error, _index_trick_name, _library_caller,
+)
 from runtime.core.tensor_layout import FlatReader, no_strides
 from runtime.core.tensor_text import (  # noqa: F401 - describing, _fmt_shape: imported from here
     _fmt_shape, _never_equal, _no_sequence_repeat, _text, _text_error, _value_needed,
     recorded_text,
     describing,
 )
-
-
-def _check_tracing(t) -> None:
-    if not tracing.in_graph_mode():
-        raise ValueError(
-            f"{t!r} is a symbolic value of a trace that has finished: it cannot be computed "
-            "with outside that trace (it leaked out through a Python side effect such as a "
-            "global list, or was read from a graph's nodes). Return values from the function "
-            "instead of storing symbolic Tensors outside it.")
 
 
 def _known(t, convert, what: str):
@@ -42,46 +35,10 @@ def _known(t, convert, what: str):
     return convert(value)
 
 
-def _graph_mode_error(what: str, t) -> GraphModeError:
-    return GraphModeError(
-        f"Using a symbolic Tensor ({t.dtype}{_fmt_shape(t.static_shape)}) as {what} is not allowed: its "
-        f"value is only known when the graph runs{where()}. Let AutoGraph convert the Python "
-        "control flow (ag.function(..., autograph=True), the default), or write it with "
-        "runtime.cond / runtime.while_loop. If AutoGraph is already on, this code was left "
-        "as Python: functions from installed packages, ag.do_not_convert functions and "
-        "methods called by a list/dict/ndarray method name (`obj.add(x)`, `obj.sum()`) are "
-        "not converted (ag.to_code(fn) shows what was); decorate such a method with "
-        "@ag.function to have it converted and traced inline."
-    )
-
-
-def _index_trick_name(frame) -> str | None:
-    """`np.c_` / `np.r_` when `frame` is NumPy's index-trick `__getitem__` (an error path)."""
-    if not frame.f_code.co_filename.endswith("_index_tricks_impl.py"):
-        return None
-    obj = frame.f_locals.get("self")
-    return {id(np.c_): "np.c_", id(np.r_): "np.r_"}.get(id(obj), "np.c_/np.r_")
-
-
 def _python_index(value, what: str) -> int:
     if isinstance(value, Tensor):
         raise _graph_mode_error(what, value)
     return operator.index(value)
-
-
-# code objects of the graph library, which may hash Tensors (by identity), by id
-_LIBRARY_CODE: dict = {}
-
-
-def _library_caller(code) -> bool:
-    """Whether `code` belongs to the graph library (which reads static shapes, None where
-    unknown) rather than to user code (which sees symbolic dimensions)."""
-    if id(code) in _LIBRARY_CODE:
-        return True
-    if is_library_code(code):
-        _LIBRARY_CODE[id(code)] = code  # kept alive, so its id is never reused
-        return True
-    return False
 
 
 _DEFAULTS = {"axis": None, "dtype": None, "keepdims": False, "ddof": 0}

@@ -44,7 +44,8 @@ def loop_gradient(rec, cts) -> list:
     inputs = list(rec.inputs)
     outer = tracing.current_graph()
     if outer is None:
-        raise NotImplementedError("the gradient of a vmapped op is taken in a graph")
+        raise RuntimeError(f"vmap_loop[{inner.name}] differentiated outside a graph: vmap "
+                           "makes these ops only while tracing (an internal error)")
     graph = Graph(f"vmap_grad_{inner.name}", parent=outer)
     example_in = [graph.add_input(tuple(x.shape[1:]), x.dtype) if b else x
                   for x, b in zip(inputs, batched)]

@@ -17,6 +17,7 @@ import sys
 import traceback
 import warnings
 
+import markdown  # MkDocs' own Markdown (the docs extra, in dev: CI runs these tests)
 import numpy as np
 import pytest
 
@@ -63,7 +64,6 @@ def _project_classes() -> dict[str, type]:
 
 
 def _anchors_of_page() -> set[str]:
-    markdown = pytest.importorskip("markdown")  # MkDocs' own Markdown (the docs extra)
     md = markdown.Markdown(extensions=["toc", "fenced_code", "tables"])
     with open(os.path.join(ROOT, PAGE), encoding="utf-8") as f:
         md.convert(f.read())
@@ -183,8 +183,6 @@ def _save_error(tmp_path):
 
 
 def _onnx_export_error():
-    pytest.importorskip("onnx")
-
     @ag.function
     def singular_values(m):
         return np.linalg.svd(m)[1]
@@ -197,10 +195,7 @@ def _retracing_warning():
         f(np.ones(2), float(k))
 
 
-def _jit_fallback_warning():
-    if importlib.util.find_spec("numba") is None:
-        pytest.skip("needs numba")
-
+def _jit_fallback_warning():  # (numba: in the dev extra, so CI runs it)
     def squash(x):
         return np.sum(np.tanh(x))
     ag.function(squash, jit_compile=True)(np.linspace(0.0, 1.0, 10009))
