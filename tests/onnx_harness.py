@@ -22,7 +22,12 @@ TOLERANCE = {"float16": (2e-3, 1e-3), "float32": (2e-5, 1e-6), "float64": (1e-11
 
 
 def compare(actual, expected, what: str) -> None:
-    a, e = np.asarray(actual), np.asarray(expected)
+    a = np.asarray(actual)
+    if type(expected) in (bool, int, float, complex):  # a Python number on the path taken:
+        e = np.asarray(expected, a.dtype)                # ONNX holds the shared dtype
+        assert e == expected, f"{what}: {expected!r} does not fit ONNX's {a.dtype}"
+    else:
+        e = np.asarray(expected)
     assert a.dtype == e.dtype, f"{what}: ONNX gives dtype {a.dtype}, the graph {e.dtype}"
     assert a.shape == e.shape, f"{what}: ONNX gives shape {a.shape}, the graph {e.shape}"
     if e.dtype.kind == "f":

@@ -15,6 +15,7 @@ import types
 from typing import Callable
 
 from autograph import operators
+from autograph.operators.math_calls import MATH_OVERLOADS
 from autograph.operators.py_builtins import BUILTIN_OVERRIDES
 from runtime.core.tensor import Tensor
 
@@ -22,6 +23,7 @@ from runtime.core.tensor import Tensor
 _OVERLOADS = {getattr(builtins, name): getattr(operators, impl)
               for name, impl in BUILTIN_OVERRIDES.items()}
 _OVERLOADS[operator.index] = operators.index_  # what `range`, slicing and NumPy call
+_OVERLOADS.update(MATH_OVERLOADS)  # math.sqrt(x) of a symbolic x: NumPy, with math's errors
 
 
 def overload_of(f) -> Callable | None:

@@ -317,11 +317,12 @@ def complex_(real=0, imag=None):
     for p in parts:
         _scalar_only(p, "complex")
     if imag is None:
-        return np.astype(real, np.complex128)
+        return _python_number(np.astype(real, np.complex128))
     if any(p.dtype.kind == "c" for p in (real, imag) if hasattr(p, "dtype")) or \
             isinstance(real, complex) or isinstance(imag, complex):
-        return np.astype(real, np.complex128) + np.astype(imag, np.complex128) * 1j
-    return np.astype(real, np.float64) + np.astype(imag, np.float64) * 1j
+        return _python_number(np.astype(real, np.complex128) +
+                              np.astype(imag, np.complex128) * 1j)
+    return _python_number(np.astype(real, np.float64) + np.astype(imag, np.float64) * 1j)
 
 
 def bool_(x=False, /):
@@ -361,7 +362,7 @@ def index_(x, /):
     if x.ndim or x.dtype.kind not in "iu":
         raise TypeError(f"only integer scalar arrays can be converted to a scalar index"
                         f"{where()}")
-    return x
+    return int_(x)  # the Python int operator.index gives
 
 
 def isinstance_(obj, classinfo, /) -> bool:

@@ -19,6 +19,7 @@ from runtime.control_flow.common import (
     as_value, at_user_line, aval_of, check_number_fits, check_scalar_predicate, describe,
     finish_captures, is_python_scalar, is_weak, same_constant, trace_subgraph,
 )
+from runtime.control_flow import path_kinds
 from runtime.control_flow.learn_types import fill_placeholders, is_placeholder
 from runtime.core.registry import OpDef, add_node
 from runtime.core.naming import note_names
@@ -83,6 +84,9 @@ def cond(pred: Any, true_fn: Callable, false_fn: Callable, operands: Sequence = 
         node_avals.append((shape, dtype))
         slots.append(len(out_leaves))
         out_leaves.append(None)
+    kinds = path_kinds.add_kind_outputs([g_true, g_false], [
+        [t_leaves[s] for s in slots], [f_leaves[s] for s in slots]], [true_vals, false_vals],
+        node_avals, as_value)
     g_true.outputs, g_false.outputs = true_vals, false_vals
     caps = finish_captures([g_true, g_false], len(sym))
     inputs = [pred] + [op_leaves[i] for i in sym] + caps
@@ -90,6 +94,8 @@ def cond(pred: Any, true_fn: Callable, false_fn: Callable, operands: Sequence = 
     if tracing.tapes_recording():
         attrs["copy_lists"] = True  # a gradient replays branches from their input lists
     outs = add_node(graph, COND, inputs, attrs, node_avals)
+    path_kinds.note_kinds(graph, outs, kinds)
+    outs = outs[:len(slots)]  # (the kind outputs are read through `path_kinds` only)
     if names is not None:  # the user's names, for the listing and the picture only
         note_names(graph, list(outs), [labels[s] for s in slots])
         if len(op_leaves) == len(operands) <= len(names):  # operand i is variable names[i]
@@ -162,6 +168,10 @@ def _merge_dtype(label, a, b):
         return check_number_fits(label, a, aval_of(b)[1])
     if is_python_scalar(b) and not is_python_scalar(a):
         return check_number_fits(label, b, aval_of(a)[1])
+    if _number_like(a) and _number_like(b):  # Python numbers both: an int and a float
+        da, db = aval_of(a)[1], aval_of(b)[1]  # promote as Python does (the int's path still
+        if da != db and {da.kind, db.kind} == {"i", "f"}:  # returns an int: path_kinds.py)
+            return np.result_type(da, db)
     if is_weak(a) != is_weak(b):  # a stand-in for a Python number takes the other's dtype
         return aval_of(b if is_weak(a) else a)[1]
     if a is None or b is None:

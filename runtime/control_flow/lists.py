@@ -267,7 +267,9 @@ LIST_GET.grad = _get_grad
 def list_len(xs: Any) -> Any:
     if isinstance(xs, list):
         return len(xs)
-    return bind(LIST_LEN, xs)
+    n = bind(LIST_LEN, xs)
+    n.weak = True  # the Python int len() gives (returned as one, NEP 50 in arithmetic)
+    return n
 
 
 def element_aval(xs):

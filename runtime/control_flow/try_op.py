@@ -33,6 +33,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from runtime.control_flow import path_kinds
 from runtime.control_flow.common import (
     as_value, aval_of, finish_captures, is_python_scalar, same_constant,
 )
@@ -392,16 +393,22 @@ def _finish(graph: Graph, paths: list, init: list, handlers: list, labels: list,
             shape = _merge_shape(label, vals[0], v, "body", "handler")
         slots.append(k)
         avals.append((shape, dtype))
+    live = [(i, g, lv) for i, (g, lv) in enumerate(paths) if lv is not None]
+    results = [[as_value(g, lv[k], avals[j][1]) for j, k in enumerate(slots)]
+               for _, g, lv in live]
+    # a Python number on one path and a NumPy value on another: the kind of the path taken
+    kind_outputs = path_kinds.add_kind_outputs([g for _, g, _ in live],
+                                        [[lv[k] for k in slots] for _, _, lv in live],
+                                        results, avals, as_value)
     avals.append(((), np.dtype(np.int64)))
     codes = [-1] + [h[3] for h in handlers]  # the path: -1 (body) or the handler's index
-    for i, (g, lv) in enumerate(paths):
+    for g, lv in paths:
         if lv is None:
             g.outputs = []
-            continue
-        results = [as_value(g, lv[k], avals[j][1]) for j, k in enumerate(slots)]
+    for (i, g, _), path_results in zip(live, results):
         with tracing.graph_context(g):
-            results.append(constant(np.int64(codes[i])))
-        g.outputs = results + _may_raise(g, results)
+            path_results.append(constant(np.int64(codes[i])))
+        g.outputs = path_results + _may_raise(g, path_results)
     subs = [g for g, _ in paths]
     caps = finish_captures(subs, 0)
     attrs = {"body": subs[0], "n_out": len(avals)}
@@ -414,6 +421,7 @@ def _finish(graph: Graph, paths: list, init: list, handlers: list, labels: list,
     if errstate is not None:
         attrs["errstate"] = errstate
     outs = add_node(graph, TRY, caps, attrs, avals)
+    path_kinds.note_kinds(graph, outs, kind_outputs)
     for j, k in enumerate(slots):
         outs[j].weak = all(_number_like(lv[k]) for _, lv in paths if lv is not None)
         out[k] = outs[j]

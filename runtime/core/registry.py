@@ -50,6 +50,8 @@ class OpDef:
     saves_for_gradient: bool = False        # forward-pass bookkeeping a gradient replay skips
     bookkeeping: bool = False               # an internal step pictures fold into its edge
     #                                         (`python_number`, `x.shape[i]`)
+    returns_python: bool = False            # gives a Python number or NumPy scalar by the path
+    #                                         taken (`path_result`): the executor's, not numba's
     fused: tuple = ()                       # a compiled elementwise kernel (jit): the ops it
     #                                         computes; it takes `out=` and slices, like a ufunc
     # Control-flow ops only (runtime/control_flow/hooks.py; the executor's emit/run hooks

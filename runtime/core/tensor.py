@@ -35,6 +35,13 @@ def _known(t, convert, what: str):
     return convert(value)
 
 
+def _stands_for_int(value):
+    """`value` (int64) stands for the Python int a NumPy scalar's round() gives: weak
+    (NEP 50), and returned from the function as that int."""
+    value.weak = True
+    return value
+
+
 def _python_index(value, what: str) -> int:
     if isinstance(value, Tensor):
         raise _graph_mode_error(what, value)
@@ -306,11 +313,11 @@ class Tensor(NumpyOperators):
             if self.dtype.itemsize > 2:  # (a float16 always fits)
                 check(np.abs(rounded) < 2.0 ** 63, "OverflowError",
                       "round(x) does not fit in int64, which a graph uses for a Python int")
-            return np.astype(rounded, np.int64)
+            return _stands_for_int(np.astype(rounded, np.int64))
         if self.dtype == np.uint64:
             check(self < 2 ** 63, "OverflowError",
                   "round(x) does not fit in int64, which a graph uses for a Python int")
-        return np.astype(self, np.int64)
+        return _stands_for_int(np.astype(self, np.int64))
 
     # -- ndarray methods that need a concrete value or change the array in place ---
     def item(self, *args):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.core import tracing
-from runtime.core.errors import GraphModeError, is_library_code, where
+from runtime.core.errors import GraphModeError, is_library_code, user_origin
 from runtime.core.tensor_text import _fmt_shape
 
 
@@ -19,17 +19,47 @@ def _check_tracing(t) -> None:
             "instead of storing symbolic Tensors outside it.")
 
 
+_COMPREHENSIONS = ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
+
+
+def _converting() -> bool | None:
+    """Whether AutoGraph converts the function being traced (None: not known)."""
+    graph = tracing.current_graph()
+    while graph is not None and graph.parent is not None:
+        graph = graph.parent
+    return getattr(graph, "converted", None)
+
+
 def _graph_mode_error(what: str, t) -> GraphModeError:
-    return GraphModeError(
-        f"Using a symbolic Tensor ({t.dtype}{_fmt_shape(t.static_shape)}) as {what} is not allowed: its "
-        f"value is only known when the graph runs{where()}. Let AutoGraph convert the Python "
-        "control flow (ag.function(..., autograph=True), the default), or write it with "
-        "runtime.cond / runtime.while_loop. If AutoGraph is already on, this code was left "
-        "as Python: functions from installed packages, ag.do_not_convert functions and "
-        "methods called by a list/dict/ndarray method name (`obj.add(x)`, `obj.sum()`) are "
-        "not converted (ag.to_code(fn) shows what was); decorate such a method with "
-        "@ag.function to have it converted and traced inline."
-    )
+    """A symbolic value used where Python needs a concrete one: says what to change, for
+    the case at hand (AutoGraph off, a comprehension's filter, code left as Python)."""
+    origin = user_origin()
+    at = f" (at {origin})" if origin else ""
+    head = (f"Using a symbolic Tensor ({t.dtype}{_fmt_shape(t.static_shape)}) as {what} is "
+            f"not allowed: its value is only known when the graph runs{at}. ")
+    if origin is not None and origin.function in _COMPREHENSIONS and "bool" in what:
+        fix = ("A comprehension's `if` on a symbolic value keeps a number of items known "
+               "only when the graph runs: select with a boolean mask instead "
+               "(`[v * 2 for v in x if v > 0]` -> `x[x > 0] * 2`).")
+    elif _converting() is False:
+        fix = ("Let AutoGraph convert the Python control flow (ag.function(..., "
+               "autograph=True), the default), or write it with runtime.cond / "
+               "runtime.while_loop.")
+    elif "bool" in what:
+        fix = ("AutoGraph is on, but this code was left as Python, so its `if`/`while`/"
+               "`and`/`or` needs a Python bool: functions from installed packages, "
+               "ag.do_not_convert functions and methods called by a list/dict/ndarray "
+               "method name (`obj.add(x)`, `obj.sum()`) are not converted (ag.to_code(fn) "
+               "shows what was). Decorate such a function or method with @ag.function to "
+               "have it converted and traced inline, or compute the choice with NumPy "
+               "(np.where(cond, a, b)).")
+    else:
+        fix = ("AutoGraph is on, but this code was left as Python (a function from an "
+               "installed package, or a library that turns its arguments into Python "
+               "numbers): compute with the NumPy function on the array instead (np.sqrt, "
+               "np.floor, np.mean, ...), or decorate the function with @ag.function to have "
+               "it converted and traced inline.")
+    return GraphModeError(head + fix)
 
 
 def _index_trick_name(frame) -> str | None:

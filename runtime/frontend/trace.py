@@ -19,6 +19,7 @@ from runtime.core.graph import Graph
 from runtime.core.structure import flatten
 from runtime.core.tensor import Tensor
 from runtime.ops.ufuncs import python_number
+from runtime.control_flow.path_kinds import with_kind
 from runtime.frontend.concrete import ConcreteFunction
 from runtime.frontend.trace_args import _placeholders, _substitute
 from runtime.state import views
@@ -38,6 +39,8 @@ def trace_signature(owner, key, args) -> ConcreteFunction:
     started = log.start(log.TRACE, log.INFO, "tracing %s", owner.__name__)
     fn = owner._traceable()
     graph = Graph(owner.__name__)
+    # whether AutoGraph converts the function (GraphModeError says what to change)
+    graph.converted = fn is not owner.python_function
     arg_inputs = _placeholders(graph, owner._params, key)
     placeholders = iter(arg_inputs)
     traced_args = [_substitute(a, k, placeholders) for a, k in zip(args, key)]
@@ -62,6 +65,9 @@ def trace_signature(owner, key, args) -> ConcreteFunction:
                           for x in out_leaves]
             out_leaves = [graph.capture(x) if isinstance(x, Tensor) else x
                           for x in out_leaves]
+            # a symbolic `if` that gave a Python number on one path and a NumPy value on
+            # another returns the kind of the path taken (control_flow/path_kinds.py)
+            out_leaves = [with_kind(x) for x in out_leaves]
             # a value standing for a Python number (a Python counter carried by a loop,
             # len() or x.shape[i] of an unknown length) is returned as one, as Python does
             out_leaves = [python_number(x) if isinstance(x, Tensor) and x.weak and x.ndim == 0

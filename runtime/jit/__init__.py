@@ -100,7 +100,8 @@ def lower(graph: Graph, name: str) -> JitResult:
                       f"{where} ({done.path.name})")
         code.append(done.source)
     for node in left:
-        if control_kind(node.op) is not None or is_cheap(node.op) or not node.inputs:
+        if control_kind(node.op) is not None or is_cheap(node.op) or not node.inputs \
+                or node.op.returns_python:
             continue
         report.append(f"NumPy: {node.op.name}{_where(node)}")
         if node.op.num_outputs != 0:  # an effect (assign_variable) has nothing to compile

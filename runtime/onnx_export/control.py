@@ -44,6 +44,11 @@ def _size_of(em, node):
     return [em.op("Size", [em.value(node.inputs[0])])]
 
 
+@converter("path_result")
+def _path_result(em, node):  # ONNX returns arrays: the shared value on every path
+    return [em.op("Identity", [em.value(node.inputs[2])])]
+
+
 @converter("python_number")
 def _python_number(em, node):  # a NumPy scalar handed to NumPy as the Python number
     return [em.op("Identity", [em.value(node.inputs[0])])]

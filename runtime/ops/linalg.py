@@ -22,6 +22,7 @@ from runtime.ops.functions_rules import RULES as _FUNCTION_RULES
 from runtime.ops.linalg_rules import RULES
 from runtime.ops.more import symbolic
 from runtime.core.registry import bind
+from runtime.core.tensor import Tensor
 from runtime.ops.rules_common import shape, static_error
 
 _la = np.linalg
@@ -216,3 +217,21 @@ def _matrix_transpose(x, /):
 
 
 LINALG_OPS = {name: op for name, op in OPS.items() if name.startswith("linalg.")}
+
+
+def _rank_of_a_vector_is_a_python_int() -> None:
+    """NumPy returns `int(not all(A == 0))` for the rank of a 0-d or 1-D `A`: the graph's
+    intp value stands for that Python int (weak, returned as one)."""
+    plain = TABLE.handlers[_la.matrix_rank]
+
+    def handler(*args, **kwargs):
+        out = plain(*args, **kwargs)
+        a = args[0] if args else kwargs.get("A")
+        if isinstance(out, Tensor) and np.ndim(a) < 2:
+            out.weak = True
+        return out
+
+    TABLE.handlers[_la.matrix_rank] = handler
+
+
+_rank_of_a_vector_is_a_python_int()

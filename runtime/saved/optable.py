@@ -22,7 +22,8 @@ import numpy as np
 
 from runtime.autodiff import shapes
 from runtime.control_flow import COND, WHILE_LOOP, lists
-from runtime.ops import constant, exact_ints, functions, indexing, shape, ufuncs
+from runtime.ops import (constant, exact_ints, functions, indexing, math_ops, path_result, shape,
+                         ufuncs)
 from runtime.ops.indexing import Slot
 from runtime.saved.format import _DTYPE, LoadError
 from runtime.state import checks, effects, printing, variables
@@ -45,8 +46,10 @@ def op_table() -> dict:
             add(ufuncs.ufunc_op(u))
     for op in functions.OPS.values():
         add(op)
+    for op in math_ops.MATH_OPS.values():
+        add(op)
     for op in (indexing.GETITEM, indexing.INDEX_UPDATE, shape.SHAPE_OF, shape.SHAPE_DIM,
-               shape.SIZE_OF, ufuncs.PYTHON_NUMBER, exact_ints.EXACT_INT, constant.CONSTANT,
+               shape.SIZE_OF, ufuncs.PYTHON_NUMBER, path_result.PATH_RESULT, exact_ints.EXACT_INT, constant.CONSTANT,
                COND, WHILE_LOOP, variables.READ_VARIABLE,
                variables.ASSIGN_VARIABLE, printing.PRINT, effects.ASSERT, effects.RAISE,
                checks.CHECK,
@@ -142,7 +145,7 @@ _SCHEMAS = {
     "raise": ({"error": _is_exception_class, "args": lambda v: type(v) is tuple,
                "message": _is_str, "where": _is_str}, {"error", "args", "message", "where"}),
     "assert": ({"message": _is_str}, {"message"}),
-    "check": ({"error": _one_of("ValueError", "OverflowError", "TypeError", "IndexError"),
+    "check": ({"error": _one_of(*checks.ERRORS),
                "message": _is_str}, {"error", "message"}),
     "exact_int": ({"ufunc": _one_of(*(u.__name__ for u in exact_ints.EXACT)),
                    "where": _is_str, "masked": _is_bool}, {"ufunc", "where"}),

@@ -17,7 +17,7 @@ from runtime.core.protocol import TensorProtocol
 from runtime.core.tensor import Tensor
 
 # the exceptions a check may raise, by name (graph attributes stay plain data)
-ERRORS = ("ValueError", "OverflowError", "TypeError", "IndexError")
+ERRORS = ("ValueError", "OverflowError", "TypeError", "IndexError", "ZeroDivisionError")
 
 
 def _check_kernel(ok, *, error, message):

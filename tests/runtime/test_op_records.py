@@ -52,7 +52,8 @@ _NO_GRADIENT = {
         "isfinite isinf isnan isnat signbit logical_and logical_not logical_or logical_xor "
         "bitwise_and bitwise_count bitwise_or bitwise_xor invert left_shift right_shift gcd "
         "lcm argwhere flatnonzero nonzero bincount linalg.matrix_rank linalg.matrix_rank_tol shape_dim size_of "
-        "list_len exact_int"),
+        "list_len exact_int math.ceil math.floor math.trunc math.isfinite math.isinf "
+        "math.isnan"),
     "piecewise constant or defined on integers (divmod, frexp, modf, nextafter, spacing)": (
         "divmod frexp modf nextafter spacing"),
     "a value made from static arguments only": "arange linspace eye zeros ones empty constant "
