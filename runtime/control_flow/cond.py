@@ -24,7 +24,9 @@ from runtime.control_flow.learn_types import fill_placeholders, is_placeholder
 from runtime.core.registry import OpDef, add_node
 from runtime.core.naming import note_names
 from runtime.core.structure import flatten, path_names, unflatten
+from runtime.core.errors import where
 from runtime.core.tensor import Tensor, _fmt_shape
+from runtime.state.effects import raise_
 
 
 COND = OpDef("cond", None, num_outputs=-1)
@@ -35,6 +37,12 @@ def cond(pred: Any, true_fn: Callable, false_fn: Callable, operands: Sequence = 
     """`true_fn(*operands) if pred else false_fn(*operands)`, as a graph node when symbolic."""
     if not isinstance(pred, Tensor):
         return true_fn(*operands) if pred else false_fn(*operands)
+    ambiguous = _ambiguous_truth(pred)
+    if ambiguous is not None and tracing.current_graph().parent is not None:
+        # inside a symbolic branch or loop: NumPy raises only if that path is taken, so
+        # the graph raises when it gets here; what follows is traced but never runs
+        raise_(ValueError(ambiguous), where())
+        return true_fn(*operands)
     check_scalar_predicate(pred, "condition of `if` / cond")
     graph = tracing.current_graph()
     op_leaves, op_tree = flatten(tuple(operands))
@@ -120,6 +128,21 @@ def cond(pred: Any, true_fn: Callable, false_fn: Callable, operands: Sequence = 
     for slot, value in zip(slots, outs):
         out_leaves[slot] = value
     return unflatten(t_tree, out_leaves[:n_user])
+
+
+def _ambiguous_truth(pred: Tensor) -> str | None:
+    """NumPy's error for the truth of `pred` when its known size is not 1, else None."""
+    dims = pred.static_shape
+    if None in dims:
+        return None
+    size = int(np.prod(dims, dtype=np.int64))
+    if size == 1:
+        return None
+    if size == 0:
+        return ("The truth value of an empty array is ambiguous. Use `array.size > 0` to "
+                "check that an array is not empty.")
+    return ("The truth value of an array with more than one element is ambiguous. Use "
+            "a.any() or a.all()")
 
 
 def _is_selectable(x) -> bool:

@@ -481,3 +481,23 @@ def test_item_conditions_still_refused_with_the_branch_note():
     with pytest.raises(IndexError) as info:
         ag.function(look_back_on_values)(np.array([2.0, 0.5]))
     assert any("both branches are traced" in n for n in info.value.__notes__)
+
+
+def _vector_condition_in_a_branch(x):
+    if np.mean(x) < 0:
+        y = x + 1
+        if y[0] < 10:  # y[0] is a row: NumPy raises only when this line runs
+            y = y * 2
+    else:
+        y = x - 1
+    return y
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_a_vector_condition_raises_only_on_the_path_that_reaches_it(jit):
+    f = ag.function(_vector_condition_in_a_branch, jit_compile=jit)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ag.JitFallbackWarning)
+        for x in (np.ones((3, 2)), -np.ones((3, 2)), np.ones((0, 2)), -np.ones((3, 1))):
+            _same(_outcome(f, (x,)), _outcome(_vector_condition_in_a_branch, (x,)))
+    assert len(f._cache) == 3  # three shapes; each traced once, both paths in one graph
