@@ -51,11 +51,14 @@ def _exact_arrays(xs, mask, ufunc: str, where: str) -> np.ndarray:
     holds; the others give 0 (their result is discarded)."""
     if ufunc in ("add", "subtract"):  # (the common case, a counter: no copies)
         a, b = np.asarray(xs[0], np.int64), np.asarray(xs[1], np.int64)
-        r = a + b if ufunc == "add" else a - b  # wraps; the sign test finds each overflow
-        wrapped = ((a ^ r) & (b ^ r)) < 0 if ufunc == "add" else ((a ^ b) & (a ^ r)) < 0
-        if mask is not None:
-            wrapped &= np.reshape(mask, np.shape(mask) + (1,) * (r.ndim - np.ndim(mask)))
-        if wrapped.any():
+        r = a + b if ufunc == "add" else a - b  # wraps; a test on the result finds each overflow
+        if b.ndim == 0:  # a counter (`i += 1`): the result wrapped when it moved the wrong way
+            wrapped = r < a if (int(b) >= 0) == (ufunc == "add") else r > a  # (Python ints:
+            # comparing a 0-d array costs ~1.5 us)
+        else:
+            wrapped = ((a ^ r) & (b ^ r)) < 0 if ufunc == "add" else ((a ^ b) & (a ^ r)) < 0
+        if wrapped.any() and (mask is None or (wrapped & np.reshape(
+                mask, np.shape(mask) + (1,) * (r.ndim - np.ndim(mask)))).any()):
             raise OverflowError(_message(ufunc, where))
         return r
     arrays = np.broadcast_arrays(*[np.asarray(x, np.int64) for x in xs])

@@ -22,6 +22,7 @@ from runtime.control_flow import COND, WHILE_LOOP, cond, while_loop
 from runtime.core.tensor import Tensor
 from runtime.ops.constant import constant
 from runtime.ops.functions import OPS
+from runtime.ops.ufuncs import ufunc_op
 from runtime.transforms.batching import attach_batch
 
 
@@ -74,10 +75,25 @@ def cond_rule(batcher, node, values, flags):
     skip = np.logical_not(pred) if outer is None else np.logical_and(outer, np.logical_not(pred))
     t_outs, t_fl = batcher.masked(take).run(then, ins, in_fl)
     f_outs, f_fl = batcher.masked(skip).run(else_, ins, in_fl)
-    outs = []
-    for t, f, tmpl in zip(t_outs, f_outs, templates):
-        outs.append(batcher.bind(OPS["where"], _per_example(pred, len(tmpl.shape)), t, f))
+    outs = [_select(batcher, _per_example(pred, len(tmpl.shape)), t, f, tmpl)
+            for t, f, tmpl in zip(t_outs, f_outs, templates)]
     return outs, [True] * len(outs)
+
+
+def _is_constant(v, value: bool) -> bool:
+    return not isinstance(v, Tensor) and np.ndim(v) == 0 and \
+        np.asarray(v).dtype == bool and bool(v) is value
+
+
+def _select(batcher, pred, t, f, template):
+    """`np.where(pred, t, f)` per example; for booleans with a constant side (`a and b`
+    converted: `b if a else False`) the logical op, which is the same and cheaper."""
+    if template.dtype == bool:
+        if _is_constant(f, False):
+            return batcher.bind(ufunc_op(np.logical_and), pred, t)
+        if _is_constant(t, True):
+            return batcher.bind(ufunc_op(np.logical_or), pred, f)
+    return batcher.bind(OPS["where"], pred, t, f)
 
 
 def while_rule(batcher, node, values, flags):
