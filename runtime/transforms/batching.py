@@ -208,7 +208,9 @@ def vmap_call(fn: Callable, args: Sequence, in_axes: Any = 0, out_axes: Any = 0)
         if not -nd <= axis < nd:
             raise ValueError(f"vmap{where()}: in_axes {axis} is out of range for an argument of "
                              f"{nd} dimensions.")
-        x = np.moveaxis(x, axis, 0) if axis % nd != 0 else x
+        if axis % nd != 0:  # laid out as the examples are (np.take gives C-ordered copies):
+            # NumPy's order of operations in a reduction follows the memory layout
+            x = np.copy(np.moveaxis(x, axis, 0), order="C")
         sizes.add(x.shape[0])
         moved.append((x, True))
     if not any(b for _, b in moved):
