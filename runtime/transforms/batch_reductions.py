@@ -4,10 +4,11 @@
 identity +0, with n < 8 the elements one by one; with 8 <= n <= 128 eight running sums
 (element j, j + 8, ...), added as a tree `((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 +
 r7))`, then the rest one by one. Batched, `np.sum(xs, axis=1)` calls that loop once
-per example (~25 ns each: at 1024 examples of 4 the sum costs 5x an elementwise op), and
-for a batch that is not C-contiguous (a mapped axis 1: `in_axes=1`) NumPy runs the
-additions column by column instead, in another order. So the batched form here spells
-the same additions on the columns, each an elementwise op over the batch:
+per example (~45 ns each: at 1024 examples of 4 the sum costs 10x the elementwise ops
+below), and for a batch that is not C-contiguous NumPy runs the additions column by
+column instead, in another order. So where the batch is large enough for it to pay
+(`_columns_pay`), the batched form spells the same additions on the columns, each an
+elementwise op over the batch:
 
     per example: 0 + (((-0 + x0) + x1) + x2)      batched: ((xs[:, 0] + xs[:, 1]) + xs[:, 2]) + 0
 
@@ -34,6 +35,11 @@ CHAIN_MAX_LENGTH = 5  # max/min: the first-use check runs 7**n arrangements (~10
 _ADD = ufunc_op(np.add)
 _CHAINS = {"max": np.maximum, "amax": np.maximum, "min": np.minimum, "amin": np.minimum}
 _CHAIN_AGREES: dict = {}
+# Costs (ns) on the 2-core development machine: an elementwise op on strided columns,
+# fixed and per example; one example's reduction call in `np.sum(xs, axis=1)` and
+# `np.max(xs, axis=1)`. (At batch 1024, 4 elements: sum 50 us -> 5 us; at 64, 10
+# elements, the per-example calls stay: 5.5 us against 11 us.)
+_COLUMN_OP_NS, _COLUMN_NS, _SUM_ROW_NS, _CHAIN_ROW_NS = 600.0, 1.2, 45.0, 100.0
 
 
 def _axis_is_whole_vector(axis) -> bool:
@@ -58,9 +64,10 @@ def short_reduction(batcher, node, x):
     name = node.op.name
     if n is None or n < 1:
         return None
-    if name == "sum" and n <= PAIRWISE_BLOCK:
+    if name == "sum" and n <= PAIRWISE_BLOCK and _columns_pay(batcher.size, n, _SUM_ROW_NS):
         total = _pairwise(batcher, x, n, node.inputs[0].dtype)
     elif name in _CHAINS and n <= CHAIN_MAX_LENGTH and \
+            _columns_pay(batcher.size, n, _CHAIN_ROW_NS) and \
             _chain_agrees(_CHAINS[name], node.inputs[0].dtype, n):
         total = x[:, 0]
         for j in range(1, n):
@@ -68,6 +75,12 @@ def short_reduction(batcher, node, x):
     else:
         return None
     return np.reshape(total, (-1, 1)) if node.attrs.get("keepdims") else total
+
+
+def _columns_pay(size, n: int, row_ns: float) -> bool:
+    """Whether ~n elementwise ops on the columns cost less than one reduction call per
+    example (batch `size`, None when not static: the per-example calls)."""
+    return size is not None and n * (_COLUMN_OP_NS + _COLUMN_NS * size) < row_ns * size
 
 
 def _chain_agrees(ufunc, dtype, n: int) -> bool:
@@ -95,7 +108,6 @@ def _chain_agrees(ufunc, dtype, n: int) -> bool:
 
 def _pairwise(batcher, x, n: int, dtype):
     """NumPy's pairwise sum of the n columns of `x` (module docstring)."""
-
     def add(a, b):
         return batcher.bind(_ADD, a, b)
     if n < 8:
@@ -103,13 +115,12 @@ def _pairwise(batcher, x, n: int, dtype):
         for j in range(1, n):
             total = add(total, x[:, j])
     else:
-        sums = x[:, 0:8]
+        sums = [x[:, j] for j in range(8)]
         end = n - n % 8
         for i in range(8, end, 8):
-            sums = add(sums, x[:, i:i + 8])
-        pairs = add(sums[:, 0::2], sums[:, 1::2])      # r0 + r1, r2 + r3, ...
-        quads = add(pairs[:, 0::2], pairs[:, 1::2])    # (r0 + r1) + (r2 + r3), ...
-        total = add(quads[:, 0], quads[:, 1])
+            sums = [add(r, x[:, i + j]) for j, r in enumerate(sums)]
+        total = add(add(add(sums[0], sums[1]), add(sums[2], sums[3])),
+                    add(add(sums[4], sums[5]), add(sums[6], sums[7])))
         for j in range(end, n):
             total = add(total, x[:, j])
     return add(total, np.dtype(dtype).type(0))

@@ -3,14 +3,24 @@ order of operations on the batch's columns (runtime/transforms/batch_reductions.
 equals the loop of calls bitwise: for every length NumPy's summation treats differently
 (one by one below 8, eight running sums up to 128, halves beyond), on values whose sums
 depend on the order, on -0, infinities and NaNs, and on a batch that is not C-contiguous
-(a mapped axis 1)."""
+(a mapped axis 1). Each check runs with the column form forced (whatever the batch size)
+and with the cost model's choice."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+import autograph as ag
+
+from runtime.transforms import batch_reductions
 from runtime.transforms.batch_reductions import CHAIN_MAX_LENGTH, PAIRWISE_BLOCK
 from tests.runtime.vmap_harness import check_vmap
+
+
+@pytest.fixture(params=["columns", "cost model"])
+def columns(request, monkeypatch):
+    if request.param == "columns":
+        monkeypatch.setattr(batch_reductions, "_columns_pay", lambda *args: True)
 
 LENGTHS = [1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 23, 64, 100, PAIRWISE_BLOCK, PAIRWISE_BLOCK + 1]
 
@@ -48,6 +58,7 @@ def _amax_keepdims(v):
     return np.amax(v, keepdims=True)
 
 
+@pytest.mark.usefixtures("columns")
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("n", LENGTHS)
 def test_sums_equal_the_loop_of_calls(n, dtype):
@@ -58,6 +69,7 @@ def test_sums_equal_the_loop_of_calls(n, dtype):
     check_vmap(lambda v: np.sum(v * 2.0) + np.sum(v[::-1]), x)
 
 
+@pytest.mark.usefixtures("columns")
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("n", range(1, CHAIN_MAX_LENGTH + 2))
 def test_max_and_min_equal_the_loop_of_calls(n, dtype):
@@ -69,6 +81,14 @@ def test_max_and_min_equal_the_loop_of_calls(n, dtype):
         check_vmap(fn, np.ascontiguousarray(x.T), in_axes=1)
 
 
+def test_the_column_form_is_used_where_it_pays():
+    source = ag.vmap(_sum).get_concrete_function(spread(4, np.float64, batch=1024)).python_code
+    assert "[:, 3]" in source and "np_sum" not in source
+    small = ag.vmap(_sum).get_concrete_function(spread(64, np.float64, batch=16)).python_code
+    assert "np_sum" in small
+
+
+@pytest.mark.usefixtures("columns")
 def test_reductions_of_other_shapes_and_dtypes_keep_numpys_batched_call():
     check_vmap(_sum, np.arange(12, dtype=np.int64).reshape(3, 4))
     check_vmap(lambda m: np.sum(m, axis=1), spread(6, np.float64).reshape(3, 2, 6))
