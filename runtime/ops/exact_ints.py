@@ -52,9 +52,12 @@ def _exact_arrays(xs, mask, ufunc: str, where: str) -> np.ndarray:
     if ufunc in ("add", "subtract"):  # (the common case, a counter: no copies)
         a, b = np.asarray(xs[0], np.int64), np.asarray(xs[1], np.int64)
         r = a + b if ufunc == "add" else a - b  # wraps; a test on the result finds each overflow
-        if b.ndim == 0:  # a counter (`i += 1`): the result wrapped when it moved the wrong way
-            wrapped = r < a if (int(b) >= 0) == (ufunc == "add") else r > a  # (Python ints:
-            # comparing a 0-d array costs ~1.5 us)
+        if b.ndim == 0:  # a counter (`i += 1`): only values within |b| of the limit it moves
+            step = int(b)  # toward can wrap (one reduction finds none, the common case)
+            up = (step >= 0) == (ufunc == "add")
+            if (int(a.max()) <= _MAX - abs(step)) if up else (int(a.min()) >= _MIN + abs(step)):
+                return r
+            wrapped = r < a if up else r > a  # it wrapped where it moved the wrong way
         else:
             wrapped = ((a ^ r) & (b ^ r)) < 0 if ufunc == "add" else ((a ^ b) & (a ^ r)) < 0
         if wrapped.any() and (mask is None or (wrapped & np.reshape(
