@@ -51,6 +51,7 @@ class Batcher:
         self.ref = ref        # a batched value (its axis 0 is the batch)
         self.mask = mask      # batched bool: the examples this region runs for, or None
         self._ones = None
+        self.used: set = set()  # ids of the values of the graph being run that are read
 
     def masked(self, mask) -> "Batcher":
         inner = Batcher(self.size, self.ref, mask)
@@ -106,7 +107,10 @@ class Batcher:
 
         def get(x):
             return env[id(x)] if isinstance(x, Tensor) else (x, False)
-        for node in live_nodes(graph):
+        nodes = live_nodes(graph)
+        # values something reads after their node (a rule may skip work for the others)
+        used = {id(x) for node in nodes for x in node.inputs} | {id(x) for x in graph.outputs}
+        for node in nodes:
             ins = [get(x) for x in node.inputs]
             vals, fl = [v for v, _ in ins], [f for _, f in ins]
             if node.has_effects:
@@ -115,6 +119,7 @@ class Batcher:
                     "side effect (ag.print, Variable.assign, assert): its per-example order is "
                     "not defined under vmap. Return the values instead and print or assign them "
                     "outside the vmapped function.")
+            self.used = used  # (set again after each node: a rule may run subgraphs)
             outs, out_fl = self.apply(node, vals, fl)
             for o, v, f in zip(node.outputs, outs, out_fl):
                 env[id(o)] = (v, f)

@@ -85,6 +85,25 @@ def unbatched_trip_count(x):
     return x
 
 
+def damped(x):  # `i` is not returned: the batched loop keeps one shared counter
+    i = 0
+    while np.sum(np.abs(x)) > 0.1 and i < 40:
+        x = x * 0.5 - 0.01 * i * np.sign(x)
+        i += 1
+    return x
+
+
+def harmonic_until(x):
+    k = 0
+    total = 0.0
+    while True:
+        k += 1
+        total = total + x / k
+        if total > 3.0 or k >= 30:
+            break
+    return total
+
+
 PROGRAMS = {
     "branches": (branches, RNG.normal(size=(8, 3))),
     "halving": (halving, RNG.normal(size=(8, 2)) * np.array([[1.0], [10.0]] * 4)),
@@ -93,6 +112,8 @@ PROGRAMS = {
     "nested": (nested, RNG.uniform(0, 1, size=(6, 4))),
     "collatz": (collatz, np.arange(1, 20, dtype=np.int64)),
     "unbatched_trip_count": (unbatched_trip_count, RNG.normal(size=(5, 2))),
+    "damped": (damped, RNG.normal(size=(6, 3)) * np.array([[0.01], [1.0], [100.0]] * 2)),
+    "harmonic_until": (harmonic_until, np.array([0.3, 1.0, 2.0, 5.0, 0.01])),
 }
 
 
