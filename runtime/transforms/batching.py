@@ -155,7 +155,10 @@ class Batcher:
 
 def batch_rule(op: OpDef) -> Callable | None:
     """The op's batching rule: its record's `batch` (ufunc records, made on first use,
-    get the elementwise rule when first asked)."""
+    get the elementwise rule when first asked; a quiet record, runtime/ops/quiet.py, has
+    its original's, which may have been attached after the quiet record was made)."""
+    if op.batch is None and op.derived is not None and op.derived[0] == "quiet":
+        op.batch = batch_rule(op.derived[1])
     if op.batch is None and _LAZY_RULES:
         for finder in _LAZY_RULES:
             rule = finder(op)

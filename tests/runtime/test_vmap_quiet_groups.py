@@ -2,7 +2,8 @@
 ops of a batched `if`/`while` stay silenced (the examples a region does not run for do
 not warn or raise), the ops around the region warn and raise as the loop of calls does,
 the caller's errstate is back after every call (also one that raises inside the region),
-and the region's ops are spelled as plain NumPy inside one `try`."""
+the region's ops are spelled as plain NumPy inside one `try`, and a vmap of a vmap batches
+them by their own rules."""
 from __future__ import annotations
 
 import re
@@ -12,6 +13,9 @@ import numpy as np
 import pytest
 
 import autograph as ag
+from runtime.ops.quiet import quiet_op
+from runtime.ops.ufuncs import ufunc_op
+from runtime.transforms import VmapFallbackWarning
 from tests.runtime.vmap_harness import assert_bitwise, check_vmap, loop_of_calls
 
 
@@ -102,3 +106,38 @@ def test_a_batched_loop_is_silenced_once_with_plain_ops():
     # no per-op quiet kernel (`k_multiply(...)`): the operators and `out=` buffers instead
     assert not re.search(r"\bk_(multiply|subtract|divide|absolute|where)\(", source)
     assert re.search(r"\* v\w+", body)
+
+
+def test_jit_compile_keeps_the_region_quiet_and_exact():
+    xs = np.array([0.0, 8.0, 1000.0, 0.001, 27.0])
+    vmapped = ag.vmap(cube_root)
+    compiled = ag.function(lambda x: vmapped(x), jit_compile=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.simplefilter("ignore", ag.JitFallbackWarning)
+        with np.errstate(all="raise"):
+            got = compiled(xs)
+            expected = loop_of_calls(cube_root, (xs,))[0]
+    for g, e in zip(got, expected):
+        assert_bitwise(g, e, "cube_root, jit_compile=True")
+
+
+def _cbrt_branch(x):
+    if x > 0:
+        y = np.cbrt(x) * 2.0
+    else:
+        y = np.expm1(x) + 1.0
+    return y
+
+
+def test_nested_vmap_batches_the_inner_regions_quiet_ops_by_their_rules():
+    # a quiet record made before its op's batching rule was attached (a graph `try`
+    # silences ops too) has the rule all the same: the outer vmap runs no loop
+    for ufunc in (np.cbrt, np.expm1, np.multiply, np.add):
+        quiet_op(ufunc_op(ufunc))
+    xs = np.random.default_rng(5).normal(size=(3, 4))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", VmapFallbackWarning)
+        got = ag.vmap(ag.vmap(_cbrt_branch))(xs)
+    expected = np.stack([loop_of_calls(_cbrt_branch, (row,))[0][0] for row in xs])
+    assert_bitwise(got, expected, "nested vmap")
