@@ -5,6 +5,7 @@
 - `control_emit.py`: how the code generator spells `cond` and `while_loop` (real `if`
   and `while` statements): the `emit` hooks of their op records.
 - `buffer_plan.py`: which results may be written into a dead input's buffer (`out=`).
+- `quiet_groups.py`: one floating-point silencing around a run of vmap's quiet ops.
 - `spelling.py`: `np.dot` or `np.matmul` for a 2-D float matmul (bitwise eager, by size).
 - `schedule.py`: the thread pool, the cost model, and which nodes run on it.
 - `chunks.py`: runs of elementwise ops over large arrays, in slices across the cores.

@@ -81,8 +81,11 @@ class BufferPlan:
     """
 
     def __init__(self, nodes: list[Node], outputs: list, owned: set = frozenset(),
-                 keep_layouts: bool = False):
+                 keep_layouts: bool = False, zones: list | None = None):
         self.owned = owned
+        # the silenced run of each node, or None (quiet_groups.py): a node is spelled
+        # inside another only in the same one, so each runs under its own errstate
+        self.zones = zones or [None] * len(nodes)
         self.keep_layouts = keep_layouts  # no `out=` into other buffers (reads_memory_order)
         self.last_use: dict[int, int] = {}
         self.uses: dict[int, int] = {}
@@ -122,6 +125,8 @@ class BufferPlan:
             return False  # ops that may raise keep a line of their own (error notes name it)
         out = node.outputs[0]
         if self.uses.get(id(out)) != 1 or self.last_use.get(id(out)) != k + 1:
+            return False
+        if self.zones[k] != (self.zones[k + 1] if k + 1 < len(self.nodes) else None):
             return False
         if k + 1 < len(self.nodes):
             nxt = self.nodes[k + 1]

@@ -51,11 +51,17 @@ def _exact_arrays(xs, mask, ufunc: str, where: str) -> np.ndarray:
     holds; the others give 0 (their result is discarded)."""
     if ufunc in ("add", "subtract"):  # (the common case, a counter: no copies)
         a, b = np.asarray(xs[0], np.int64), np.asarray(xs[1], np.int64)
-        r = a + b if ufunc == "add" else a - b  # wraps; the sign test finds each overflow
-        wrapped = ((a ^ r) & (b ^ r)) < 0 if ufunc == "add" else ((a ^ b) & (a ^ r)) < 0
-        if mask is not None:
-            wrapped &= np.reshape(mask, np.shape(mask) + (1,) * (r.ndim - np.ndim(mask)))
-        if wrapped.any():
+        r = a + b if ufunc == "add" else a - b  # wraps; a test on the result finds each overflow
+        if b.ndim == 0:  # a counter (`i += 1`): only values within |b| of the limit it moves
+            step = int(b)  # toward can wrap (one reduction finds none, the common case)
+            up = (step >= 0) == (ufunc == "add")
+            if (int(a.max()) <= _MAX - abs(step)) if up else (int(a.min()) >= _MIN + abs(step)):
+                return r
+            wrapped = r < a if up else r > a  # it wrapped where it moved the wrong way
+        else:
+            wrapped = ((a ^ r) & (b ^ r)) < 0 if ufunc == "add" else ((a ^ b) & (a ^ r)) < 0
+        if wrapped.any() and (mask is None or (wrapped & np.reshape(
+                mask, np.shape(mask) + (1,) * (r.ndim - np.ndim(mask)))).any()):
             raise OverflowError(_message(ufunc, where))
         return r
     arrays = np.broadcast_arrays(*[np.asarray(x, np.int64) for x in xs])

@@ -18,7 +18,9 @@ try:  # what np.errstate sets, without its per-use cost (~6 us against ~1 us)
     from numpy._core._multiarray_umath import _extobj_contextvar, _make_extobj
     _IGNORE = _make_extobj(all="ignore")
 except ImportError:  # another NumPy layout: np.errstate itself
-    _extobj_contextvar = None
+    _extobj_contextvar = _IGNORE = None
+# for the executor, which silences a run of quiet ops at once (runtime/exec/quiet_groups.py)
+errstate_var, ignore_all = _extobj_contextvar, _IGNORE
 
 
 def _quiet_kernel(kernel):
@@ -37,7 +39,7 @@ def _quiet_kernel(kernel):
     return quiet
 
 
-def _never_warns(kernel) -> bool:
+def never_warns(kernel) -> bool:
     """A ufunc whose every loop gives booleans (comparisons, logic, isnan...): it sets
     no floating-point error flag, so it needs no silencing."""
     return isinstance(kernel, np.ufunc) and all(t.endswith("?") for t in kernel.types
@@ -49,7 +51,7 @@ _QUIET_OPS: dict = {}
 
 def quiet_op(op: OpDef) -> OpDef:
     """`op` with floating-point errors silenced (for examples whose result is discarded)."""
-    if op.format is not None or op.kernel is None or _never_warns(op.kernel):
+    if op.format is not None or op.kernel is None or never_warns(op.kernel):
         return op
     rec = _QUIET_OPS.get(op)
     if rec is None:
@@ -68,7 +70,7 @@ def silenced_op(op: OpDef) -> OpDef:
     expression (`x * y`): then its kernel is called instead. For an operation run a
     second time to give a value again (a `try` handler's copy of the body's value,
     runtime/control_flow/try_op.py): its warnings were already shown once."""
-    if op.format is None or op.kernel is None or _never_warns(op.kernel):
+    if op.format is None or op.kernel is None or never_warns(op.kernel):
         return quiet_op(op)
     rec = _SILENCED_OPS.get(op)
     if rec is None:

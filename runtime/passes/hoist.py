@@ -52,6 +52,8 @@ def _kinds(node: Node) -> set:
 def cannot_raise_or_warn(node: Node) -> bool:
     """Whether running `node` can never raise or warn, whatever its input values."""
     kernel = node.op.kernel
+    if node.op.derived is not None and node.op.derived[0] == "quiet":
+        return _quiet_float_ufunc(node)
     if not (is_pure(node) and isinstance(kernel, np.ufunc)) or node.attrs:
         return False
     # with unknown dims a broadcast could fail at run time, in a loop that may not run
@@ -64,6 +66,21 @@ def cannot_raise_or_warn(node: Node) -> bool:
     if kinds <= set(_NEVER_WARN.get(kernel.__name__, "")):
         return True
     return node.outputs[0].ndim >= 1 and kinds <= set(_SILENT_ON_ARRAYS.get(kernel.__name__, ""))
+
+
+def _quiet_float_ufunc(node: Node) -> bool:
+    """A quiet op (vmap's discarded examples: floating-point errors ignored,
+    runtime/ops/quiet.py) of an elementwise ufunc on floats: it cannot warn, and on
+    floats no ufunc raises (an integer power with a negative exponent would)."""
+    kernel = node.op.derived[1].kernel
+    if not (isinstance(kernel, np.ufunc) and kernel.signature is None) or node.attrs:
+        return False
+    if not all(None not in x.shape for x in node.inputs if isinstance(x, Tensor)):
+        return False
+    try:
+        return _kinds(node) <= set("fc")
+    except (TypeError, ValueError):
+        return False
 
 
 _movable = cannot_raise_or_warn

@@ -6,7 +6,8 @@
 - `batch_rules.py`: the rules of the common ops; `batch_control.py`: `cond` (both branches
   and a select, or a real `cond` when the predicate is the same for every example) and
   `while_loop` (a per-example "still running" mask); `batch_grad.py`: the gradient of an
-  op run per example (its own rule, batched).
+  op run per example (its own rule, batched); `batch_reductions.py`: a sum, max or min of
+  a short per-example vector in NumPy's own order of operations, on the batch's columns.
 
 May import: `runtime.core`, `ops`, `state`, `control_flow`, `autodiff` (and this folder);
 never `passes`, `exec`, `frontend` or the top layers.

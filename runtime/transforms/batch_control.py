@@ -22,6 +22,7 @@ from runtime.control_flow import COND, WHILE_LOOP, cond, while_loop
 from runtime.core.tensor import Tensor
 from runtime.ops.constant import constant
 from runtime.ops.functions import OPS
+from runtime.ops.ufuncs import ufunc_op
 from runtime.transforms.batching import attach_batch
 
 
@@ -74,10 +75,25 @@ def cond_rule(batcher, node, values, flags):
     skip = np.logical_not(pred) if outer is None else np.logical_and(outer, np.logical_not(pred))
     t_outs, t_fl = batcher.masked(take).run(then, ins, in_fl)
     f_outs, f_fl = batcher.masked(skip).run(else_, ins, in_fl)
-    outs = []
-    for t, f, tmpl in zip(t_outs, f_outs, templates):
-        outs.append(batcher.bind(OPS["where"], _per_example(pred, len(tmpl.shape)), t, f))
+    outs = [_select(batcher, _per_example(pred, len(tmpl.shape)), t, f, tmpl)
+            for t, f, tmpl in zip(t_outs, f_outs, templates)]
     return outs, [True] * len(outs)
+
+
+def _is_constant(v, value: bool) -> bool:
+    return not isinstance(v, Tensor) and np.ndim(v) == 0 and \
+        np.asarray(v).dtype == bool and bool(v) is value
+
+
+def _select(batcher, pred, t, f, template):
+    """`np.where(pred, t, f)` per example; for booleans with a constant side (`a and b`
+    converted: `b if a else False`) the logical op, which is the same and cheaper."""
+    if template.dtype == bool:
+        if _is_constant(f, False):
+            return batcher.bind(ufunc_op(np.logical_and), pred, t)
+        if _is_constant(t, True):
+            return batcher.bind(ufunc_op(np.logical_or), pred, f)
+    return batcher.bind(OPS["where"], pred, t, f)
 
 
 def while_rule(batcher, node, values, flags):
@@ -99,8 +115,13 @@ def while_rule(batcher, node, values, flags):
     if not propagate(test, fl + cap_fl)[0]:
         init = [_as_graph_value(v) for v in _lift(batcher, init, flags[:n], fl, templates)]
         return _shared_trip_count(batcher, body, test, init, caps, fl, cap_fl, limit), fl
-    init = [_as_graph_value(v) for v in _lift(batcher, init, flags[:n], [True] * n, templates)]
-    return _masked_loop(batcher, body, test, init, caps, cap_fl, limit, templates), [True] * n
+    # a value no batched one changes (a counter) and nothing reads after the loop stays
+    # one value: for every running example it is that value (all start there and run
+    # each iteration), and what stopped examples would compute with it is discarded
+    per_example = [f or id(t) in batcher.used for f, t in zip(fl, node.outputs)]
+    init = [_as_graph_value(v) for v in _lift(batcher, init, flags[:n], per_example, templates)]
+    return _masked_loop(batcher, body, test, init, caps, per_example, cap_fl, limit,
+                        templates), per_example
 
 
 def _shared_trip_count(batcher, body, test, init, caps, fl, cap_fl, limit) -> list:
@@ -114,10 +135,12 @@ def _shared_trip_count(batcher, body, test, init, caps, fl, cap_fl, limit) -> li
     return list(while_loop(test_fn, body_fn, tuple(init), maximum_iterations=limit))
 
 
-def _masked_loop(batcher, body, test, init, caps, cap_fl, limit, templates) -> list:
-    """Examples stop on their own: a "still running" mask selects each iteration's values."""
+def _masked_loop(batcher, body, test, init, caps, per_example, cap_fl, limit,
+                 templates) -> list:
+    """Examples stop on their own: a "still running" mask selects each iteration's values
+    (of the carried values that are `per_example`; the others are shared)."""
     n = len(init)
-    flags = [True] * n + list(cap_fl)
+    flags = list(per_example) + list(cap_fl)
 
     def still(batcher_, state, count):
         p, p_fl = batcher_.run(test, state + caps, flags)
@@ -138,10 +161,10 @@ def _masked_loop(batcher, body, test, init, caps, cap_fl, limit, templates) -> l
         count = xs[n + 1] if limit is not None else None
         inner = batcher.masked(running)
         new, new_fl = inner.run(body, state + caps, flags)
-        new = [v if f else batcher.broadcast(v, len(t.shape))
-               for v, f, t in zip(new, new_fl, templates)]
-        new = [inner.bind(OPS["where"], _per_example(running, len(t.shape)), v, old)
-               for v, old, t in zip(new, state, templates)]
+        new = [v if f or not p else batcher.broadcast(v, len(t.shape))
+               for v, f, p, t in zip(new, new_fl, per_example, templates)]
+        new = [inner.bind(OPS["where"], _per_example(running, len(t.shape)), v, old) if p
+               else v for v, old, p, t in zip(new, state, per_example, templates)]
         count = count + 1 if limit is not None else None
         running = np.logical_and(running, still(inner, new, count))
         return tuple(new) + (running,) + ((count,) if limit is not None else ())

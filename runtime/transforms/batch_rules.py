@@ -22,6 +22,7 @@ from runtime.ops.functions import OPS
 from runtime.ops.indexing import GETITEM, INDEX_UPDATE, Slot
 from runtime.ops.indexing_rules import getitem_rule
 from runtime.ops.ufuncs import PYTHON_NUMBER, ufunc_op
+from runtime.transforms.batch_reductions import short_reduction
 from runtime.transforms.batching import _LAZY_RULES, attach_batch
 
 
@@ -135,6 +136,9 @@ def _reduction(flat: bool):
 def reduction(batcher, node, values, flags, flat: bool):
     if not _only_first(flags):
         return None
+    short = short_reduction(batcher, node, values[0])  # a short float vector, by columns
+    if short is not None:
+        return [short], [True]
     x, k = values[0], _ndim(node.inputs[0])
     attrs = dict(node.attrs)
     axis = attrs.get("axis")

@@ -51,6 +51,7 @@ class Batcher:
         self.ref = ref        # a batched value (its axis 0 is the batch)
         self.mask = mask      # batched bool: the examples this region runs for, or None
         self._ones = None
+        self.used: set = set()  # ids of the values of the graph being run that are read
 
     def masked(self, mask) -> "Batcher":
         inner = Batcher(self.size, self.ref, mask)
@@ -106,7 +107,10 @@ class Batcher:
 
         def get(x):
             return env[id(x)] if isinstance(x, Tensor) else (x, False)
-        for node in live_nodes(graph):
+        nodes = live_nodes(graph)
+        # values something reads after their node (a rule may skip work for the others)
+        used = {id(x) for node in nodes for x in node.inputs} | {id(x) for x in graph.outputs}
+        for node in nodes:
             ins = [get(x) for x in node.inputs]
             vals, fl = [v for v, _ in ins], [f for _, f in ins]
             if node.has_effects:
@@ -115,6 +119,7 @@ class Batcher:
                     "side effect (ag.print, Variable.assign, assert): its per-example order is "
                     "not defined under vmap. Return the values instead and print or assign them "
                     "outside the vmapped function.")
+            self.used = used  # (set again after each node: a rule may run subgraphs)
             outs, out_fl = self.apply(node, vals, fl)
             for o, v, f in zip(node.outputs, outs, out_fl):
                 env[id(o)] = (v, f)
@@ -150,7 +155,10 @@ class Batcher:
 
 def batch_rule(op: OpDef) -> Callable | None:
     """The op's batching rule: its record's `batch` (ufunc records, made on first use,
-    get the elementwise rule when first asked)."""
+    get the elementwise rule when first asked; a quiet record, runtime/ops/quiet.py, has
+    its original's, which may have been attached after the quiet record was made)."""
+    if op.batch is None and op.derived is not None and op.derived[0] == "quiet":
+        op.batch = batch_rule(op.derived[1])
     if op.batch is None and _LAZY_RULES:
         for finder in _LAZY_RULES:
             rule = finder(op)
@@ -208,7 +216,9 @@ def vmap_call(fn: Callable, args: Sequence, in_axes: Any = 0, out_axes: Any = 0)
         if not -nd <= axis < nd:
             raise ValueError(f"vmap{where()}: in_axes {axis} is out of range for an argument of "
                              f"{nd} dimensions.")
-        x = np.moveaxis(x, axis, 0) if axis % nd != 0 else x
+        if axis % nd != 0:  # laid out as the examples are (np.take gives C-ordered copies):
+            # NumPy's order of operations in a reduction follows the memory layout
+            x = np.copy(np.moveaxis(x, axis, 0), order="C")
         sizes.add(x.shape[0])
         moved.append((x, True))
     if not any(b for _, b in moved):

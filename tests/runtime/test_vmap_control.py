@@ -85,6 +85,25 @@ def unbatched_trip_count(x):
     return x
 
 
+def damped(x):  # `i` is not returned: the batched loop keeps one shared counter
+    i = 0
+    while np.sum(np.abs(x)) > 0.1 and i < 40:
+        x = x * 0.5 - 0.01 * i * np.sign(x)
+        i += 1
+    return x
+
+
+def harmonic_until(x):
+    k = 0
+    total = 0.0
+    while True:
+        k += 1
+        total = total + x / k
+        if total > 3.0 or k >= 30:
+            break
+    return total
+
+
 PROGRAMS = {
     "branches": (branches, RNG.normal(size=(8, 3))),
     "halving": (halving, RNG.normal(size=(8, 2)) * np.array([[1.0], [10.0]] * 4)),
@@ -93,6 +112,8 @@ PROGRAMS = {
     "nested": (nested, RNG.uniform(0, 1, size=(6, 4))),
     "collatz": (collatz, np.arange(1, 20, dtype=np.int64)),
     "unbatched_trip_count": (unbatched_trip_count, RNG.normal(size=(5, 2))),
+    "damped": (damped, RNG.normal(size=(6, 3)) * np.array([[0.01], [1.0], [100.0]] * 2)),
+    "harmonic_until": (harmonic_until, np.array([0.3, 1.0, 2.0, 5.0, 0.01])),
 }
 
 
@@ -357,3 +378,25 @@ def test_python_int_arithmetic_is_batched_exactly_and_checked_per_example():
         ag.vmap(_int_steps)(np.array([1.0, 2.0 ** 45]))
     with pytest.raises(OverflowError):  # as the loop of calls raises for that example
         loop_of_calls(_int_steps, (np.array([1.0, 2.0 ** 45]),))
+
+
+def _counter_near_the_limit(x):
+    if x > 4.0:  # Python ints: exact, or OverflowError beyond int64
+        n = 2 ** 63 - 10
+    else:
+        n = 2 ** 63 - 2
+    while x > 0.5:
+        x = x / 2.0
+        n += 1
+    return n
+
+
+def test_a_batched_counter_is_checked_per_example_at_the_int64_limit():
+    # 0.6 stops at 2**63 - 1 after one step while 9.0 runs five: the loop's `+ 1` of the
+    # stopped example wraps, and is discarded, as no call makes it
+    check_vmap(_counter_near_the_limit, np.array([0.6, 9.0, 0.1]))
+    xs = np.array([0.6, 9.0, 3.0])  # 3.0 takes three steps from 2**63 - 2: out of int64
+    with pytest.raises(OverflowError, match="does not fit int64"):
+        ag.vmap(_counter_near_the_limit)(xs)
+    with pytest.raises(OverflowError):
+        loop_of_calls(_counter_near_the_limit, (xs,))
