@@ -29,6 +29,10 @@ _EXECUTOR = frozenset({"_fn", "python_code", "_gen", "_filename"})
 _GENERATING = threading.Lock()  # one generation of a lazy executor at a time
 
 
+def _full_call(args) -> bool:
+    return False
+
+
 class ConcreteFunction:
     """One trace of a Function: a graph plus the compiled Python code that runs it.
     `lazy=True` generates that code on first use instead of now."""
@@ -80,6 +84,8 @@ class ConcreteFunction:
             out_tree, run_leaves = (tuple, [out_tree] + [None] * len(finals)), run_leaves + finals
         self._keep_rest = bool(self._container_writes) or (
             state is not None and state.apply is not None)
+        if self._keep_rest and self.guard is None:
+            self.guard = _full_call  # the executor's results need `_run`: no fast path
         # a call that raises leaves what Python leaves: the writes before the error done
         # (state/after_error.py); only traces that write into the caller's objects
         self._replays = owner is not None and bool(
