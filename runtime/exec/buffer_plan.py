@@ -142,14 +142,23 @@ class BufferPlan:
             return None
         dying = [x for x in node.inputs
                  if isinstance(x, Tensor) and self.last_use.get(id(x)) == k
-                 and id(x) in self.produced and _fresh_array(self.produced[id(x)])
+                 and (self._final_into_argument(x, out) or
+                      id(x) in self.produced and _fresh_array(self.produced[id(x)]))
                  and self.only_ufunc_users.get(id(x)) and _same_size(x, out, node)
                  and x.dtype == out.dtype]
+        for x in dying:  # the argument's final value goes into the argument, as in NumPy
+            if id(x) in self.owned:
+                return x
         # the most recently written one: its lines are likeliest to sit in this core's
         # cache alone. Writing over an operand that BLAS's threads just read from both
         # cores costs more: `s = s + (s @ y) * x` at 256×256 float32 ran 1.07× eager with
         # the sum written over `s`, 0.97× with it written over the product.
-        return max(dying, key=lambda x: self.position[id(x)], default=None)
+        return max(dying, key=lambda x: self.position.get(id(x), -1), default=None)
+
+    def _final_into_argument(self, x: Tensor, out: Tensor) -> bool:
+        """`x` is an argument written into and `out` its final value: computed into its
+        buffer, it needs no copy (`owned` maps such an input's id to its final value)."""
+        return isinstance(self.owned, dict) and self.owned.get(id(x)) is out
 
     def updatable_in_place(self, node: Node, k: int) -> bool:
         """An index update whose array is used only here and owned by this body: a fresh
