@@ -161,7 +161,8 @@ def _param_block(i: int, p: inspect.Parameter, spec, slow: str) -> list[str]:
 def _typical_block(params: list, specs, args: str) -> list[str]:
     """The branch for the typical call, tested first: parameters without a default are
     arrays (`self` / `cls` first: an object keyed by identity), those with a Python
-    scalar default have it, input_signature entries fit. No list of leaves is built."""
+    scalar default have it or another value of its type (a float seen before), and
+    input_signature entries fit. No list of leaves is built."""
     tests, parts, leaves = [], [], []
     for i, p in enumerate(params):
         n = p.name
@@ -171,9 +172,13 @@ def _typical_block(params: list, specs, args: str) -> list[str]:
             tests.append(f"type({n}) is _ndarray and ({n}.dtype, {n}.shape) in _fit{i}")
             parts.append(f"_spec{i}")
             leaves.append(n)
-        elif _scalar_default(p):
-            tests.append(f"{n} is _d{i}")
-            parts.append(f"_dp{i}")
+        elif _scalar_default(p):  # the default, or another value of its type
+            t = type(p.default)
+            other = "" if p.default is None else \
+                f" or type({n}) is float and (_k{i} := _floats.get({n})) is not None" \
+                if t is float else f" or type({n}) is {t.__name__} and (_k{i} := ({t.__name__}, {n}))"
+            tests.append(f"({n} is _d{i} and (_k{i} := _dp{i}){other})")
+            parts.append(f"_k{i}")
         elif i == 0 and n in ("self", "cls") and p.default is _P.empty:
             tests.append(f"(_k0 := _F._identity_parts.get(id({n}))) is not None and "
                          f"_k0[0] is type({n}) and _k0[1].ref() is {n}")
