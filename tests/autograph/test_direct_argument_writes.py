@@ -24,6 +24,17 @@ def ufunc_out(x):
     return x
 
 
+def clip_out(x):
+    np.minimum(x, 2.0, out=x)
+    np.maximum(x, 1.0, out=x)
+    return x
+
+
+def add_out_alone(x):
+    np.add(x, 1.0, out=x)  # the sum is computed into x itself, as NumPy does
+    return x
+
+
 def slice_write(x):
     x[1:3] = 7.0
     x *= 0.5
@@ -73,7 +84,7 @@ def divides_in_place(x):
     return x
 
 
-CASES = [set_then_add, ufunc_out, slice_write, reads_before_write, returns_something_else,
+CASES = [set_then_add, ufunc_out, clip_out, add_out_alone, slice_write, reads_before_write, returns_something_else,
          two_arguments, reads_then_overwrites, chain_with_a_read_between, rebinds_then_writes]
 
 
@@ -115,15 +126,18 @@ def test_writes_into_arguments_as_numpy(fn, errstate, jit_compile):
             np.testing.assert_array_equal(g, e)
 
 
-def test_direct_write_makes_no_copy_of_the_argument():
-    f = ag.function(set_then_add)
+@pytest.mark.parametrize("fn", [set_then_add, add_out_alone])
+def test_direct_write_makes_no_copy_of_the_argument(fn):
+    f = ag.function(fn)
     x = np.zeros(3)
     f(x)
     cf = f.concrete_functions[0]
     assert cf._direct  # the graph has only writes at constant indices and ufuncs
     x = np.zeros(3)
+    before = x.__array_interface__["data"][0]
     assert f(x) is x  # the argument itself, written in place (Python returns x too)
-    np.testing.assert_array_equal(x, set_then_add(np.zeros(3)))
+    assert x.__array_interface__["data"][0] == before
+    np.testing.assert_array_equal(x, fn(np.zeros(3)))
 
 
 @pytest.mark.parametrize("calls", [1, 2])
