@@ -45,11 +45,11 @@ def writing_back(fn: Callable, writeback: list, name: str, n_extra: int,
     n_written = len(positions)
 
     def check(leaves) -> None:
+        # the common case (writable arrays owning their memory) in a few tests
+        apart = len(leaves) == 1 or _own_memory(leaves)
         for k in positions:
             target = leaves[k]
-            # the common case (writable arrays owning their memory) in a few tests
-            if type(target) is not _ndarray or not target.flags.writeable or \
-                    len(leaves) > 1 and not _own_memory(leaves):
+            if type(target) is not _ndarray or not target.flags.writeable or not apart:
                 _check_writable(leaves, k, labels[k], name)
 
     if not n_extra:
@@ -130,7 +130,8 @@ def _own_memory(leaves) -> bool:
     for a in leaves:
         if type(a) is not _ndarray or a.base is not None:
             return False
-    return len({id(a) for a in leaves}) == len(leaves)
+    n = len(leaves)
+    return leaves[0] is not leaves[1] if n == 2 else len(set(map(id, leaves))) == n
 
 
 def _check_writable(leaves, k: int, label: str, name: str) -> None:
