@@ -35,14 +35,25 @@ def updated_in_place(body: Graph, n_carried: int) -> set:
             if isinstance(x, Tensor):
                 users.setdefault(id(x), []).append(node)
     outputs = {id(x) for x in body.outputs if isinstance(x, Tensor)}
+    position = {id(node): k for k, node in enumerate(body.nodes)}
     owned = set()
     for ph in body.inputs[:n_carried]:
         use = users.get(id(ph), [])
-        if (len(use) == 1 and use[0].op.emit_in_place is not None and use[0].inputs[0] is ph
+        if not use:
+            continue
+        update = use[-1]  # element reads before it (`d[i - 1, j]`) copy what they read
+        if (all(_reads_element(u) and position[id(u)] < position[id(update)]
+                for u in use[:-1])
+                and update.op.emit_in_place is not None and update.inputs[0] is ph
                 and ph.ndim > 0 and id(ph) not in outputs
-                and sum(x is ph for x in use[0].inputs) == 1):
+                and sum(x is ph for x in update.inputs) == 1):
             owned.add(id(ph))
     return owned
+
+
+def _reads_element(node: Node) -> bool:
+    """A scalar copy of one element (`x[i, j]`): NumPy makes it no view of `x`."""
+    return node.op.reads_element is not None and node.op.reads_element(node)
 
 
 def _is_elementwise(node: Node) -> bool:
@@ -89,14 +100,18 @@ class BufferPlan:
         self.only_ufunc_users: dict[int, bool] = {}
         self.produced: dict[int, Node] = {}
         self.position: dict[int, int] = {}  # id(value) -> index of the node producing it
+        self.element_reads: dict[int, int] = {}  # uses that copy one element (`x[i]`)
         for k, node in enumerate(nodes):
             for o in node.outputs:
                 self.produced[id(o)] = node
                 self.position[id(o)] = k
+            reads = _reads_element(node)
             for x in node.inputs:
                 if isinstance(x, Tensor):
                     self.last_use[id(x)] = k
                     self.uses[id(x)] = self.uses.get(id(x), 0) + 1
+                    if reads and x is node.inputs[0]:
+                        self.element_reads[id(x)] = self.element_reads.get(id(x), 0) + 1
                     ok = self.only_ufunc_users.get(id(x), True)
                     self.only_ufunc_users[id(x)] = ok and (  # users that keep no view
                         isinstance(node.op.kernel, np.ufunc) or bool(node.op.fused)
@@ -161,12 +176,15 @@ class BufferPlan:
         return isinstance(self.owned, dict) and self.owned.get(id(x)) is out
 
     def updatable_in_place(self, node: Node, k: int) -> bool:
-        """An index update whose array is used only here and owned by this body: a fresh
-        result of an earlier op here, or a loop variable copied on loop entry."""
+        """An index update whose array is used only here (or also by element reads before
+        it, which copy what they read) and owned by this body: a fresh result of an
+        earlier op here, or a loop variable copied on loop entry."""
         if node.op.emit_in_place is None:
             return False
         x = node.inputs[0]
-        if not isinstance(x, Tensor) or x.ndim == 0 or self.uses.get(id(x)) != 1:
+        if not isinstance(x, Tensor) or x.ndim == 0 or self.last_use.get(id(x)) != k or \
+                self.uses.get(id(x)) - self.element_reads.get(id(x), 0) != 1 or \
+                sum(y is x for y in node.inputs) != 1:
             return False
         if id(x) in self.owned:
             return True
