@@ -161,13 +161,20 @@ def _param_block(i: int, p: inspect.Parameter, spec, slow: str) -> list[str]:
 def _typical_block(params: list, specs, args: str) -> list[str]:
     """The branch for the typical call, tested first: parameters without a default are
     arrays (`self` / `cls` first: an object keyed by identity), those with a Python
-    scalar default have it or another value of its type (a float seen before), and
-    input_signature entries fit. No list of leaves is built."""
-    tests, parts, leaves = [], [], []
+    scalar default have it or another value of its type (a float seen before),
+    input_signature entries fit, and `*args` / `**kwargs` hold arrays and Python scalars.
+    No list of leaves is built but those of `*args` / `**kwargs`."""
+    tests, parts, leaves, var_leaves = [], [], [], []
     for i, p in enumerate(params):
         n = p.name
         if p.kind is _P.VAR_POSITIONAL or p.kind is _P.VAR_KEYWORD:
-            return []
+            # their arrays and Python scalars (anything else: the general branch)
+            helper = "_seq" if p.kind is _P.VAR_POSITIONAL else "_map"
+            tests.append(f"(_k{i} := {helper}(_F, {n}, (_L{i} := []))) is not None")
+            parts.append(f"_k{i}")
+            leaves.append(f"*_L{i}")
+            var_leaves.append(f"_L{i}")
+            continue
         if specs is not None and specs[i] is not None:
             tests.append(f"type({n}) is _ndarray and ({n}.dtype, {n}.shape) in _fit{i}")
             parts.append(f"_spec{i}")
@@ -187,9 +194,13 @@ def _typical_block(params: list, specs, args: str) -> list[str]:
             tests.append(f"type({n}) is _ndarray")
             parts.append(f"({n}.dtype, {n}.shape)")
             leaves.append(n)
-    if not leaves or len(leaves) > 4:
+    fixed = [x for x in leaves if not x.startswith("*")]
+    if not leaves or len(fixed) > 4:
         return []
-    tests += [f"{a} is not {b}" for j, a in enumerate(leaves) for b in leaves[j + 1:]]
+    tests += [f"{a} is not {b}" for j, a in enumerate(fixed) for b in fixed[j + 1:]]
+    if var_leaves:  # the same array twice among them: the general branch marks it
+        tests.append(f"(not ({' or '.join(var_leaves)}) or "
+                     f"not _aliases([{', '.join(leaves)}]))")
     return [f"if {' and '.join(tests)}:",
             f"    _cf = _F._cache.get(({''.join(x + ', ' for x in parts)}))",
             f"    if _cf is not None and (_cf.guard is None or _cf.guard({args})):",
