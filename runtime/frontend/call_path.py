@@ -4,7 +4,9 @@
 kinds, defaults), so Python binds keywords, defaults, `*args` and `**kwargs` in C and a
 bad call raises Python's own `TypeError`. Its body computes the cache key inline, one
 block per parameter specialised to what that parameter can be (an `input_signature`
-entry is a set lookup), looks the key up and runs the cached executor:
+entry is a set lookup), looks the key up and runs the cached executor. A first branch
+serves the typical call (arrays where there is no default, a Python scalar where there
+is one) without building a list of leaves:
 
     def scale(x, factor=2.0):
         (eager or inside a trace?) -> the Python function on the bound arguments
@@ -24,7 +26,7 @@ from __future__ import annotations
 import inspect
 import os
 import re
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -47,7 +49,7 @@ _RESERVED = frozenset({
     "_EMPTY_TUPLE", "_EMPTY_DICT", "_L", "_t", "_n", "_cf", "_e", "_entry", "_make"})
 
 
-def identity_part(function, a):
+def identity_part(function: Any, a: object) -> tuple | None:
     """The key part of an object keyed by identity (`self`, a module...), as
     `signature.key_of` makes it, kept per Function and object so that calls on the same
     `self` reuse it; None for an object keyed otherwise (the full path keys it)."""
@@ -62,7 +64,7 @@ def identity_part(function, a):
     return part
 
 
-def float_part(function, a: float):
+def float_part(function: Any, a: float) -> tuple:
     """`(float, FloatKey(a))`, kept per value (not for 0.0 / -0.0, equal as floats but
     keyed apart, nor NaN)."""
     part = (float, _new_str(FloatKey, a.hex()))
@@ -86,7 +88,7 @@ def _item_part(function, a, leaves: list):
     return None
 
 
-def sequence_part(function, items: tuple, leaves: list):
+def sequence_part(function: Any, items: tuple, leaves: list) -> tuple | None:
     """The key part of a `*args` tuple of arrays and Python scalars; None for other items."""
     parts = []
     for a in items:
@@ -97,7 +99,7 @@ def sequence_part(function, items: tuple, leaves: list):
     return (tuple, tuple(parts))
 
 
-def mapping_part(function, items: dict, leaves: list):
+def mapping_part(function: Any, items: dict, leaves: list) -> tuple | None:
     """The key part of a `**kwargs` dict of arrays and Python scalars; None for others."""
     parts = []
     for name, a in items.items():
@@ -108,7 +110,7 @@ def mapping_part(function, items: dict, leaves: list):
     return (dict, tuple(parts))
 
 
-def full_path(function, args: tuple):
+def full_path(function: Any, args: tuple) -> Any:
     """A call the generated code does not finish: key and run it the general way."""
     return function._call_bound(args)
 
@@ -212,12 +214,12 @@ def _typical_block(params: list, specs, args: str) -> list[str]:
             "            raise"]
 
 
-def make_entry(function) -> Callable:
+def make_entry(function: Any) -> Callable:
     """The generated call path of `function` (see the module docstring)."""
     sig = function._sig
     params = list(sig.parameters.values())
     if not all(p.name.isidentifier() and p.name not in _RESERVED
-               and not re.fullmatch(r"_(k|spec|fit|d|dp)\d+", p.name) for p in params):
+               and not re.fullmatch(r"_(k|spec|fit|d|dp|L)\d+", p.name) for p in params):
         return generic_entry(function)
     try:
         source_params, defaults, kwdefaults = def_parameters(sig)
@@ -288,7 +290,7 @@ def make_entry(function) -> Callable:
     return entry
 
 
-def generic_entry(function) -> Callable:
+def generic_entry(function: Any) -> Callable:
     """The call path for parameters no `def` can spell: bind, then the full path."""
     def call(*args, **kwargs):  # noqa: ANN202
         bound = function._bind(args, kwargs)
