@@ -47,6 +47,8 @@ class OpDef:
     fresh_result: bool = False              # its result is a new array nobody else sees
     emit_in_place: Callable | None = None   # (codegen, node, indent): update input 0 in place
     appends_in_place: bool = False          # appends to its input graph list (a replay copies it)
+    reads_element: Callable | None = None   # (node) -> True: its result is a scalar copy of
+    #                                         one element of input 0, never a view of it
     saves_for_gradient: bool = False        # forward-pass bookkeeping a gradient replay skips
     bookkeeping: bool = False               # an internal step pictures fold into its edge
     #                                         (`python_number`, `x.shape[i]`)

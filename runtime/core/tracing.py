@@ -22,6 +22,10 @@ class _State(threading.local):
 
 
 _state = _State()
+# one entry per graph being built on any thread: empty means no thread is tracing, which
+# the call path of a Function reads instead of the thread-local (a list: append and pop
+# are atomic under the GIL)
+building: list = []
 
 
 def current_graph():
@@ -38,9 +42,11 @@ def in_graph_mode() -> bool:
 def graph_context(graph) -> Iterator:
     previous = _state.graph
     _state.graph = graph
+    building.append(None)
     try:
         yield graph
     finally:
+        building.pop()
         _state.graph = previous
         if graph.parent is None:
             graph.snapshots.clear()  # the trace is over: let go of the captured originals

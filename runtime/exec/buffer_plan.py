@@ -35,14 +35,25 @@ def updated_in_place(body: Graph, n_carried: int) -> set:
             if isinstance(x, Tensor):
                 users.setdefault(id(x), []).append(node)
     outputs = {id(x) for x in body.outputs if isinstance(x, Tensor)}
+    position = {id(node): k for k, node in enumerate(body.nodes)}
     owned = set()
     for ph in body.inputs[:n_carried]:
         use = users.get(id(ph), [])
-        if (len(use) == 1 and use[0].op.emit_in_place is not None and use[0].inputs[0] is ph
+        if not use:
+            continue
+        update = use[-1]  # element reads before it (`d[i - 1, j]`) copy what they read
+        if (all(_reads_element(u) and position[id(u)] < position[id(update)]
+                for u in use[:-1])
+                and update.op.emit_in_place is not None and update.inputs[0] is ph
                 and ph.ndim > 0 and id(ph) not in outputs
-                and sum(x is ph for x in use[0].inputs) == 1):
+                and sum(x is ph for x in update.inputs) == 1):
             owned.add(id(ph))
     return owned
+
+
+def _reads_element(node: Node) -> bool:
+    """A scalar copy of one element (`x[i, j]`): NumPy makes it no view of `x`."""
+    return node.op.reads_element is not None and node.op.reads_element(node)
 
 
 def _is_elementwise(node: Node) -> bool:
@@ -92,14 +103,18 @@ class BufferPlan:
         self.only_ufunc_users: dict[int, bool] = {}
         self.produced: dict[int, Node] = {}
         self.position: dict[int, int] = {}  # id(value) -> index of the node producing it
+        self.element_reads: dict[int, int] = {}  # uses that copy one element (`x[i]`)
         for k, node in enumerate(nodes):
             for o in node.outputs:
                 self.produced[id(o)] = node
                 self.position[id(o)] = k
+            reads = _reads_element(node)
             for x in node.inputs:
                 if isinstance(x, Tensor):
                     self.last_use[id(x)] = k
                     self.uses[id(x)] = self.uses.get(id(x), 0) + 1
+                    if reads and x is node.inputs[0]:
+                        self.element_reads[id(x)] = self.element_reads.get(id(x), 0) + 1
                     ok = self.only_ufunc_users.get(id(x), True)
                     self.only_ufunc_users[id(x)] = ok and (  # users that keep no view
                         isinstance(node.op.kernel, np.ufunc) or bool(node.op.fused)
@@ -147,22 +162,34 @@ class BufferPlan:
             return None
         dying = [x for x in node.inputs
                  if isinstance(x, Tensor) and self.last_use.get(id(x)) == k
-                 and id(x) in self.produced and _fresh_array(self.produced[id(x)])
+                 and (self._final_into_argument(x, out) or
+                      id(x) in self.produced and _fresh_array(self.produced[id(x)]))
                  and self.only_ufunc_users.get(id(x)) and _same_size(x, out, node)
                  and x.dtype == out.dtype]
+        for x in dying:  # the argument's final value goes into the argument, as in NumPy
+            if id(x) in self.owned:
+                return x
         # the most recently written one: its lines are likeliest to sit in this core's
         # cache alone. Writing over an operand that BLAS's threads just read from both
         # cores costs more: `s = s + (s @ y) * x` at 256×256 float32 ran 1.07× eager with
         # the sum written over `s`, 0.97× with it written over the product.
-        return max(dying, key=lambda x: self.position[id(x)], default=None)
+        return max(dying, key=lambda x: self.position.get(id(x), -1), default=None)
+
+    def _final_into_argument(self, x: Tensor, out: Tensor) -> bool:
+        """`x` is an argument written into and `out` its final value: computed into its
+        buffer, it needs no copy (`owned` maps such an input's id to its final value)."""
+        return isinstance(self.owned, dict) and self.owned.get(id(x)) is out
 
     def updatable_in_place(self, node: Node, k: int) -> bool:
-        """An index update whose array is used only here and owned by this body: a fresh
-        result of an earlier op here, or a loop variable copied on loop entry."""
+        """An index update whose array is used only here (or also by element reads before
+        it, which copy what they read) and owned by this body: a fresh result of an
+        earlier op here, or a loop variable copied on loop entry."""
         if node.op.emit_in_place is None:
             return False
         x = node.inputs[0]
-        if not isinstance(x, Tensor) or x.ndim == 0 or self.uses.get(id(x)) != 1:
+        if not isinstance(x, Tensor) or x.ndim == 0 or self.last_use.get(id(x)) != k or \
+                self.uses.get(id(x)) - self.element_reads.get(id(x), 0) != 1 or \
+                sum(y is x for y in node.inputs) != 1:
             return False
         if id(x) in self.owned:
             return True

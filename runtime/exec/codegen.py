@@ -329,19 +329,24 @@ def structure_expr(gen: CodeGen, tree, leaves) -> str:
     return build(tree)
 
 
-def compile_graph(graph: Graph, out_tree, out_leaves, name: str, parallel: bool = True):
+def compile_graph(graph: Graph, out_tree, out_leaves, name: str, parallel: bool = True,
+                  owned_inputs: dict | None = None):
     """Generate, register and exec the source for `graph`; returns (fn, source, gen).
-    `parallel`: expensive independent nodes may run on the thread pool (schedule.py)."""
+    `parallel`: expensive independent nodes may run on the thread pool (schedule.py).
+    `owned_inputs`: {position: final value} of inputs the executor may write into
+    (arguments whose final value is copied into them anyway: an index update may write
+    there when it is the input's only use, and the final value may be computed there)."""
     collecting = gc.isenabled()
     gc.disable()  # generation makes many objects and no garbage (see `saved/load.py`)
     try:
-        return _compile_graph(graph, out_tree, out_leaves, name, parallel)
+        return _compile_graph(graph, out_tree, out_leaves, name, parallel, owned_inputs)
     finally:
         if collecting:
             gc.enable()
 
 
-def _compile_graph(graph: Graph, out_tree, out_leaves, name: str, parallel: bool):
+def _compile_graph(graph: Graph, out_tree, out_leaves, name: str, parallel: bool,
+                   owned_inputs: dict | None):
     gen = CodeGen()
     gen.parallel = parallel
     gen.keep_layouts = reads_memory_order(graph)
@@ -350,7 +355,9 @@ def _compile_graph(graph: Graph, out_tree, out_leaves, name: str, parallel: bool
         gen.names[t] = p
     fname = gen.fresh(name)
     gen.emit(0, f"def {fname}({', '.join(params)}):")
-    gen.emit_graph_body(graph, 1, [x for x in out_leaves if isinstance(x, Tensor)])
+    gen.emit_graph_body(graph, 1, [x for x in out_leaves if isinstance(x, Tensor)],
+                        owned={id(graph.inputs[k]): final
+                               for k, final in (owned_inputs or {}).items()})
     gen.emit(1, f"return {structure_expr(gen, out_tree, out_leaves)}")
     for indent, text, node in gen.extra:
         gen.emit(indent, text, node)

@@ -7,28 +7,21 @@ parameter: the canonical argument tuple cache keys are made from (`*args` as a t
 `*args` binding in C, and a bad call raises Python's own `TypeError` under the user's
 function name ("scale() missing 1 required positional argument: 'x'").
 
-Also the parts of `Function.__call__`'s fast path that only some Functions take: the key
-part of an object keyed by identity (`identity_part`, a method's `self`) and the fast
-path under an input_signature (`call_with_specs`).
+`call_path.py` generates the same kind of function with the whole call path in it; this
+binder serves the other entries (`get_concrete_function`, a ConcreteFunction's call).
 """
 from __future__ import annotations
 
 import inspect
 from typing import Callable
 
-import numpy as np
-
-from runtime.frontend.signature import _identity_key
-
 _P = inspect.Parameter
-_ndarray = np.ndarray
-_object_hash, _object_eq = object.__hash__, object.__eq__
 
 
-def make_binder(fn, sig: inspect.Signature) -> Callable[..., tuple]:
-    """A function taking the parameters of `sig` and returning them as one tuple."""
+def def_parameters(sig: inspect.Signature) -> tuple[list[str], list, dict]:
+    """The parameter list of a `def` with the parameters of `sig` (as source), its
+    positional defaults and its keyword-only defaults."""
     params = list(sig.parameters.values())
-    names = [p.name for p in params]
     source_params: list[str] = []
     defaults: list = []
     kwdefaults: dict = {}
@@ -53,6 +46,13 @@ def make_binder(fn, sig: inspect.Signature) -> Callable[..., tuple]:
             if p.kind is _P.POSITIONAL_ONLY and (
                     i + 1 == len(params) or params[i + 1].kind is not _P.POSITIONAL_ONLY):
                 source_params.append("/")
+    return source_params, defaults, kwdefaults
+
+
+def make_binder(fn, sig: inspect.Signature) -> Callable[..., tuple]:
+    """A function taking the parameters of `sig` and returning them as one tuple."""
+    names = list(sig.parameters)
+    source_params, defaults, kwdefaults = def_parameters(sig)
     name = getattr(fn, "__name__", "function")
     if not name.isidentifier():
         name = "function"
@@ -97,44 +97,3 @@ def binder_for(fn, sig: inspect.Signature) -> Callable[..., tuple]:
         except SyntaxError:
             pass
     return signature_binder(sig, getattr(fn, "__name__", "function"))
-
-
-def identity_part(function, a) -> tuple:
-    """The key part of an object keyed by identity (as `signature.key_of` makes it), kept
-    per Function and object so that calls on the same `self` reuse it."""
-    part = (type(a), _identity_key(a, True))
-    if len(function._identity_parts) >= 256:  # entries of dead objects are dropped here
-        function._identity_parts = {}
-    function._identity_parts[id(a)] = part
-    return part
-
-
-def call_with_specs(function, args):
-    """`Function.__call__`'s fast path under an input_signature of TensorSpecs: an array
-    whose exact dtype and shape an earlier call checked against its spec takes the spec's
-    key part; anything else takes the checked path (`Function._call_bound`)."""
-    key, leaves = [], []
-    for a, spec in zip(args, function._specs):
-        t = type(a)
-        if spec is not None:
-            if t is not _ndarray or (a.dtype, a.shape) not in spec[1]:
-                return function._call_bound(args)
-            key.append(spec[0])
-            leaves.append(a)
-        elif t is int or t is bool or t is str or a is None:
-            key.append((t, a))
-        elif t.__hash__ is _object_hash and t.__eq__ is _object_eq and t.__weakrefoffset__:
-            part = function._identity_parts.get(id(a))
-            key.append(part if part is not None and part[1].ref() is a
-                       else identity_part(function, a))
-        else:
-            return function._call_bound(args)
-    cf = function._cache.get(tuple(key))
-    if cf is not None and (cf.guard is None or cf.guard(args)):
-        function._calls += 1
-        try:
-            return cf._fn(*leaves)
-        except Exception as e:
-            cf._failed(e, args)
-            raise
-    return function._call_bound(args)

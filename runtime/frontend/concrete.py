@@ -22,11 +22,15 @@ from runtime.frontend.signature import (
 )
 from runtime.passes.pipeline import optimize as optimize_graph
 from runtime.state.after_error import effects_before_failure, raised_by_graph, replay_blocker
-from runtime.state.writeback import apply_container_writes, writing_back
+from runtime.state.writeback import apply_container_writes, cannot_raise, writing_back
 
 
 _EXECUTOR = frozenset({"_fn", "python_code", "_gen", "_filename"})
 _GENERATING = threading.Lock()  # one generation of a lazy executor at a time
+
+
+def _full_call(args) -> bool:
+    return False
 
 
 class ConcreteFunction:
@@ -80,12 +84,18 @@ class ConcreteFunction:
             out_tree, run_leaves = (tuple, [out_tree] + [None] * len(finals)), run_leaves + finals
         self._keep_rest = bool(self._container_writes) or (
             state is not None and state.apply is not None)
+        if self._keep_rest and self.guard is None:
+            self.guard = _full_call  # the executor's results need `_run`: no fast path
         # a call that raises leaves what Python leaves: the writes before the error done
         # (state/after_error.py); only traces that write into the caller's objects
         self._replays = owner is not None and bool(
             writeback or self._container_writes or (state is not None and state.apply))
         self._blocker = replay_blocker(graph, owner.has_python_code) if self._replays \
             else None
+        # arguments written into, when nothing else is written and nothing in the graph
+        # raises under NumPy's default errstate: written directly (writeback.py)
+        self._direct = bool(writeback) and not self._keep_rest and not jit_compile and \
+            cannot_raise(run_graph)
         self._pending = (run_graph, out_tree, run_leaves, parallel, n_extra)
         if not lazy:
             self._generate()
@@ -98,7 +108,14 @@ class ConcreteFunction:
             run_graph, out_tree, run_leaves, self.name, parallel=parallel)
         log.done(log.COMPILE, log.DEBUG, started, "generated the executor of %s", self.name)
         if n_extra or self._keep_rest:
-            fn = writing_back(fn, self.writeback, self.name, n_extra, keep_rest=self._keep_rest)
+            direct = None
+            if self._direct:
+                finals = run_leaves[len(run_leaves) - n_extra:]
+                owned = {k: final for (k, _), final in zip(self.writeback, finals)}
+                direct, *_ = compile_graph(run_graph, out_tree, run_leaves, self.name,
+                                           parallel=parallel, owned_inputs=owned)
+            fn = writing_back(fn, self.writeback, self.name, n_extra,
+                              keep_rest=self._keep_rest, direct=direct)
         self._fn = fn  # last: another thread reads `_fn` without the lock
         del self._pending
 

@@ -12,19 +12,21 @@ places that changed as inputs (`state/python_state.py`).
 from __future__ import annotations
 
 import collections
+import functools
 import inspect
 import threading
 import weakref
+from operator import attrgetter
 
 import numpy as np
 
-from runtime.core import tracing
 from runtime.core.errors import GraphModeError
-from runtime.frontend.binder import binder_for, call_with_specs, identity_part
+from runtime.frontend.binder import binder_for
+from runtime.frontend.call_path import make_entry
 from runtime.frontend.pickling import reference_to
 from runtime.frontend.signature import (
-    FloatKey, TensorSpec, generalize, has_aliases, has_unknown_dims,
-    key_fits, key_of, mark_aliases, mark_flat_aliases, weak_keys,
+    TensorSpec, generalize, has_aliases, has_unknown_dims,
+    key_fits, key_of, mark_aliases, weak_keys,
 )
 from runtime.state.after_error import NO_PYTHON, effects_before_failure, raised_by_python_code
 from runtime.state.python_state import liftable_after_change
@@ -34,13 +36,11 @@ from runtime.frontend.modes import (  # noqa: F401  (re-exported: runtime.fronte
 )
 from runtime.frontend.retracing import note_trace, warn_trace_limit
 from runtime.frontend.trace import trace_signature
-from runtime.frontend.tracebacks import filter_traceback
 from runtime.frontend.trace_args import check_nested, method_offset
 
 
-_ndarray, _generic = np.ndarray, np.generic
-_object_hash, _object_eq = object.__hash__, object.__eq__
-_new_str = str.__new__
+_ndarray = np.ndarray
+_new_partial = functools.partial.__new__
 
 
 # traces one Function keeps before new signatures run as plain Python (as
@@ -110,72 +110,18 @@ class Function:
                 for i, s in enumerate(self.input_signature):
                     specs[self._spec_offset + i] = ((s.dtype, s.shape), set())
                 self._specs = specs
+        self._entry = make_entry(self)
 
     # -- calling ----------------------------------------------------------------------
-    def __call__(self, *args, **kwargs):
-        if tracing._state.graph is not None or _run_eagerly[0]:
-            return self._call(args, kwargs)
-        if kwargs or len(args) != self._nparams or not self._simple:
-            args = self._bind(args, kwargs)
-        # Fast path: arrays, NumPy scalars, Python scalars and objects keyed by identity
-        # (`self`), for a trace whose Python-state guards hold
-        if self._specs is not None:
-            try:
-                return call_with_specs(self, args)
-            except Exception as e:
-                filter_traceback(e)
-                raise
-        key, leaves = [], []
-        for a in args:
-            t = type(a)
-            if t is _ndarray or isinstance(a, _generic):
-                key.append((a.dtype, a.shape))
-                leaves.append(a)
-            elif t is int or t is bool or t is str or a is None:
-                key.append((t, a))  # as in signature.key_of
-            elif t is float:
-                # parts kept per value (not for 0.0 / -0.0, equal as floats, nor NaN)
-                part = self._float_parts.get(a) if a else None
-                if part is None:
-                    part = (t, _new_str(FloatKey, a.hex()))  # FloatKey(a)
-                    if a and a == a and len(self._float_parts) < 64:
-                        self._float_parts[a] = part
-                key.append(part)
-            elif t.__hash__ is _object_hash and t.__eq__ is _object_eq and t.__weakrefoffset__:
-                part = self._identity_parts.get(id(a))
-                key.append(part if part is not None and part[1].ref() is a
-                           else identity_part(self, a))
-            else:
-                break
-        else:
-            if len(leaves) < 2 or (leaves[0] is not leaves[1] if len(leaves) == 2
-                                   else not has_aliases(leaves)):
-                cf = self._cache.get(tuple(key))
-            else:  # the same array passed twice: one input for both (`mark_aliases`)
-                marked, leaves = mark_flat_aliases(key, leaves)
-                cf = self._cache.get(marked)
-            if cf is not None and (cf.guard is None or cf.guard(args)):
-                self._calls += 1
-                try:
-                    return cf._fn(*leaves)
-                except Exception as e:
-                    cf._failed(e, args)
-                    filter_traceback(e)
-                    raise
-        try:
-            return self._call_bound(args)
-        except Exception as e:  # the user's frames only (free when nothing is raised)
-            filter_traceback(e)
-            raise
+    # `f(...)` runs the call path generated for this Function (call_path.make_entry),
+    # read here without a Python frame of its own
+    __call__ = property(attrgetter("_entry"))
 
-    def _call(self, args, kwargs):
-        if _run_eagerly[0] or tracing.in_graph_mode():
-            # eager mode runs the original; inside another trace, trace through (inline)
-            fn = self.python_function if _run_eagerly[0] else self._traceable()
-            return fn(*args, **kwargs)
-        if kwargs or len(args) != self._nparams or not self._simple:
-            args = self._bind(args, kwargs)
-        return self._call_bound(args)
+    def _call_nested(self, args):
+        """A call (one argument per parameter) in eager mode, or inside another trace:
+        the original function, or the converted one traced through (inlined)."""
+        fn = self.python_function if _run_eagerly[0] else self._traceable()
+        return self._call_canonical(fn, args)
 
     def _call_bound(self, args):
         """A call with one argument per parameter (bound by `_bind`), not eager."""
@@ -273,7 +219,7 @@ class Function:
     def __get__(self, instance, owner=None):
         if instance is None:
             return self
-        return BoundFunction(self, instance)
+        return _new_partial(BoundFunction, self._entry, instance)
 
     def _bind(self, args, kwargs) -> tuple:
         """One value per parameter, bound by Python itself (`binder.make_binder`): a bad
@@ -451,28 +397,34 @@ class Function:
         return reference_to(self, self.python_function)
 
 
-class BoundFunction:
-    """A Function accessed through an instance: `self` is the first argument."""
+class BoundFunction(functools.partial):
+    """A Function accessed through an instance: `self` is the first argument. A
+    `functools.partial` of the Function's call path, so calling it adds no frame."""
 
-    __slots__ = ("function", "instance")
+    __slots__ = ()
 
-    def __init__(self, function: Function, instance):
-        self.function = function
-        self.instance = instance
+    def __new__(cls, function: Function, instance):
+        return _new_partial(cls, function._entry, instance)
 
-    def __call__(self, *args, **kwargs):
-        try:
-            return self.function(self.instance, *args, **kwargs)
-        except Exception as e:
-            if tracing._state.graph is None:
-                filter_traceback(e)
-            raise
+    @property
+    def function(self) -> Function:
+        return self.func.function
+
+    @property
+    def instance(self):
+        return self.args[0]
 
     def get_concrete_function(self, *args, **kwargs):
         return self.function.get_concrete_function(self.instance, *args, **kwargs)
 
     def __getattr__(self, name):
         return getattr(self.function, name)
+
+    def __reduce__(self):
+        return BoundFunction, (self.function, self.instance)
+
+    def __repr__(self) -> str:
+        return f"<bound {self.function!r} of {self.instance!r}>"
 
 
 def function(fn=None, *, input_signature=None, autograph: bool = True,

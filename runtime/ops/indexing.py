@@ -84,9 +84,17 @@ def _format_index(gen, template, exprs) -> str:
     return one(template)
 
 
+def _reads_element(node) -> bool:
+    """`x[i, j]` picking one element: NumPy returns a scalar copy (no view of `x`)."""
+    out = node.outputs[0]
+    return isinstance(out, Tensor) and out.ndim == 0 and \
+        not is_basic_index(node.attrs["index"], node.inputs[1:], 0)
+
+
 GETITEM = OpDef(
     "getitem", _getitem_kernel, getitem_rule,
     format=lambda gen, ins, attrs: f"{ins[0]}[{_format_index(gen, attrs['index'], ins[1:])}]",
+    reads_element=lambda node: _reads_element(node),
 )
 
 

@@ -6,6 +6,8 @@
     x - x → zeros (integers)              astype(x, x.dtype) → x
     x @ I → x, I @ x → x (integers, bools: exact; on floats -0.0 and inf would change)
     reshape(x, x.shape) → x               transpose(transpose(x, p), q) → transpose(x, p∘q)
+    x[...] = v (a copy of x with every element set) → v, when v is a ufunc's result of
+    x's shape and dtype read nowhere else (`np.add(x, 1, out=x)`: the sum itself)
 
 Never where dtype or shape would change (broadcasting, promotion), never `x + 0.0` on
 floats (-0.0 + 0.0 is +0.0), never `x - (-0.0)` (it is `x + 0.0`), never `x * 1` on
@@ -134,18 +136,40 @@ def _rewrite(node: Node):
     return rewrite(node, ins, out)
 
 
+def _full_update(node: Node, uses: dict):
+    """`index_update(x, v, index=...)` whose result is `v` itself: a fresh ufunc result
+    of x's shape and dtype that only this update reads (so even a returned value stays a
+    fresh array of its own)."""
+    if node.attrs.get("index") is not Ellipsis or node.attrs.get("mode") != "set" \
+            or len(node.inputs) != 2 or node.op.emit_in_place is None:
+        return None
+    v, out = node.inputs[1], node.outputs[0]
+    if not _same_aval(v, out) or uses.get(id(v)) != 1 or v.node is None:
+        return None
+    kernel = v.node.op.kernel
+    return v if isinstance(kernel, np.ufunc) and kernel.nout == 1 and v.ndim > 0 else None
+
+
 def simplify_algebra(graph: Graph) -> bool:
     changed = False
     for g in each_graph(graph):
         # outputs stay fresh arrays: a branch or loop result may be what the caller gets
         protected = {id(x) for x in g.outputs if isinstance(x, Tensor)}
+        uses: dict = {}
+        for node in g.nodes:
+            for x in node.inputs:
+                uses[id(x)] = uses.get(id(x), 0) + 1
+        for x in g.outputs:
+            uses[id(x)] = uses.get(id(x), 0) + 1
         replacements = {}
         keep = []
         for node in g.nodes:
             node.inputs = [replacements.get(id(x), x) if isinstance(x, Tensor) else x
                            for x in node.inputs]
-            value = None if node.op.stateful or node.subgraphs() or any(
-                id(o) in protected for o in node.outputs) else _rewrite(node)
+            value = None if node.op.stateful or node.subgraphs() else _full_update(node, uses)
+            if value is None and not node.op.stateful and not node.subgraphs() and not any(
+                    id(o) in protected for o in node.outputs):
+                value = _rewrite(node)
             if value is not None:
                 replacements[id(node.outputs[0])] = value
                 changed = True

@@ -15,30 +15,123 @@ import numpy as np
 from runtime.core.tensor import Tensor
 from runtime.state.views import resolve
 
+_ndarray = np.ndarray
+try:  # NumPy's errstate, a context variable (NumPy 2): read in ~20 ns
+    from numpy._core.umath import _extobj_contextvar
+    _errstate = _extobj_contextvar.get
+    _DEFAULT_ERRSTATE = _errstate() if all(v != "raise" for v in np.geterr().values()) \
+        else None
+except ImportError:  # no cheap way to read it: arguments are never written directly
+    def _errstate():
+        return None
+    _DEFAULT_ERRSTATE = object()
+
 
 def writing_back(fn: Callable, writeback: list, name: str, n_extra: int,
-                 keep_rest: bool = False) -> Callable:
+                 keep_rest: bool = False, direct: Callable | None = None) -> Callable:
     """`fn` returns (results, *final values) when it has `n_extra` final values, else the
     results; the wrapper copies the first final values into the argument arrays at
     `writeback`'s positions and returns the results (with the values after those, when
-    `keep_rest`: they fill list and dict arguments)."""
+    `keep_rest`: they fill list and dict arguments). A final value that is the argument
+    array itself is not copied.
+
+    `direct`: the same graph's executor writing into the argument arrays themselves
+    (`codegen`'s owned inputs: `x[i] = v`, `np.add(x, 1, x)` as NumPy does them, no copy),
+    for a graph that `cannot_raise`; it runs while NumPy's errstate is the default one
+    (under another, a ufunc may raise after a direct write, and the rerun of
+    `after_error` would then apply that write twice)."""
     positions = [k for k, _ in writeback]
     labels = dict(writeback)
+    n_written = len(positions)
 
-    def run(*leaves):
+    def check(leaves) -> None:
+        # the common case (writable arrays owning their memory) in a few tests
+        apart = len(leaves) == 1 or _own_memory(leaves)
         for k in positions:
-            _check_writable(leaves, k, labels[k], name)
-        if not n_extra:
+            target = leaves[k]
+            if type(target) is not _ndarray or not target.flags.writeable or not apart:
+                _check_writable(leaves, k, labels[k], name)
+
+    if not n_extra:
+        def run(*leaves):
+            check(leaves)
             return fn(*leaves), ()
-        out, *finals = fn(*leaves)
-        for k, value in zip(positions, finals):
-            np.copyto(leaves[k], value, casting="unsafe")
-        if keep_rest:
-            return out, finals[len(positions):]
-        return out
+    elif n_written == 1 and n_extra == 1 and not keep_rest:
+        k = positions[0]
+
+        def run(*leaves):
+            target = leaves[k]
+            if type(target) is not _ndarray or not target.flags.writeable or \
+                    len(leaves) > 1 and not _own_memory(leaves):
+                _check_writable(leaves, k, labels[k], name)
+            out, value = direct(*leaves) if direct is not None and \
+                _errstate() is _DEFAULT_ERRSTATE else fn(*leaves)
+            if value is not target:
+                _copy_into(target, value)
+                if out is value or type(out) is tuple:
+                    return _as_arguments(out, ((value, target),))
+            return out
+    else:
+        def run(*leaves):
+            check(leaves)
+            out, *finals = direct(*leaves) if direct is not None and \
+                _errstate() is _DEFAULT_ERRSTATE else fn(*leaves)
+            copied = []
+            for k, value in zip(positions, finals):
+                if value is not leaves[k]:
+                    _copy_into(leaves[k], value)
+                    copied.append((value, leaves[k]))
+            if copied:
+                out = _as_arguments(out, copied)
+            if keep_rest:
+                return out, finals[n_written:]
+            return out
 
     run.__wrapped__ = fn
     return run
+
+
+def cannot_raise(graph) -> bool:
+    """Whether no node of `graph` can raise under NumPy's default errstate: elementwise
+    ufuncs (they warn) and index updates (`emit_in_place`) setting constant indices
+    (checked against the static shape while tracing)."""
+    for node in graph.nodes:
+        kernel = node.op.kernel
+        if isinstance(kernel, np.ufunc):
+            if kernel.nout != 1 or node.attrs or node.subgraphs():
+                return False
+        elif node.op.emit_in_place is None or node.attrs.get("mode") != "set" or \
+                len(node.inputs) != 2 or None in node.inputs[0].static_shape:
+            return False
+    return True
+
+
+def _as_arguments(out, copied):
+    """The results with each final value copied into an argument replaced by that
+    argument: `return x` gives the caller's array, as in Python."""
+    for value, target in copied:
+        if out is value:
+            return target
+    if type(out) is tuple:
+        return tuple([_as_arguments(o, copied) for o in out])
+    return out
+
+
+def _copy_into(target: np.ndarray, value) -> None:
+    if getattr(value, "dtype", None) is target.dtype:
+        target[...] = value  # a fifth of np.copyto's cost on small arrays
+    else:
+        np.copyto(target, value, casting="unsafe")
+
+
+def _own_memory(leaves) -> bool:
+    """Whether the leaves are distinct arrays that each own their memory (no `base`): then
+    no two can overlap, and `np.may_share_memory` (~0.5 µs a pair) need not run."""
+    for a in leaves:
+        if type(a) is not _ndarray or a.base is not None:
+            return False
+    n = len(leaves)
+    return leaves[0] is not leaves[1] if n == 2 else len(set(map(id, leaves))) == n
 
 
 def _check_writable(leaves, k: int, label: str, name: str) -> None:

@@ -1,0 +1,305 @@
+"""The call path of one Function, generated once: what `f(...)` runs before the graph.
+
+`make_entry(function)` writes a Python function with the user's own parameters (names,
+kinds, defaults), so Python binds keywords, defaults, `*args` and `**kwargs` in C and a
+bad call raises Python's own `TypeError`. Its body computes the cache key inline, one
+block per parameter specialised to what that parameter can be (an `input_signature`
+entry is a set lookup), looks the key up and runs the cached executor. A first branch
+serves the typical call (arrays where there is no default, a Python scalar where there
+is one) without building a list of leaves:
+
+    def scale(x, factor=2.0):
+        (eager or inside a trace?) -> the Python function on the bound arguments
+        key part of x    (array: (dtype, shape), leaf) ...
+        key part of factor (float: its bits) ...
+        cf = cache.get((k0, k1)) -> guards hold? -> cf._fn(*leaves)
+        anything else (a miss, a nested argument, the same array twice): the full path
+
+`Function.__call__` reads it (`Function._entry`) and `BoundFunction` is a
+`functools.partial` of it with the instance, so neither adds a Python frame. The keys
+made here equal `signature.key_of`'s, so the full path (`Function._call_bound`) and this
+one share one cache. Parameters spelled by no `def` (a `__signature__` with names that
+are not identifiers) get `generic_entry`: bind with `inspect`, then the full path.
+"""
+from __future__ import annotations
+
+import inspect
+import os
+import re
+from typing import Any, Callable
+
+import numpy as np
+
+from runtime.core import tracing
+from runtime.frontend.binder import def_parameters
+from runtime.frontend.modes import _run_eagerly
+from runtime.frontend.signature import FloatKey, _identity_key, has_aliases, key_of
+from runtime.frontend.tracebacks import filter_traceback
+
+_P = inspect.Parameter
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_ndarray, _generic = np.ndarray, np.generic
+_object_hash, _object_eq = object.__hash__, object.__eq__
+_new_str = str.__new__
+_EMPTY_TUPLE, _EMPTY_DICT = (tuple, ()), (dict, ())
+# names the generated code uses: a parameter so named takes `generic_entry`
+_RESERVED = frozenset({
+    "_F", "_state", "_building", "_eager", "_full", "_filter", "_ndarray", "_generic", "_floats",
+    "_float_part", "_identity_part", "_ohash", "_oeq", "_seq", "_map", "_aliases",
+    "_EMPTY_TUPLE", "_EMPTY_DICT", "_L", "_t", "_n", "_cf", "_e", "_entry", "_make"})
+
+
+def identity_part(function: Any, a: object) -> tuple | None:
+    """The key part of an object keyed by identity (`self`, a module...), as
+    `signature.key_of` makes it, kept per Function and object so that calls on the same
+    `self` reuse it; None for an object keyed otherwise (the full path keys it)."""
+    t = type(a)
+    if t.__hash__ is not _object_hash or t.__eq__ is not _object_eq \
+            or not t.__weakrefoffset__:
+        return None
+    part = (t, _identity_key(a, True))
+    if len(function._identity_parts) >= 256:  # entries of dead objects are dropped here
+        function._identity_parts = {}
+    function._identity_parts[id(a)] = part
+    return part
+
+
+def float_part(function: Any, a: float) -> tuple:
+    """`(float, FloatKey(a))`, kept per value (not for 0.0 / -0.0, equal as floats but
+    keyed apart, nor NaN)."""
+    part = (float, _new_str(FloatKey, a.hex()))
+    if a and a == a and len(function._float_parts) < 64:
+        function._float_parts[a] = part
+    return part
+
+
+def _item_part(function, a, leaves: list):
+    t = type(a)
+    if t is _ndarray:
+        leaves.append(a)
+        return (a.dtype, a.shape)
+    if t is float:
+        return function._float_parts.get(a) or float_part(function, a)
+    if t is int or t is bool or t is str or a is None:
+        return (t, a)
+    if isinstance(a, _generic):
+        leaves.append(a)
+        return (a.dtype, ())
+    return None
+
+
+def sequence_part(function: Any, items: tuple, leaves: list) -> tuple | None:
+    """The key part of a `*args` tuple of arrays and Python scalars; None for other items."""
+    parts = []
+    for a in items:
+        part = _item_part(function, a, leaves)
+        if part is None:
+            return None
+        parts.append(part)
+    return (tuple, tuple(parts))
+
+
+def mapping_part(function: Any, items: dict, leaves: list) -> tuple | None:
+    """The key part of a `**kwargs` dict of arrays and Python scalars; None for others."""
+    parts = []
+    for name, a in items.items():
+        part = _item_part(function, a, leaves)
+        if part is None:
+            return None
+        parts.append((name, part))
+    return (dict, tuple(parts))
+
+
+def full_path(function: Any, args: tuple) -> Any:
+    """A call the generated code does not finish: key and run it the general way."""
+    return function._call_bound(args)
+
+
+_SCALAR_DEFAULTS = (float, int, bool, str, type(None))
+
+
+def _scalar_default(p: inspect.Parameter) -> bool:
+    return p.default is not _P.empty and type(p.default) in _SCALAR_DEFAULTS
+
+
+def _param_block(i: int, p: inspect.Parameter, spec, slow: str) -> list[str]:
+    """Source lines computing key part `_k{i}` of parameter `p` (leaves into `_L`)."""
+    n, k = p.name, f"_k{i}"
+    if p.kind is _P.VAR_POSITIONAL or p.kind is _P.VAR_KEYWORD:
+        helper, empty = ("_seq", "_EMPTY_TUPLE") if p.kind is _P.VAR_POSITIONAL \
+            else ("_map", "_EMPTY_DICT")
+        return [f"if {n}:",
+                f"    {k} = {helper}(_F, {n}, _L)",
+                f"    if {k} is None: {slow}",
+                f"else: {k} = {empty}"]
+    if spec is not None:  # an input_signature entry: arrays that an earlier call fitted
+        return [f"if type({n}) is not _ndarray or ({n}.dtype, {n}.shape) not in _fit{i}:",
+                f"    {slow}",
+                f"{k} = _spec{i}",
+                f"_L.append({n})"]
+    first = [f"if {n} is _d{i}: {k} = _dp{i}", "el"] if _scalar_default(p) else [""]
+    return [first[0]] * (len(first) == 2) + [
+        f"{first[-1]}if type({n}) is _ndarray:",
+        f"    {k} = ({n}.dtype, {n}.shape)",
+        f"    _L.append({n})",
+        "else:",
+        f"    _t = type({n})",
+        "    if _t is float:",
+        f"        {k} = _floats.get({n}) if {n} else None",
+        f"        if {k} is None: {k} = _float_part(_F, {n})",
+        f"    elif _t is int or _t is bool or _t is str or {n} is None:",
+        f"        {k} = (_t, {n})",
+        f"    elif isinstance({n}, _generic):",
+        f"        {k} = ({n}.dtype, ())",
+        f"        _L.append({n})",
+        "    else:",
+        f"        {k} = _F._identity_parts.get(id({n}))",
+        # a part is made (`identity_part`) only for a type keyed by identity
+        f"        if {k} is None or {k}[0] is not _t or {k}[1].ref() is not {n}:",
+        f"            {k} = _identity_part(_F, {n})",
+        f"            if {k} is None: {slow}"]
+
+
+def _typical_block(params: list, specs, args: str) -> list[str]:
+    """The branch for the typical call, tested first: parameters without a default are
+    arrays (`self` / `cls` first: an object keyed by identity), those with a Python
+    scalar default have it or another value of its type (a float seen before),
+    input_signature entries fit, and `*args` / `**kwargs` hold arrays and Python scalars.
+    No list of leaves is built but those of `*args` / `**kwargs`."""
+    tests, parts, leaves, var_leaves = [], [], [], []
+    for i, p in enumerate(params):
+        n = p.name
+        if p.kind is _P.VAR_POSITIONAL or p.kind is _P.VAR_KEYWORD:
+            # their arrays and Python scalars (anything else: the general branch)
+            helper = "_seq" if p.kind is _P.VAR_POSITIONAL else "_map"
+            tests.append(f"(_k{i} := {helper}(_F, {n}, (_L{i} := []))) is not None")
+            parts.append(f"_k{i}")
+            leaves.append(f"*_L{i}")
+            var_leaves.append(f"_L{i}")
+            continue
+        if specs is not None and specs[i] is not None:
+            tests.append(f"type({n}) is _ndarray and ({n}.dtype, {n}.shape) in _fit{i}")
+            parts.append(f"_spec{i}")
+            leaves.append(n)
+        elif _scalar_default(p):  # the default, or another value of its type
+            t = type(p.default)
+            other = "" if p.default is None else \
+                f" or type({n}) is float and (_k{i} := _floats.get({n})) is not None" \
+                if t is float else f" or type({n}) is {t.__name__} and (_k{i} := ({t.__name__}, {n}))"
+            tests.append(f"({n} is _d{i} and (_k{i} := _dp{i}){other})")
+            parts.append(f"_k{i}")
+        elif i == 0 and n in ("self", "cls") and p.default is _P.empty:
+            tests.append(f"(_k0 := _F._identity_parts.get(id({n}))) is not None and "
+                         f"_k0[0] is type({n}) and _k0[1].ref() is {n}")
+            parts.append("_k0")
+        else:
+            tests.append(f"type({n}) is _ndarray")
+            parts.append(f"({n}.dtype, {n}.shape)")
+            leaves.append(n)
+    fixed = [x for x in leaves if not x.startswith("*")]
+    if not leaves or len(fixed) > 4:
+        return []
+    tests += [f"{a} is not {b}" for j, a in enumerate(fixed) for b in fixed[j + 1:]]
+    if var_leaves:  # the same array twice among them: the general branch marks it
+        tests.append(f"(not ({' or '.join(var_leaves)}) or "
+                     f"not _aliases([{', '.join(leaves)}]))")
+    return [f"if {' and '.join(tests)}:",
+            f"    _cf = _F._cache.get(({''.join(x + ', ' for x in parts)}))",
+            f"    if _cf is not None and (_cf.guard is None or _cf.guard({args})):",
+            "        _F._calls += 1",
+            "        try:",
+            f"            return _cf._fn({', '.join(leaves)})",
+            "        except Exception as _e:",
+            f"            _cf._failed(_e, {args})",
+            "            raise"]
+
+
+def make_entry(function: Any) -> Callable:
+    """The generated call path of `function` (see the module docstring)."""
+    sig = function._sig
+    params = list(sig.parameters.values())
+    if not all(p.name.isidentifier() and p.name not in _RESERVED
+               and not re.fullmatch(r"_(k|spec|fit|d|dp|L)\d+", p.name) for p in params):
+        return generic_entry(function)
+    try:
+        source_params, defaults, kwdefaults = def_parameters(sig)
+    except SyntaxError:
+        return generic_entry(function)
+    args = "(" + "".join(f"{p.name}, " for p in params) + ")"
+    slow = f"return _full(_F, {args})"
+    name = function.__name__ if function.__name__.isidentifier() else "function"
+    specs = function._specs
+    consts: dict = {}
+    for i, p in enumerate(params):
+        if _scalar_default(p):  # the default itself: its key part is made once
+            consts[f"_d{i}"], consts[f"_dp{i}"] = p.default, key_of(p.default, [])
+        if specs is not None and specs[i] is not None:
+            consts[f"_spec{i}"], consts[f"_fit{i}"] = specs[i]
+    body = ["if _eager[0] or _building and _state.graph is not None:",
+            f"    return _F._call_nested({args})"]
+    if function.input_signature is not None and specs is None:
+        body.append(slow)  # nested specs: checked by the full path
+    else:
+        body += _typical_block(params, specs, args)
+        body.append("_L = []")
+        for i, p in enumerate(params):
+            body += _param_block(i, p, specs[i] if specs is not None else None, slow)
+        keys = "(" + "".join(f"_k{i}, " for i in range(len(params))) + ")"
+        body += ["_n = len(_L)",
+                 "if _n > 1 and (_L[0] is _L[1] if _n == 2 else _aliases(_L)):",
+                 f"    {slow}",  # the same array twice: one graph input (mark_aliases)
+                 f"_cf = _F._cache.get({keys})",
+                 f"if _cf is None or _cf.guard is not None and not _cf.guard({args}):",
+                 f"    {slow}",
+                 "_F._calls += 1",
+                 "try:",
+                 "    return _cf._fn(*_L)",
+                 "except Exception as _e:",
+                 f"    _cf._failed(_e, {args})",
+                 "    raise"]
+    # the user's frames only, this one's too (an exception passing through a frame adds
+    # it to the traceback; one re-raised by a bare `raise` does not); free when nothing
+    # is raised
+    body = body[:2] + ["try:"] + [f"    {line}" for line in body[2:]] + [
+        "except Exception as _e:", "    _filter(_e)", "    raise"]
+    scope = {"_F": function, "_state": tracing._state, "_building": tracing.building,
+             "_eager": _run_eagerly,
+             "_full": full_path, "_filter": filter_traceback, "_ndarray": _ndarray,
+             "_generic": _generic, "_floats": function._float_parts,
+             "_float_part": float_part, "_identity_part": identity_part,
+             "_ohash": _object_hash, "_oeq": _object_eq, "_seq": sequence_part,
+             "_map": mapping_part, "_aliases": has_aliases,
+             "_EMPTY_TUPLE": _EMPTY_TUPLE, "_EMPTY_DICT": _EMPTY_DICT, **consts}
+    names = ", ".join(scope)
+    source = (f"def _make({names}):\n"
+              f"    def _entry({', '.join(source_params)}):\n"
+              + "".join(f"        {line}\n" for line in body)
+              + "    return _entry\n")
+    namespace: dict = {}
+    # a file name inside the package: every check of "the user's frame" skips it
+    exec(compile(source, os.path.join(_HERE, f"<call path of {name}>"), "exec"), namespace)
+    entry = namespace["_make"](**scope)
+    entry.__defaults__ = tuple(defaults) or None
+    entry.__kwdefaults__ = kwdefaults or None
+    qualname = getattr(function.python_function, "__qualname__", name)
+    entry.__name__, entry.__qualname__ = name, qualname
+    # Python names the function in its binding errors by the code object's qualname
+    entry.__code__ = entry.__code__.replace(co_name=name, co_qualname=qualname) \
+        if hasattr(entry.__code__, "co_qualname") else entry.__code__.replace(co_name=name)
+    entry.source, entry.function = source, function
+    return entry
+
+
+def generic_entry(function: Any) -> Callable:
+    """The call path for parameters no `def` can spell: bind, then the full path."""
+    def call(*args, **kwargs):  # noqa: ANN202
+        bound = function._bind(args, kwargs)
+        if tracing._state.graph is not None or _run_eagerly[0]:
+            return function._call_nested(bound)
+        try:
+            return full_path(function, bound)
+        except Exception as e:  # the user's frames only
+            filter_traceback(e)
+            raise
+    call.function = function
+    return call

@@ -1,0 +1,171 @@
+"""A function that writes into its argument array writes into the caller's array itself,
+as NumPy does: same values, same result objects (`return x` gives the caller's array),
+and the same state after an error as eager NumPy - under the default errstate (direct
+writes) and under others (the graph's copy, written back)."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import autograph as ag
+
+
+def set_then_add(x):
+    x[0] = 5.0
+    x += 1.0
+    return x
+
+
+def ufunc_out(x):
+    np.add(x, 1.0, out=x)
+    np.multiply(x, 2.0, out=x)
+    return x
+
+
+def clip_out(x):
+    np.minimum(x, 2.0, out=x)
+    np.maximum(x, 1.0, out=x)
+    return x
+
+
+def add_out_alone(x):
+    np.add(x, 1.0, out=x)  # the sum is computed into x itself, as NumPy does
+    return x
+
+
+def slice_write(x):
+    x[1:3] = 7.0
+    x *= 0.5
+    return x
+
+
+def reads_before_write(x):
+    y = x * 2.0
+    x[0] = 1.0
+    return y + x
+
+
+def returns_something_else(x):
+    x += 1.0
+    return np.sum(x)
+
+
+def two_arguments(x, y):
+    x[0] = 3.0
+    y += x
+    return x, y
+
+
+def reads_then_overwrites(x):
+    y = x + 1.0
+    x[:] = 3.0
+    return y
+
+
+def chain_with_a_read_between(x):
+    x += 1.0
+    y = x * 2.0
+    x -= 5.0
+    return y, x
+
+
+def rebinds_then_writes(x, g):
+    y = g * 0.5
+    x -= y
+    x = x * 3.0  # a new array: the caller's keeps the value before
+    return x, y
+
+
+def divides_in_place(x):
+    x[0] = 2.0
+    x /= 0.0
+    return x
+
+
+CASES = [set_then_add, ufunc_out, clip_out, add_out_alone, slice_write, reads_before_write, returns_something_else,
+         two_arguments, reads_then_overwrites, chain_with_a_read_between, rebinds_then_writes]
+
+
+def _args(fn):
+    n = fn.__code__.co_argcount
+    return [np.arange(4.0) + k for k in range(n)]
+
+
+def _same(got, expected, got_args, expected_args):
+    if isinstance(expected, tuple):
+        assert isinstance(got, tuple) and len(got) == len(expected)
+        for g, e in zip(got, expected):
+            _same(g, e, got_args, expected_args)
+        return
+    assert type(got) is type(expected)
+    np.testing.assert_array_equal(got, expected)
+    assert np.asarray(got).dtype == np.asarray(expected).dtype
+    # a result that is an argument array in Python is that argument here too
+    for g, e in zip(got_args, expected_args):
+        assert (got is g) == (expected is e)
+
+
+@pytest.mark.parametrize("jit_compile", [False, True])
+@pytest.mark.parametrize("errstate", [None, "ignore", "raise"])
+@pytest.mark.parametrize("fn", CASES)
+def test_writes_into_arguments_as_numpy(fn, errstate, jit_compile):
+    f = ag.function(fn, jit_compile=jit_compile)
+    for _ in range(3):  # first call traces; the next ones take the cached call path
+        eager_args, graph_args = _args(fn), _args(fn)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="jit_compile")
+            if errstate is None:
+                expected, got = fn(*eager_args), f(*graph_args)
+            else:
+                with np.errstate(all=errstate):
+                    expected, got = fn(*eager_args), f(*graph_args)
+        _same(got, expected, graph_args, eager_args)
+        for g, e in zip(graph_args, eager_args):
+            np.testing.assert_array_equal(g, e)
+
+
+@pytest.mark.parametrize("fn", [set_then_add, add_out_alone])
+def test_direct_write_makes_no_copy_of_the_argument(fn):
+    f = ag.function(fn)
+    x = np.zeros(3)
+    f(x)
+    cf = f.concrete_functions[0]
+    assert cf._direct  # the graph has only writes at constant indices and ufuncs
+    x = np.zeros(3)
+    before = x.__array_interface__["data"][0]
+    assert f(x) is x  # the argument itself, written in place (Python returns x too)
+    assert x.__array_interface__["data"][0] == before
+    np.testing.assert_array_equal(x, fn(np.zeros(3)))
+
+
+@pytest.mark.parametrize("calls", [1, 2])
+def test_warning_raised_as_error_after_a_direct_write(calls):
+    """`x /= 0.0` warns; with warnings as errors Python has written x[0] and x when it
+    raises: the direct write leaves the same, and is not applied a second time."""
+    f = ag.function(divides_in_place)
+    if calls == 2:
+        f(np.ones(3))  # traced outside the error, so the second call runs the cache
+    eager, graph = np.ones(3), np.ones(3)
+    outcomes = []
+    for fn, x in ((divides_in_place, eager), (f, graph)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)
+            with pytest.raises(RuntimeWarning) as info:
+                fn(x)
+        outcomes.append(str(info.value))
+    assert outcomes[0] == outcomes[1]
+    np.testing.assert_array_equal(graph, eager)
+
+
+def test_read_only_and_overlapping_arguments_are_refused_before_writing():
+    f = ag.function(two_arguments)
+    x = np.zeros(4)
+    with pytest.raises(ValueError, match="shares memory"):
+        f(x[:2], x[1:3])
+    np.testing.assert_array_equal(x, np.zeros(4))
+    frozen = np.zeros(2)
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        f(frozen, np.zeros(2))

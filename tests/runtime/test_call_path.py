@@ -1,0 +1,155 @@
+"""The generated call path (runtime/frontend/call_path.py) against plain Python: every
+calling convention gives Python's results, retraces exactly when a cache key made by
+`signature.key_of` differs, and a bad call raises Python's own TypeError."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from runtime.frontend.function import BoundFunction
+
+
+def scaled(x, scale=2.0, shift=0, flag=False, name="a", extra=None):
+    y = x * scale + shift
+    if flag:
+        y = -y
+    if extra is not None:
+        y = y + extra
+    return y, name
+
+
+def star(x, *rest, **options):
+    out = x
+    for r in rest:
+        out = out + r
+    for v in options.values():
+        out = out * v
+    return out
+
+
+def only_keywords(x, *, y, z=1.5):
+    return x * z + y
+
+
+class Model:
+    def __init__(self, w):
+        self.w = w
+
+    def forward(self, x, bias=0.0):
+        return x * self.w + bias
+
+
+X, Y = np.arange(4.0), np.ones(4)
+
+
+def same(got, expected):
+    if isinstance(expected, tuple):
+        assert type(got) is tuple and len(got) == len(expected)
+        for g, e in zip(got, expected):
+            same(g, e)
+        return
+    assert type(got) is type(expected)
+    np.testing.assert_array_equal(got, expected)
+    if isinstance(expected, np.ndarray):
+        assert got.dtype == expected.dtype and got.shape == expected.shape
+
+
+CALLS = [
+    (scaled, (X,), {}),
+    (scaled, (X, 3.0), {}),
+    (scaled, (X,), {"scale": 3}),          # an int where the default is a float
+    (scaled, (X,), {"scale": True}),       # a bool: its own key (not equal to 1)
+    (scaled, (X,), {"scale": -0.0}),       # -0.0 keyed apart from 0.0
+    (scaled, (X,), {"scale": 0.0}),
+    (scaled, (X,), {"shift": 1, "flag": True, "name": "b"}),
+    (scaled, (X,), {"extra": Y}),          # an array where the default is None
+    (scaled, (X,), {"extra": np.float32(2)}),
+    (scaled, (np.float64(3.0),), {}),      # a NumPy scalar
+    (star, (X,), {}),
+    (star, (X, Y), {}),
+    (star, (X, Y, 2.0), {"k": 3}),
+    (star, (X, Y), {"k": Y}),
+    (only_keywords, (X,), {"y": Y}),
+    (only_keywords, (X,), {"y": 2.0, "z": 0.5}),
+]
+
+
+@pytest.mark.parametrize("fn, args, kwargs", CALLS)
+def test_each_convention_gives_pythons_result(fn, args, kwargs):
+    f = ag.function(fn)
+    for _ in range(3):  # the first call traces, the others take the cached path
+        same(f(*args, **kwargs), fn(*args, **kwargs))
+    assert f.tracing_count == 1
+
+
+def test_one_trace_per_distinct_key_as_key_of_makes_them():
+    f = ag.function(scaled)
+    for kwargs in [{}, {"scale": 2.0}, {"scale": 2}, {"scale": True}, {"scale": 1},
+                   {"scale": 0.0}, {"scale": -0.0}, {"scale": 0.0}]:
+        same(f(X, **kwargs), scaled(X, **kwargs))
+    # 2.0 is the default; 1 and True, 0.0 and -0.0 are keyed apart
+    assert f.tracing_count == 6
+
+
+def test_the_same_array_twice_is_one_input():
+    f = ag.function(star)
+    same(f(X, X), star(X, X))
+    same(f(X, Y), star(X, Y))
+    assert f.tracing_count == 2
+
+
+def test_methods_bound_and_through_the_class():
+    m = Model(np.full(4, 2.0))
+    forward = ag.function(Model.forward)
+    Model.traced = forward
+    try:
+        bound = m.traced
+        assert isinstance(bound, BoundFunction)
+        assert bound.function is forward and bound.instance is m
+        for _ in range(2):
+            same(m.traced(X), m.forward(X))
+            same(m.traced(X, bias=1.5), m.forward(X, bias=1.5))
+            same(Model.traced(m, X), m.forward(X))
+        other = Model(np.full(4, 3.0))  # another `self`: its own trace
+        same(other.traced(X), other.forward(X))
+        assert bound.get_concrete_function(X) is forward.get_concrete_function(m, X)
+    finally:
+        del Model.traced
+
+
+def test_input_signature_fast_and_checked_paths():
+    f = ag.function(lambda x, y: x + y,
+                    input_signature=[ag.TensorSpec((None,), np.float64)] * 2)
+    for n in (2, 3, 2):
+        same(f(np.ones(n), np.ones(n)), np.ones(n) + np.ones(n))
+    assert f.tracing_count == 1
+    with pytest.raises(TypeError):
+        f(np.ones(2, np.float32), np.ones(2))
+
+
+def test_bad_calls_raise_pythons_type_error():
+    f = ag.function(scaled)
+    for call in (lambda g: g(), lambda g: g(X, nope=1), lambda g: g(X, 1, 2, 3, 4, 5, 6)):
+        with pytest.raises(TypeError) as got:
+            call(f)
+        with pytest.raises(TypeError) as expected:
+            call(scaled)
+        assert str(got.value) == str(expected.value)
+
+
+def test_eager_mode_and_nested_calls_run_the_python_function():
+    f = ag.function(scaled)
+    ag.run_functions_eagerly(True)
+    try:
+        same(f(X, scale=3), scaled(X, scale=3))
+    finally:
+        ag.run_functions_eagerly(False)
+    assert f.tracing_count == 0
+
+    @ag.function
+    def outer(x):
+        return f(x, shift=1)[0] + 1.0
+
+    same(outer(X), scaled(X, shift=1)[0] + 1.0)
+    assert f.tracing_count == 0  # traced through, inline
