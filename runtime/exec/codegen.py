@@ -93,6 +93,8 @@ class CodeGen:
         if t in _LITERAL_TYPES:
             return repr(value)
         if t is float:
+            if value != value:  # a NaN: its sign and payload are in its bits, not its repr
+                return self.const(value, "nan")
             return repr(value) if math.isfinite(value) else f"float({str(value)!r})"
         if t in (tuple, list):
             items = [self.lit(v) for v in value]

@@ -67,8 +67,10 @@ def identity_part(function: Any, a: object) -> tuple | None:
 def float_part(function: Any, a: float) -> tuple:
     """`(float, FloatKey(a))`, kept per value (not for 0.0 / -0.0, equal as floats but
     keyed apart, nor NaN)."""
+    if a != a:  # a NaN: its sign is in its bits, not in float.hex
+        return (float, FloatKey(a))
     part = (float, _new_str(FloatKey, a.hex()))
-    if a and a == a and len(function._float_parts) < 64:
+    if a and len(function._float_parts) < 64:
         function._float_parts[a] = part
     return part
 

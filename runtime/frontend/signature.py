@@ -10,6 +10,8 @@ A cache key has one part per argument (after binding keywords and defaults):
 """
 from __future__ import annotations
 
+import struct
+
 import weakref
 from typing import Any, Sequence
 
@@ -175,11 +177,17 @@ class FloatKey(str):
     __slots__ = ()
 
     def __new__(cls, value):
+        if value != value:  # a NaN: float.hex and repr drop its sign, its 8 bytes keep it
+            parts = (value.real, value.imag) if type(value) is complex else (value,)
+            return str.__new__(cls, "bits:" + struct.pack(f"<{len(parts)}d", *parts).hex())
         return str.__new__(cls, repr(complex(value)) if type(value) is complex else value.hex())
 
     @property
     def value(self):
         # complex bits are `repr(complex)`: "(1+2j)" or "2j"; a float's are `float.hex`
+        if self.startswith("bits:"):
+            parts = struct.unpack(f"<{(len(self) - 5) // 16}d", bytes.fromhex(self[5:]))
+            return complex(*parts) if len(parts) == 2 else parts[0]
         return complex(self) if self[0] == "(" or self[-1] == "j" else float.fromhex(self)
 
     def __repr__(self) -> str:
