@@ -11,7 +11,7 @@ bindings instead:
   this process (nothing new is imported), so `np.sum(x)` stays a direct call exactly as
   in `ag.to_code`;
 - anything else bound at module level (functions, classes, variables, `from math import
-  sqrt`, modules not loaded, `import *`): the call goes through `ag__.converted_call`,
+  sqrt`, modules not loaded, `import *`): the call goes through `ag__.converted`,
   which decides when it runs (a run-time conversion does the same: such names may be
   rebound);
 - names the module never binds: builtins (`len(xs)` -> `ag__.len_(xs)`).

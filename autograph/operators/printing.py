@@ -1,7 +1,7 @@
 """`print_`: Python's `print` in converted code.
 
 The call converter rewrites `print(...)` to `ag__.print_(...)` when the name is the
-builtin (and `converted_call` routes the builtin reached any other way here too). With no
+builtin (and `ag__.converted` routes the builtin reached any other way here too). With no
 symbolic value among the arguments (or nested in a list / tuple / dict argument) it *is*
 `print`: same text, same errors, run when the Python runs (only while tracing, in a
 graph). With one - or inside a symbolic `if` or loop, where Python's print would run
