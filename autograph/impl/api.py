@@ -132,6 +132,7 @@ def _compile_node(fn, node, src, ctx) -> tuple:
     else:
         # a name that is not a factory local, so a recursive call still reads the global
         node.name = name = ctx.namer.new("ag__converted")
+        _count_calls(node, ctx)
         body = [node] + templates.replace("return fn", origin=node, fn=name)
     factory = templates.replace("def ag__factory(params):\n    body", origin=node,
                                 params=[ctx.out.ops_name] + freevars, body=body)
@@ -148,8 +149,44 @@ def _compile_node(fn, node, src, ctx) -> tuple:
         inner = _user_qualnames(inner, inner.co_qualname, fn.__code__.co_qualname,
                                 ctx.namer.generated)
     _register_codes(inner)
+    if name is not None:
+        _COUNTING[id(inner)] = inner
     _register_helpers(inner, ctx.namer.generated, inner.co_name)
     return inner, dict(ctx.out.assumed)
+
+
+_COUNTING: dict = {}  # id -> the converted code objects that count their own calls
+
+
+def counts_its_calls(code) -> bool:
+    """Whether `code` is a converted function that counts its own calls (see
+    `_count_calls`): converted code then calls it directly, with no wrapper frame."""
+    return _COUNTING.get(id(code)) is code
+
+
+_COUNTED_BODY = """\
+level = ops.enter_call()
+try:
+    body
+except RecursionError as error:
+    explained = ops.explained_recursion(error, level)
+    if explained is None:
+        raise
+    raise explained from None
+finally:
+    ops.leave_call(level)
+"""
+
+
+def _count_calls(node, ctx) -> None:
+    """Wrap the converted function's body so that it counts its own calls for the
+    recursion room (`operators/recursion.py`) - in its own frame, so nothing stands
+    between it and its caller. (`to_code` shows the body without it.)"""
+    level, error, explained = (ctx.namer.new(n) for n in ("ag__level", "ag__error",
+                                                          "ag__explained"))
+    node.body = templates.replace(_COUNTED_BODY, origin=node, ops=ctx.out.ops_name,
+                                  level=level, error=error, explained=explained,
+                                  body=node.body)
 
 
 def qualname_of(prefix: str, parts: list) -> str:

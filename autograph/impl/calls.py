@@ -9,10 +9,10 @@ Python. The decision, cheapest first:
   packages, a generator): `f` itself. The verdict is cached per code object, keyed by
   `id(code)` and checked by identity - the callee itself is never hashed (an unhashable
   callable, a dead `weakref.ref` or a `functools.cmp_to_key` object is called as is);
-- user code: its converted version (cached on the function), through `_call`, which
-  counts user-level calls for the recursion room (below); code the compiler generated
-  (or `autograph convert` wrote), and wrappers of it (`functools.cache`), run as is
-  through `_call` too, and so do `ag.function` functions;
+- user code: its converted version (cached on the function), which counts its own calls
+  for the recursion room (`operators/recursion.py`) and is called directly too; code
+  `autograph convert` wrote, nested converted defs, and wrappers of them
+  (`functools.cache`) run as is through `counted_call`;
 - a bound method: decided on its function; the converted one gets `self` bound;
 - a builtin with an `ag__` overload (`fn = len; fn(xs)`), by identity: the overload;
 - while tracing, NumPy creators with a possibly symbolic size, random draws, copies,
@@ -24,8 +24,6 @@ Python. The decision, cheapest first:
 from __future__ import annotations
 
 import functools
-import sys
-import threading
 import types
 from typing import Any, Callable
 
@@ -36,7 +34,7 @@ from autograph.errors import ConversionError
 from autograph.impl import api
 from autograph.operators import lists
 from autograph.operators.builtin_calls import OVERLOADS
-from autograph.operators.call import explain_recursion
+from autograph.operators.recursion import counted_call
 from autograph.operators.random_calls import NOT_RANDOM, random_call, routes
 from autograph.pyct import registry
 from runtime.core import log, tracing
@@ -46,6 +44,8 @@ from runtime.ops.dynamic import CREATORS, creator_call
 
 _FUNCTION = types.FunctionType
 _METHOD = types.MethodType
+_BUILTIN = types.BuiltinFunctionType
+_MODULE = types.ModuleType
 _PLAIN, _COUNTED, _USER = 0, 1, 2    # verdicts per code object
 _VERDICTS: dict = {}                 # id(code) -> (code, verdict); never keyed by callee
 _CALL_ATTR = "__ag_call__"           # on a function: (generation, it, what to call for it)
@@ -56,7 +56,8 @@ _in_graph = tracing.in_graph_mode
 
 def converted(f: Any) -> Callable:
     """What converted code calls for `f` (see the module docstring)."""
-    if type(f) is _FUNCTION:
+    t = type(f)
+    if t is _FUNCTION:
         code = f.__code__
         known = _VERDICTS.get(id(code))
         if known is not None and known[0] is code:
@@ -69,7 +70,11 @@ def converted(f: Any) -> Callable:
                     entry[1] is f and _DO_NOT not in d:
                 return entry[2]
         return _function(f)
-    by_type = _BY_TYPE.get(type(f))
+    if t is _BUILTIN or t is type:
+        overload = _OVERLOADS.get(id(f))  # `len` -> `ag__.len_`
+        if overload is not None and overload[0] is f:
+            return overload[1]
+    by_type = _BY_TYPE.get(t)
     if by_type is not None:
         return by_type(f)
     return _other(f)
@@ -95,22 +100,25 @@ def _function(f):
 
 
 def _remember(f, g):
-    """`g` (what runs for the function `f`) through `_call`, cached on `f` for the next
-    call: (generation, f, the counted call) - an entry copied to another function's dict
+    """Cache what runs for the function `f` on it, for the next call: `g` itself when it
+    counts its own calls (converted code does), else `g` through `counted_call`. The
+    entry is (generation, f, callable): one copied to another function's dict
     (`functools.wraps`) names its own function, so it is not taken for that one's."""
-    counted = functools.partial(_call, g)
+    run = g if api.counts_its_calls(g.__code__) else functools.partial(counted_call, g)
     try:
-        f.__dict__[_CALL_ATTR] = (_GENERATION[0], f, counted)
+        f.__dict__[_CALL_ATTR] = (_GENERATION[0], f, run)
     except (AttributeError, TypeError):
         pass
-    return counted
+    return run
 
 
 def _verdict(fn) -> int:
     """The verdict for a Python function, cached per code object when it holds for every
     function made from that code (a do-not-convert mark is the function's own)."""
     code = fn.__code__
-    if registry.is_generated_code(code):
+    if api.counts_its_calls(code):
+        verdict = _PLAIN  # converted code counts its own calls: called like any function
+    elif registry.is_generated_code(code):
         verdict = _COUNTED
     elif registry.is_marked_do_not_convert(fn):
         return _PLAIN
@@ -148,9 +156,20 @@ def _method(m):
     if verdict == _PLAIN:
         return m
     if verdict == _COUNTED:
-        return functools.partial(_call, m)
-    g = _converted_function(fn)
-    return m if g is fn else functools.partial(_call, g, m.__self__)
+        return functools.partial(counted_call, m)
+    d = fn.__dict__
+    entry = d.get(_CALL_ATTR)
+    if type(entry) is tuple and entry[0] == _GENERATION[0] and entry[1] is fn and \
+            _DO_NOT not in d:
+        run = entry[2]
+    else:
+        g = _converted_function(fn)
+        if g is fn:
+            return m
+        run = _remember(fn, g)
+    if type(run) is _FUNCTION:  # converted code counting its own calls
+        return _METHOD(run, m.__self__)
+    return functools.partial(run, m.__self__)
 
 
 def _special_or_as_is(f):
@@ -158,6 +177,8 @@ def _special_or_as_is(f):
     special = _SPECIAL.get(id(f))
     if special is not None and special[0] is f:
         return special[1](f)
+    if type(getattr(f, "__self__", None)) is _MODULE:  # `math.sqrt`: no draw, no copy
+        return f
     if _in_graph():
         return _traced_library_call(f)
     return f
@@ -167,8 +188,6 @@ def _as_is(f):
     return f
 
 
-def _counted(f):
-    return functools.partial(_call, f)
 
 
 def _other(f):
@@ -178,14 +197,15 @@ def _other(f):
         return special[1](f)
     if registry.is_convertible(f):
         try:
-            return functools.partial(_call, api.convert(f, recursive=True))
+            return api.convert(f, recursive=True)  # (converted code counts its own calls)
         except ConversionError as e:
             if "source code is unavailable" not in str(e):
                 raise
             return f
     inner = getattr(f, "__wrapped__", None) if not isinstance(f, type) else None
-    if type(inner) is _FUNCTION and registry.is_generated_code(inner.__code__):
-        return functools.partial(_call, f)  # `functools.cache` around converted code
+    if type(inner) is _FUNCTION and registry.is_generated_code(inner.__code__) and \
+            not api.counts_its_calls(inner.__code__):
+        return functools.partial(counted_call, f)  # `functools.cache` around converted code
     if _in_graph():
         return _traced_library_call(f)
     return f
@@ -232,6 +252,7 @@ def _while_tracing(form):
 
 
 _SPECIAL: dict = {}        # id(callee) -> (callee, make the callable for it)
+_OVERLOADS: dict = {id(f): (f, impl) for f, impl in OVERLOADS.items()}
 _SPECIAL_CODES: set = set()  # ids of the code of special Python functions: never cached
 
 
@@ -261,96 +282,12 @@ _BY_TYPE: dict = {
     type: _special_or_as_is,
     type(np.sum): _special_or_as_is,   # NumPy's array-function dispatchers
     np.ufunc: _as_is,
-    Function: _counted,          # `ag.function` functions run converted code
-    BoundFunction: _counted,
+    Function: _as_is,            # (`ag.function`: the converted code counts its calls)
+    BoundFunction: _as_is,
     types.MethodWrapperType: _as_is,
     types.WrapperDescriptorType: _as_is,
     types.MethodDescriptorType: _special_or_as_is,
 }
-
-
-# -- recursion in converted code ----------------------------------------------------------
-# Converted code spends several Python frames per user-level call (the function, the
-# `if_stmt` operator and the branch function, `_call`). So that a recursive function
-# reaches the depth it reaches unconverted, the recursion limit is read as a number of
-# *user-level* calls while converted calls nest: a few levels deep, the frames per level
-# are measured and the limit is set to what the program's own limit allows at that rate
-# (at most _MAX_FRAMES: the C stack bounds how far it can safely go); it is restored when
-# the outermost converted call returns. Only calls of converted code count (a library
-# callee is called directly by the user's frame).
-class _Stack(threading.local):
-    depth = 0       # nested converted calls (class defaults: no AttributeError to catch)
-    first = None    # (depth, frames) at the first measurement
-    room = False    # this thread raised the limit
-
-
-_STACK = _Stack()
-_CHECK_AT = frozenset({8, 16, 32})
-_MAX_FRAMES = 25_000
-_LIMIT_LOCK = threading.Lock()
-_ROOM = {"threads": 0, "limit": 0}  # threads that raised the limit; the limit before
-
-
-def _call(g, *args, **kwargs):
-    stack = _STACK
-    depth = stack.depth
-    if depth in _CHECK_AT or (depth and not depth % 64):
-        _make_room(stack, depth)
-    stack.depth = depth + 1
-    try:
-        return g(*args, **kwargs)
-    except RecursionError as e:
-        # explained by the outermost call, where the stack has room again
-        if not depth:
-            explained = explain_recursion(e)
-            if explained is not None:
-                raise explained from None
-        raise
-    finally:
-        stack.depth = depth
-        if not depth and stack.first is not None:
-            _restore_limit(stack)
-
-
-def _make_room(stack, depth: int) -> None:
-    frame, used = sys._getframe(), 0
-    while frame is not None:
-        used, frame = used + 1, frame.f_back
-    first = stack.first
-    if first is None or first[0] >= depth:
-        stack.first = first = (depth, used)
-        per_level = -(-used // depth)  # an over-estimate until the next measurement
-    else:
-        per_level = max(1, -(-(used - first[1]) // (depth - first[0])))
-    with _LIMIT_LOCK:
-        current = sys.getrecursionlimit()
-        base = _ROOM["limit"] if _ROOM["threads"] else current
-        outside = max(0, first[1] - first[0] * per_level)  # frames below the recursion
-        wanted = min(_MAX_FRAMES, outside + (base - outside) * per_level + 2 * per_level)
-        if wanted <= base and not stack.room:
-            return  # the program's own limit is room enough
-        if not stack.room:  # every thread relying on the room counts
-            stack.room = True
-            if not _ROOM["threads"]:
-                _ROOM["limit"] = current
-            _ROOM["threads"] += 1
-        if _ROOM["threads"] > 1:
-            wanted = max(wanted, current)  # other threads may be deep: never lower it
-        wanted = max(wanted, used + 100, base)
-        if wanted != current:
-            sys.setrecursionlimit(wanted)
-
-
-def _restore_limit(stack) -> None:
-    """The outermost converted call of this thread returned: the program's own limit is
-    back once no other thread needs the room."""
-    with _LIMIT_LOCK:
-        if stack.room:
-            _ROOM["threads"] -= 1
-            if not _ROOM["threads"]:
-                sys.setrecursionlimit(max(_ROOM["limit"], 100))
-        stack.room = False
-        stack.first = None
 
 
 # generated code calls `ag__.converted`: the operators get this one injected

@@ -10,6 +10,7 @@ from autograph.operators.exceptions import (
     assert_stmt, python_only, try_graph, try_graph_mode, try_stmt,
 )
 from autograph.operators.generators import next_
+from autograph.operators.recursion import enter_call, explained_recursion, leave_call
 from autograph.operators.array_like_args import array_like
 from autograph.operators.index_tricks import array_item, index_trick
 from autograph.operators.lists import array_, list_append, list_pop, sequence_call, stack
@@ -32,7 +33,8 @@ __all__ = [
     "print_", "print_text", "with_manager", "errstate_region",
 ]
 __all__ += ["isinstance_", "item_", "array_", "defined", "ld_declared", "next_", "try_stmt", "bool_",
-            "complex_", "index_", "index_trick", "with_locals", "array_item", "array_like"]
+            "complex_", "index_", "index_trick", "with_locals", "enter_call", "explained_recursion",
+            "leave_call", "array_item", "array_like"]
 
 
 def set_converted(impl) -> None:

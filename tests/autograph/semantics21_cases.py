@@ -170,6 +170,26 @@ def frame_readers(x):
             sys._getframe(0).f_globals["__name__"] == __name__, x)
 
 
+def whose_caller():
+    # converted too: its caller is the converted function itself, no wrapper between
+    caller = sys._getframe(1)
+    return caller.f_code.co_name, caller.f_globals["__name__"] == __name__, caller.f_lineno
+
+
+def warns_its_caller():
+    warnings.warn("mind", UserWarning, stacklevel=2)
+    return sys._getframe(1).f_lineno
+
+
+def converted_callees_see_their_caller(x):
+    name, same_module, _ = whose_caller()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warned_line = warns_its_caller()
+    w = caught[0]
+    return name, same_module, w.filename == __file__, w.lineno == warned_line, x
+
+
 # -- 6: exec / compile from converted code inherit no future flags -----------------------------
 def exec_annotations(x):
     ns = {}
@@ -254,7 +274,7 @@ CASES = [
     (super_in_a_nested_class_whose_first_parameter_is_not_self, (3,)),
     (metaclass_new_calls_super, (0,)), (closure_mutation_in_methods, (3,)),
     (nested_class_method, (2,)), (nested_class_method, (-2,)),
-    (frame_readers, (1,)), (exec_annotations, (1,)), (exec_annotations, (-1,)),
+    (frame_readers, (1,)), (converted_callees_see_their_caller, (1,)), (exec_annotations, (1,)), (exec_annotations, (-1,)),
     (uses_builtins, ([1, 2, 3],)), (uses_builtins, ([4],)), (odd_callables, (3,)),
     (child_describe, (2,)), (child_describe, (-2,)), (no_source_callees, (3,)),
     (no_source_callees, (-3,)),
