@@ -80,7 +80,8 @@ def _call(node, walk):
             if f.id == "print" and _builds_text(node.args):
                 # evaluated by print_text, which records text built from symbolic values
                 args = gast.Tuple(elts=node.args, ctx=gast.Load())
-                node.args = [templates.replace_expr("lambda: args", origin=node, args=args)]
+                node.args = [f, templates.replace_expr("lambda: args", origin=node,
+                                                       args=args)]
                 node.func = templates.replace_expr("ag__.print_text", origin=f)
                 return node
             if ctx.info.recursive:

@@ -203,6 +203,7 @@ def exec_annotations(x):
 
 # -- 7: builtins are looked up when the call runs --------------------------------------------
 def uses_builtins(xs):
+    print(f"{len(xs)} items")
     if len(xs) > 1:
         return len(xs), abs(-len(xs)), sum(xs)
     return len(xs), 0, 0

@@ -89,12 +89,15 @@ def test_a_global_shadowing_a_builtin_at_run_time_is_called(convert, static_modu
     before = fn([1, 2, 3])
     assert before == cases.uses_builtins([1, 2, 3])
     module.len = lambda xs: 100  # what `globals()["len"] = ...` does
+    printed = []
+    module.print = printed.append
     try:
         assert fn([1, 2, 3]) == (100, 100, 6)
         if module is cases:
             assert cases.uses_builtins([1, 2, 3]) == (100, 100, 6)
     finally:
-        del module.len
+        del module.len, module.print
+    assert printed == ["100 items"] * (1 + (module is cases))
     assert fn([1, 2, 3]) == before
 
 
