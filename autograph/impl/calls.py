@@ -41,6 +41,7 @@ from runtime.core import log, tracing
 from runtime.core.tensor import Tensor
 from runtime.frontend.function import BoundFunction, Function
 from runtime.ops.dynamic import CREATORS, creator_call
+from runtime.state.random_watch import note_call
 
 _FUNCTION = types.FunctionType
 _METHOD = types.MethodType
@@ -218,6 +219,7 @@ def _traced_library_call(f):
     owner = getattr(f, "__self__", None)
     if type(owner) is np.ndarray and getattr(f, "__name__", None) in ("copy", "astype"):
         return functools.partial(_copy, f)
+    note_call(f)  # a bit generator's method and the like: only noticed (random_watch.py)
     return f
 
 
