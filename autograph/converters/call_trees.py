@@ -66,8 +66,8 @@ _SEQUENCE_OF_ARRAYS = (np.stack, np.concatenate, np.vstack, np.hstack, np.column
 
 
 def _call(node, walk):
-    if is_ag_call(node):
-        return node
+    if is_ag_call(node) or isinstance(node.func, gast.Call) and is_ag_call(node.func):
+        return node  # (also `ag__.converted(f)(x)`: already routed)
     ctx = walk.ctx
     f = node.func
     if isinstance(f, gast.Name) and f.id == "super" and not node.args and not node.keywords:

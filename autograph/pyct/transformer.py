@@ -19,9 +19,8 @@ _CONTROL = (gast.If, gast.While, gast.For)
 
 
 def is_ag_call(node) -> bool:
+    """Whether `node` calls an `ag__` operator (`ag__.if_stmt(...)`)."""
     f = node.func if isinstance(node, gast.Call) else None
-    if isinstance(f, gast.Call):  # `ag__.converted(f)(x)`
-        f = f.func
     return isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and \
         f.value.id == "ag__"
 
