@@ -11,7 +11,7 @@ operators alone, as a module written by `autograph convert` does) runs
 `autograph/__init__.py`, and a lower layer must not load a higher one
 (tests/autograph/test_structure_layers.py); it also keeps `import autograph` cheap.
 When loaded, `autograph.impl.api` registers its entry points in `autograph.pyct.registry`
-(and injects its `converted_call` into the operators); the functions here call them
+(and injects its `converted` into the operators); the functions here call them
 through the registry, which loads the compiler with the loader registered here.
 """
 from __future__ import annotations
@@ -36,7 +36,7 @@ _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 def _load_compiler() -> None:
     # injection point: the only import of the compiler, on its first use (see the module
     # docstring: importing `autograph` or one of its lower layers must not load it)
-    import autograph.impl.api  # noqa: F401  (registers itself in autograph.pyct.registry)
+    import autograph.impl.calls  # noqa: F401  (registers itself and the compiler in autograph.pyct.registry)
 
 
 registry.set_compiler_loader(_load_compiler)
@@ -284,7 +284,7 @@ def set_loop_options(maximum_iterations: Any = None, shape_invariants: Sequence 
     """
     frame = sys._getframe(1)
     while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
-        frame = frame.f_back  # the user's line, past converted_call
+        frame = frame.f_back  # the user's line, past `ag__.converted`
     where = (frame.f_code.co_filename, frame.f_lineno)
     if tracing.in_graph_mode():
         raise ConversionError(

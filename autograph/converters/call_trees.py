@@ -1,7 +1,7 @@
-"""Function calls -> `ag__.converted_call` for user code, `ag__.<builtin>_` for builtins.
+"""Function calls -> `ag__.converted(f)(...)` for user code and builtins with an overload.
 
-    y = helper(x, k=2)       =>   y = ag__.converted_call(helper, x, k=2)
-    n = len(xs)              =>   n = ag__.len_(xs)
+    y = helper(x, k=2)       =>   y = ag__.converted(helper)(x, k=2)
+    n = len(xs)              =>   n = ag__.converted(len)(xs)    (`ag__.len_` when it runs)
     z = np.sum(x)            =>   z = np.sum(x)            (NumPy: left alone)
 
 Only what cannot differ between functions sharing the converted code is resolved at
@@ -9,11 +9,11 @@ conversion time (`Context.lookup`): builtins no global shadows, and attributes o
 modules bound to globals (`np.sum`, `math.sqrt`). Those calls stay direct when the
 target is not user code, so the converted code stays close to the original. Every
 other call - to a closure variable, a global function or class, a local, `self.method`,
-an unresolved name - goes through `converted_call`, which decides at run time (and is
+an unresolved name - goes through `ag__.converted`, which decides at run time (and is
 cheap for NumPy and builtins): the compiled code is shared by every function made by
 the same `def`, whatever its closure holds. Method calls on local values with an
 array / list / dict method name (`x.reshape`, `xs.append`) are left alone. With
-`recursive=False` nothing goes through `converted_call`.
+`recursive=False` nothing goes through `ag__.converted`.
 """
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ KNOWN_METHODS = frozenset(
 ) | {"assign", "assign_add", "assign_sub", "read_value", "numpy", "watch", "gradient"}
 
 
-# ndarray methods `converted_call` answers: for a symbolic receiver (builtin_calls.py),
+# ndarray methods `ag__.converted` answers: for a symbolic receiver (builtin_calls.py),
 # and copies of a NumPy array made while tracing, which become arrays of the trace
 _ROUTED = frozenset({"item", "copy", "astype"})
 
@@ -66,20 +66,31 @@ _SEQUENCE_OF_ARRAYS = (np.stack, np.concatenate, np.vstack, np.hstack, np.column
 
 
 def _call(node, walk):
-    if is_ag_call(node):
-        return node
+    if is_ag_call(node) or isinstance(node.func, gast.Call) and is_ag_call(node.func):
+        return node  # (also `ag__.converted(f)(x)`: already routed)
     ctx = walk.ctx
     f = node.func
+    if isinstance(f, gast.Name) and f.id == "super" and not node.args and not node.keywords:
+        # zero-argument `super()` reads its frame's class cell and first argument, whatever
+        # `super` is bound to (`from X import *` may bind it): it stays as Python wrote it
+        return node
     if isinstance(f, gast.Name) and f.id in BUILTIN_OVERRIDES and f.id not in ctx.scope.local \
             and _fits_override(node, BUILTIN_OVERRIDES[f.id]):
         if ctx.lookup(f.id) is getattr(builtins, f.id):
             if f.id == "print" and _builds_text(node.args):
                 # evaluated by print_text, which records text built from symbolic values
                 args = gast.Tuple(elts=node.args, ctx=gast.Load())
-                node.args = [templates.replace_expr("lambda: args", origin=node, args=args)]
+                node.args = [f, templates.replace_expr("lambda: args", origin=node,
+                                                       args=args)]
                 node.func = templates.replace_expr("ag__.print_text", origin=f)
                 return node
-            node.func = templates.replace_expr(f"ag__.{BUILTIN_OVERRIDES[f.id]}", origin=f)
+            if ctx.info.recursive:
+                # `len` is looked up when the call runs, as Python does (a global that
+                # shadows it later is called instead); `ag__.converted(len)` is `ag__.len_`
+                node.func = templates.replace_expr("ag__.converted(f)", origin=f, f=f)
+            else:
+                node.func = templates.replace_expr(f"ag__.{BUILTIN_OVERRIDES[f.id]}",
+                                                   origin=f)
             return node
     if node.args and not isinstance(node.args[0], gast.Starred):
         target = _resolve(f, ctx)
@@ -97,18 +108,18 @@ def _call(node, walk):
         if target in _SEQUENCE_OF_ARRAYS and ctx.out.list_names and \
                 qualified_name(node.args[0]) in ctx.out.list_names:
             # a list appended to in a loop may be a graph list: join it either way (a
-            # `stack` imported by name is not resolved: `converted_call` stacks it)
+            # `stack` imported by name is not resolved: `ag__.converted` stacks it)
             node.args[0:0] = [f]
             node.func = templates.replace_expr("ag__.sequence_call", origin=f)
             return node
     if not ctx.info.recursive or _leave(f, ctx):
         return node
-    call = templates.replace_expr("ag__.converted_call(f)", origin=node, f=f)
-    call.args.extend(node.args)
-    call.keywords = node.keywords
+    # `ag__.converted(f)` says what to call; the user's frame calls it (frame readers
+    # such as `namedtuple` or `warnings.warn(stacklevel=2)` see the user's function)
+    node.func = templates.replace_expr("ag__.converted(f)", origin=f, f=f)
     if isinstance(f, gast.Name):
         ctx.out.callees.append(f.id)
-    return call
+    return node
 
 
 def _wrap_array_like_args(node, every: bool, list_names: set) -> None:
@@ -180,9 +191,9 @@ def _leave(f, ctx) -> bool:
     target = _resolve(f, ctx)
     if target is not _MISSING:
         if _sized_creator(target) or random_calls.routes(target):
-            return False  # np.zeros(n), np.random.normal(): `converted_call` builds them
+            return False  # np.zeros(n), np.random.normal(): `ag__.converted` builds them
         if isinstance(f, gast.Attribute) and overload_of(target) is not None:
-            return False  # `operator.index(x)`: `converted_call` calls the `ag__` overload
+            return False  # `operator.index(x)`: `ag__.converted` calls the `ag__` overload
         return not is_convertible(target)
     if isinstance(f, gast.Attribute) and f.attr in KNOWN_METHODS and f.attr not in _ROUTED:
         root = f.value

@@ -7,20 +7,22 @@ variables. The call becomes a dict of getters, one per variable of the user's fu
 reads the variable where the call stands - so lexical scoping finds its current value,
 whether it lives in the user's function or is the state of a generated function:
 
-    print(locals())      =>   print(ag__.locals_({'x': lambda: x, 'y': lambda: y}))
+    print(locals())  =>  print(ag__.with_locals(locals, {'x': lambda: x, 'y': lambda: y})())
 
 `ag__.locals_` leaves out the variables that are not bound yet, as `locals()` does.
+`eval(source)` and `exec(source)` (no namespaces given) see the same variables, as in
+Python. The called name is looked up when the call runs (`ag__.with_locals` gets it):
+a global that shadows the builtin (also one `from X import *` binds) is called as is.
 """
 from __future__ import annotations
-
-import builtins
 
 import gast
 
 from autograph.pyct import anno, templates
 from autograph.pyct.activity import declared
 
-_CALLS = {"locals": "locals_", "vars": "locals_", "dir": "dir_"}
+_CALLS = ("locals", "vars", "dir")
+_EVALS = ("eval", "exec")
 
 
 def user_variables(fn_node, ctx, local: set, free_reads: set) -> list:
@@ -56,15 +58,19 @@ def transform(fn_node, ctx, local: set, free_reads: set) -> None:
                         value[k] = new
                     else:
                         setattr(n, field, new)
-                elif not (isinstance(item, gast.FunctionDef) and item is not fn_node):
+                elif not (isinstance(item, (gast.FunctionDef, gast.ClassDef)) and
+                          item is not fn_node):  # (a class body's `locals()` is its own)
                     stack.append(item)
 
 
 def _is_introspection(node, ctx, local: set) -> bool:
     f = node.func
-    if not (isinstance(f, gast.Name) and f.id in _CALLS) or node.args or node.keywords:
+    if not isinstance(f, gast.Name) or f.id in local:
         return False
-    return f.id not in local and ctx.lookup(f.id) is getattr(builtins, f.id)
+    if f.id in _EVALS:  # only the source: Python's eval / exec use the function's locals
+        return len(node.args) == 1 and not node.keywords and \
+            not isinstance(node.args[0], gast.Starred)
+    return f.id in _CALLS and not node.args and not node.keywords
 
 
 def _table_call(node, names: list):
@@ -75,5 +81,6 @@ def _table_call(node, names: list):
         anno.set_(getter, anno.GETTER, True)  # not a user closure (`closures.captured_names`)
         getters.append(getter)
     table = gast.Dict(keys=keys, values=getters)
-    return templates.replace_expr(f"ag__.{_CALLS[node.func.id]}(table)", origin=node,
-                                  table=table)
+    node.func = templates.replace_expr("ag__.with_locals(fn, table)", origin=node.func,
+                                       fn=node.func, table=table)
+    return node

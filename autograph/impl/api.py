@@ -1,5 +1,5 @@
-"""Conversion entry points: `convert`, `to_code`, `do_not_convert`,
-and `converted_call` (what generated code calls for user functions).
+"""Conversion entry points: `convert`, `to_code`, `do_not_convert` (what converted code
+calls for a callee is decided in `autograph.impl.calls`).
 
 Loading: the converted function node is wrapped in a factory
 
@@ -20,31 +20,28 @@ function object.
 """
 from __future__ import annotations
 
+import __future__
 import ast
 import functools
-import sys
+import inspect
+import operator
 import threading
 import types
-import warnings
 from typing import Callable
 
 import gast
-import numpy as np
 
 from autograph.errors import ConversionError
 from autograph.impl.context import Context, FunctionInfo, assumptions_hold
 from autograph.impl.conversion import convert_function_node
 from autograph import operators
-from autograph.operators import lists
-from autograph.operators.builtin_calls import overload_of
-from autograph.operators.call import explain_recursion
 from autograph.pyct import anno, gast_to_ast, parser, registry, templates
-from runtime.core import log, tracing
-from runtime.core.errors import HELPER_CODES, user_stacklevel
-from runtime.ops.dynamic import CREATORS, creator_call
-from autograph.operators.random_calls import NOT_RANDOM, random_call
+from runtime.core import log
+from runtime.core.errors import HELPER_CODES
 
 _LOCK = threading.RLock()
+_FUTURE_FLAGS = functools.reduce(operator.or_, (getattr(__future__, name).compiler_flag
+                                                for name in __future__.all_feature_names))
 _COMPILED: dict = {}          # (code, filename, recursive) -> [(assumed, inner code)]
 # Converted functions are cached on the original itself (`fn.__dict__[_CACHE_ATTR]` =
 # (generation, {recursive: converted})): the converted function refers back to the
@@ -135,12 +132,16 @@ def _compile_node(fn, node, src, ctx) -> tuple:
     else:
         # a name that is not a factory local, so a recursive call still reads the global
         node.name = name = ctx.namer.new("ag__converted")
+        _count_calls(node, ctx)
         body = [node] + templates.replace("return fn", origin=node, fn=name)
     factory = templates.replace("def ag__factory(params):\n    body", origin=node,
                                 params=[ctx.out.ops_name] + freevars, body=body)
     module = ast.Module(body=[gast_to_ast.convert(factory[0])], type_ignores=[])
     ast.fix_missing_locations(module)
-    code = compile(module, src.filename, "exec")
+    # only the user's own future flags: not this module's `annotations`, which `exec` /
+    # `compile` called from the converted code would otherwise inherit
+    code = compile(module, src.filename, "exec", flags=fn.__code__.co_flags & _FUTURE_FLAGS,
+                   dont_inherit=True)
     factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     inner = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType))
     inner = inner.replace(co_name=fn.__code__.co_name)
@@ -148,8 +149,48 @@ def _compile_node(fn, node, src, ctx) -> tuple:
         inner = _user_qualnames(inner, inner.co_qualname, fn.__code__.co_qualname,
                                 ctx.namer.generated)
     _register_codes(inner)
+    if name is not None:
+        _COUNTING[id(inner)] = inner
     _register_helpers(inner, ctx.namer.generated, inner.co_name)
     return inner, dict(ctx.out.assumed)
+
+
+_COUNTING: dict = {}  # id -> the converted code objects that count their own calls
+
+
+def counts_its_calls(code) -> bool:
+    """Whether `code` is a converted function that counts its own calls (see
+    `_count_calls`): converted code then calls it directly, with no wrapper frame."""
+    return _COUNTING.get(id(code)) is code
+
+
+_COUNTED_BODY = """\
+level = ops.enter_call()
+try:
+    body
+except RecursionError as error:
+    explained = ops.explained_recursion(error, level)
+    if explained is None:
+        raise
+    raise explained from None
+finally:
+    ops.leave_call(level)
+"""
+
+
+def _count_calls(node, ctx) -> None:
+    """Wrap the converted function's body so that it counts its own calls for the
+    recursion room (`operators/recursion.py`) - in its own frame, so nothing stands
+    between it and its caller. (`to_code` shows the body without it.)"""
+    level, error, explained = (ctx.namer.new(n) for n in ("ag__level", "ag__error",
+                                                          "ag__explained"))
+    node.body = templates.replace(_COUNTED_BODY, origin=node, ops=ctx.out.ops_name,
+                                  level=level, error=error, explained=explained,
+                                  body=node.body)
+
+
+def qualname_of(prefix: str, parts: list) -> str:
+    return prefix + ".".join(parts)
 
 
 def _register_helpers(code, generated: set, owner: str) -> None:
@@ -170,9 +211,9 @@ def _user_qualnames(code, old: str, new: str, generated: set):
     factory prefix `old` becomes `new` (the function's own) and the generated functions
     drop out (`f.<locals>.loop_body.<locals>.g` -> `f.<locals>.g`), so functions and
     classes made by converted code look like the original's (repr, __qualname__)."""
-    consts = tuple(_user_qualnames(c, old, new, generated) if isinstance(c, types.CodeType)
-                   else c for c in code.co_consts)
     qualname = code.co_qualname
+    consts = [_user_qualnames(c, old, new, generated) if isinstance(c, types.CodeType)
+              else c for c in code.co_consts]
     if qualname.startswith(old):
         parts = qualname[len(old):].split(".")
         kept: list = []
@@ -183,28 +224,30 @@ def _user_qualnames(code, old: str, new: str, generated: set):
                 continue
             kept.append(parts[k])
             k += 1
-        qualname = new + ".".join(kept)
-    return code.replace(co_consts=consts, co_qualname=qualname)
-
-
-def _register_codes(code) -> None:
-    _CONVERTED_CODES[id(code)] = code
-    for c in code.co_consts:
-        if isinstance(c, types.CodeType):
-            _register_codes(c)
+        if not code.co_flags & inspect.CO_OPTIMIZED:  # a class body: it stores its
+            # `__qualname__` from a constant string, its code's own qualified name
+            consts = [qualname_of(new, kept) if type(c) is str and c == qualname else c
+                      for c in consts]
+        qualname = qualname_of(new, kept)
+    return code.replace(co_consts=tuple(consts), co_qualname=qualname)
 
 
 def _explicit_super(node, shadowed: bool = False) -> None:
     """`super()` -> `super(__class__, self)`: the zero-argument form needs a class body.
     Not when `super` is the function's own name for something else (a local, or a global
     of the module when `shadowed`): then `super()` calls that."""
-    if not node.args.args or shadowed or _binds_super(node):
+    params = node.args.posonlyargs + node.args.args
+    if not params or shadowed or _binds_super(node):
         return
-    first = node.args.args[0].id
-    for n in gast.walk(node):
+    first = params[0].id
+    stack = [node]
+    while stack:
+        n = stack.pop()
         if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and \
                 n.func.id == "super" and not n.args:
             n.args = [templates.name_node("__class__"), templates.name_node(first)]
+        # a nested class's methods have their own `__class__` and first parameter
+        stack.extend(c for c in gast.iter_child_nodes(n) if not isinstance(c, gast.ClassDef))
 
 
 def _binds_super(node) -> bool:
@@ -275,171 +318,6 @@ def _callees(node, ctx) -> list:
     return out
 
 
-# -- called from converted code ---------------------------------------------------------
-_WARNED: set = set()
-
-
-_CALL_ATTR = "__ag_call__"  # on a function: (generation, what converted_call calls for it)
-
-
-def _known_target(f):
-    """What `converted_call` calls for `f` when that is already known, else None: `f` is
-    converted code (generated, or written by `autograph convert`), or a plain function
-    that converted_call converted before. Skips the general checks on the hot path of
-    converted code calling converted code."""
-    if type(f) is not types.FunctionType:
-        return None
-    code = f.__code__
-    if _CONVERTED_CODES.get(id(code)) is code:
-        return f
-    entry = f.__dict__.get(_CALL_ATTR)
-    if type(entry) is tuple and entry[0] == _GENERATION[0] and \
-            entry[1].__wrapped__ is f and "__ag_do_not_convert__" not in f.__dict__:
-        return entry[1]
-    return None
-
-
-def converted_call(f, *args, **kwargs):
-    """Call `f`, converted first if it is user code."""
-    g = _known_target(f)
-    if g is None:
-        g = _target(f, args, kwargs)
-        if type(g) is _Done:
-            return g.value
-    return _call(g, args, kwargs)
-
-
-class _Done:
-    """A call `_target` already made (a NumPy or builtin overload)."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value):
-        self.value = value
-
-
-def _target(f, args, kwargs):
-    """What converted code calls for `f` (converting it first if it is user code), or
-    _Done(result) when the call is made by an overload."""
-    if not is_convertible(f):
-        if tracing.in_graph_mode():  # a draw: a stateful op drawing on every call
-            drawn = random_call(f, args, kwargs)
-            if drawn is not NOT_RANDOM:
-                return _Done(drawn)
-        if args and f in lists.SEQUENCE_FORMS:  # maybe a graph list
-            return _Done(lists.sequence_call(f, *args, **kwargs))
-        if args and (f is np.array or f is np.asarray or f is np.asanyarray or
-                     f is np.ascontiguousarray):
-            return _Done(lists.array_(f, *args, **kwargs))  # the value may be symbolic
-        if f in _COPIES or type(getattr(f, "__self__", None)) is np.ndarray and \
-                getattr(f, "__name__", None) in ("copy", "astype"):  # `c.copy()`
-            made = f(*args, **kwargs)  # (`astype(copy=False)` may give `c` itself)
-            return _Done(made if made is getattr(f, "__self__", None)
-                         else lists.array_of_the_trace(made))
-        if f in CREATORS:  # np.zeros(n) with a symbolic n: NumPy would call n.__index__
-            return _Done(lists.array_of_the_trace(creator_call(f, args, kwargs)))
-        overload = overload_of(f)  # `fn = range; fn(n)` means what `range(n)` means
-        if overload is not None:
-            return _Done(overload(*args, **kwargs))
-        # called as is; still counted below: it may be converted code (a module written by
-        # `autograph convert`) or wrap it (functools.cache), and so recurse
-        return f
-    try:
-        g = convert(f, recursive=True)
-    except ConversionError as e:
-        if "source code is unavailable" not in str(e):
-            raise
-        key = getattr(_plain_function(f), "__code__", None)
-        if key not in _WARNED:
-            _WARNED.add(key)
-            warnings.warn(f"{e} Calling it unconverted.", stacklevel=user_stacklevel())
-        return f
-    if type(f) is types.FunctionType and getattr(g, "__wrapped__", None) is f:
-        f.__dict__[_CALL_ATTR] = (_GENERATION[0], g)
-    return g
-
-
-_COPIES = frozenset({np.copy, np.zeros_like, np.ones_like, np.empty_like, np.full_like})
-
-
-def _call(g, args, kwargs):
-    stack = _STACK
-    depth = getattr(stack, "depth", 0)
-    if depth in _CHECK_AT or (depth and not depth % 64):
-        _make_room(stack, depth)
-    stack.depth = depth + 1
-    try:
-        return g(*args, **kwargs)
-    except RecursionError as e:
-        # explained by the outermost call, where the stack has room again
-        if not depth:
-            explained = explain_recursion(e)
-            if explained is not None:
-                raise explained from None
-        raise
-    finally:
-        stack.depth = depth
-        if not depth and getattr(stack, "first", None):
-            _restore_limit(stack)
-
-
-# -- recursion in converted code ----------------------------------------------------------
-# Converted code spends several Python frames per user-level call (the function, the
-# `if_stmt` operator and the branch function, `converted_call`). So that a recursive
-# function reaches the depth it reaches unconverted, the recursion limit is read as a
-# number of *user-level* calls while converted calls nest: a few levels deep, the frames
-# per level are measured and the limit is set to what the program's own limit allows
-# at that rate (at most _MAX_FRAMES: the C stack bounds how far it can safely go); it is
-# restored when the outermost converted call returns.
-_STACK = threading.local()   # .depth: nested converted calls; .first: (depth, frames) at
-                             # the first measurement; .room: this thread raised the limit
-_CHECK_AT = frozenset({8, 16, 32})
-_MAX_FRAMES = 25_000
-_LIMIT_LOCK = threading.Lock()
-_ROOM = {"threads": 0, "limit": 0}  # threads that raised the limit; the limit before
-
-
-def _make_room(stack, depth: int) -> None:
-    frame, used = sys._getframe(), 0
-    while frame is not None:
-        used, frame = used + 1, frame.f_back
-    first = getattr(stack, "first", None)
-    if first is None or first[0] >= depth:
-        stack.first = first = (depth, used)
-        per_level = -(-used // depth)  # an over-estimate until the next measurement
-    else:
-        per_level = max(1, -(-(used - first[1]) // (depth - first[0])))
-    with _LIMIT_LOCK:
-        current = sys.getrecursionlimit()
-        base = _ROOM["limit"] if _ROOM["threads"] else current
-        outside = max(0, first[1] - first[0] * per_level)  # frames below the recursion
-        wanted = min(_MAX_FRAMES, outside + (base - outside) * per_level + 2 * per_level)
-        if wanted <= base and not getattr(stack, "room", False):
-            return  # the program's own limit is room enough
-        if not getattr(stack, "room", False):  # every thread relying on the room counts
-            stack.room = True
-            if not _ROOM["threads"]:
-                _ROOM["limit"] = current
-            _ROOM["threads"] += 1
-        if _ROOM["threads"] > 1:
-            wanted = max(wanted, current)  # other threads may be deep: never lower it
-        wanted = max(wanted, used + 100, base)
-        if wanted != current:
-            sys.setrecursionlimit(wanted)
-
-
-def _restore_limit(stack) -> None:
-    """The outermost converted call of this thread returned: the program's own limit is
-    back once no other thread needs the room."""
-    with _LIMIT_LOCK:
-        if getattr(stack, "room", False):
-            _ROOM["threads"] -= 1
-            if not _ROOM["threads"]:
-                sys.setrecursionlimit(max(_ROOM["limit"], 100))
-        stack.room = False
-        stack.first = None
-
-
 def do_not_convert(fn: Callable) -> Callable:
     """Mark `fn` so AutoGraph calls it as is (and so does not convert what it calls)."""
     return registry.mark_do_not_convert(fn)
@@ -453,10 +331,8 @@ def _reset_caches() -> None:
         parser._SOURCE_CACHE.clear()
 
 
-# `autograph.api` (and the operators' stand-in converted_call) reach the compiler here
-registry.set_compiler(convert=convert, to_code=to_code, converted_call=converted_call)
-# generated code calls `ag__.converted_call`: the operators get this one injected
-operators.set_converted_call(converted_call)
+# `autograph.api` reaches the compiler here (`autograph.impl.calls`, loaded with it,
+# registers what converted code calls)
+registry.set_compiler(convert=convert, to_code=to_code)
 
-__all__ = ["convert", "to_code", "do_not_convert", "converted_call",
-           "is_convertible"]
+__all__ = ["convert", "to_code", "do_not_convert", "is_convertible"]

@@ -38,7 +38,7 @@ class FunctionInfo:
 
     filename: str
     source: str
-    recursive: bool = True          # option: calls go through `converted_call`
+    recursive: bool = True          # option: calls go through `ag__.converted`
     qualname: str = ""              # (private names are mangled with the class name)
     fn: Any = None
     freevars: frozenset = frozenset()    # the function's closure variables

@@ -57,7 +57,7 @@ from autograph.pyct import activity, anno, dataflow, templates, transformer
 # cheap tests on the source text that let the pipeline skip whole passes (conservative:
 # a match only means the pass may have something to do)
 _MAYBE_UNSUPPORTED = re.compile(r"\b(yield|await|async)\b")
-_MAYBE_INTROSPECTION = re.compile(r"\b(locals|vars|dir)\s*\(\s*\)")
+_MAYBE_INTROSPECTION = re.compile(r"\b(locals|vars|dir)\s*\(\s*\)|\b(eval|exec)\s*\(")
 _MAYBE_TARGETS = re.compile(r"\.(append|pop)\s*\(|\]\s*(\*\*|//|>>|<<|[-+*/%@&|^])?=(?!=)")
 
 

@@ -11,10 +11,11 @@ bindings instead:
   this process (nothing new is imported), so `np.sum(x)` stays a direct call exactly as
   in `ag.to_code`;
 - anything else bound at module level (functions, classes, variables, `from math import
-  sqrt`, modules not loaded, `import *`): the call goes through `ag__.converted_call`,
+  sqrt`, modules not loaded, `import *`): the call goes through `ag__.converted`,
   which decides when it runs (a run-time conversion does the same: such names may be
   rebound);
-- names the module never binds: builtins (`len(xs)` -> `ag__.len_(xs)`).
+- names the module never binds: builtins (`len(xs)` -> `ag__.converted(len)(xs)`, which
+  looks `len` up when it runs).
 
 The converted definitions are spliced into the original text in place of the original ones,
 so module-level code, comments and formatting outside functions are kept as they are. Each

@@ -3,13 +3,14 @@
 Each operator behaves exactly like the Python construct it replaces when given Python
 values, and builds graph nodes (through `runtime`) when given symbolic ones.
 """
-from autograph.operators.call import autograph_artifact, converted_call, dir_, locals_, slice_
-from autograph.operators.call import defined, ld_declared
+from autograph.operators.call import autograph_artifact, converted, converted_call, dir_, locals_, slice_
+from autograph.operators.call import defined, ld_declared, with_locals
 from autograph.operators.conditionals import if_exp, if_stmt
 from autograph.operators.exceptions import (
     assert_stmt, python_only, try_graph, try_graph_mode, try_stmt,
 )
 from autograph.operators.generators import next_
+from autograph.operators.recursion import enter_call, explained_recursion, leave_call
 from autograph.operators.array_like_args import array_like
 from autograph.operators.index_tricks import array_item, index_trick
 from autograph.operators.lists import array_, list_append, list_pop, sequence_call, stack
@@ -25,20 +26,21 @@ from autograph.operators.variables import (UNSET, Undefined, ld, ld_attr, set_at
                                           setitem_attr)
 
 __all__ = [
-    "autograph_artifact", "converted_call", "dir_", "locals_", "slice_", "if_exp", "if_stmt", "assert_stmt", "python_only", "try_graph", "try_graph_mode", "list_append",
+    "autograph_artifact", "converted", "converted_call", "dir_", "locals_", "slice_", "if_exp", "if_stmt", "assert_stmt", "python_only", "try_graph", "try_graph_mode", "list_append",
     "list_pop", "sequence_call", "stack", "and_", "compare_chain", "not_", "or_", "truth", "for_stmt", "while_stmt", "abs_",
     "enumerate_", "float_", "int_", "len_", "max_", "min_", "range_", "sum_", "zip_",
     "UNSET", "Undefined", "ld", "ld_attr", "set_attr", "setitem", "setitem_attr",
     "print_", "print_text", "with_manager", "errstate_region",
 ]
 __all__ += ["isinstance_", "item_", "array_", "defined", "ld_declared", "next_", "try_stmt", "bool_",
-            "complex_", "index_", "index_trick", "array_item", "array_like"]
+            "complex_", "index_", "index_trick", "with_locals", "enter_call", "explained_recursion",
+            "leave_call", "array_item", "array_like"]
 
 
-def set_converted_call(impl) -> None:
-    """Inject the compiler's `converted_call` (`autograph.impl.api` calls this when it is
-    imported): generated code calls `ag__.converted_call`, so it is bound in this namespace
-    directly (a converted call costs no wrapper frame). It replaces the stand-in
-    `operators.call.converted_call`, which forwards to it where code still holds it."""
-    global converted_call
-    converted_call = impl
+def set_converted(impl) -> None:
+    """Inject the compiler's `converted` (`autograph.impl.calls` calls this when it is
+    imported): generated code calls `ag__.converted(f)(...)`, so it is bound in this
+    namespace directly (a converted call costs no wrapper frame). It replaces the
+    stand-in `operators.call.converted`, which forwards to it where code still holds it."""
+    global converted
+    converted = impl

@@ -2,7 +2,7 @@
 
 The call converter substitutes a builtin by its name (`range(n)` -> `ag__.range_(n)`),
 which misses a builtin reached any other way: `fn = range; fn(n)`, a builtin passed as
-an argument, kept in a list or a dict. Those calls go through `converted_call`, which
+an argument, kept in a list or a dict. Those calls go through `ag__.converted`, which
 asks `overload_of` here: the builtin object maps to the same `ag__` implementation the
 name-based path uses (`BUILTIN_OVERRIDES`), so both spellings mean the same thing.
 """
@@ -19,8 +19,8 @@ from autograph.operators.math_calls import MATH_OVERLOADS
 from autograph.operators.py_builtins import BUILTIN_OVERRIDES
 from runtime.core.tensor import Tensor
 
-# (the `ag__` package does not import this module: `converted_call` in autograph.impl does)
-_OVERLOADS = {getattr(builtins, name): getattr(operators, impl)
+# (the `ag__` package does not import this module: `autograph.impl.calls` does)
+OVERLOADS = _OVERLOADS = {getattr(builtins, name): getattr(operators, impl)
               for name, impl in BUILTIN_OVERRIDES.items()}
 _OVERLOADS[operator.index] = operators.index_  # what `range`, slicing and NumPy call
 _OVERLOADS.update(MATH_OVERLOADS)  # math.sqrt(x) of a symbolic x: NumPy, with math's errors

@@ -1,18 +1,21 @@
-"""`converted_call`: how converted code calls functions it could not resolve statically;
+"""`converted`: how converted code calls functions it could not resolve statically;
 `autograph_artifact`: how a module written by `autograph convert` marks its functions.
 
-    ag__.converted_call(f, x, k=2)
+    ag__.converted(f)(x, k=2)
 
-converts `f` first when it is user code (recursively, cached per function) and calls
-everything else (NumPy, builtins, the standard library, already converted code,
-`ag.do_not_convert` functions) as is. The decision lives in the compiler
-(`autograph.impl.api`), which the operators never import: when it is imported it
-injects its `converted_call` into the `ag__` namespace
-(`autograph.operators.set_converted_call`) and registers it with its other entry points
-in `autograph.pyct.registry`, as `ag.function` hands its converter to `runtime.Function`.
+`converted(f)` says what to call for `f`: its converted version when `f` is user code
+(recursively, cached per function), `f` itself for everything else (NumPy, builtins,
+the standard library, already converted code, `ag.do_not_convert` functions), so the
+call is made by the user's frame. The decision lives in the compiler
+(`autograph.impl.calls`), which the operators never import: when it is imported it
+injects its `converted` into the `ag__` namespace (`autograph.operators.set_converted`)
+and registers it in `autograph.pyct.registry`, as `ag.function` hands its converter to
+`runtime.Function`.
 """
 from __future__ import annotations
 
+import builtins
+import sys
 from typing import Callable
 
 from autograph.operators.variables import Undefined
@@ -21,17 +24,27 @@ from runtime.core import tracing
 from runtime.core.errors import TracingRecursionError, recursion_cycle
 
 
-def converted_call(f, *args, **kwargs):
+def converted(f):
     """Stands in until the compiler injects its own (converted code can run before the
     compiler was imported: a module written by `autograph convert` imports only the
     operators): loads the compiler through the loader `autograph.api` registered, which
     replaces this function in `ag__`, then forwards to it."""
-    impl = registry.compiler("converted_call")
+    return _compiler_entry("converted")(f)
+
+
+def converted_call(f, *args, **kwargs):
+    """`f(*args, **kwargs)` as converted code makes it: the form modules written by earlier
+    versions of `autograph convert` call."""
+    return _compiler_entry("converted")(f)(*args, **kwargs)
+
+
+def _compiler_entry(name: str) -> Callable:
+    impl = registry.compiler(name)
     if impl is None:
         raise RuntimeError("converted code called a function, but no AutoGraph compiler is "
-                           "loaded to convert it: import autograph (or autograph.impl.api) "
+                           "loaded to convert it: import autograph (or autograph.impl.calls) "
                            "first")
-    return impl(f, *args, **kwargs)
+    return impl
 
 
 def explain_recursion(e: RecursionError) -> Exception | None:
@@ -92,6 +105,21 @@ def locals_(getters: dict) -> dict:
         if not isinstance(value, Undefined):
             out[name] = value
     return out
+
+
+def with_locals(fn: Callable, getters: dict) -> Callable:
+    """What an argument-less `locals()` / `vars()` / `dir()`, and `eval(source)` /
+    `exec(source)`, call in converted code, `fn` being what the name means when the call
+    runs: Python's builtin on the user's variables (`getters`, see `locals_`; the
+    caller's globals for eval / exec); any other `fn` (a global of that name) as is."""
+    if fn is builtins.locals or fn is builtins.vars:
+        return lambda: locals_(getters)
+    if fn is builtins.dir:
+        return lambda: dir_(getters)
+    if fn is builtins.eval or fn is builtins.exec:
+        namespaces = (sys._getframe(1).f_globals, locals_(getters))
+        return lambda source: fn(source, *namespaces)
+    return fn
 
 
 def dir_(getters: dict) -> list:

@@ -1,7 +1,7 @@
 """`print_`: Python's `print` in converted code.
 
 The call converter rewrites `print(...)` to `ag__.print_(...)` when the name is the
-builtin (and `converted_call` routes the builtin reached any other way here too). With no
+builtin (and `ag__.converted` routes the builtin reached any other way here too). With no
 symbolic value among the arguments (or nested in a list / tuple / dict argument) it *is*
 `print`: same text, same errors, run when the Python runs (only while tracing, in a
 graph). With one - or inside a symbolic `if` or loop, where Python's print would run
@@ -32,11 +32,14 @@ def _symbolic(values) -> bool:
     return any(isinstance(leaf, (Tensor, RecordedText)) for leaf in flatten(list(values))[0])
 
 
-def print_text(arguments, **kwargs) -> None:
+def print_text(fn, arguments, /, **kwargs) -> None:
     """`print(f"x = {x}", ...)`: the call converter passes the positional arguments as a
     function, so that text they build from symbolic values (f-strings, `%`, `str()`,
     `format()`) is recorded while they are evaluated and completed with the values each
-    time the graph runs; on NumPy values this is `print`."""
+    time the graph runs; on NumPy values this is `print`. `fn` is what the name `print`
+    means when the call runs: a global that shadows it is called instead."""
+    if fn is not builtins.print:
+        return fn(*arguments(), **kwargs)
     with recording_text() as record:
         values = arguments()
     if record:

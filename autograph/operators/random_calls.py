@@ -9,8 +9,8 @@ traced function draws from the same generator eager NumPy would, in program orde
     rng = np.random.default_rng(0)  -> a generator made again on every run
 
 `random_call(f, args, kwargs)` returns NOT_RANDOM for every other callable; it is
-called by `converted_call` only while tracing. `routes(f)` tells the call-tree converter
-which NumPy calls resolved at conversion time must still go through `converted_call`.
+called by `ag__.converted` only while tracing. `routes(f)` tells the call-tree converter
+which NumPy calls resolved at conversion time must still go through `ag__.converted`.
 """
 from __future__ import annotations
 

@@ -184,8 +184,9 @@ def _written_in_place(call) -> set:
     """`np.add.at(a, i, v)` and `np.put_along_axis(a, ...)` write into local `a` in place,
     as `a[i] = v` does: a branch or loop body that calls them changes `a`."""
     func, args = call.func, call.args
-    if qualified_name(func) == "ag__.converted_call" and args:  # (after the call converter)
-        func, args = args[0], args[1:]
+    if isinstance(func, gast.Call) and qualified_name(func.func) == "ag__.converted" and \
+            func.args:  # `ag__.converted(f)(x)` (after the call converter)
+        func = func.args[0]
     if not args or not isinstance(args[0], gast.Name) or not isinstance(func, gast.Attribute):
         return set()
     if (func.attr == "at" and isinstance(func.value, gast.Attribute)) or \

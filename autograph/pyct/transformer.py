@@ -19,6 +19,7 @@ _CONTROL = (gast.If, gast.While, gast.For)
 
 
 def is_ag_call(node) -> bool:
+    """Whether `node` calls an `ag__` operator (`ag__.if_stmt(...)`)."""
     f = node.func if isinstance(node, gast.Call) else None
     return isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and \
         f.value.id == "ag__"
@@ -45,7 +46,9 @@ class Walk:
     def node(self, node):
         t = type(node)
         if (t is gast.FunctionDef or t is gast.AsyncFunctionDef) and \
-                anno.get(node, anno.DONE, False):
+                anno.get(node, anno.DONE, False) or t is gast.ClassDef:
+            # a class statement runs as written: its body is the class's namespace, and
+            # its methods are converted on their own when converted code calls them
             return node
         control = t in _CONTROL
         if control:

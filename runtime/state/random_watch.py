@@ -11,7 +11,7 @@ a trace can draw, and how each is noticed:
   globals it names, or the attributes of the object it is a method of: each one's state
   before and after;
 - a method of a bit generator or other random object called from converted code
-  (`converted_call` reports the calls it does not route here).
+  (`ag__.converted` reports the calls it does not route here).
 
 `numpy.random` is imported lazily (it costs more than a small trace): when nothing has
 imported it yet, no generator can exist, and importing it during the trace means it
@@ -142,7 +142,7 @@ def warn_if_drawn(watch: RandomWatch, graph, name: str) -> None:
 
 
 def note_call(f) -> None:
-    """Called by `converted_call` for each call it does not convert: remember a method of a
+    """Called by `ag__.converted` for each call it does not convert: remember a method of a
     random generator called while tracing."""
     owner = getattr(f, "__self__", None)
     kinds = _random_types()

@@ -583,7 +583,7 @@ def list_stacked_by_an_imported_name(n):
     out = []
     for i in range(n):
         out.append(i * 2)
-    return np_stack(out)   # a global name: `converted_call` stacks the graph list
+    return np_stack(out)   # a global name: `ag__.converted` stacks the graph list
 
 
 @case(V, W)

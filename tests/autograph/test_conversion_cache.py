@@ -27,7 +27,7 @@ def test_closures_of_one_def_holding_numpy_and_user_functions():
     assert ag.function(make(np.abs))(np.float64(-2.0)) == 2.0
     assert ag.function(make(helper))(np.float64(-2.0)) == 2.0   # helper is converted
     assert ag.to_graph(make(helper))(-3.0) == 3.0
-    assert "ag__.converted_call(fn, x)" in ag.to_code(make(np.abs))
+    assert "ag__.converted(fn)(x)" in ag.to_code(make(np.abs))
 
 
 def test_closure_cell_rebound_after_conversion():

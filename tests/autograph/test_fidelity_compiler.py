@@ -150,7 +150,7 @@ def test_converted_recursion_reaches_the_original_depth(fn):
 
 
 def test_recursion_through_a_cache_in_convert_output_reaches_the_original_depth(static_module):
-    # `autograph convert` output calls itself through functools.cache: converted_call runs
+    # `autograph convert` output calls itself through functools.cache: `ag__.converted` runs
     # the wrapper as is but still counts the level
     limit = sys.getrecursionlimit()
     original = _max_depth(fidelity_cases.cached_chain)

@@ -115,7 +115,7 @@ def test_print_without_symbolic_arguments_runs_only_while_tracing(capsys):
     for _ in range(3):
         f(np.arange(3))
     assert capsys.readouterr().out == "tracing 3 [1, 2]\n"
-    assert "ag__.print_('tracing', 3, [1, 2])" in ag.to_code(fn)
+    assert "ag__.converted(print)('tracing', 3, [1, 2])" in ag.to_code(fn)
 
 
 def test_converted_code_on_python_values_is_python_print(capsys):

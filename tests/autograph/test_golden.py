@@ -258,7 +258,7 @@ def make_caller(fn):
 
 
 def test_to_code_golden_recursive_calls():
-    """Which calls go through `converted_call` (closure and global names) and which stay
+    """Which calls go through `ag__.converted` (closure and global names) and which stay
     direct (attributes of modules, builtins), with the callees listed after."""
     code = ag.to_code(make_caller(np.sin)) + "\n"
     path = os.path.join(GOLDEN, "calls_recursive.txt")

@@ -68,10 +68,10 @@ def test_names_resolve_from_the_module_text():
             c = abs(x)
             return a, b, c, len
         ''')
-    assert "np.abs(x) + ag__.converted_call(total, xs)" in out  # a module's attribute is
+    assert "np.abs(x) + ag__.converted(total)(xs)" in out  # a module's attribute is
     # resolved; a global name (which may be rebound) is decided at run time
-    assert "ag__.converted_call(other.helper, x)" in out      # unknown: decided at run time
-    assert "ag__.abs_(x)" in out                              # a builtin
+    assert "ag__.converted(other.helper)(x)" in out      # unknown: decided at run time
+    assert "ag__.converted(abs)(x)" in out                    # a builtin
 
 
 def test_a_rebound_builtin_is_not_a_builtin():
@@ -82,7 +82,7 @@ def test_a_rebound_builtin_is_not_a_builtin():
         def f(xs):
             return len(xs)
         ''')
-    assert "ag__.converted_call(len, xs)" in out and "ag__.len_" not in out
+    assert "ag__.converted(len)(xs)" in out and "ag__.len_" not in out
 
 
 def test_star_import_makes_every_name_unknown():
@@ -92,7 +92,7 @@ def test_star_import_makes_every_name_unknown():
         def f(x):
             return abs(x)
         ''')
-    assert "ag__.converted_call(abs, x)" in out
+    assert "ag__.converted(abs)(x)" in out
 
 
 def test_functions_the_runtime_leaves_alone_are_left_verbatim():
@@ -124,8 +124,8 @@ def test_functions_the_runtime_leaves_alone_are_left_verbatim():
                  "        yield n\n", "async def coro(x):\n"):
         assert keep in out
     assert out.count("@ag__.autograph_artifact") == 1
-    # a global function may be rebound: `converted_call` calls `plain` as is at run time
-    assert "return ag__.converted_call(plain, x)" in out
+    # a global function may be rebound: `ag__.converted` calls `plain` as is at run time
+    assert "return ag__.converted(plain)(x)" in out
 
 
 def test_indented_definitions_keep_their_docstrings():
@@ -215,6 +215,6 @@ def test_bindings_inside_top_level_blocks():
         def f(x, xs):
             return np.exp(x), len(xs), abs(x), helper(xs)
         ''')
-    assert "ag__.converted_call(np.exp, x)" in out   # np is bound twice: unknown
-    assert "ag__.len_(xs)" in out                     # `len` is still the builtin
-    assert "ag__.converted_call(abs, x)" in out       # `abs` is not
+    assert "ag__.converted(np.exp)(x)" in out   # np is bound twice: unknown
+    assert "ag__.converted(len)(xs)" in out           # `len` is still the builtin
+    assert "ag__.converted(abs)(x)" in out       # `abs` is not

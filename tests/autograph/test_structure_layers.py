@@ -3,7 +3,7 @@
 Importing a lower layer alone (in a fresh interpreter) must not load a higher one, and
 no module of a layer imports a higher layer anywhere - a function-local import that
 dodges an import cycle is still the cycle. The operators get the compiler's
-`converted_call` injected (`autograph.impl.api` does it when imported), and converted
+`converted` injected (`autograph.impl.calls` does it when imported), and converted
 code that runs before the compiler was imported still converts what it calls.
 """
 from __future__ import annotations
@@ -70,7 +70,7 @@ def test_no_module_of_a_layer_imports_a_higher_one(k):
 
 def test_converted_code_run_before_the_compiler_still_converts_its_callees(tmp_path):
     # what a module written by `autograph convert` does: it imports the operators only;
-    # the callee is plain user code, so `converted_call` must convert it (its `if` on a
+    # the callee is plain user code, so `ag__.converted` must convert it (its `if` on a
     # symbolic value then traces as a graph branch)
     (tmp_path / "helper.py").write_text(textwrap.dedent("""
         def relu(x):
@@ -85,7 +85,7 @@ def test_converted_code_run_before_the_compiler_still_converts_its_callees(tmp_p
         import helper
         assert "autograph.impl.api" not in sys.modules
         from runtime import Function
-        f = Function(lambda x: ag__.converted_call(helper.relu, x), autograph=False)
+        f = Function(lambda x: ag__.converted(helper.relu)(x), autograph=False)
         print(f(np.float64(2.0)), f(np.float64(-3.0)), "autograph.impl.api" in sys.modules)
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -71,7 +71,7 @@ def test_show_a_method(src):
     result = run_cli("show", f"{src}::Model.step")
     assert result.returncode == 0
     assert result.stdout.startswith("def step(self, x):\n")
-    assert "ag__.for_stmt(ag__.range_(x)" in result.stdout
+    assert "ag__.for_stmt(ag__.converted(range)(x)" in result.stdout
 
 
 def test_show_a_generator_says_it_is_left_as_is(src):

@@ -30,7 +30,7 @@ RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}
 OPTIONAL_ENGINES = ("numba", "llvmlite", "onnx", "onnxruntime", "dask", "distributed")
 # documented injection points: (module, what it imports inside a function) -> why
 INJECTION_POINTS = {
-    ("autograph.api", "autograph.impl.api"):
+    ("autograph.api", "autograph.impl.calls"):
         "the compiler loads on first use: importing autograph, or the operators alone as a "
         "module written by `autograph convert` does, must not load autograph.impl",
 }
