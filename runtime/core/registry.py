@@ -48,6 +48,8 @@ class OpDef:
     emit_in_place: Callable | None = None   # (codegen, node, indent): update input 0 in place
     appends_in_place: bool = False          # appends to its input graph list (a replay copies it)
     saves_for_gradient: bool = False        # forward-pass bookkeeping a gradient replay skips
+    reads_variable: bool = False            # its result is the value of Variable attrs["var"]
+    #                                         (an eager tape watches it: exec/tape_calls.py)
     bookkeeping: bool = False               # an internal step pictures fold into its edge
     #                                         (`python_number`, `x.shape[i]`)
     fused: tuple = ()                       # a compiled elementwise kernel (jit): the ops it
@@ -79,8 +81,13 @@ def numpy_ref(fn) -> str | None:
     return None
 
 
-# Per thread: set by an active eager GradientTape to record ops on watched values.
-_recording = threading.local()
+class _Recording(threading.local):
+    # per thread: set by an active eager GradientTape to record ops on watched values
+    # (a class default, so that generated executors check `_recording.fn` cheaply)
+    fn = None
+
+
+_recording = _Recording()
 
 
 def recorder():
@@ -88,7 +95,16 @@ def recorder():
     return getattr(_recording, "fn", None)
 
 
+# how many threads have a recorder set: generated executors test this first (a list
+# item is cheaper to read than a thread-local attribute)
+recording_threads = [0]
+_counting = threading.Lock()
+
+
 def set_recorder(fn) -> None:
+    if (_recording.fn is None) != (fn is None):
+        with _counting:
+            recording_threads[0] += 1 if fn is not None else -1
     _recording.fn = fn
 
 

@@ -9,12 +9,14 @@ and writing the Python state the trace reaches (`state.python_state.StatePlan`).
 from __future__ import annotations
 
 import threading
+import weakref
 
 import numpy as np
 
 from runtime.core import log
 from runtime.core.tensor import Tensor, _fmt_shape
 from runtime.exec.codegen import compile_graph
+from runtime.exec.tape_calls import TapeCall
 from runtime.frontend.engines import engine
 from runtime.frontend.tracebacks import filter_traceback
 from runtime.frontend.signature import (
@@ -94,8 +96,10 @@ class ConcreteFunction:
         """Generate and compile the executor (`_fn`, `python_code`, `_gen`, `_filename`)."""
         run_graph, out_tree, run_leaves, parallel, n_extra = self._pending
         started = log.start(log.COMPILE, log.DEBUG)
+        me = weakref.ref(self)  # (the executor must not keep its ConcreteFunction alive)
+        on_tape = TapeCall(lambda: me().graph, out_tree, run_leaves)
         fn, self.python_code, self._gen, self._filename = compile_graph(
-            run_graph, out_tree, run_leaves, self.name, parallel=parallel)
+            run_graph, out_tree, run_leaves, self.name, parallel=parallel, on_tape=on_tape)
         log.done(log.COMPILE, log.DEBUG, started, "generated the executor of %s", self.name)
         if n_extra or self._keep_rest:
             fn = writing_back(fn, self.writeback, self.name, n_extra, keep_rest=self._keep_rest)
