@@ -5,15 +5,17 @@
     tape.gradient(loss, w)       # the same gradients as running model's code eagerly
 
 The generated executor reads Variables as `var._value` and computes on plain arrays, so
-the tape would see neither the reads nor the ops. Instead, while a tape records, each
-executor starts by handing the call here (`on_tape`, one check of the thread's tape
-recorder; `codegen.compile_graph`): when a watched value is involved (an argument the
+the tape would see neither the reads nor the ops. Instead, each executor's first line
+checks whether a tape records (a process-wide count of recording threads, then this
+thread's recorder; `codegen.compile_graph`) and if so hands the call here (`TapeCall`).
+When a watched value is involved (an argument the
 tape follows, or a floating-point Variable the graph reads, which the tape watches), the
 traced graph runs node by node through `bind`, as eager NumPy code would: every op is
 recorded with its own gradient rule, Variable reads go through the tape's read hook, and
 control flow takes the path the values take. Gradients are therefore exactly the eager
-ones, for persistent and nested tapes and jacobians too. Otherwise the fast executor
-runs as usual.
+ones, for persistent and nested tapes and jacobians too, at the speed of eager code.
+Otherwise the fast executor runs as usual. An argument the graph writes into takes the
+written value as eager code's `x[i] = v` does (`TapeValue.write_back`).
 """
 from __future__ import annotations
 

@@ -32,7 +32,11 @@ def writing_back(fn: Callable, writeback: list, name: str, n_extra: int,
             return fn(*leaves), ()
         out, *finals = fn(*leaves)
         for k, value in zip(positions, finals):
-            np.copyto(leaves[k], value, casting="unsafe")
+            target = leaves[k]
+            if isinstance(target, np.ndarray):
+                np.copyto(target, value, casting="unsafe")
+            else:  # a value an eager GradientTape follows: it holds the written value
+                target.write_back(value)
         if keep_rest:
             return out, finals[len(positions):]
         return out
@@ -43,6 +47,10 @@ def writing_back(fn: Callable, writeback: list, name: str, n_extra: int,
 
 def _check_writable(leaves, k: int, label: str, name: str) -> None:
     target = leaves[k]
+    check = getattr(type(target), "check_write_back", None)
+    if check is not None and not isinstance(target, np.ndarray):
+        check(target, f"{name}() writes into its argument {label!r}")
+        return
     if not isinstance(target, np.ndarray):
         raise TypeError(f"{name}: argument {label!r} is written into, but "
                         f"'{type(target).__name__}' object does not support item assignment")

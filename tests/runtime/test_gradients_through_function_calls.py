@@ -433,3 +433,29 @@ def test_a_gradient_taken_inside_the_function_is_differentiated_again():
             y = np.sum(np.sin(x) * w)
         return np.sum(inner.gradient(y, x) ** 2)
     _eager_and_graph(f, np.array([1.0, 2.0]), [w])
+
+
+def _writes_into_argument(x):
+    x[0] = x[1] * 2.0
+    return np.sum(x * x)
+
+
+def test_writing_into_a_watched_argument_is_recorded_as_eagerly():
+    results = []
+    for fn in (_writes_into_argument, ag.function(_writes_into_argument)):
+        with ag.GradientTape() as tape:
+            x = tape.watch(np.array([1.0, 3.0]))
+            x = np.copy(x)  # the write goes into this copy, under the tape
+            y = fn(x)
+        results.append([y, x.numpy(), tape.gradient(y, x)])
+    _same(results[0], results[1])
+
+
+def test_writing_into_the_array_given_to_watch_is_refused_with_the_fix():
+    for fn in (_writes_into_argument, ag.function(_writes_into_argument)):
+        x0 = np.array([1.0, 3.0])
+        with ag.GradientTape() as tape:
+            x = tape.watch(x0)
+            with pytest.raises(TypeError, match="tape never writes its values in place"):
+                fn(x)
+        assert x0.tolist() == [1.0, 3.0]
