@@ -33,13 +33,14 @@ from runtime.exec import interpreter
 
 class TapeCall:
     """What an executor needs to run its call op by op under a tape: the traced graph
-    (read when the call happens: a loaded function sets it after the executor exists)
-    and how the executor's result is built from the graph's outputs."""
+    (before optimization and jit regions: the ops the user's code made, each with its
+    gradient rule) and how the executor's result is built from the graph's outputs (the
+    executor's graph has the same inputs and outputs, in the same order)."""
 
-    __slots__ = ("graph_of", "tree", "slots", "_reads")
+    __slots__ = ("graph", "tree", "slots", "_reads")
 
-    def __init__(self, graph_of: Callable[[], Graph], tree, leaves: list):
-        self.graph_of = graph_of
+    def __init__(self, graph: Graph, tree, leaves: list):
+        self.graph = graph
         self.tree = tree  # the executor's result structure
         # per result leaf: the position among the graph's outputs, or a constant
         self.slots, k = [], 0
@@ -60,7 +61,7 @@ class TapeCall:
 
     def __call__(self, executor: Callable, arguments: dict) -> Any:
         args = tuple(arguments.values())  # the executor's parameters, in order
-        graph = self.graph_of()
+        graph = self.graph
         if not any(type(a) is TapeValue for a in args) and \
                 not self.reads_watched_variables(graph):
             recorder = registry.recorder()

@@ -9,7 +9,6 @@ and writing the Python state the trace reaches (`state.python_state.StatePlan`).
 from __future__ import annotations
 
 import threading
-import weakref
 
 import numpy as np
 
@@ -96,8 +95,8 @@ class ConcreteFunction:
         """Generate and compile the executor (`_fn`, `python_code`, `_gen`, `_filename`)."""
         run_graph, out_tree, run_leaves, parallel, n_extra = self._pending
         started = log.start(log.COMPILE, log.DEBUG)
-        me = weakref.ref(self)  # (the executor must not keep its ConcreteFunction alive)
-        on_tape = TapeCall(lambda: me().graph, out_tree, run_leaves)
+        on_tape = TapeCall(self.graph, out_tree, run_leaves)  # (a loaded function's
+        # traced graph is set before its first call generates this)
         fn, self.python_code, self._gen, self._filename = compile_graph(
             run_graph, out_tree, run_leaves, self.name, parallel=parallel, on_tape=on_tape)
         log.done(log.COMPILE, log.DEBUG, started, "generated the executor of %s", self.name)

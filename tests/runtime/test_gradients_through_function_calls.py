@@ -141,7 +141,6 @@ def test_watched_argument_and_variables(options):
 
 
 def test_jit_compiled_regions(small_jit_regions):
-    pytest.importorskip("numba")
     w = ag.Variable(np.array([0.5, -1.0, 2.0]))
 
     def f(x):
