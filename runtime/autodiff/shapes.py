@@ -88,8 +88,9 @@ def reshape_like(g, like):
 
 
 def is_differentiable(x) -> bool:
-    if is_list(x):
-        return True  # a graph list: its cotangent is its stacked array's
+    if is_list(x) or type(x) is list:
+        return True  # a graph list (a Python list when run eagerly): its cotangent is
+        #              its stacked array's
     dtype = x.dtype if isinstance(x, Tensor) else getattr(x, "dtype", None)
     if dtype is None:
         return isinstance(x, (float, complex))

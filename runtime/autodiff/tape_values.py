@@ -131,6 +131,29 @@ class TapeValue(NumpyOperators):
         self._refuse_shared_write("y[i] = value", "y = runtime.index_update(y, i, value)")
         self._become(index_update(self, index, value))
 
+    # A compiled function writing into a watched argument (`def f(x): x[0] = v`) while
+    # the tape records: the write is the recorded value the call computed, held as `y +=
+    # v` holds its result (state/writeback.py calls these two)
+    def check_write_back(self, what: str) -> None:
+        if registry.recorder() is None:
+            return
+        if self.shares_memory or len(_eager_tapes()) > 1:
+            raise TypeError(
+                f"{what}{where()}, a value watched by an eager GradientTape that shares "
+                "memory with the array given to tape.watch (or with a view of it), or is "
+                "watched by nested tapes: the tape never writes its values in place. Pass "
+                "a copy computed under the tape (`f(np.copy(x))`), or return the new value "
+                "from the function instead of writing into the argument.")
+
+    def write_back(self, value) -> None:
+        held = np.asarray(self.value)
+        if registry.recorder() is None:
+            np.copyto(held, _unwrap(value), casting="unsafe")
+            return
+        if np.asarray(_unwrap(value)).dtype != held.dtype:
+            value = np.astype(value, held.dtype)  # written into x: x's dtype, as NumPy
+        self._become(value)
+
     def _refuse_shared_write(self, what: str, instead: str) -> None:
         """The tape never writes into its values' memory (its records hold them): a write
         NumPy would show through a view, or into the caller's array, is refused."""

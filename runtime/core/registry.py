@@ -50,6 +50,8 @@ class OpDef:
     reads_element: Callable | None = None   # (node) -> True: its result is a scalar copy of
     #                                         one element of input 0, never a view of it
     saves_for_gradient: bool = False        # forward-pass bookkeeping a gradient replay skips
+    reads_variable: bool = False            # its result is the value of Variable attrs["var"]
+    #                                         (an eager tape watches it: exec/tape_calls.py)
     bookkeeping: bool = False               # an internal step pictures fold into its edge
     #                                         (`python_number`, `x.shape[i]`)
     returns_python: bool = False            # gives a Python number or NumPy scalar by the path
@@ -83,8 +85,13 @@ def numpy_ref(fn) -> str | None:
     return None
 
 
-# Per thread: set by an active eager GradientTape to record ops on watched values.
-_recording = threading.local()
+class _Recording(threading.local):
+    # per thread: set by an active eager GradientTape to record ops on watched values
+    # (a class default, so that generated executors check `_recording.fn` cheaply)
+    fn = None
+
+
+_recording = _Recording()
 
 
 def recorder():
@@ -92,7 +99,16 @@ def recorder():
     return getattr(_recording, "fn", None)
 
 
+# how many threads have a recorder set: generated executors test this first (a list
+# item is cheaper to read than a thread-local attribute)
+recording_threads = [0]
+_counting = threading.Lock()
+
+
 def set_recorder(fn) -> None:
+    if (_recording.fn is None) != (fn is None):
+        with _counting:
+            recording_threads[0] += 1 if fn is not None else -1
     _recording.fn = fn
 
 

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from runtime.core.graph import Graph, Node
+from runtime.core.registry import _recording, recording_threads
 from runtime.core.liveness import live_nodes
 from runtime.exec.buffer_plan import BufferPlan
 from runtime.exec.generated_source import drop_source_with, register_source
@@ -332,23 +333,26 @@ def structure_expr(gen: CodeGen, tree, leaves) -> str:
 
 
 def compile_graph(graph: Graph, out_tree, out_leaves, name: str, parallel: bool = True,
-                  owned_inputs: dict | None = None):
+                  owned_inputs: dict | None = None, on_tape=None):
     """Generate, register and exec the source for `graph`; returns (fn, source, gen).
     `parallel`: expensive independent nodes may run on the thread pool (schedule.py).
     `owned_inputs`: {position: final value} of inputs the executor may write into
     (arguments whose final value is copied into them anyway: an index update may write
-    there when it is the input's only use, and the final value may be computed there)."""
+    there when it is the input's only use, and the final value may be computed there).
+    `on_tape(fn, args)`: runs a call made while an eager GradientTape records on the
+    thread instead (tape_calls.py); the executor's first line checks for that."""
     collecting = gc.isenabled()
     gc.disable()  # generation makes many objects and no garbage (see `saved/load.py`)
     try:
-        return _compile_graph(graph, out_tree, out_leaves, name, parallel, owned_inputs)
+        return _compile_graph(graph, out_tree, out_leaves, name, parallel, owned_inputs,
+                              on_tape)
     finally:
         if collecting:
             gc.enable()
 
 
 def _compile_graph(graph: Graph, out_tree, out_leaves, name: str, parallel: bool,
-                   owned_inputs: dict | None):
+                   owned_inputs: dict | None, on_tape):
     gen = CodeGen()
     gen.parallel = parallel
     gen.keep_layouts = reads_memory_order(graph)
@@ -357,6 +361,12 @@ def _compile_graph(graph: Graph, out_tree, out_leaves, name: str, parallel: bool
         gen.names[t] = p
     fname = gen.fresh(name)
     gen.emit(0, f"def {fname}({', '.join(params)}):")
+    if on_tape is not None:
+        threads = gen.const(recording_threads, "_taping")
+        recording, hook = gen.const(_recording, "_tape"), gen.const(on_tape, "_on_tape")
+        # (the arguments as `locals()`: the only names defined on the first line)
+        gen.emit(1, f"if {threads}[0] and {recording}.fn is not None: "
+                    f"return {hook}({fname}, locals())  # a GradientTape records")
     gen.emit_graph_body(graph, 1, [x for x in out_leaves if isinstance(x, Tensor)],
                         owned={id(graph.inputs[k]): final
                                for k, final in (owned_inputs or {}).items()})

@@ -7,6 +7,8 @@ WHILE_LOOP records when it loads (runtime/exec/__init__.py imports it).
 """
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from runtime.control_flow.cond import COND
@@ -17,9 +19,19 @@ from runtime.core.liveness import live_nodes
 from runtime.core.tensor import Tensor
 
 
+class _Applying(threading.local):
+    # per thread: how a node without subgraphs runs instead of its kernel (set while an
+    # eager GradientTape records a compiled function's call: tape_calls.py)
+    node = None
+
+
+applying = _Applying()
+
+
 def run_graph(graph: Graph, args: list) -> list:
     """Evaluate `graph` on `args` (one per graph input); returns its output values."""
     env = {id(t): v for t, v in zip(graph.inputs, args)}
+    apply = applying.node
 
     def val(x):
         return env[id(x)] if isinstance(x, Tensor) else x
@@ -28,6 +40,8 @@ def run_graph(graph: Graph, args: list) -> list:
         ins = [val(x) for x in node.inputs]
         if node.op.run is not None:  # control flow (run_cond, run_while below)
             outs = node.op.run(node, ins)
+        elif apply is not None:
+            outs = apply(node, ins)
         else:
             result = node.op.kernel(*ins, **node.attrs)
             outs = [result] if node.op.num_outputs == 1 else list(result or ())

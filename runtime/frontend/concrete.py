@@ -15,6 +15,7 @@ import numpy as np
 from runtime.core import log
 from runtime.core.tensor import Tensor, _fmt_shape
 from runtime.exec.codegen import compile_graph
+from runtime.exec.tape_calls import TapeCall
 from runtime.frontend.engines import engine
 from runtime.frontend.tracebacks import filter_traceback
 from runtime.frontend.signature import (
@@ -104,8 +105,10 @@ class ConcreteFunction:
         """Generate and compile the executor (`_fn`, `python_code`, `_gen`, `_filename`)."""
         run_graph, out_tree, run_leaves, parallel, n_extra = self._pending
         started = log.start(log.COMPILE, log.DEBUG)
+        on_tape = TapeCall(self.graph, out_tree, run_leaves)  # (a loaded function's
+        # traced graph is set before its first call generates this)
         fn, self.python_code, self._gen, self._filename = compile_graph(
-            run_graph, out_tree, run_leaves, self.name, parallel=parallel)
+            run_graph, out_tree, run_leaves, self.name, parallel=parallel, on_tape=on_tape)
         log.done(log.COMPILE, log.DEBUG, started, "generated the executor of %s", self.name)
         if n_extra or self._keep_rest:
             direct = None
@@ -113,7 +116,8 @@ class ConcreteFunction:
                 finals = run_leaves[len(run_leaves) - n_extra:]
                 owned = {k: final for (k, _), final in zip(self.writeback, finals)}
                 direct, *_ = compile_graph(run_graph, out_tree, run_leaves, self.name,
-                                           parallel=parallel, owned_inputs=owned)
+                                           parallel=parallel, owned_inputs=owned,
+                                           on_tape=on_tape)
             fn = writing_back(fn, self.writeback, self.name, n_extra,
                               keep_rest=self._keep_rest, direct=direct)
         self._fn = fn  # last: another thread reads `_fn` without the lock

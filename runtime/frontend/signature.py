@@ -17,6 +17,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from runtime.autodiff.tape_values import TapeValue
+from runtime.core.registry import recorder
 from runtime.core.tensor import _fmt_shape
 from runtime.state.variables import Variable
 
@@ -204,6 +206,9 @@ def key_of(a, leaves: list):
         return (t, FloatKey(a))
     if t in _SCALARS:
         return (t, a)
+    if t is TapeValue:  # an array an eager GradientTape follows: a leaf like the array
+        leaves.append(a if recorder() is not None else a.value)
+        return (a.dtype, a.shape)
     if isinstance(a, np.ndarray):
         return _subclass_key(a, leaves)
     if t is tuple or t is list:

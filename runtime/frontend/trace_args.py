@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from runtime.autodiff.tape_values import TapeValue
 from runtime.core.graph import Graph
 from runtime.frontend.signature import AliasOf, TensorSpec, is_array_part
 from runtime.core.tensor import Tensor, _fmt_shape
@@ -80,7 +81,10 @@ def _same_python_value(a, b) -> bool:
 
 def _check_against_spec(fname, name, spec, a):
     if isinstance(spec, TensorSpec):
-        if not isinstance(a, (np.ndarray, np.generic)):
+        if type(a) is TapeValue:  # watched by an eager tape: kept (cast by a recorded op)
+            if a.dtype != spec.dtype and np.can_cast(a.dtype, spec.dtype, "same_kind"):
+                a = np.astype(a, spec.dtype)
+        elif not isinstance(a, (np.ndarray, np.generic)):
             if isinstance(a, (Tensor, Variable)):
                 raise TypeError(f"{fname}(): argument {name!r} must be a NumPy array")
             converted = np.asarray(a)

@@ -79,6 +79,7 @@ def _assign_abstract_eval(op, inputs, attrs):
 
 
 READ_VARIABLE = OpDef("read_variable", _read_kernel, _read_abstract_eval, stateful=True,
+                      reads_variable=True,
                       format=lambda gen, ins, attrs: f"{gen.const(attrs['var'], 'var')}._value")
 ASSIGN_VARIABLE = OpDef("assign_variable", _assign_kernel, _assign_abstract_eval, num_outputs=0,
                         stateful=True, effect=True)

@@ -65,7 +65,7 @@ def writing_back(fn: Callable, writeback: list, name: str, n_extra: int,
                     len(leaves) > 1 and not _own_memory(leaves):
                 _check_writable(leaves, k, labels[k], name)
             out, value = direct(*leaves) if direct is not None and \
-                _errstate() is _DEFAULT_ERRSTATE else fn(*leaves)
+                type(target) is _ndarray and _errstate() is _DEFAULT_ERRSTATE else fn(*leaves)
             if value is not target:
                 _copy_into(target, value)
                 if out is value or type(out) is tuple:
@@ -75,7 +75,8 @@ def writing_back(fn: Callable, writeback: list, name: str, n_extra: int,
         def run(*leaves):
             check(leaves)
             out, *finals = direct(*leaves) if direct is not None and \
-                _errstate() is _DEFAULT_ERRSTATE else fn(*leaves)
+                _errstate() is _DEFAULT_ERRSTATE and \
+                all(type(leaves[k]) is _ndarray for k in positions) else fn(*leaves)
             copied = []
             for k, value in zip(positions, finals):
                 if value is not leaves[k]:
@@ -118,6 +119,9 @@ def _as_arguments(out, copied):
 
 
 def _copy_into(target: np.ndarray, value) -> None:
+    if not isinstance(target, np.ndarray):  # a value an eager GradientTape follows: it
+        target.write_back(value)             # holds the written value
+        return
     if getattr(value, "dtype", None) is target.dtype:
         target[...] = value  # a fifth of np.copyto's cost on small arrays
     else:
@@ -136,6 +140,10 @@ def _own_memory(leaves) -> bool:
 
 def _check_writable(leaves, k: int, label: str, name: str) -> None:
     target = leaves[k]
+    check = getattr(type(target), "check_write_back", None)
+    if check is not None and not isinstance(target, np.ndarray):
+        check(target, f"{name}() writes into its argument {label!r}")
+        return
     if not isinstance(target, np.ndarray):
         raise TypeError(f"{name}: argument {label!r} is written into, but "
                         f"'{type(target).__name__}' object does not support item assignment")
