@@ -163,7 +163,7 @@ def _user(v):
     return v
 
 
-@pytest.mark.parametrize("callee", [math.sqrt, collections.namedtuple, np.sum, np.add,
+@pytest.mark.parametrize("callee", [math.pi.__add__, collections.namedtuple, np.sum, np.add,
                                     str, sorted, [].append, "ab".join, warnings.warn,
                                     cases.deprecated])
 def test_library_callees_are_called_by_the_user_frame(callee):
@@ -173,6 +173,8 @@ def test_library_callees_are_called_by_the_user_frame(callee):
 def test_builtins_with_an_overload_give_the_overload():
     import autograph.operators as ops
     assert calls.converted(len) is ops.len_ and calls.converted(range) is ops.range_
+    # math.* of a symbolic value runs the math function in the graph (math_calls.py)
+    assert calls.converted(math.sqrt).__name__ == "math_sqrt"
 
 
 def test_user_callees_are_converted_and_cached_without_hashing_them():
