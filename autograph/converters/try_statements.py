@@ -24,9 +24,11 @@ a body that stops part-way leaves them as Python would. This runs first in
 `convert_def`, so the generated functions are converted as nested functions.
 
 A `return` that is the last statement of the body, the `else` or a handler is lowered
-first (`_lower_returns`). Left as Python (with the refusal of `operators/exceptions.py`
-for errors a graph raises): a `try` with `break` / `continue` or another `return`,
-`global` names, imports, `del`, nested definitions, writes through attributes or
+first (`_lower_returns`); other `break` / `continue` / `return`s become a jump code
+made after the `try` (converters/try_jumps.py), in the graph form and the Python form
+alike. A `try` with only `finally` gets the graph form too. Left as Python (with the
+refusal of `operators/exceptions.py` for errors a graph raises): a `try` whose jumps
+cannot be lowered (see try_jumps.py), `global` names, imports, `del`, nested definitions, writes through attributes or
 subscripts (state outside the function: its writes before an error are not yet kept
 exactly), or a call of a method that changes a container in place (`xs.append(v)`).
 
@@ -39,6 +41,7 @@ from __future__ import annotations
 import gast
 
 from autograph.pyct import anno, templates
+from autograph.converters.try_jumps import lower_jumps
 from autograph.pyct.blocks import blocks
 
 _JUMPS = (gast.Return, gast.Break, gast.Continue, gast.Global, gast.Nonlocal, gast.Yield,
@@ -64,7 +67,7 @@ def _rewrite_blocks(stmt, fn, ctx, params, declared) -> None:
     for owner, field in [(fn, "body")] if stmt is fn else blocks(stmt):
         out = []
         for s in getattr(owner, field):
-            if isinstance(s, gast.Try) and s.handlers:
+            if isinstance(s, gast.Try) and (s.handlers or s.finalbody):
                 before, after, lowered = _lower_returns(s, ctx)
                 if _eligible(s, params, declared):
                     out.extend(before)
@@ -74,6 +77,8 @@ def _rewrite_blocks(stmt, fn, ctx, params, declared) -> None:
                 for block, r in lowered:  # it stays Python: its returns too
                     del block[-2 if len(before) else -1:]
                     block.append(r)
+                if not lowered and _graph_form_with_jumps(s, fn, ctx, params, declared, out):
+                    continue
             if isinstance(s, gast.With) and _is_errstate(s):
                 region = gast.Try(body=s.body, handlers=[], orelse=[], finalbody=[])
                 region.__dict__.update(templates._start_of(s))
@@ -83,6 +88,23 @@ def _rewrite_blocks(stmt, fn, ctx, params, declared) -> None:
             _rewrite_blocks(s, fn, ctx, params, declared)  # (a `try` staying Python too)
             out.append(s)
         setattr(owner, field, out)
+
+
+def _graph_form_with_jumps(s, fn, ctx, params, declared, out: list) -> bool:
+    """The graph form of a copy of `s` whose `break` / `continue` / `return`s are lowered
+    to a jump code (converters/try_jumps.py), added to `out`; False (`out` unchanged)
+    when `s` has none, or they cannot be lowered, or the copy is not eligible."""
+    copy = templates.clone(s)
+    jumps = lower_jumps(copy, ctx.namer)
+    if not jumps or not jumps[0] or not _eligible(copy, params, declared):
+        return False
+    before, after = jumps
+    code_names = {n.id for st in before + after for n in gast.walk(st)
+                  if isinstance(n, gast.Name)}
+    out.extend(before)
+    out.append(_graph_form(copy, fn, ctx, replaced=s, outside=code_names))
+    out.extend(after)
+    return True
 
 
 def _lower_returns(t, ctx) -> tuple:
@@ -149,8 +171,11 @@ def _parts(t) -> list:
 
 
 def _eligible(t, params: set, declared: set) -> bool:
+    own_loops = {id(j) for loop in _walk(_parts(t)) if isinstance(loop, (gast.For, gast.While))
+                 for j in _walk(loop.body) if isinstance(j, (gast.Break, gast.Continue))}
     for n in _walk(_parts(t) + [h.type for h in t.handlers if h.type is not None]):
-        if isinstance(n, _JUMPS) or isinstance(n, (gast.FunctionDef, gast.ClassDef)):
+        if isinstance(n, _JUMPS) and id(n) not in own_loops or \
+                isinstance(n, (gast.FunctionDef, gast.ClassDef)):
             return False
         if isinstance(n, (gast.Attribute, gast.Subscript)) and \
                 isinstance(n.ctx, (gast.Store, gast.Del)):
@@ -176,17 +201,32 @@ def _stored(stmts) -> list:
     return sorted(seen, key=lambda k: (seen[k], k))
 
 
-def _state(t, fn) -> list:
+def _state(t, fn, replaced=None, outside_names=frozenset()) -> list:
     """The variables the `try` assigns that matter outside its body: all but the body's
-    own temporaries (assigned and read only there)."""
+    own temporaries (assigned and read only there). `replaced`: the statement of `fn`
+    that `t` stands for (when `t` is a rewritten copy); `outside_names`: names read by
+    statements not yet in `fn`."""
     handler_names = {h.name.id for h in t.handlers if isinstance(h.name, gast.Name)}
     names = [n for n in _stored(_parts(t)) if n not in handler_names]
-    body_ids = {id(n) for n in _walk(t.body)}
+    body_ids = {id(n) for n in _walk(t.body + (replaced.body if replaced is not None else []))}
     outside = {n.id for n in gast.walk(fn) if isinstance(n, gast.Name) and
                id(n) not in body_ids}
     # a generated body declares the enclosing function's variables `nonlocal`
     outside.update(n for s in gast.walk(fn) if isinstance(s, gast.Nonlocal) for n in s.names)
+    outside.update(outside_names)
     return [n for n in names if n in outside]
+
+
+def _unbound_temporaries(t, state: list) -> list:
+    """Where the body holds a `try` (whose graph form assigns through `nonlocal`, so the
+    body's own temporaries are the enclosing function's variables), they are unbound
+    again after the node: a value of the body's graph must not outlive it there (e.g.
+    as a loop's state). Nothing reads them after the `try`."""
+    if not any(isinstance(n, gast.Try) for n in _walk(t.body)):
+        return []
+    own = [n for n in _stored(t.body) if n not in state]
+    return templates.replace("".join(f"{n} = ag__.Undefined('{n}')\n" for n in own),
+                             origin=t) if own else []
 
 
 def _bare_raise(stmts, name: str) -> None:
@@ -195,8 +235,8 @@ def _bare_raise(stmts, name: str) -> None:
             n.exc = gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
 
 
-def _graph_form(t, fn, ctx):
-    state = _state(t, fn)
+def _graph_form(t, fn, ctx, replaced=None, outside=frozenset()):
+    state = _state(t, fn, replaced, outside)
     nonlocal_line = f"    nonlocal {', '.join(state)}\n" if state else ""
     names = {k: ctx.namer.new(k) for k in ("try_body", "try_else", "try_finally",
                                             "try_get_state", "try_set_state", "vars_")}
@@ -225,7 +265,7 @@ def _graph_form(t, fn, ctx):
             f"{names['try_set_state']}, ({''.join(repr(n) + ', ' for n in state)}))\n")
     subs = {f"KIND{i}": templates.clone(h.type) if h.type is not None else
             gast.Tuple(elts=[], ctx=gast.Load()) for i, h in enumerate(t.handlers)}
-    stmts = templates.replace(src, origin=t, **subs)
+    stmts = templates.replace(src, origin=t, **subs) + _unbound_temporaries(t, state)
     defs = {s.name: s for s in stmts if isinstance(s, gast.FunctionDef)}
     defs[names["try_body"]].body[-1:] = templates.clone(t.body)
     for (fname, ename), h in zip(handler_fns, t.handlers):

@@ -32,7 +32,7 @@ import numpy as np
 import runtime
 from autograph.errors import ConversionError, caller_location
 from autograph.operators import sole_holder
-from autograph.operators.variables import Undefined
+from autograph.operators.variables import UNSET, Undefined
 from autograph.operators.conditionals import defer_raise, is_symbolic, raised_by_user
 from runtime.core import tracing
 from runtime.core.tensor import describing
@@ -153,9 +153,9 @@ def _refuse_if_catchable(nodes: list, handlers: Callable, where: tuple) -> None:
             f"this `try` has graph operations in its body and its handler `except "
             f"{caught}` could catch an error they raise when the graph runs, but the `try` "
             "stays Python (it writes through an attribute or subscript, changes a "
-            "container in place such as `xs.append(v)`, declares a `global`, or has "
-            "`break` / `continue` / a `return` that is not the last statement of its "
-            "block), so the graph would not hand the error to the "
+            "container in place such as `xs.append(v)`, declares a `global`, has a "
+            "`return` inside a loop within the `try`, or a `break` / `continue` / "
+            "`return` inside `finally`), so the graph would not hand the error to the "
             "handler. Move those statements out of the `try`, test the condition "
             "explicitly before the operation (an `if` on a symbolic value becomes a graph "
             "branch), or call the function with ag.run_functions_eagerly(True).",
@@ -184,6 +184,22 @@ def _graph_raises(nodes: list) -> list:
         for g in node.subgraphs():
             stack.extend(g.nodes)
     return out
+
+
+def jumped_over(getter: Callable, name: str):
+    """A variable's value where a `break` / `continue` / `return` in a `try` skipped the
+    statements that assign it (converters/try_jumps.py). While it is unbound: unbound
+    still (`Undefined`), except in the false branch of a symbolic `if` (the jump
+    decided when the graph runs), where it is `UNSET` ("no value yet": the `if` gives it
+    the type of the other path; the jump is made right after the `try`)."""
+    try:
+        value = getter()
+    except NameError:
+        value = Undefined(name)
+    if isinstance(value, Undefined):
+        graph = tracing.current_graph()
+        return UNSET if graph is not None and graph.name == "else" else value
+    return value
 
 
 def try_graph_mode() -> bool:

@@ -36,7 +36,7 @@ import numpy as np
 from runtime.control_flow.common import (
     as_value, aval_of, finish_captures, is_python_scalar, same_constant,
 )
-from runtime.control_flow.cond import _merge_dtype, _merge_shape, _number_like
+from runtime.control_flow.cond import COND, _merge_dtype, _merge_shape, _number_like
 from runtime.control_flow.learn_types import is_placeholder, zeros_like
 from runtime.core import tracing
 from runtime.core.graph import Graph
@@ -114,16 +114,42 @@ class Caught(Exception):
 
 
 class _Snapshots(list):
-    """A body's node list that reads the state each time an operation is recorded."""
+    """A body's node list that reads the state each time an operation is recorded.
+
+    The subgraphs made inside the body (branches, loop bodies) get one too. The state
+    read when a `cond` node is recorded is not the one its operations see (tracing the
+    branches rebinds the variables to the branches' values): the node instead counts as
+    the operations of its branches, each with the state read when it was recorded,
+    carried out to this graph's values through the branch's inputs (a value only the
+    branch knows stays as it is, and is `Unknown` to a handler)."""
 
     def __init__(self, get_state: Callable):
         super().__init__()
         self.get_state, self.seen = get_state, []
 
+    def child(self) -> "_Snapshots":
+        return _Snapshots(self.get_state)
+
     def append(self, node):
-        if node.op is not CONSTANT:  # (a constant cannot fail)
+        subs = node.subgraphs()
+        if node.op is COND and all(isinstance(g.nodes, _Snapshots) for g in subs):
+            self.seen.extend(_carried_out(node, subs))
+        elif node.op is not CONSTANT:  # (a constant cannot fail)
             self.seen.append((node, flatten(self.get_state())[0]))
+        for g in subs:  # (done: a plain list again)
+            if isinstance(g.nodes, _Snapshots):
+                g.nodes = list(g.nodes)
         super().append(node)
+
+
+def _carried_out(node, subs: list) -> list:
+    """The snapshots of a `cond` node's branches, in the values of the node's graph."""
+    out = []
+    for g in subs:
+        outer = {id(ph): x for ph, x in zip(g.inputs, node.inputs[1:])}
+        for inner, leaves in g.nodes.seen:
+            out.append((inner, [outer.get(id(v), v) for v in leaves]))
+    return out
 
 
 def _trace(name: str, parent: Graph, fn: Callable, get_state=None):
