@@ -21,18 +21,21 @@ can take its graph form (converters/try_statements.py), whose parts are function
                                                 s = s * 2
 
 A jump sets the code (and `return v` also assigns `try_return = v`, which is
-`ag__.UNSET` before the `try`, as for the returns of loops) and the rest of
+`ag__.UNSET` before the `try`, as for the returns of loops, or a tuple of them when
+every `return` gives a tuple of one length) and the rest of
 each enclosing block is skipped where the code is set. Python runs `finally` when a
 jump leaves the `try`, and the code's `finally` runs at the same point: after the
 jump's statement, before the jump is made after the `try`. A handler starts with the
-code at 0: when a handler runs, no jump has left the body (an error raised after a
-jump started, by a nested `finally`, abandons the jump, as in Python). The `else`
+code at 0 (and the value to return unset): when a handler runs, no jump has left the
+body (an error raised after a jump started, by a nested `finally`, abandons the jump,
+as in Python). The `else`
 runs only where the body did not jump. The jumps made after the `try` are converted
 as any other (a symbolic code makes them symbolic).
 
-Not lowered (the `try` stays Python, refused by operators/exceptions.py when a graph
-handler is needed): a jump in a `finally` (it would swallow the error passing
-through), and a `return` inside a loop nested in the `try`.
+A `return` inside a loop nested in the `try` also breaks out of that loop (and of each
+loop around it, up to the `try`). Not lowered (the `try` stays Python, refused by
+operators/exceptions.py when a graph handler is needed): a jump in a `finally` (it
+would swallow the error passing through).
 """
 from __future__ import annotations
 
@@ -63,10 +66,13 @@ def lower_jumps(t, namer) -> tuple | None:
     kinds = {type(j) for j in found}
     code = namer.new("try_jump")
     value = namer.new("try_return") if gast.Return in kinds else None
+    unset = _unset([j for j in found if isinstance(j, gast.Return)])
     body_jumps = _has_jump(t.body)
     t.body = _lower_block(t.body, code, value)
     for h in t.handlers:
         reset = templates.replace("code = 0", origin=h, code=code)
+        if value is not None:  # (an abandoned `return`'s value is never read)
+            reset += templates.replace(f"value = {unset}", origin=h, value=value)
         h.body = reset + _lower_block(h.body, code, value)
     if t.orelse:
         orelse = _lower_block(t.orelse, code, value)
@@ -78,7 +84,7 @@ def lower_jumps(t, namer) -> tuple | None:
         t.orelse = orelse
     before = templates.replace("code = 0", origin=t, code=code)
     if value is not None:  # "no value yet" (symbolic branches fill in the type)
-        before += templates.replace("value = ag__.UNSET", origin=t, value=value)
+        before += templates.replace(f"value = {unset}", origin=t, value=value)
     after = []
     for kind, stmt in ((gast.Break, "break"), (gast.Continue, "continue"),
                        (gast.Return, "return value")):
@@ -86,6 +92,17 @@ def lower_jumps(t, namer) -> tuple | None:
             after += templates.replace(f"if code == {_CODES[kind]}:\n    {stmt}", origin=t,
                                        code=code, value=value)
     return before, after
+
+
+def _unset(returns: list) -> str:
+    """The value to return before a `return` ran: "no value yet", with the structure of
+    the returned tuples when they all are tuples of one length (a graph `try` keeps each
+    variable's structure)."""
+    lengths = {len(r.value.elts) if isinstance(r.value, gast.Tuple) and not any(
+        isinstance(e, gast.Starred) for e in r.value.elts) else -1 for r in returns}
+    if len(lengths) == 1 and min(lengths) > 0:
+        return "(" + "ag__.UNSET, " * min(lengths) + ")"
+    return "ag__.UNSET"
 
 
 def _scan(block: list, found: list) -> bool:
@@ -96,8 +113,12 @@ def _scan(block: list, found: list) -> bool:
         elif isinstance(s, _SCOPES):
             continue
         elif isinstance(s, _LOOPS):
-            if any(isinstance(n, gast.Return) for n in _walk(s.body)):
-                return False  # it would have to leave the nested loop too
+            # a `return` leaves the nested loop by a `break` (its `break` / `continue`
+            # are its own)
+            if any(isinstance(n, gast.Return) for t in _walk(s.body)
+                   if isinstance(t, gast.Try) for n in _walk(t.finalbody)):
+                return False
+            found.extend(n for n in _walk(s.body) if isinstance(n, gast.Return))
             if not _scan(s.orelse, found):  # (a loop's `else` jumps for the outer loop)
                 return False
         else:
@@ -132,20 +153,32 @@ def _has_jump(block: list) -> bool:
     return bool(found)
 
 
-def _lower_block(block: list, code: str, value: str | None) -> list:
+def _has_return(s) -> bool:
+    return any(isinstance(n, gast.Return) for n in _walk([s]))
+
+
+def _lower_block(block: list, code: str, value: str | None, in_loop: bool = False) -> list:
+    """`block` with its jumps lowered; `in_loop`: it is the body of a loop inside the
+    `try`, where only a `return` is the `try`'s (it also breaks out of the loop)."""
     out: list = []
     for i, s in enumerate(block):
-        if isinstance(s, _JUMP):
+        if isinstance(s, gast.Return) or isinstance(s, _JUMP) and not in_loop:
             if isinstance(s, gast.Return):
                 v = s.value if s.value is not None else gast.Constant(value=None, kind=None)
                 out += templates.replace("value = v", origin=s, value=value, v=v)
             out += templates.replace(f"code = {_CODES[type(s)]}", origin=s, code=code)
+            if in_loop:
+                out += templates.replace("break", origin=s)
             return out  # the rest of the block never runs
-        if not _has_jump([s]):
+        if not (_has_return(s) if in_loop else _has_jump([s])):
             out.append(s)
             continue
-        _lower_inside(s, code, value)
+        _lower_inside(s, code, value, in_loop)
         out.append(s)
+        if in_loop:  # (a `return` breaks out of the loops it is in, one by one)
+            if isinstance(s, _LOOPS):
+                out += templates.replace("if code == 3:\n    break", origin=s, code=code)
+            continue
         rest = block[i + 1:]
         if rest:
             out.append(_guard(_lower_block(rest, code, value), rest, code))
@@ -169,15 +202,16 @@ def _guard(lowered: list, rest: list, code: str):
     return guard
 
 
-def _lower_inside(s, code: str, value: str | None) -> None:
+def _lower_inside(s, code: str, value: str | None, in_loop: bool = False) -> None:
     if isinstance(s, _LOOPS):
-        s.orelse = _lower_block(s.orelse, code, value)
+        s.body = _lower_block(s.body, code, value, True)
+        s.orelse = _lower_block(s.orelse, code, value, in_loop)
         return
-    body_jumps = isinstance(s, gast.Try) and _has_jump(s.body)
+    body_jumps = isinstance(s, gast.Try) and (_has_return(s) if in_loop else _has_jump(s.body))
     for owner, field in blocks(s):
         if isinstance(s, gast.Try) and field == "finalbody":
             continue
-        setattr(owner, field, _lower_block(getattr(owner, field), code, value))
+        setattr(owner, field, _lower_block(getattr(owner, field), code, value, in_loop))
     if body_jumps and s.orelse:  # a nested `try`'s `else` runs only where its body did not jump
         guard = templates.replace("if code == 0:\n    pass", origin=s.orelse[0], code=code)
         guard[0].body = s.orelse

@@ -85,6 +85,8 @@ def _rewrite_blocks(stmt, fn, ctx, params, declared) -> None:
                 if _eligible(region, params, declared):
                     out.append(_region_form(s, region, fn, ctx))
                     continue
+                if _region_form_with_jumps(s, region, fn, ctx, params, declared, out):
+                    continue
             _rewrite_blocks(s, fn, ctx, params, declared)  # (a `try` staying Python too)
             out.append(s)
         setattr(owner, field, out)
@@ -180,9 +182,6 @@ def _eligible(t, params: set, declared: set) -> bool:
         if isinstance(n, (gast.Attribute, gast.Subscript)) and \
                 isinstance(n.ctx, (gast.Store, gast.Del)):
             return False
-        if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name) and \
-                n.target.id in params:
-            return False  # an in-place update of an argument
         if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and \
                 n.func.attr in _MUTATORS:
             return False
@@ -296,10 +295,30 @@ def _is_errstate(w) -> bool:
         isinstance(f, gast.Name) and f.id == "errstate"
 
 
-def _region_form(w, region, fn, ctx):
+def _region_form_with_jumps(w, region, fn, ctx, params, declared, out: list) -> bool:
+    """`_graph_form_with_jumps` for `with np.errstate(...)`: its Python form is the
+    `with` around the lowered body too."""
+    copy = templates.clone(region)
+    jumps = lower_jumps(copy, ctx.namer)
+    if not jumps or not jumps[0] or not _eligible(copy, params, declared):
+        return False
+    before, after = jumps
+    code_names = {n.id for st in before + after for n in gast.walk(st)
+                  if isinstance(n, gast.Name)}
+    python_form = templates.clone(w)
+    python_form.body = templates.clone(copy.body)
+    out.extend(before)
+    out.append(_region_form(python_form, copy, fn, ctx, replaced=region, outside=code_names))
+    out.extend(after)
+    return True
+
+
+def _region_form(w, region, fn, ctx, replaced=None, outside=frozenset()):
     """The graph form of `with np.errstate(...)` (see the module docstring)."""
-    switch = _graph_form(region, fn, ctx)
-    call = switch.body[-1].value
+    switch = _graph_form(region, fn, ctx, replaced, outside)
+    call = next(st.value for st in switch.body if isinstance(st, gast.Expr) and
+                isinstance(st.value, gast.Call) and
+                getattr(st.value.func, "attr", None) == "try_graph")
     call.func = templates.replace_expr("ag__.errstate_region", origin=w)
     manager = templates.replace_expr("lambda: MANAGER", origin=w,
                                      MANAGER=templates.clone(w.items[0].context_expr))

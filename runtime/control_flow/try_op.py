@@ -94,6 +94,11 @@ class Unknown:
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _refuse
     __truediv__ = __rtruediv__ = __getitem__ = __bool__ = __float__ = __int__ = _refuse
     __matmul__ = __rmatmul__ = __neg__ = __lt__ = __gt__ = __le__ = __ge__ = _refuse
+    __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = __pow__ = __rpow__ = _refuse
+    __and__ = __rand__ = __or__ = __ror__ = __xor__ = __rxor__ = __invert__ = _refuse
+    __abs__ = __pos__ = __index__ = __len__ = __iter__ = __round__ = __complex__ = _refuse
+    __eq__ = __ne__ = _refuse  # (never False by identity: the value is not known)
+    __hash__ = object.__hash__
 
 
 class Caught(Exception):
@@ -123,23 +128,44 @@ class _Snapshots(list):
     carried out to this graph's values through the branch's inputs (a value only the
     branch knows stays as it is, and is `Unknown` to a handler)."""
 
-    def __init__(self, get_state: Callable):
+    def __init__(self, get_state: Callable, trees: list, names):
         super().__init__()
         self.get_state, self.seen = get_state, []
+        self.trees, self.names, self.refusal = trees, names, None
 
     def child(self) -> "_Snapshots":
-        return _Snapshots(self.get_state)
+        return _Snapshots(self.get_state, self.trees, self.names)
+
+    def leaves(self) -> list:
+        try:
+            return _leaves_as(self.get_state(), self.trees, self.names)
+        except ConversionRefusal as e:  # (raised after the body, not into the user's code)
+            self.refusal = self.refusal or e
+            return []
 
     def append(self, node):
         subs = node.subgraphs()
         if node.op is COND and all(isinstance(g.nodes, _Snapshots) for g in subs):
             self.seen.extend(_carried_out(node, subs))
         elif node.op is not CONSTANT:  # (a constant cannot fail)
-            self.seen.append((node, flatten(self.get_state())[0]))
+            self.seen.append((node, self.leaves()))
         for g in subs:  # (done: a plain list again)
             if isinstance(g.nodes, _Snapshots):
+                self.refusal = self.refusal or g.nodes.refusal
                 g.nodes = list(g.nodes)
         super().append(node)
+
+
+def _refusals(g: Graph):
+    """The first refusal a snapshot of `g` or of its subgraphs met (see `_leaves_as`)."""
+    stack = [g]
+    while stack:
+        sub = stack.pop()
+        if isinstance(sub.nodes, _Snapshots) and sub.nodes.refusal is not None:
+            return sub.nodes.refusal
+        for node in sub.nodes:
+            stack.extend(node.subgraphs())
+    return None
 
 
 def _carried_out(node, subs: list) -> list:
@@ -152,10 +178,27 @@ def _carried_out(node, subs: list) -> list:
     return out
 
 
-def _trace(name: str, parent: Graph, fn: Callable, get_state=None):
+def _leaves_as(state, trees: list, names) -> list:
+    """The leaves of `state`, each variable with its structure `trees` from before the
+    `try`: a variable that holds a value of another structure inside it is refused
+    (its leaves would not line up with the other paths')."""
+    out = []
+    for name, value, tree in zip(names, state, trees):
+        leaves, now = flatten(value)
+        if now != tree:
+            raise ConversionRefusal(
+                f"'{name}' holds a value of another structure inside the `try` than before "
+                "it (a tuple, list or dict of another length or kind, or a value where it "
+                f"was unbound): give '{name}' a value of the same structure before the "
+                "`try`.")
+        out += leaves
+    return out
+
+
+def _trace(name: str, parent: Graph, fn: Callable, get_state=None, trees=(), names=()):
     sub = Graph(name, parent=parent)
     if get_state is not None:
-        sub.nodes = _Snapshots(get_state)
+        sub.nodes = _Snapshots(get_state, trees, names)
     with tracing.graph_context(sub):
         error = None
         try:
@@ -184,16 +227,20 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
     graph = tracing.current_graph()
     init = get_state()
     init_leaves, tree = flatten(init)
-    g_body, error = _trace("try", graph, body, get_state)
-    snaps = g_body.nodes.seen
+    trees = [flatten(v)[1] for v in init]
+    g_body, error = _trace("try", graph, body, get_state, trees, names)
+    snaps, refusal = g_body.nodes.seen, _refusals(g_body)
     g_body.nodes = list(g_body.nodes)
     if not g_body.nodes:  # nothing can fail when the graph runs: Python's `try`
         return -1, error
     if isinstance(error, ConversionRefusal):
         raise error
+    if refusal is not None:
+        raise refusal
     handlers = [(i, h[0], h[1], h[2:] == (True,)) for i, h in enumerate(handlers)
                 if relevant(h[0], g_body.nodes)]
-    body_leaves = flatten(get_state())[0]
+    body_leaves = _leaves_as(get_state(), trees, names) if error is None else \
+        flatten(get_state())[0]
     g_handlers, h_leaves = [], []
     for index, kinds, handler, cleanup in handlers:
         # the state where an operation may raise what this handler catches
@@ -233,7 +280,7 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
                     raise err
             leaves = None
         else:
-            leaves = flatten(get_state())[0]
+            leaves = _leaves_as(get_state(), trees, names)
             for x in leaves:
                 if isinstance(x, Unknown):
                     x._refuse()
@@ -405,6 +452,8 @@ def _finish(graph: Graph, paths: list, init: list, handlers: list, labels: list,
                 all(same_constant(vals[0], v) for v in vals[1:]):
             continue
         for v in vals:
+            if isinstance(v, Unknown):
+                v._refuse()
             if not (isinstance(v, (Tensor, np.ndarray, np.generic)) or is_python_scalar(v)):
                 raise TypeError(
                     f"'{labels[k]}' is {v!r:.60} on one path of a `try` traced into a "
