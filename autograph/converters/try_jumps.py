@@ -64,6 +64,10 @@ def lower_jumps(t, namer) -> tuple | None:
     if not found:
         return [], []
     kinds = {type(j) for j in found}
+    # every way through the `try` that does not break, continue or raise returns
+    ends = [t.orelse if t.orelse else t.body]
+    always = all(b and isinstance(b[-1], gast.Return) for b in ends) and all(
+        h.body and isinstance(h.body[-1], (gast.Return, gast.Raise)) for h in t.handlers)
     code = namer.new("try_jump")
     value = namer.new("try_return") if gast.Return in kinds else None
     unset = _unset([j for j in found if isinstance(j, gast.Return)])
@@ -88,7 +92,9 @@ def lower_jumps(t, namer) -> tuple | None:
     after = []
     for kind, stmt in ((gast.Break, "break"), (gast.Continue, "continue"),
                        (gast.Return, "return value")):
-        if kind in kinds:
+        if kind is gast.Return and always:
+            after += templates.replace(stmt, origin=t, value=value)
+        elif kind in kinds:
             after += templates.replace(f"if code == {_CODES[kind]}:\n    {stmt}", origin=t,
                                        code=code, value=value)
     return before, after

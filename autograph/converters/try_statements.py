@@ -71,7 +71,7 @@ def _rewrite_blocks(stmt, fn, ctx, params, declared) -> None:
                 before, after, lowered = _lower_returns(s, ctx)
                 if _eligible(s, params, declared):
                     out.extend(before)
-                    out.append(_graph_form(s, fn, ctx))
+                    out.append(_graph_form(s, fn, ctx, outside=_names(before + after)))
                     out.extend(after)
                     continue
                 for block, r in lowered:  # it stays Python: its returns too
@@ -101,12 +101,16 @@ def _graph_form_with_jumps(s, fn, ctx, params, declared, out: list) -> bool:
     if not jumps or not jumps[0] or not _eligible(copy, params, declared):
         return False
     before, after = jumps
-    code_names = {n.id for st in before + after for n in gast.walk(st)
-                  if isinstance(n, gast.Name)}
     out.extend(before)
-    out.append(_graph_form(copy, fn, ctx, replaced=s, outside=code_names))
+    out.append(_graph_form(copy, fn, ctx, replaced=s, outside=_names(before + after)))
     out.extend(after)
     return True
+
+
+def _names(stmts: list) -> set:
+    """The names in statements put around a `try` (not yet in the function: its
+    variables read there are state of the `try`)."""
+    return {n.id for st in stmts for n in gast.walk(st) if isinstance(n, gast.Name)}
 
 
 def _lower_returns(t, ctx) -> tuple:
@@ -146,8 +150,8 @@ def _lower_returns(t, ctx) -> tuple:
             value = r.value if r.value is not None else gast.Constant(value=None, kind=None)
             block[-1:] = templates.replace("name = value", origin=r, name=name,
                                            value=templates.clone(value))
-            if flag is not None:
-                block[-1:-1] = templates.replace("flag = True", origin=r, flag=flag)
+            if flag is not None:  # (after the value: computing it may raise)
+                block.extend(templates.replace("flag = True", origin=r, flag=flag))
             lowered.append((block, r))
     if flag is None:
         return [], templates.replace("return name", origin=t, name=name), lowered
@@ -216,12 +220,17 @@ def _state(t, fn, replaced=None, outside_names=frozenset()) -> list:
     return [n for n in names if n in outside]
 
 
+_NESTING = (gast.Try, gast.For, gast.While, gast.If, gast.With, gast.Match, gast.Lambda,
+            gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+
+
 def _unbound_temporaries(t, state: list) -> list:
-    """Where the body holds a `try` (whose graph form assigns through `nonlocal`, so the
-    body's own temporaries are the enclosing function's variables), they are unbound
-    again after the node: a value of the body's graph must not outlive it there (e.g.
-    as a loop's state). Nothing reads them after the `try`."""
-    if not any(isinstance(n, gast.Try) for n in _walk(t.body)):
+    """Where the body holds a statement converted into generated functions (a `try`,
+    loop, branch, ... whose functions assign through `nonlocal`, so the body's own
+    temporaries can be the enclosing function's variables), they are unbound again
+    after the node: a value of the body's graph must not outlive it there (e.g. as a
+    loop's state). Nothing reads them after the `try`."""
+    if not any(isinstance(n, _NESTING) for n in _walk(t.body)):
         return []
     own = [n for n in _stored(t.body) if n not in state]
     return templates.replace("".join(f"{n} = ag__.Undefined('{n}')\n" for n in own),
@@ -303,8 +312,7 @@ def _region_form_with_jumps(w, region, fn, ctx, params, declared, out: list) -> 
     if not jumps or not jumps[0] or not _eligible(copy, params, declared):
         return False
     before, after = jumps
-    code_names = {n.id for st in before + after for n in gast.walk(st)
-                  if isinstance(n, gast.Name)}
+    code_names = _names(before + after)
     python_form = templates.clone(w)
     python_form.body = templates.clone(copy.body)
     out.extend(before)

@@ -20,12 +20,15 @@ function object.
 """
 from __future__ import annotations
 
+import __future__
 import ast
 import functools
+import operator
 import sys
 import threading
 import types
 import warnings
+import weakref
 from typing import Callable
 
 import gast
@@ -118,6 +121,10 @@ def _convert_parsed(fn, node, src, recursive: bool):
     return convert_function_node(node, ctx), src, ctx
 
 
+_FUTURE_FLAGS = functools.reduce(operator.or_, (getattr(__future__, name).compiler_flag
+                                                for name in __future__.all_feature_names))
+
+
 def _compile(fn, recursive: bool) -> tuple:
     """(inner code object, the assumptions about globals it was converted under)."""
     node, src, ctx = _convert_node(fn, recursive)
@@ -130,6 +137,10 @@ def _compile_node(fn, node, src, ctx) -> tuple:
     if "__class__" in freevars:
         _explicit_super(node, shadowed="super" in fn.__globals__)
     name = node.name if isinstance(node, gast.FunctionDef) else None
+    args = node.args
+    for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
+        if a is not None:  # (evaluated in the factory, where the def's scope is not)
+            a.annotation = None
     if name is None:
         body = templates.replace("return fn", origin=node, fn=node)
     else:
@@ -140,7 +151,10 @@ def _compile_node(fn, node, src, ctx) -> tuple:
                                 params=[ctx.out.ops_name] + freevars, body=body)
     module = ast.Module(body=[gast_to_ast.convert(factory[0])], type_ignores=[])
     ast.fix_missing_locations(module)
-    code = compile(module, src.filename, "exec")
+    # the user's `from __future__` flags, not this module's (`exec` and `eval` in the
+    # converted code inherit them)
+    code = compile(module, src.filename, "exec", flags=fn.__code__.co_flags & _FUTURE_FLAGS,
+                   dont_inherit=True)
     factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     inner = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType))
     inner = inner.replace(co_name=fn.__code__.co_name)
@@ -201,10 +215,15 @@ def _explicit_super(node, shadowed: bool = False) -> None:
     if not node.args.args or shadowed or _binds_super(node):
         return
     first = node.args.args[0].id
-    for n in gast.walk(node):
+    stack = list(node.body)
+    while stack:  # (not into a nested class: its methods' `super()` is their own)
+        n = stack.pop()
+        if isinstance(n, gast.ClassDef):
+            continue
         if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and \
                 n.func.id == "super" and not n.args:
             n.args = [templates.name_node("__class__"), templates.name_node(first)]
+        stack.extend(gast.iter_child_nodes(n))
 
 
 def _binds_super(node) -> bool:
@@ -322,6 +341,8 @@ def _target(f, args, kwargs):
     """What converted code calls for `f` (converting it first if it is user code), or
     _Done(result) when the call is made by an overload."""
     if not is_convertible(f):
+        if type(f) is weakref.ref:  # (the tables below hash `f`: a dead one raises)
+            return f
         if tracing.in_graph_mode():  # a draw: a stateful op drawing on every call
             drawn = random_call(f, args, kwargs)
             if drawn is not NOT_RANDOM:

@@ -251,7 +251,34 @@ def updates_a_number_argument(x, m):
     return x, q
 
 
+def _checked_inverse(x):
+    if np.sum(x) == 0:
+        raise ValueError("all zero")
+    return np.linalg.inv(x)
+
+
+def error_while_computing_the_returned_value(x):
+    try:
+        return _checked_inverse(x)  # (the return does not happen when this raises)
+    except ValueError:
+        pass
+    return x + 1
+
+
+def returns_on_every_path_through_finally(x):
+    try:
+        if np.sum(x) > 0:
+            return x * 2
+        return -x
+    finally:
+        ag.print("finally")
+
+
 CASES = [
+    (error_while_computing_the_returned_value, (SINGULAR,)),
+    (error_while_computing_the_returned_value, (REGULAR,)),
+    (returns_on_every_path_through_finally, (REGULAR,)),
+    (returns_on_every_path_through_finally, (-REGULAR,)),
     (updates_a_number_argument, (np.float64(2.0), SINGULAR)),
     (updates_a_number_argument, (np.float64(2.0), REGULAR)),
     (return_in_nested_loop, (MIXED,)), (return_in_nested_loop, (ALL_REGULAR,)),
