@@ -50,10 +50,11 @@ _JUMP = (gast.Break, gast.Continue, gast.Return)
 _CODES = {gast.Break: 1, gast.Continue: 2, gast.Return: 3}
 
 
-def lower_jumps(t, namer) -> tuple | None:
+def lower_jumps(t, namer, read_outside: frozenset = frozenset()) -> tuple | None:
     """Lower the jumps leaving the `try` statement `t` in place. Returns the statements
     to put before and after it (both empty when it has no jump), or None when they
-    cannot be lowered (`t` is then unchanged)."""
+    cannot be lowered (`t` is then unchanged). `read_outside`: the names the function
+    reads outside the `try`."""
     parts = [t.body] + [h.body for h in t.handlers] + [t.orelse]
     found: list = []
     for block in parts:
@@ -64,6 +65,9 @@ def lower_jumps(t, namer) -> tuple | None:
     if not found:
         return [], []
     kinds = {type(j) for j in found}
+    needed = frozenset(read_outside) | {
+        n.id for n in _walk([s for h in t.handlers for s in h.body] + t.orelse + t.finalbody)
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
     # every way through the `try` that does not break, continue or raise returns
     ends = [t.orelse if t.orelse else t.body]
     always = all(b and isinstance(b[-1], gast.Return) for b in ends) and all(
@@ -72,14 +76,14 @@ def lower_jumps(t, namer) -> tuple | None:
     value = namer.new("try_return") if gast.Return in kinds else None
     unset = _unset([j for j in found if isinstance(j, gast.Return)])
     body_jumps = _has_jump(t.body)
-    t.body = _lower_block(t.body, code, value)
+    t.body = _lower_block(t.body, code, value, needed)
     for h in t.handlers:
         reset = templates.replace("code = 0", origin=h, code=code)
         if value is not None:  # (an abandoned `return`'s value is never read)
             reset += templates.replace(f"value = {unset}", origin=h, value=value)
-        h.body = reset + _lower_block(h.body, code, value)
+        h.body = reset + _lower_block(h.body, code, value, needed)
     if t.orelse:
-        orelse = _lower_block(t.orelse, code, value)
+        orelse = _lower_block(t.orelse, code, value, needed)
         if body_jumps:
             guard = templates.replace("if code == 0:\n    pass", origin=t.orelse[0],
                                       code=code)
@@ -163,7 +167,8 @@ def _has_return(s) -> bool:
     return any(isinstance(n, gast.Return) for n in _walk([s]))
 
 
-def _lower_block(block: list, code: str, value: str | None, in_loop: bool = False) -> list:
+def _lower_block(block: list, code: str, value: str | None, needed: frozenset,
+                 in_loop: bool = False) -> list:
     """`block` with its jumps lowered; `in_loop`: it is the body of a loop inside the
     `try`, where only a `return` is the `try`'s (it also breaks out of the loop)."""
     out: list = []
@@ -179,7 +184,7 @@ def _lower_block(block: list, code: str, value: str | None, in_loop: bool = Fals
         if not (_has_return(s) if in_loop else _has_jump([s])):
             out.append(s)
             continue
-        _lower_inside(s, code, value, in_loop)
+        _lower_inside(s, code, value, needed, in_loop)
         out.append(s)
         if in_loop:  # (a `return` breaks out of the loops it is in, one by one)
             if isinstance(s, _LOOPS):
@@ -187,17 +192,19 @@ def _lower_block(block: list, code: str, value: str | None, in_loop: bool = Fals
             continue
         rest = block[i + 1:]
         if rest:
-            out.append(_guard(_lower_block(rest, code, value), rest, code))
+            out.append(_guard(_lower_block(rest, code, value, needed), rest, code, needed))
         return out
     return out
 
 
-def _guard(lowered: list, rest: list, code: str):
-    """`if code == 0: <lowered>`; on the other path, each variable `rest` assigns keeps
-    its value (`ag__.jumped_over`: where it is unbound and the code symbolic, "no value
-    yet", which takes the type the other path gives)."""
+def _guard(lowered: list, rest: list, code: str, needed: frozenset):
+    """`if code == 0: <lowered>`; on the other path, each variable `rest` assigns that is
+    `needed` (read after the `try`, or by its handlers, `else` or `finally`) keeps its
+    value (`ag__.jumped_over`: where it is unbound and the code symbolic, "no value yet",
+    which takes the type the other path gives). (Reading the others there would make
+    them look read before assigned to an enclosing loop.)"""
     names = sorted({n.id for n in _walk(rest) if isinstance(n, gast.Name) and
-                    isinstance(n.ctx, gast.Store)})
+                    isinstance(n.ctx, gast.Store)} & needed)
     src = "if code == 0:\n    pass\nelse:\n" + "".join(
         f"    {n} = ag__.jumped_over(lambda: {n}, '{n}')\n" for n in names) + \
         ("" if names else "    pass\n")
@@ -208,16 +215,18 @@ def _guard(lowered: list, rest: list, code: str):
     return guard
 
 
-def _lower_inside(s, code: str, value: str | None, in_loop: bool = False) -> None:
+def _lower_inside(s, code: str, value: str | None, needed: frozenset,
+                  in_loop: bool = False) -> None:
     if isinstance(s, _LOOPS):
-        s.body = _lower_block(s.body, code, value, True)
-        s.orelse = _lower_block(s.orelse, code, value, in_loop)
+        s.body = _lower_block(s.body, code, value, needed, True)
+        s.orelse = _lower_block(s.orelse, code, value, needed, in_loop)
         return
     body_jumps = isinstance(s, gast.Try) and (_has_return(s) if in_loop else _has_jump(s.body))
     for owner, field in blocks(s):
         if isinstance(s, gast.Try) and field == "finalbody":
             continue
-        setattr(owner, field, _lower_block(getattr(owner, field), code, value, in_loop))
+        setattr(owner, field, _lower_block(getattr(owner, field), code, value, needed,
+                                           in_loop))
     if body_jumps and s.orelse:  # a nested `try`'s `else` runs only where its body did not jump
         guard = templates.replace("if code == 0:\n    pass", origin=s.orelse[0], code=code)
         guard[0].body = s.orelse

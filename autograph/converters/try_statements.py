@@ -97,7 +97,7 @@ def _graph_form_with_jumps(s, fn, ctx, params, declared, out: list) -> bool:
     to a jump code (converters/try_jumps.py), added to `out`; False (`out` unchanged)
     when `s` has none, or they cannot be lowered, or the copy is not eligible."""
     copy = templates.clone(s)
-    jumps = lower_jumps(copy, ctx.namer)
+    jumps = lower_jumps(copy, ctx.namer, _read_outside(fn, s))
     if not jumps or not jumps[0] or not _eligible(copy, params, declared):
         return False
     before, after = jumps
@@ -105,6 +105,14 @@ def _graph_form_with_jumps(s, fn, ctx, params, declared, out: list) -> bool:
     out.append(_graph_form(copy, fn, ctx, replaced=s, outside=_names(before + after)))
     out.extend(after)
     return True
+
+
+def _read_outside(fn, stmt) -> frozenset:
+    """The names `fn` reads outside the statement `stmt` (or declares `nonlocal`)."""
+    inside = {id(n) for n in gast.walk(stmt)}
+    return frozenset({n.id for n in gast.walk(fn) if isinstance(n, gast.Name) and
+                      isinstance(n.ctx, gast.Load) and id(n) not in inside} |
+                     {n for s in gast.walk(fn) if isinstance(s, gast.Nonlocal) for n in s.names})
 
 
 def _names(stmts: list) -> set:
@@ -308,7 +316,7 @@ def _region_form_with_jumps(w, region, fn, ctx, params, declared, out: list) -> 
     """`_graph_form_with_jumps` for `with np.errstate(...)`: its Python form is the
     `with` around the lowered body too."""
     copy = templates.clone(region)
-    jumps = lower_jumps(copy, ctx.namer)
+    jumps = lower_jumps(copy, ctx.namer, _read_outside(fn, w))
     if not jumps or not jumps[0] or not _eligible(copy, params, declared):
         return False
     before, after = jumps
