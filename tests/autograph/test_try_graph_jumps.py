@@ -274,7 +274,21 @@ def returns_on_every_path_through_finally(x):
         ag.print("finally")
 
 
+def temporary_after_a_jump_in_a_symbolic_loop(xs):
+    s = np.zeros((2, 2))
+    for k in range(xs.shape[0]):
+        try:
+            if np.sum(xs[k]) > 10:
+                continue
+            t = np.linalg.inv(xs[k])  # (`t` is the body's own: not read after the `try`)
+            s = s + t
+        except np.linalg.LinAlgError:
+            s = s - 1
+    return s
+
+
 CASES = [
+    (temporary_after_a_jump_in_a_symbolic_loop, (MIXED,)),
     (error_while_computing_the_returned_value, (SINGULAR,)),
     (error_while_computing_the_returned_value, (REGULAR,)),
     (returns_on_every_path_through_finally, (REGULAR,)),
