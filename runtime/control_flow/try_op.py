@@ -41,18 +41,16 @@ from runtime.control_flow.common import (
     is_python_scalar,
     same_constant,
 )
-from runtime.control_flow.cond import _merge_dtype, _merge_shape, _number_like
+from runtime.control_flow.cond import COND, _merge_dtype, _merge_shape, _number_like
 from runtime.control_flow.learn_types import is_placeholder, zeros_like
 from runtime.control_flow.try_state import (
     ConversionRefusal,
     Replay,
-    Snapshots,
     Unknown,
     catches,
     drop_foreign,
     leaf_names,
     leaves_as,
-    refusals,
     replay,
     state_at_errors,
 )
@@ -101,6 +99,66 @@ class Caught(Exception):
 
     __str__ = __repr__ = __getitem__ = __iter__ = __len__ = __bool__ = _refuse
     args = property(_refuse)
+
+
+class Snapshots(list):
+    """A body's node list that reads the state each time an operation is recorded.
+
+    The subgraphs made inside the body (branches, loop bodies) get one too. The state
+    read when a `cond` node is recorded is not the one its operations see (tracing the
+    branches rebinds the variables to the branches' values): the node instead counts as
+    the operations of its branches, each with the state read when it was recorded,
+    carried out to this graph's values through the branch's inputs (a value only the
+    branch knows stays as it is, and is `Unknown` to a handler)."""
+
+    def __init__(self, get_state: Callable, trees: list, names):
+        super().__init__()
+        self.get_state, self.seen = get_state, []
+        self.trees, self.names, self.refusal = trees, names, None
+
+    def child(self) -> "Snapshots":
+        return Snapshots(self.get_state, self.trees, self.names)
+
+    def leaves(self) -> list:
+        try:
+            return leaves_as(self.get_state(), self.trees, self.names)
+        except ConversionRefusal as e:  # (raised after the body, not into the user's code)
+            self.refusal = self.refusal or e
+            return []
+
+    def append(self, node):
+        subs = node.subgraphs()
+        if node.op is COND and all(isinstance(g.nodes, Snapshots) for g in subs):
+            self.seen.extend(_carried_out(node, subs))
+        elif node.op is not CONSTANT:  # (a constant cannot fail)
+            self.seen.append((node, self.leaves()))
+        for g in subs:  # (done: a plain list again)
+            if isinstance(g.nodes, Snapshots):
+                self.refusal = self.refusal or g.nodes.refusal
+                g.nodes = list(g.nodes)
+        super().append(node)
+
+
+def refusals(g: Graph):
+    """The first refusal a snapshot of `g` or of its subgraphs met (see `leaves_as`)."""
+    stack = [g]
+    while stack:
+        sub = stack.pop()
+        if isinstance(sub.nodes, Snapshots) and sub.nodes.refusal is not None:
+            return sub.nodes.refusal
+        for node in sub.nodes:
+            stack.extend(node.subgraphs())
+    return None
+
+
+def _carried_out(node, subs: list) -> list:
+    """The snapshots of a `cond` node's branches, in the values of the node's graph."""
+    out = []
+    for g in subs:
+        outer = {id(ph): x for ph, x in zip(g.inputs, node.inputs[1:])}
+        for inner, leaves in g.nodes.seen:
+            out.append((inner, [outer.get(id(v), v) for v in leaves]))
+    return out
 
 
 def _trace(name: str, parent: Graph, fn: Callable, get_state=None, trees=(), names=()):
