@@ -185,10 +185,18 @@ def _override_signature(name: str) -> tuple:
             frozenset(p.name for p in named), len(positional))
 
 
+# builtins that read their caller's frame (its globals, locals or compiler flags): called
+# through `converted_call` they would read the compiler's frame instead
+_FRAME_BUILTINS = frozenset({"exec", "eval", "compile", "globals", "breakpoint"})
+
+
 def _leave(f, ctx) -> bool:
     if isinstance(f, gast.Name) and f.id in ctx.scope.local_defs:
         return True  # a nested def: converted along with this function
     target = _resolve(f, ctx)
+    if isinstance(f, gast.Name) and f.id in _FRAME_BUILTINS and f.id not in ctx.scope.local \
+            and (target is _MISSING or target is getattr(builtins, f.id)):
+        return True
     if target is not _MISSING:
         if _sized_creator(target) or random_calls.routes(target):
             return False  # np.zeros(n), np.random.normal(): `ag__.converted` builds them

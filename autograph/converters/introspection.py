@@ -40,7 +40,8 @@ def user_variables(fn_node, ctx, local: set, free_reads: set) -> list:
 
 def transform(fn_node, ctx, local: set, free_reads: set) -> None:
     """Rewrite the argument-less `locals()` / `vars()` / `dir()` calls of the function
-    (not of nested functions: they are converted on their own)."""
+    (not of nested functions: they are converted on their own; nor of class bodies and
+    lambdas, whose namespaces are their own)."""
     names = None
     stack = [fn_node]
     while stack:
@@ -58,8 +59,10 @@ def transform(fn_node, ctx, local: set, free_reads: set) -> None:
                         value[k] = new
                     else:
                         setattr(n, field, new)
-                elif not (isinstance(item, (gast.FunctionDef, gast.ClassDef)) and
-                          item is not fn_node):  # (a class body's `locals()` is its own)
+                elif not (isinstance(item, (gast.FunctionDef, gast.AsyncFunctionDef,
+                                            gast.ClassDef, gast.Lambda))
+                          and item is not fn_node):
+                    # (a class body's or lambda's `locals()` is its own namespace)
                     stack.append(item)
 
 

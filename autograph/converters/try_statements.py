@@ -24,9 +24,11 @@ a body that stops part-way leaves them as Python would. This runs first in
 `convert_def`, so the generated functions are converted as nested functions.
 
 A `return` that is the last statement of the body, the `else` or a handler is lowered
-first (`_lower_returns`). Left as Python (with the refusal of `operators/exceptions.py`
-for errors a graph raises): a `try` with `break` / `continue` or another `return`,
-`global` names, imports, `del`, nested definitions, writes through attributes or
+first (`_lower_returns`); other `break` / `continue` / `return`s become a jump code
+made after the `try` (converters/try_jumps.py), in the graph form and the Python form
+alike. A `try` with only `finally` gets the graph form too. Left as Python (with the
+refusal of `operators/exceptions.py` for errors a graph raises): a `try` whose jumps
+cannot be lowered (see try_jumps.py), `global` names, imports, `del`, nested definitions, writes through attributes or
 subscripts (state outside the function: its writes before an error are not yet kept
 exactly), or a call of a method that changes a container in place (`xs.append(v)`).
 
@@ -39,6 +41,7 @@ from __future__ import annotations
 import gast
 
 from autograph.pyct import anno, templates
+from autograph.converters.try_jumps import lower_jumps
 from autograph.pyct.blocks import blocks
 
 _JUMPS = (gast.Return, gast.Break, gast.Continue, gast.Global, gast.Nonlocal, gast.Yield,
@@ -64,25 +67,58 @@ def _rewrite_blocks(stmt, fn, ctx, params, declared) -> None:
     for owner, field in [(fn, "body")] if stmt is fn else blocks(stmt):
         out = []
         for s in getattr(owner, field):
-            if isinstance(s, gast.Try) and s.handlers:
+            if isinstance(s, gast.Try) and (s.handlers or s.finalbody):
                 before, after, lowered = _lower_returns(s, ctx)
                 if _eligible(s, params, declared):
                     out.extend(before)
-                    out.append(_graph_form(s, fn, ctx))
+                    out.append(_graph_form(s, fn, ctx, outside=_names(before + after)))
                     out.extend(after)
                     continue
                 for block, r in lowered:  # it stays Python: its returns too
                     del block[-2 if len(before) else -1:]
                     block.append(r)
+                if not lowered and _graph_form_with_jumps(s, fn, ctx, params, declared, out):
+                    continue
             if isinstance(s, gast.With) and _is_errstate(s):
                 region = gast.Try(body=s.body, handlers=[], orelse=[], finalbody=[])
                 region.__dict__.update(templates._start_of(s))
                 if _eligible(region, params, declared):
                     out.append(_region_form(s, region, fn, ctx))
                     continue
+                if _region_form_with_jumps(s, region, fn, ctx, params, declared, out):
+                    continue
             _rewrite_blocks(s, fn, ctx, params, declared)  # (a `try` staying Python too)
             out.append(s)
         setattr(owner, field, out)
+
+
+def _graph_form_with_jumps(s, fn, ctx, params, declared, out: list) -> bool:
+    """The graph form of a copy of `s` whose `break` / `continue` / `return`s are lowered
+    to a jump code (converters/try_jumps.py), added to `out`; False (`out` unchanged)
+    when `s` has none, or they cannot be lowered, or the copy is not eligible."""
+    copy = templates.clone(s)
+    jumps = lower_jumps(copy, ctx.namer, _read_outside(fn, s))
+    if not jumps or not jumps[0] or not _eligible(copy, params, declared):
+        return False
+    before, after = jumps
+    out.extend(before)
+    out.append(_graph_form(copy, fn, ctx, replaced=s, outside=_names(before + after)))
+    out.extend(after)
+    return True
+
+
+def _read_outside(fn, stmt) -> frozenset:
+    """The names `fn` reads outside the statement `stmt` (or declares `nonlocal`)."""
+    inside = {id(n) for n in gast.walk(stmt)}
+    return frozenset({n.id for n in gast.walk(fn) if isinstance(n, gast.Name) and
+                      isinstance(n.ctx, gast.Load) and id(n) not in inside} |
+                     {n for s in gast.walk(fn) if isinstance(s, gast.Nonlocal) for n in s.names})
+
+
+def _names(stmts: list) -> set:
+    """The names in statements put around a `try` (not yet in the function: its
+    variables read there are state of the `try`)."""
+    return {n.id for st in stmts for n in gast.walk(st) if isinstance(n, gast.Name)}
 
 
 def _lower_returns(t, ctx) -> tuple:
@@ -122,8 +158,8 @@ def _lower_returns(t, ctx) -> tuple:
             value = r.value if r.value is not None else gast.Constant(value=None, kind=None)
             block[-1:] = templates.replace("name = value", origin=r, name=name,
                                            value=templates.clone(value))
-            if flag is not None:
-                block[-1:-1] = templates.replace("flag = True", origin=r, flag=flag)
+            if flag is not None:  # (after the value: computing it may raise)
+                block.extend(templates.replace("flag = True", origin=r, flag=flag))
             lowered.append((block, r))
     if flag is None:
         return [], templates.replace("return name", origin=t, name=name), lowered
@@ -149,15 +185,15 @@ def _parts(t) -> list:
 
 
 def _eligible(t, params: set, declared: set) -> bool:
+    own_loops = {id(j) for loop in _walk(_parts(t)) if isinstance(loop, (gast.For, gast.While))
+                 for j in _walk(loop.body) if isinstance(j, (gast.Break, gast.Continue))}
     for n in _walk(_parts(t) + [h.type for h in t.handlers if h.type is not None]):
-        if isinstance(n, _JUMPS) or isinstance(n, (gast.FunctionDef, gast.ClassDef)):
+        if isinstance(n, _JUMPS) and id(n) not in own_loops or \
+                isinstance(n, (gast.FunctionDef, gast.ClassDef)):
             return False
         if isinstance(n, (gast.Attribute, gast.Subscript)) and \
                 isinstance(n.ctx, (gast.Store, gast.Del)):
             return False
-        if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name) and \
-                n.target.id in params:
-            return False  # an in-place update of an argument
         if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and \
                 n.func.attr in _MUTATORS:
             return False
@@ -176,17 +212,37 @@ def _stored(stmts) -> list:
     return sorted(seen, key=lambda k: (seen[k], k))
 
 
-def _state(t, fn) -> list:
+def _state(t, fn, replaced=None, outside_names=frozenset()) -> list:
     """The variables the `try` assigns that matter outside its body: all but the body's
-    own temporaries (assigned and read only there)."""
+    own temporaries (assigned and read only there). `replaced`: the statement of `fn`
+    that `t` stands for (when `t` is a rewritten copy); `outside_names`: names read by
+    statements not yet in `fn`."""
     handler_names = {h.name.id for h in t.handlers if isinstance(h.name, gast.Name)}
     names = [n for n in _stored(_parts(t)) if n not in handler_names]
-    body_ids = {id(n) for n in _walk(t.body)}
+    body_ids = {id(n) for n in _walk(t.body + (replaced.body if replaced is not None else []))}
     outside = {n.id for n in gast.walk(fn) if isinstance(n, gast.Name) and
                id(n) not in body_ids}
     # a generated body declares the enclosing function's variables `nonlocal`
     outside.update(n for s in gast.walk(fn) if isinstance(s, gast.Nonlocal) for n in s.names)
+    outside.update(outside_names)
     return [n for n in names if n in outside]
+
+
+_NESTING = (gast.Try, gast.For, gast.While, gast.If, gast.With, gast.Match, gast.Lambda,
+            gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+
+
+def _unbound_temporaries(t, state: list) -> list:
+    """Where the body holds a statement converted into generated functions (a `try`,
+    loop, branch, ... whose functions assign through `nonlocal`, so the body's own
+    temporaries can be the enclosing function's variables), they are unbound again
+    after the node: a value of the body's graph must not outlive it there (e.g. as a
+    loop's state). Nothing reads them after the `try`."""
+    if not any(isinstance(n, _NESTING) for n in _walk(t.body)):
+        return []
+    own = [n for n in _stored(t.body) if n not in state]
+    return templates.replace("".join(f"{n} = ag__.Undefined('{n}')\n" for n in own),
+                             origin=t) if own else []
 
 
 def _bare_raise(stmts, name: str) -> None:
@@ -195,8 +251,8 @@ def _bare_raise(stmts, name: str) -> None:
             n.exc = gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
 
 
-def _graph_form(t, fn, ctx):
-    state = _state(t, fn)
+def _graph_form(t, fn, ctx, replaced=None, outside=frozenset()):
+    state = _state(t, fn, replaced, outside)
     nonlocal_line = f"    nonlocal {', '.join(state)}\n" if state else ""
     names = {k: ctx.namer.new(k) for k in ("try_body", "try_else", "try_finally",
                                             "try_get_state", "try_set_state", "vars_")}
@@ -225,7 +281,7 @@ def _graph_form(t, fn, ctx):
             f"{names['try_set_state']}, ({''.join(repr(n) + ', ' for n in state)}))\n")
     subs = {f"KIND{i}": templates.clone(h.type) if h.type is not None else
             gast.Tuple(elts=[], ctx=gast.Load()) for i, h in enumerate(t.handlers)}
-    stmts = templates.replace(src, origin=t, **subs)
+    stmts = templates.replace(src, origin=t, **subs) + _unbound_temporaries(t, state)
     defs = {s.name: s for s in stmts if isinstance(s, gast.FunctionDef)}
     defs[names["try_body"]].body[-1:] = templates.clone(t.body)
     for (fname, ename), h in zip(handler_fns, t.handlers):
@@ -256,10 +312,29 @@ def _is_errstate(w) -> bool:
         isinstance(f, gast.Name) and f.id == "errstate"
 
 
-def _region_form(w, region, fn, ctx):
+def _region_form_with_jumps(w, region, fn, ctx, params, declared, out: list) -> bool:
+    """`_graph_form_with_jumps` for `with np.errstate(...)`: its Python form is the
+    `with` around the lowered body too."""
+    copy = templates.clone(region)
+    jumps = lower_jumps(copy, ctx.namer, _read_outside(fn, w))
+    if not jumps or not jumps[0] or not _eligible(copy, params, declared):
+        return False
+    before, after = jumps
+    code_names = _names(before + after)
+    python_form = templates.clone(w)
+    python_form.body = templates.clone(copy.body)
+    out.extend(before)
+    out.append(_region_form(python_form, copy, fn, ctx, replaced=region, outside=code_names))
+    out.extend(after)
+    return True
+
+
+def _region_form(w, region, fn, ctx, replaced=None, outside=frozenset()):
     """The graph form of `with np.errstate(...)` (see the module docstring)."""
-    switch = _graph_form(region, fn, ctx)
-    call = switch.body[-1].value
+    switch = _graph_form(region, fn, ctx, replaced, outside)
+    call = next(st.value for st in switch.body if isinstance(st, gast.Expr) and
+                isinstance(st.value, gast.Call) and
+                getattr(st.value.func, "attr", None) == "try_graph")
     call.func = templates.replace_expr("ag__.errstate_region", origin=w)
     manager = templates.replace_expr("lambda: MANAGER", origin=w,
                                      MANAGER=templates.clone(w.items[0].context_expr))

@@ -115,6 +115,10 @@ def _convert_parsed(fn, node, src, recursive: bool):
     return convert_function_node(node, ctx), src, ctx
 
 
+_FUTURE_FLAGS = functools.reduce(operator.or_, (getattr(__future__, name).compiler_flag
+                                                for name in __future__.all_feature_names))
+
+
 def _compile(fn, recursive: bool) -> tuple:
     """(inner code object, the assumptions about globals it was converted under)."""
     node, src, ctx = _convert_node(fn, recursive)
@@ -127,6 +131,10 @@ def _compile_node(fn, node, src, ctx) -> tuple:
     if "__class__" in freevars:
         _explicit_super(node, shadowed="super" in fn.__globals__)
     name = node.name if isinstance(node, gast.FunctionDef) else None
+    args = node.args
+    for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
+        if a is not None:  # (evaluated in the factory, where the def's scope is not)
+            a.annotation = None
     if name is None:
         body = templates.replace("return fn", origin=node, fn=node)
     else:

@@ -7,7 +7,7 @@ from autograph.operators.call import autograph_artifact, converted, converted_ca
 from autograph.operators.call import defined, ld_declared, with_locals
 from autograph.operators.conditionals import if_exp, if_stmt
 from autograph.operators.exceptions import (
-    assert_stmt, python_only, try_graph, try_graph_mode, try_stmt,
+    assert_stmt, jumped_over, python_only, try_graph, try_graph_mode, try_stmt,
 )
 from autograph.operators.generators import next_
 from autograph.operators.recursion import enter_call, explained_recursion, leave_call
@@ -26,7 +26,7 @@ from autograph.operators.variables import (UNSET, Undefined, ld, ld_attr, set_at
                                           setitem_attr)
 
 __all__ = [
-    "autograph_artifact", "converted", "converted_call", "dir_", "locals_", "slice_", "if_exp", "if_stmt", "assert_stmt", "python_only", "try_graph", "try_graph_mode", "list_append",
+    "autograph_artifact", "converted", "converted_call", "dir_", "locals_", "slice_", "if_exp", "if_stmt", "assert_stmt", "python_only", "try_graph", "try_graph_mode", "jumped_over", "list_append",
     "list_pop", "sequence_call", "stack", "and_", "compare_chain", "not_", "or_", "truth", "for_stmt", "while_stmt", "abs_",
     "enumerate_", "float_", "int_", "len_", "max_", "min_", "range_", "sum_", "zip_",
     "UNSET", "Undefined", "ld", "ld_attr", "set_attr", "setitem", "setitem_attr",

@@ -30,11 +30,12 @@ from typing import Callable
 import numpy as np
 
 import runtime
-from autograph.errors import ConversionError, caller_location
+from autograph.errors import ConversionError, Diagnostic, caller_location
 from autograph.operators import sole_holder
-from autograph.operators.variables import Undefined
+from autograph.operators.variables import UNSET, Undefined
 from autograph.operators.conditionals import defer_raise, is_symbolic, raised_by_user
 from runtime.core import tracing
+from runtime.core.errors import GraphModeError, StateArrayWrite
 from runtime.core.tensor import describing
 from runtime.control_flow.try_op import RERAISE, ConversionRefusal, reraise, try_except
 from runtime.state.effects import RAISE, raise_
@@ -95,11 +96,12 @@ class try_stmt:  # noqa: N801 - an operator, named like the other `ag__` calls
     its body. The check runs when the whole statement is done, outside the user's
     `try`, so that none of its handlers can catch the ConversionError."""
 
-    __slots__ = ("handlers", "graph", "start", "end", "where")
+    __slots__ = ("handlers", "graph", "start", "end", "where", "tracing_error")
 
     def __init__(self, handlers: Callable):
         self.handlers = handlers  # () -> a class or tuple per handler (None: bare `except:`)
         self.graph = None
+        self.tracing_error = None
 
     def __enter__(self):
         graph = tracing.current_graph()
@@ -114,6 +116,9 @@ class try_stmt:  # noqa: N801 - an operator, named like the other `ag__` calls
 
     def __exit__(self, typ, value, tb) -> bool:
         graph = self.graph
+        if self.tracing_error is not None:  # (whatever the handlers made of it)
+            error, self.tracing_error = self.tracing_error, None
+            raise error.with_traceback(error.__traceback__)
         if typ is None and graph is not None and self.end > self.start:
             _refuse_if_catchable(graph.nodes[self.start:self.end], self.handlers, self.where)
         return False
@@ -135,7 +140,23 @@ class _Body:
         stmt = self.stmt
         if stmt.graph is not None:
             stmt.end = len(stmt.graph.nodes)
+            if value is not None and tracing_error(value):
+                # the compiler's error, which Python would never raise: no handler of the
+                # user's may take it (it is raised again when the statement is done)
+                stmt.tracing_error = value
+                raise _TracingError() from None
         return False
+
+
+class _TracingError(BaseException):
+    """Carries a tracing error past the user's handlers of a `try` that stays Python."""
+
+
+def tracing_error(error: BaseException) -> bool:
+    """Whether `error` is the compiler's (it cannot convert or trace something), never
+    an error of the user's program: a user's handler never catches it."""
+    return isinstance(error, (ConversionError, GraphModeError, Diagnostic, ConversionRefusal,
+                              StateArrayWrite))
 
 
 def _refuse_if_catchable(nodes: list, handlers: Callable, where: tuple) -> None:
@@ -153,9 +174,9 @@ def _refuse_if_catchable(nodes: list, handlers: Callable, where: tuple) -> None:
             f"this `try` has graph operations in its body and its handler `except "
             f"{caught}` could catch an error they raise when the graph runs, but the `try` "
             "stays Python (it writes through an attribute or subscript, changes a "
-            "container in place such as `xs.append(v)`, declares a `global`, or has "
-            "`break` / `continue` / a `return` that is not the last statement of its "
-            "block), so the graph would not hand the error to the "
+            "container in place such as `xs.append(v)`, declares a `global`, or has a "
+            "`break` / `continue` / `return` inside `finally`), so the graph would not "
+            "hand the error to the "
             "handler. Move those statements out of the `try`, test the condition "
             "explicitly before the operation (an `if` on a symbolic value becomes a graph "
             "branch), or call the function with ag.run_functions_eagerly(True).",
@@ -184,6 +205,22 @@ def _graph_raises(nodes: list) -> list:
         for g in node.subgraphs():
             stack.extend(g.nodes)
     return out
+
+
+def jumped_over(getter: Callable, name: str):
+    """A variable's value where a `break` / `continue` / `return` in a `try` skipped the
+    statements that assign it (converters/try_jumps.py). While it is unbound: unbound
+    still (`Undefined`), except in the false branch of a symbolic `if` (the jump
+    decided when the graph runs), where it is `UNSET` ("no value yet": the `if` gives it
+    the type of the other path; the jump is made right after the `try`)."""
+    try:
+        value = getter()
+    except NameError:
+        value = Undefined(name)
+    if isinstance(value, Undefined):
+        graph = tracing.current_graph()
+        return UNSET if graph is not None and graph.name == "else" else value
+    return value
 
 
 def try_graph_mode() -> bool:
@@ -219,6 +256,8 @@ def try_graph(body: Callable, handlers: tuple, orelse, final, get_state: Callabl
     try:
         _try_graph(body, handlers, orelse, final, _stable(get_state, names), set_state,
                    names, where)
+    except ConversionRefusal as e:  # (also from the `else` or `finally`, traced after)
+        raise ConversionError(f"this `try` cannot run in a graph: {e}", *where) from None
     finally:
         sole_holder.leave_state()
 
@@ -321,7 +360,7 @@ def _hand_over(error: BaseException, path, kinds: list, get_state, set_state) ->
     every run would raise is handed over so (the user's `raise`, a failed lookup of a
     Python value): any other is an error of tracing, raised now."""
     symbolic = isinstance(path, runtime.Tensor)
-    if symbolic and (isinstance(error, ConversionError) or not (
+    if tracing_error(error) or symbolic and (isinstance(error, ConversionError) or not (
             raised_by_user(error) is not None or isinstance(error, _REPLAYABLE))):
         raise error
     for k, handler, *_ in kinds:

@@ -8,12 +8,13 @@ index) on each path. An error an operation raises when the graph runs (LinAlgErr
 IndexError, FloatingPointError, a graph-side `raise`) so reaches the handler Python
 would pick.
 
-The state a handler sees is what the variables held when the error was raised. The
+The state a handler sees is what the variables held when the error was raised (computed
+in try_state.py). The
 body is traced with a hook that reads the state whenever an operation is recorded; a
 variable that holds the same value from outside the body at every operation that may
 raise what the handler catches (the caller's `relevant`) is exact. A value the body
 computed that is the same at all those operations is computed again in the handler
-(`_Replay`: pure operations that succeeded before the error give the same value).
+(`Replay`: pure operations that succeeded before the error give the same value).
 Any other is `Unknown` in the handler, and a handler that uses or passes on such a
 value is a ConversionError (the graph cannot tell which value Python would have had).
 
@@ -35,17 +36,31 @@ import numpy as np
 
 from runtime.control_flow import path_kinds
 from runtime.control_flow.common import (
-    as_value, aval_of, finish_captures, is_python_scalar, same_constant,
+    as_value,
+    aval_of,
+    finish_captures,
+    is_python_scalar,
+    same_constant,
 )
-from runtime.control_flow.cond import _merge_dtype, _merge_shape, _number_like
+from runtime.control_flow.cond import COND, _merge_dtype, _merge_shape, _number_like
 from runtime.control_flow.learn_types import is_placeholder, zeros_like
+from runtime.control_flow.try_state import (
+    ConversionRefusal,
+    Replay,
+    Unknown,
+    catches,
+    drop_foreign,
+    leaf_names,
+    leaves_as,
+    replay,
+    state_at_errors,
+)
 from runtime.core import tracing
 from runtime.core.graph import Graph
 from runtime.core.registry import OpDef, add_node
 from runtime.core.structure import flatten, unflatten
 from runtime.core.tensor import Tensor
 from runtime.ops.constant import CONSTANT, constant
-from runtime.ops.quiet import silenced_op
 
 TRY = OpDef("try", None, num_outputs=-1, stateful=True, effect=True)
 
@@ -70,33 +85,6 @@ _CAUGHT = _Caught()  # the interpreter's caught exceptions, by the handler's var
 _counter = itertools.count()
 
 
-class ConversionRefusal(Exception):
-    """Raised to the converted code's operator, which turns it into a ConversionError
-    at the user's `try` line."""
-
-
-class Unknown:
-    """A variable's value in a handler when the graph cannot know it (see the docstring)."""
-
-    __slots__ = ("name",)
-
-    def __init__(self, name: str):
-        self.name = name
-
-    def _refuse(self, *args, **kwargs):
-        raise ConversionRefusal(
-            f"the handler reads '{self.name}', which the `try` body assigns around "
-            "operations that may fail: the graph cannot tell which value it holds when the "
-            f"error is raised. Assign '{self.name}' before the `try` (or in the handler "
-            "before reading it).")
-
-    __getattr__ = _refuse
-    __array_ufunc__ = __array_function__ = __array__ = _refuse
-    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _refuse
-    __truediv__ = __rtruediv__ = __getitem__ = __bool__ = __float__ = __int__ = _refuse
-    __matmul__ = __rmatmul__ = __neg__ = __lt__ = __gt__ = __le__ = __ge__ = _refuse
-
-
 class Caught(Exception):
     """The caught exception inside a handler traced into a graph (see the docstring)."""
 
@@ -114,23 +102,70 @@ class Caught(Exception):
     args = property(_refuse)
 
 
-class _Snapshots(list):
-    """A body's node list that reads the state each time an operation is recorded."""
+class Snapshots(list):
+    """A body's node list that reads the state each time an operation is recorded.
 
-    def __init__(self, get_state: Callable):
+    The subgraphs made inside the body (branches, loop bodies) get one too. The state
+    read when a `cond` node is recorded is not the one its operations see (tracing the
+    branches rebinds the variables to the branches' values): the node instead counts as
+    the operations of its branches, each with the state read when it was recorded,
+    carried out to this graph's values through the branch's inputs (a value only the
+    branch knows stays as it is, and is `Unknown` to a handler)."""
+
+    def __init__(self, get_state: Callable, trees: list, names):
         super().__init__()
         self.get_state, self.seen = get_state, []
+        self.trees, self.names, self.refusal = trees, names, None
+
+    def child(self) -> "Snapshots":
+        return Snapshots(self.get_state, self.trees, self.names)
+
+    def leaves(self) -> list:
+        try:
+            return leaves_as(self.get_state(), self.trees, self.names)
+        except ConversionRefusal as e:  # (raised after the body, not into the user's code)
+            self.refusal = self.refusal or e
+            return []
 
     def append(self, node):
-        if node.op is not CONSTANT:  # (a constant cannot fail)
-            self.seen.append((node, flatten(self.get_state())[0]))
+        subs = node.subgraphs()
+        if node.op is COND and all(isinstance(g.nodes, Snapshots) for g in subs):
+            self.seen.extend(_carried_out(node, subs))
+        elif node.op is not CONSTANT:  # (a constant cannot fail)
+            self.seen.append((node, self.leaves()))
+        for g in subs:  # (done: a plain list again)
+            if isinstance(g.nodes, Snapshots):
+                self.refusal = self.refusal or g.nodes.refusal
+                g.nodes = list(g.nodes)
         super().append(node)
 
 
-def _trace(name: str, parent: Graph, fn: Callable, get_state=None):
+def refusals(g: Graph):
+    """The first refusal a snapshot of `g` or of its subgraphs met (see `leaves_as`)."""
+    stack = [g]
+    while stack:
+        sub = stack.pop()
+        if isinstance(sub.nodes, Snapshots) and sub.nodes.refusal is not None:
+            return sub.nodes.refusal
+        for node in sub.nodes:
+            stack.extend(node.subgraphs())
+    return None
+
+
+def _carried_out(node, subs: list) -> list:
+    """The snapshots of a `cond` node's branches, in the values of the node's graph."""
+    out = []
+    for g in subs:
+        outer = {id(ph): x for ph, x in zip(g.inputs, node.inputs[1:])}
+        for inner, leaves in g.nodes.seen:
+            out.append((inner, [outer.get(id(v), v) for v in leaves]))
+    return out
+
+
+def _trace(name: str, parent: Graph, fn: Callable, get_state=None, trees=(), names=()):
     sub = Graph(name, parent=parent)
     if get_state is not None:
-        sub.nodes = _Snapshots(get_state)
+        sub.nodes = Snapshots(get_state, trees, names)
     with tracing.graph_context(sub):
         error = None
         try:
@@ -159,20 +194,29 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
     graph = tracing.current_graph()
     init = get_state()
     init_leaves, tree = flatten(init)
-    g_body, error = _trace("try", graph, body, get_state)
-    snaps = g_body.nodes.seen
+    trees = [flatten(v)[1] for v in init]
+    g_body, error = _trace("try", graph, body, get_state, trees, names)
+    snaps, refusal = g_body.nodes.seen, refusals(g_body)
     g_body.nodes = list(g_body.nodes)
     if not g_body.nodes:  # nothing can fail when the graph runs: Python's `try`
+        if error is not None:
+            drop_foreign(graph, get_state, set_state, init)
         return -1, error
     if isinstance(error, ConversionRefusal):
         raise error
+    if refusal is not None:
+        raise refusal
+    if error is not None:
+        caught = any(catches(h[0], error) for h in handlers)
+        drop_foreign(g_body, get_state, set_state, init, names if caught else None)
     handlers = [(i, h[0], h[1], h[2:] == (True,)) for i, h in enumerate(handlers)
                 if relevant(h[0], g_body.nodes)]
-    body_leaves = flatten(get_state())[0]
+    body_leaves = leaves_as(get_state(), trees, names) if error is None else \
+        flatten(get_state())[0]
     g_handlers, h_leaves = [], []
     for index, kinds, handler, cleanup in handlers:
         # the state where an operation may raise what this handler catches
-        exc_leaves = _state_at_errors(
+        exc_leaves = state_at_errors(
             g_body, [leaves for node, leaves in snaps if relevant(kinds, [node])],
             init_leaves, names, tree)
         var = f"caught_{next(_counter)}"
@@ -182,8 +226,8 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
 
         def run(handler=handler, stand_in=stand_in, cleanup=cleanup, stand_ins=stand_ins,
                 exc_leaves=exc_leaves):
-            if any(isinstance(x, _Replay) for x in exc_leaves):
-                exc_leaves = [_replay(x.value, g_body) if isinstance(x, _Replay) else x
+            if any(isinstance(x, Replay) for x in exc_leaves):
+                exc_leaves = [replay(x.value, g_body) if isinstance(x, Replay) else x
                               for x in exc_leaves]
                 set_state(unflatten(tree, exc_leaves))
             if cleanup:  # values only its outputs may depend on (it always re-raises)
@@ -208,7 +252,7 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
                     raise err
             leaves = None
         else:
-            leaves = flatten(get_state())[0]
+            leaves = leaves_as(get_state(), trees, names)
             for x in leaves:
                 if isinstance(x, Unknown):
                     x._refuse()
@@ -216,7 +260,7 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
         h_leaves.append(leaves)
     paths = [(g_body, body_leaves)] + [(g, lv) for (g, *_), lv in zip(g_handlers, h_leaves)]
     out = _finish(graph, paths, init_leaves, g_handlers,
-                  _leaf_names(names, tree, len(init_leaves)), errstate)
+                  leaf_names(names, tree, len(init_leaves)), errstate)
     set_state(unflatten(tree, out[:-1]))
     return out[-1], error
 
@@ -269,97 +313,6 @@ def _reads_tainted(node, tainted: set) -> bool:
     return any(id(outer) in tainted for g in subs for outer in g.captures)
 
 
-def _state_at_errors(g_body: Graph, snaps: list, init: list, names, tree) -> list:
-    """Per state leaf: its value at every point the body may raise, a `_Replay` of it
-    when the body computed it, or `Unknown`."""
-    labels = _leaf_names(names, tree, len(init))
-    out = []
-    for k, start in enumerate(init):
-        values = [s[k] for s in snaps if k < len(s)]
-        v = values[0] if values else start
-        if any(w is not v for w in values):
-            v = Unknown(labels[k])
-        elif isinstance(v, Tensor) and _within(v.graph, g_body):
-            v = _Replay(v) if _replayable(v, g_body) else Unknown(labels[k])
-        out.append(v)
-    return out
-
-
-class _Replay:
-    """A value the body computed before every operation that may raise what a handler
-    catches: the handler computes it again from the same inputs (the operations that
-    give it are pure and succeeded in the body, so they give the same value; their
-    floating-point warnings were shown there, so the copies are silenced)."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: Tensor):
-        self.value = value
-
-
-def _replayable(v: Tensor, g_body: Graph) -> bool:
-    """Whether `v` comes from outer values through pure operations of `g_body` only."""
-    stack, seen = [v], set()
-    while stack:
-        t = stack.pop()
-        if id(t) in seen:
-            continue
-        seen.add(id(t))
-        if t.graph is not g_body:
-            return False
-        node = t.node
-        if node is None:
-            continue  # a capture of an outer value
-        if node.op.stateful or node.op.effect or node.subgraphs():
-            return False
-        stack.extend(x for x in node.inputs if isinstance(x, Tensor))
-    return True
-
-
-def _replay(v: Tensor, g_body: Graph) -> Tensor:
-    """`v` computed again in the graph being traced (see `_Replay`)."""
-    outer = {id(inner): o for o, inner in g_body.captures.items()}
-    memo: dict = {}
-
-    def value(t):
-        if not isinstance(t, Tensor):
-            return t
-        if t.node is None:
-            return outer[id(t)]
-        if id(t) not in memo:
-            node = t.node
-            # silenced: a warning it gave in the body is not given twice
-            add_node(tracing.current_graph(), silenced_op(node.op),
-                     [value(x) for x in node.inputs],
-                     node.attrs, [(o.static_shape, o.dtype) for o in node.outputs])
-            new = tracing.current_graph().nodes[-1]
-            for o, n in zip(node.outputs, new.outputs):
-                n.weak = o.weak
-                memo[id(o)] = n
-        return memo[id(t)]
-    return value(v)
-
-
-def _within(g, outer: Graph) -> bool:
-    while g is not None:
-        if g is outer:
-            return True
-        g = g.parent
-    return False
-
-
-def _leaf_names(names, tree, n) -> list:
-    try:
-        per = unflatten(tree, list(range(n)))
-        labels = [""] * n
-        for name, value in zip(names, per):
-            for leaf in flatten(value)[0]:
-                labels[leaf] = name
-        return labels
-    except Exception:  # noqa: BLE001 - names are for messages only
-        return ["a variable"] * n
-
-
 def _finish(graph: Graph, paths: list, init: list, handlers: list, labels: list,
             errstate: tuple | None = None) -> list:
     """Add the node: merge each state leaf over the paths that give one."""
@@ -380,6 +333,8 @@ def _finish(graph: Graph, paths: list, init: list, handlers: list, labels: list,
                 all(same_constant(vals[0], v) for v in vals[1:]):
             continue
         for v in vals:
+            if isinstance(v, Unknown):
+                v._refuse()
             if not (isinstance(v, (Tensor, np.ndarray, np.generic)) or is_python_scalar(v)):
                 raise TypeError(
                     f"'{labels[k]}' is {v!r:.60} on one path of a `try` traced into a "

@@ -54,7 +54,10 @@ class Graph:
         self.name = name
         self.parent = parent
         self.inputs: list[Tensor] = []
-        self.nodes: list[Node] = []
+        # a parent's node list may give its children theirs (a recorder that watches the
+        # operations of a `try` body and its branches: control_flow/try_op.py)
+        child_nodes = getattr(parent.nodes, "child", None) if parent is not None else None
+        self.nodes: list[Node] = child_nodes() if child_nodes is not None else []
         self.outputs: list[Any] = []
         # outer Tensor -> placeholder in this graph, in capture order
         self.captures: TensorMap = TensorMap()  # outer value -> its placeholder here

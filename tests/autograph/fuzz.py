@@ -436,6 +436,8 @@ class _Gen:
         lines = self.function()
         helpers = fuzz_features.HELPERS + "\n\n" if {"linked", "state", "try"} & self.features \
             else ""
+        if "graph_try" in self.features:
+            helpers = fuzz_features.fuzz_try.HELPERS + helpers
         if self.features & fuzz_objects.ALL:
             second = _Gen(self.seed + 1_000_003, self.features).function
             return helpers + fuzz_objects.module(self, lines, second)
@@ -541,7 +543,7 @@ def check(seed: int, directory: Path, source: str | None = None, graph: bool | N
         graph = graph or (graph is None and set(features) <= fuzz_features.SYMBOLIC_OK)
         return fuzz_objects.check(fn.__globals__, seed, sets, py_sets, graph, features, jit,
                                   _same_exact, _scalars, _fmt)
-    may_raise = "raise" in features or "try" in features
+    may_raise = bool({"raise", "try", "graph_try"} & set(features))
     # "state" carries over from call to call: each run starts from the same state and
     # the state after every call is compared
     scope = fn.__globals__
@@ -585,6 +587,8 @@ def check(seed: int, directory: Path, source: str | None = None, graph: bool | N
         return f"to_graph raised:\n{traceback.format_exc()}"
     if graph is False or (graph is None and not set(features) <= fuzz_features.SYMBOLIC_OK):
         return None
+    if "graph_try" in features:  # (compared with eager NumPy, errors included)
+        return fuzz_features.fuzz_try.check_graph(fn, sets, _same_numeric, _fmt, jit)
     expected = [e[0] for e in expected]
     try:
         f = ag.function(fn)

@@ -23,6 +23,8 @@
   statements (jumps and returns included, in loops too) and operations that may raise
   (`ZeroDivisionError`, `IndexError`); handlers, `finally` and `__exit__` append to
   `log`, which the runner compares.
+- "graph_try": `try` blocks, `with np.errstate(...)` regions and raising operations
+  checked on the graph path against eager NumPy (fuzz_try.py).
 - "random": draws from seeded generators (`random_*` below): NumPy's global one and a
   Generator made in the function, seeded from the arguments at its top, drawn from in
   branches and loops, with arguments computed in the function, and a shuffle of an array
@@ -36,10 +38,10 @@ features of fuzz_objects.py).
 """
 from __future__ import annotations
 
-from tests.autograph import fuzz_objects
+from tests.autograph import fuzz_objects, fuzz_try
 
 ALL = frozenset({"closures", "linked", "dicts", "lists", "raise", "arrays", "state", "try",
-                  "random"}) | fuzz_objects.ALL
+                  "random", "graph_try"}) | fuzz_objects.ALL
 SYMBOLIC_OK: frozenset = frozenset({"state", "random"}) | fuzz_objects.ALL
 
 HELPERS = '''
@@ -115,7 +117,7 @@ def setup(gen) -> list:
         out += ["st = STATE", "st.hist.append(x - y)"]
     if "try" in features:
         out.append("log = []")
-    return out + random_setup(features)
+    return out + random_setup(features) + fuzz_try.setup(features)
 
 
 def observed(features) -> list:
@@ -134,7 +136,8 @@ def observed(features) -> list:
         out.append("snap(st, False)")
     if "try" in features:
         out.append("list(log)")
-    return out + random_observed(features) + fuzz_objects.observed(features)
+    return out + random_observed(features) + fuzz_objects.observed(features) + \
+        fuzz_try.observed(features)
 
 
 def kinds(gen, env) -> list:
@@ -159,7 +162,8 @@ def kinds(gen, env) -> list:
         out += ["may_raise"]
         if gen.budget > 2 and env.if_depth < 3:
             out += ["try", "with"]
-    return out + random_kinds(features) + fuzz_objects.kinds(gen, env)
+    return out + random_kinds(features) + fuzz_objects.kinds(gen, env) + \
+        fuzz_try.kinds(gen, env)
 
 
 def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
@@ -239,6 +243,8 @@ def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
         lines.append(f"{pad}ys[{idx}] = {gen.float_expr(env, 1)}")
     elif kind == "draw":
         random_stmt(gen, env, pad, lines)
+    elif kind in ("graph_try", "errstate", "raise_const", "graph_may_raise"):
+        return fuzz_try.stmt(gen, kind, env, pad, lines)
     else:
         return fuzz_objects.stmt(gen, kind, env, pad, lines)
     return False

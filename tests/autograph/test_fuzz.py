@@ -62,6 +62,19 @@ def test_fuzz_seed_with_try_and_with_blocks(seed, tmp_path):
     assert problem is None, f"seed {seed}:\n{fuzz.generate(seed, features)}\n{problem}"
 
 
+# seeds whose failures were fixed (a compiler error caught by the user's handler, a
+# return tuple, a leaked loop value, a jump's temporaries read in a symbolic loop)
+@pytest.mark.parametrize("seed", [39, 67, 75, 85, 170] + list(range(250, 285)))
+def test_fuzz_seed_with_try_on_the_graph_path(seed, tmp_path):
+    """`try` / `except` / `else` / `finally`, `with np.errstate(...)` and raising
+    operations on NumPy arguments: ag.function, jit_compile=True and ag.to_graph give
+    eager NumPy's outcome, errors included (fuzz_try.py; more seeds: `python -m
+    tests.autograph.fuzz 0 10000 --features=graph_try --graph`)."""
+    features = frozenset({"graph_try"})
+    problem = fuzz.check(seed, tmp_path, graph=True, features=features, jit=seed % 5 == 0)
+    assert problem is None, f"seed {seed}:\n{fuzz.generate(seed, features)}\n{problem}"
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_fuzz_seed_with_state_that_outlives_the_call(seed, tmp_path):
     """Values stored on a module-level object: on the symbolic path, a program that

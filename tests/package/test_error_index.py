@@ -35,7 +35,7 @@ INTERNAL = {
     "runtime.core.error_index.IndexedWarning": "a base class: its subclasses have entries",
     "runtime.control_flow.learn_types.UntypedLoopVariable":
         "the loop operators raise it to users as a Diagnostic",
-    "runtime.control_flow.try_op.ConversionRefusal": "turned into a ConversionError",
+    "runtime.control_flow.try_state.ConversionRefusal": "turned into a ConversionError",
     "runtime.control_flow.try_op.Caught": "the caught exception inside a traced handler",
     "runtime.core.verify.VerificationError": "a bug in a pass, checked by the test suite",
     "runtime.state.append_log.AppendLogRead": "a signal between tracing and the cache",

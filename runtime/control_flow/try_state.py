@@ -1,0 +1,188 @@
+"""What the variables of a `try` traced into a graph hold where an error is raised
+(runtime/control_flow/try_op.py builds the node).
+
+The body is traced with a node list that reads the state whenever an operation is
+recorded (`Snapshots`); its subgraphs get one too, and a `cond` node counts as its
+branches' operations, their states carried out through the branch inputs. Per state
+leaf, `state_at_errors` gives the value at every operation that may raise what a
+handler catches: an outer value (exact), a value the body computed that the handler
+computes again (`Replay`: pure operations that succeeded), or `Unknown` (reading it is
+a ConversionRefusal). A variable whose structure changes inside the `try` is refused
+(its leaves would not line up), and one left holding a value of an unfinished graph
+(the body raised while tracing a construct inside it) is dropped (`drop_foreign`).
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from runtime.core import tracing
+from runtime.core.graph import Graph
+from runtime.core.registry import add_node
+from runtime.core.structure import flatten, unflatten
+from runtime.core.tensor import Tensor
+from runtime.ops.quiet import silenced_op
+
+
+class ConversionRefusal(Exception):
+    """Raised to the converted code's operator, which turns it into a ConversionError
+    at the user's `try` line."""
+
+
+class Unknown:
+    """A variable's value in a handler when the graph cannot know it (see the docstring)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def _refuse(self, *args, **kwargs):
+        raise ConversionRefusal(
+            f"the handler reads '{self.name}', which the `try` body assigns around "
+            "operations that may fail: the graph cannot tell which value it holds when the "
+            f"error is raised. Assign '{self.name}' before the `try` (or in the handler "
+            "before reading it).")
+
+    __getattr__ = _refuse
+    __array_ufunc__ = __array_function__ = __array__ = _refuse
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _refuse
+    __truediv__ = __rtruediv__ = __getitem__ = __bool__ = __float__ = __int__ = _refuse
+    __matmul__ = __rmatmul__ = __neg__ = __lt__ = __gt__ = __le__ = __ge__ = _refuse
+    __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = __pow__ = __rpow__ = _refuse
+    __and__ = __rand__ = __or__ = __ror__ = __xor__ = __rxor__ = __invert__ = _refuse
+    __abs__ = __pos__ = __index__ = __len__ = __iter__ = __round__ = __complex__ = _refuse
+    __eq__ = __ne__ = _refuse  # (never False by identity: the value is not known)
+    __hash__ = object.__hash__
+
+
+def leaves_as(state, trees: list, names) -> list:
+    """The leaves of `state`, each variable with its structure `trees` from before the
+    `try`: a variable that holds a value of another structure inside it is refused
+    (its leaves would not line up with the other paths')."""
+    out = []
+    for name, value, tree in zip(names, state, trees):
+        leaves, now = flatten(value)
+        if now != tree:
+            raise ConversionRefusal(
+                f"'{name}' holds a value of another structure inside the `try` than before "
+                "it (a tuple, list or dict of another length or kind, or a value where it "
+                f"was unbound): give '{name}' a value of the same structure before the "
+                "`try`.")
+        out += leaves
+    return out
+
+
+def catches(kinds: tuple, error: BaseException) -> bool:
+    try:
+        return not kinds or isinstance(error, kinds)
+    except TypeError:  # (not exception classes: Python raises when it tries the handler)
+        return True
+
+
+def drop_foreign(graph: Graph, get_state: Callable, set_state: Callable, init,
+                  names=None) -> None:
+    """After the body raised while a construct inside it was traced, a variable may hold
+    a value of that construct's unfinished graph (not `graph` or one around it). Where
+    the error passes on, it takes its value from before the `try` again (nothing reads
+    it); where a handler takes the error (`names` given), it is `Unknown` there."""
+    now, tree = flatten(get_state())
+    before = flatten(init)[0]
+    if len(now) != len(before):
+        return
+    labels = leaf_names(names, tree, len(now)) if names is not None else None
+    fixed = [(b if labels is None else Unknown(labels[k]))
+             if isinstance(v, Tensor) and not within(graph, v.graph) else v
+             for k, (v, b) in enumerate(zip(now, before))]
+    if any(f is not v for f, v in zip(fixed, now)):
+        set_state(unflatten(tree, fixed))
+
+
+def state_at_errors(g_body: Graph, snaps: list, init: list, names, tree) -> list:
+    """Per state leaf: its value at every point the body may raise, a `Replay` of it
+    when the body computed it, or `Unknown`."""
+    labels = leaf_names(names, tree, len(init))
+    out = []
+    for k, start in enumerate(init):
+        values = [s[k] for s in snaps if k < len(s)]
+        v = values[0] if values else start
+        if any(w is not v for w in values):
+            v = Unknown(labels[k])
+        elif isinstance(v, Tensor) and within(v.graph, g_body):
+            v = Replay(v) if _replayable(v, g_body) else Unknown(labels[k])
+        out.append(v)
+    return out
+
+
+class Replay:
+    """A value the body computed before every operation that may raise what a handler
+    catches: the handler computes it again from the same inputs (the operations that
+    give it are pure and succeeded in the body, so they give the same value; their
+    floating-point warnings were shown there, so the copies are silenced)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Tensor):
+        self.value = value
+
+
+def _replayable(v: Tensor, g_body: Graph) -> bool:
+    """Whether `v` comes from outer values through pure operations of `g_body` only."""
+    stack, seen = [v], set()
+    while stack:
+        t = stack.pop()
+        if id(t) in seen:
+            continue
+        seen.add(id(t))
+        if t.graph is not g_body:
+            return False
+        node = t.node
+        if node is None:
+            continue  # a capture of an outer value
+        if node.op.stateful or node.op.effect or node.subgraphs():
+            return False
+        stack.extend(x for x in node.inputs if isinstance(x, Tensor))
+    return True
+
+
+def replay(v: Tensor, g_body: Graph) -> Tensor:
+    """`v` computed again in the graph being traced (see `Replay`)."""
+    outer = {id(inner): o for o, inner in g_body.captures.items()}
+    memo: dict = {}
+
+    def value(t):
+        if not isinstance(t, Tensor):
+            return t
+        if t.node is None:
+            return outer[id(t)]
+        if id(t) not in memo:
+            node = t.node
+            # silenced: a warning it gave in the body is not given twice
+            add_node(tracing.current_graph(), silenced_op(node.op),
+                     [value(x) for x in node.inputs],
+                     node.attrs, [(o.static_shape, o.dtype) for o in node.outputs])
+            new = tracing.current_graph().nodes[-1]
+            for o, n in zip(node.outputs, new.outputs):
+                n.weak = o.weak
+                memo[id(o)] = n
+        return memo[id(t)]
+    return value(v)
+
+
+def within(g, outer: Graph) -> bool:
+    while g is not None:
+        if g is outer:
+            return True
+        g = g.parent
+    return False
+
+
+def leaf_names(names, tree, n) -> list:
+    try:
+        per = unflatten(tree, list(range(n)))
+        labels = [""] * n
+        for name, value in zip(names, per):
+            for leaf in flatten(value)[0]:
+                labels[leaf] = name
+        return labels
+    except Exception:  # noqa: BLE001 - names are for messages only
+        return ["a variable"] * n

@@ -1,0 +1,163 @@
+"""The fuzzer's "graph_try" feature (fuzz.py): `try` / `except` / `else` / `finally`,
+`with np.errstate(...)` regions and raising operations, checked on the graph path.
+
+Generated statements (besides the plain ones, jumps and early returns included, which
+land inside the blocks too):
+- `a = (a + 60 // (n - k)) % 1009` and `a = (a + int(np.array([3, 5, 7])[i])) % 1009`: on NumPy
+  integers a division by zero raises `FloatingPointError` under the runner's
+  `np.errstate(divide="raise")` (on Python ints, `ZeroDivisionError`), an index out of
+  range `IndexError`, both when the graph runs;
+- `raise ValueError('...')` inside a branch (symbolic conditions: a graph-side raise);
+- `try` blocks whose handlers, `else` and `finally` record their passage in the number
+  `tlog` (returned with the results), with random statements in them;
+- `with np.errstate(divide=...)` blocks around random statements (a run-time region).
+
+`check_graph` runs the function eagerly on the NumPy arguments (the reference: what
+NumPy does) and through `ag.function` (also `jit_compile=True` when asked) and
+`ag.to_graph`, under the same errstate, and compares each outcome: the returned values,
+or the raised exception's type and message. A documented refusal (`REFUSALS`) is
+counted, not a failure.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from tests.autograph import fuzz_objects
+
+HELPERS = "import numpy as np\n\n"
+HANDLERS = ["ZeroDivisionError", "FloatingPointError", "IndexError", "ArithmeticError",
+            "(ValueError, LookupError)", "Exception", "ValueError"]
+_RAISED = (ValueError, ArithmeticError, LookupError)
+
+
+def setup(features) -> list:
+    return ["tlog = 0"] if "graph_try" in features else []
+
+
+def observed(features) -> list:
+    return ["tlog"] if "graph_try" in features else []
+
+
+def kinds(gen, env) -> list:
+    if "graph_try" not in gen.features:
+        return []
+    out = ["graph_may_raise", "graph_may_raise"]
+    if env.if_depth:
+        out.append("raise_const")
+    if gen.budget > 2 and env.if_depth < 3:
+        out += ["graph_try", "graph_try", "errstate"]
+    return out
+
+
+def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
+    """Append one statement of `kind`; True if it always jumps (raise)."""
+    r = gen.r
+    if kind == "graph_may_raise":
+        target = r.choice(gen.int_names)
+        if gen.chance(0.5):
+            rhs = f"60 // ({gen.bounded_int(env)} - {gen.bounded_int(env)})"
+        else:  # (an array: a Python list cannot take a symbolic index)
+            rhs = f"int(np.array([3, 5, 7])[{gen.bounded_int(env)}])"
+        lines.append(f"{pad}{target} = ({target} + {rhs}) % 1009")
+        # (used by the result: an operation nothing uses does not run in a graph)
+        lines.append(f"{pad}tlog = (tlog + {target}) % 1000003")
+        return False
+    if kind == "raise_const":
+        lines.append(f"{pad}raise ValueError('bad {gen.fresh('r')}')")
+        return True
+    if kind == "errstate":
+        mode = r.choice(["ignore", "raise", "warn"])
+        lines.append(f"{pad}with np.errstate(divide='{mode}'):")
+        inner = env.child()
+        inner.if_depth += 1
+        gen.block(inner, len(pad) // 4 + 1, lines)
+        return False
+    _try(gen, env, pad, lines)
+    return False
+
+
+def _note(gen, pad: str) -> str:
+    return f"{pad}tlog = (tlog * 7 + {gen.r.randint(1, 6)}) % 1000003"
+
+
+def _try(gen, env, pad: str, lines: list) -> None:
+    r = gen.r
+    indent = len(pad) // 4 + 1
+    inner = env.child()
+    inner.if_depth += 1
+    lines.append(f"{pad}try:")
+    gen.block(inner.child(), indent, lines)
+    handlers = r.sample(HANDLERS, r.randint(0, 2))
+    if not handlers and gen.chance(0.5):
+        handlers = ["ArithmeticError"]
+    for h in handlers:
+        lines.append(f"{pad}except {h}:" if gen.chance(0.6) else f"{pad}except {h} as e:")
+        lines.append(_note(gen, pad + "    "))
+        if gen.chance(0.5):
+            gen.block(inner.child(), indent, lines, max_stmts=2)
+    if handlers and gen.chance(0.3):
+        lines.append(f"{pad}else:")
+        lines.append(_note(gen, pad + "    "))
+        if gen.chance(0.5):
+            gen.block(inner.child(), indent, lines, max_stmts=2)
+    if not handlers or gen.chance(0.5):
+        lines.append(f"{pad}finally:")
+        lines.append(_note(gen, pad + "    "))
+
+
+# Documented refusals (ConversionError at the `try`, naming the variable): a handler or
+# the state after the `try` needs a variable the body assigns between operations that
+# may fail (which value it holds depends on which one failed); a variable whose
+# structure changes inside the `try`. Counted in fuzz_objects.REFUSED.
+# (an error Python code raises while a symbolic branch the inputs do not take is traced:
+# documented, the error carries a note naming the `if`)
+_TRACED_BRANCH = "raised while tracing the"
+REFUSALS = ("which the `try` body assigns around operations that may fail",
+            "holds a value of another structure inside the `try`",
+            "its `finally` has a side effect that uses a variable")
+
+
+def _outcome(fn, args):
+    args = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+    try:
+        return "value", fn(*args)
+    except _RAISED as e:
+        if any(_TRACED_BRANCH in n for n in getattr(e, "__notes__", ())):
+            return "refused", _TRACED_BRANCH
+        return "raised", f"{type(e).__name__}: {e}"
+
+
+def check_graph(fn, sets, same_numeric, fmt, jit: bool = False) -> str | None:
+    """None when `ag.function` (and jit) and `ag.to_graph` give eager NumPy's outcome on
+    every argument set, else a description of the first difference."""
+    import autograph as ag
+
+    with np.errstate(divide="raise", over="ignore", invalid="ignore", under="ignore"), \
+            warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            expected = [_outcome(fn, args) for args in sets]
+        except Exception as e:  # noqa: BLE001 - reported
+            return f"eager NumPy raised (a generator bug): {type(e).__name__}: {e}"
+        runs = [("to_graph", ag.to_graph(fn)), ("function", ag.function(fn))]
+        if jit:
+            runs.append(("jit_compile", ag.function(fn, jit_compile=True)))
+        for name, run in runs:
+            for args, want in zip(sets, expected):
+                try:
+                    got = _outcome(run, args)
+                except Exception as e:  # noqa: BLE001 - reported
+                    if isinstance(e, ag.ConversionError) and any(r in str(e) for r in REFUSALS):
+                        kind = next(r for r in REFUSALS if r in str(e))
+                        fuzz_objects.REFUSED[kind] = fuzz_objects.REFUSED.get(kind, 0) + 1
+                        return None
+                    return f"{name}{fmt(args)} raised {type(e).__name__}: {e}"
+                if got[0] == "refused":
+                    fuzz_objects.REFUSED[got[1]] = fuzz_objects.REFUSED.get(got[1], 0) + 1
+                    return None
+                if got[0] != want[0] or (want[0] == "raised" and got[1] != want[1]) or \
+                        want[0] == "value" and not same_numeric(want[1], got[1]):
+                    return f"{name}{fmt(args)}: {got!r} != eager NumPy {want!r}"
+    return None
