@@ -134,6 +134,16 @@ def break_turns_symbolic(x, items):
     return found
 
 
+def while_break_turns_symbolic(xs, t):
+    i = 0
+    n = len(xs)
+    while i < n:         # Python test; the break flag becomes symbolic at xs[i] > t
+        if xs[i] > t:
+            break
+        i += 1
+    return i
+
+
 def ternary_and_boolops(x, n):
     y = x if x > 0 else -x
     ok = x > 1 and n > 0 or not x < -5
@@ -145,6 +155,8 @@ SYMBOLIC_CASES = [
     (if_on_symbolic_in_python_loop, [(np.float64(2.5), [1.0, 2.0, 3.0])]),
     (break_turns_symbolic, [(np.float64(1.5), [1.0, 2.0, 3.0, 4.0]),
                             (np.float64(0.1), [1.0, 2.0])]),
+    (while_break_turns_symbolic, [(np.array([1.0, 5.0, 2.0]), np.float64(3.0)),
+                                  (np.array([1.0, 2.0]), np.float64(3.0))]),
     (ternary_and_boolops, [(np.float64(2.0), 1), (np.float64(-7.0), 0),
                            (np.float64(0.5), 1)]),
 ]
