@@ -134,8 +134,9 @@ def to_code(fn: Callable, recursive: bool = True) -> str:
             code is not shown: print `to_code` of each).
 
     Returns:
-        The source of the converted function, which calls `ag__.if_stmt`,
-            `ag__.while_stmt`, ... where the original has control flow.
+        The source of the converted function: where the original has control flow,
+            the original statement for a Python test and `ag__.if_stmt`,
+            `ag__.while_stmt`, ... for a symbolic one.
 
     Raises:
         ag.ConversionError: `fn` has no source (a builtin, a lambda typed in a shell) or
@@ -156,11 +157,18 @@ def to_code(fn: Callable, recursive: bool = True) -> str:
 
         ```output
         def relu(x):
-            def if_true():
-                return x
-            def if_false():
-                return np.zeros_like(x)
-            return ag__.if_stmt(x > 0, if_true, if_false)
+            cond = x > 0
+            if cond.__class__ is bool or not ag__.symbolic(cond):
+                if cond:
+                    return x
+                else:
+                    return np.zeros_like(x)
+            else:
+                def if_true():
+                    return x
+                def if_false():
+                    return np.zeros_like(x)
+                return ag__.if_stmt(cond, if_true, if_false)
         ```
     """
     return registry.compiler("to_code")(_unwrap(fn), recursive=recursive)

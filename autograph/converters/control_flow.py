@@ -6,14 +6,17 @@ from __future__ import annotations
 
 import gast
 
-from autograph.converters import conditionals, loops
+from autograph.converters import conditionals, dual_path, loops
 from autograph.pyct import anno, templates
 from autograph.pyct.blocks import blocks, statements
 
 
-def convert_block(stmts: list, ctx, taken: frozenset) -> list:
+def convert_block(stmts: list, ctx, taken: frozenset, dual: bool = True) -> list:
     """`stmts` with their `if`, `while` and `for` statements converted (nested blocks
-    too: the converters hand their branches and loop bodies back to this function)."""
+    too: the converters hand their branches and loop bodies back to this function).
+    `dual`: each also keeps its inline Python form (`dual_path.py`); inside a branch or
+    loop-body function (`functional_block`) the functional form alone."""
+    block = convert_block if dual else functional_block
     out: list = []
     for s in stmts:
         if anno.get(s, anno.PYTHON_ONLY, False):
@@ -22,20 +25,16 @@ def convert_block(stmts: list, ctx, taken: frozenset) -> list:
                     _watch_managers(t)
             out.append(s)
         elif anno.get(s, anno.TRY_SWITCH, False):  # its graph form is converted already
-            s.orelse = convert_block(s.orelse, ctx, taken)
+            s.orelse = block(s.orelse, ctx, taken)
             out.append(s)
-        elif isinstance(s, gast.If):
-            out.extend(conditionals.convert(s, ctx, taken, convert_block))
-        elif isinstance(s, gast.While):
-            out.extend(loops.convert_while(s, ctx, taken, convert_block))
-        elif isinstance(s, gast.For):
-            out.extend(loops.convert_for(s, ctx, taken, convert_block))
+        elif isinstance(s, (gast.If, gast.While, gast.For)):
+            out.extend(_convert_statement(s, ctx, taken, dual))
         elif isinstance(s, gast.With):
             _watch_managers(s)
-            s.body = convert_block(s.body, ctx, taken)
+            s.body = block(s.body, ctx, taken)
             out.append(s)
         elif isinstance(s, gast.Match):
-            out.append(_convert_match(s, ctx, taken))
+            out.append(_convert_match(s, ctx, taken, block))
         elif isinstance(s, gast.Try):
             for t in statements(s):  # (the `try`s nested in it too, not in nested defs)
                 if isinstance(t, gast.Try):
@@ -45,6 +44,22 @@ def convert_block(stmts: list, ctx, taken: frozenset) -> list:
         else:
             out.append(s)
     return out
+
+
+def functional_block(stmts: list, ctx, taken: frozenset) -> list:
+    return convert_block(stmts, ctx, taken, dual=False)
+
+
+_FUNCTIONAL = {gast.If: conditionals.convert, gast.While: loops.convert_while,
+               gast.For: loops.convert_for}
+_DUAL = {gast.If: dual_path.convert_if, gast.While: dual_path.convert_while,
+         gast.For: dual_path.convert_for}
+
+
+def _convert_statement(s, ctx, taken: frozenset, dual: bool) -> list:
+    if dual:
+        return _DUAL[type(s)](s, ctx, taken, convert_block, functional_block)
+    return _FUNCTIONAL[type(s)](s, ctx, taken, functional_block)
 
 
 def _watch_managers(node) -> None:
@@ -58,7 +73,7 @@ def _watch_managers(node) -> None:
         gast.copy_location(item.context_expr, item.context_expr.args[0])
 
 
-def _convert_match(node, ctx, taken: frozenset):
+def _convert_match(node, ctx, taken: frozenset, block):
     """A `match` stays Python - its subject and guards must be Python values (checked by
     `ag__.python_only`, which says to use if/elif otherwise) - and its cases are
     converted like any block:
@@ -70,7 +85,7 @@ def _convert_match(node, ctx, taken: frozenset):
     for c in node.cases:
         if c.guard is not None:
             c.guard = _python_only(c.guard, "guard")
-        c.body = convert_block(c.body, ctx, taken)
+        c.body = block(c.body, ctx, taken)
     return node
 
 

@@ -32,29 +32,109 @@ _SIMPLE = (gast.Name, gast.Constant, gast.Attribute)
 def _binds_names(nodes) -> bool:
     """An operand holding `:=` binds in the enclosing scope; inside a lambda it would bind
     in the lambda instead, so such an `and` / `or` stays Python's."""
-    return any(isinstance(n, gast.NamedExpr) for v in nodes for n in gast.walk(v))
+    return any(isinstance(n, gast.NamedExpr) and not anno.get(n, anno.DUAL, False)
+               for v in nodes for n in gast.walk(v))
 
 
 def _bool_op(node, walk):
     if _binds_names(node.values[1:]):
         return node
-    fn = "and_" if isinstance(node.op, gast.And) else "or_"
-    call = templates.replace_expr(f"ag__.{fn}(first)", origin=node, first=node.values[0])
+    return _dual_bool_op(node.op, [functional_only(templates.clone(v))
+                                   for v in node.values], node.values, node, walk.ctx.namer)
+
+
+def _functional_bool_op(op, values: list, origin):
+    fn = "and_" if isinstance(op, gast.And) else "or_"
+    call = templates.replace_expr(f"ag__.{fn}(first)", origin=origin, first=values[0])
     call.args.extend(templates.replace_expr("lambda: value", origin=v, value=v)
-                     for v in node.values[1:])
+                     for v in values[1:])
     anno.set_(call, anno.BOOL_OP, True)
     return call
 
 
+def _dual_bool_op(op, functional: list, inline: list, origin, namer):
+    """`a and b and c` as `x and <b and c, dual> if (x := a) is a bool else
+    ag__.and_(x, lambda: b, lambda: c)`."""
+    def python(x):
+        rest = inline[1] if len(inline) == 2 else \
+            _dual_bool_op(op, functional[1:], inline[1:], origin, namer)
+        return gast.BoolOp(op=op, values=[x, rest])
+    return dual(inline[0], python,
+                lambda x: _functional_bool_op(op, [x] + functional[1:], origin), origin,
+                namer)
+
+
 def _unary_op(node, walk):
     if isinstance(node.op, gast.Not):
-        return templates.replace_expr("ag__.not_(value)", origin=node,
-                                      value=as_test(node.operand))
+        return dual(as_test(node.operand), lambda x: gast.UnaryOp(op=gast.Not(), operand=x),
+                    lambda x: templates.replace_expr("ag__.not_(value)", origin=node,
+                                                     value=x),
+                    node, walk.ctx.namer)
+    return node
+
+
+def dual(first, python, functional, origin, namer):
+    """`python(x) if x.__class__ is bool or not ag__.symbolic(x) else functional(x)`, `x`
+    the value of `first` (evaluated once: `(x := first)` unless it is a name): a Python
+    operand takes Python's operator inline, a symbolic one the operator of `ag__`
+    (dual-path code: `dual_path.py`, the same test). The node keeps its functional form alone,
+    `functional(first)`, for `functional_only`."""
+    if isinstance(first, gast.Name):
+        x, test = first.id, "first.__class__ is bool or not ag__.symbolic(first)"
+    else:
+        x, test = namer.new("bool_"), "(x := first).__class__ is bool or not ag__.symbolic(x)"
+    pure = templates.clone(functional(functional_only(templates.clone(first))))
+    templates.copy_location(pure, origin)
+    node = templates.replace_expr(f"inline if {test} else functional", origin=origin,
+                                  x=x, first=first, inline=python(templates.name_node(x)),
+                                  functional=functional(templates.name_node(x)))
+    templates.copy_location(node, origin)
+    anno.set_(node, anno.DUAL, pure)
+    named = _named(node)
+    if named is not None:
+        anno.set_(named, anno.DUAL, True)  # (not the user's `:=`)
+    return node
+
+
+def _named(node):
+    """The `(x := first)` of a dual expression, or None (its first operand is a name)."""
+    check = node.test.values[0]  # `<x>.__class__ is bool`
+    value = check.left.value
+    return value if isinstance(value, gast.NamedExpr) else None
+
+
+def _is_dual(node) -> bool:
+    return isinstance(node, gast.IfExp) and anno.get(node, anno.DUAL, None) is not None
+
+
+def functional_only(node, binding: bool = False):
+    """`node` with each dual expression in it replaced by its functional form (for a
+    functional side - the graph's path reads as it did before dual paths); with
+    `binding`, only those that bind a name with `:=` (a comprehension's iterable, where
+    `:=` is not allowed)."""
+    if _is_dual(node) and (not binding or _named(node) is not None):
+        return anno.get(node, anno.DUAL)
+    if isinstance(node, gast.FunctionDef) and anno.get(node, anno.DONE, False):
+        return node  # a nested function of the user's, converted on its own
+    for field in node._fields:
+        v = getattr(node, field, None)
+        if isinstance(v, list):
+            setattr(node, field, [functional_only(x, binding) if isinstance(x, gast.AST)
+                                  else x for x in v])
+        elif isinstance(v, gast.AST):
+            setattr(node, field, functional_only(v, binding))
+    return node
+
+
+def _comprehension(node, walk):
+    node.iter = functional_only(node.iter, binding=True)
     return node
 
 
 def _is_bool(node) -> bool:
     """A Python bool or a 0-d bool already (a comparison of arrays is an array of bools)."""
+    if _is_dual(node):
+        return _is_bool(anno.get(node, anno.DUAL))
     if isinstance(node, gast.Constant):
         return isinstance(node.value, bool)
     return isinstance(node, gast.Call) and transformer.is_ag_call(node) and \
@@ -63,13 +143,25 @@ def _is_bool(node) -> bool:
 
 def as_test(node):
     """A converted expression whose truth alone matters: the operands of its (converted)
-    `and` / `or`, recursively, as truth values."""
+    `and` / `or`, recursively, as truth values (on the functional side of a dual one:
+    on its Python side they are Python values, whose truth Python takes)."""
+    if _is_dual(node):
+        named = _named(node)
+        if named is not None:
+            named.value = as_test(named.value)
+        if isinstance(node.body, gast.BoolOp):  # its later operands' functional sides
+            node.body.values[1:] = [as_test(v) if _is_dual(v) else v
+                                    for v in node.body.values[1:]]
+        node.orelse = as_test(node.orelse)
+        anno.set_(node, anno.DUAL, as_test(anno.get(node, anno.DUAL)))
+        return node
     if not anno.get(node, anno.BOOL_OP, False):
         return node
     for k, arg in enumerate(node.args):
         inner = arg.body if isinstance(arg, gast.Lambda) else arg
         inner = as_test(inner)
-        if not _is_bool(inner) and not anno.get(inner, anno.BOOL_OP, False):
+        if not _is_bool(inner) and not anno.get(inner, anno.BOOL_OP, False) and \
+                not _is_dual(inner):
             inner = templates.replace_expr("ag__.truth(value)", origin=inner, value=inner)
         if isinstance(arg, gast.Lambda):
             arg.body = inner
@@ -103,14 +195,12 @@ def _compare(node, walk):
         gast.copy_location(part, node)
         parts.append(part)
         left = templates.clone(right)
-    call = templates.replace_expr("ag__.and_(first)", origin=node, first=parts[0])
-    call.args.extend(templates.replace_expr("lambda: value", origin=p, value=p)
-                     for p in parts[1:])
-    return call
+    return _dual_bool_op(gast.And(), [templates.clone(p) for p in parts], parts, node,
+                         walk.ctx.namer)
 
 
 HANDLERS = {gast.BoolOp: _bool_op, gast.UnaryOp: _unary_op, gast.Compare: _compare,
-            gast.If: _test, gast.While: _test}
+            gast.If: _test, gast.While: _test, gast.comprehension: _comprehension}
 
 
 def transform(fn_node, ctx) -> None:

@@ -46,9 +46,11 @@ def _finish(call, loop_vars, node, ctx, opts: dict):
     return sp.assign(loop_vars, call, node, ctx)
 
 
-def convert_while(node, ctx, taken: frozenset, convert_block: Callable) -> list:
+def convert_while(node, ctx, taken: frozenset, convert_block: Callable,
+                  first_test=None) -> list:
     """The `while` loop `node` as a loop-body function and an `ag__.while_stmt` call; its
-    body is converted by `convert_block` (the control-flow pass)."""
+    body is converted by `convert_block` (the control-flow pass). `first_test`: the
+    test's value already evaluated for the first iteration (`dual_path.py`)."""
     loop_vars = _loop_vars(node, ctx)
     local = sp.local_names(loop_vars, ctx)
     params = [local[n] for n in loop_vars]
@@ -61,7 +63,10 @@ def convert_while(node, ctx, taken: frozenset, convert_block: Callable) -> list:
     call = templates.replace_expr("ag__.while_stmt()", origin=node)
     call.args = sp.call_args(loop_vars, loop_vars, node, ctx,
                              [_lambda(params, test, node), templates.name_node(fname)])
-    return fn + _finish(call, loop_vars, node, ctx, anno.get(node, anno.LOOP_OPTIONS, {}))
+    opts = dict(anno.get(node, anno.LOOP_OPTIONS, {}))
+    if first_test is not None:
+        opts["first_test"] = first_test
+    return fn + _finish(call, loop_vars, node, ctx, opts)
 
 
 def convert_for(node, ctx, taken: frozenset, convert_block: Callable) -> list:

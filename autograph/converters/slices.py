@@ -22,8 +22,10 @@ Subscript loads of NumPy's index tricks become an operator call, since their
 and a subscript load with a computed index goes through `ag__.array_item`, which is the
 plain subscript except for a NumPy array indexed with a symbolic value (`W[ids]`, `W`
 a constant or an array of Python state): NumPy cannot take that index, the graph can.
+A named object that is not a NumPy array (a list, a dict) is read inline:
 
-    table[i, 0]       =>   ag__.array_item(table, (i, 0))
+    table[i, 0]       =>   table[i, 0] if table.__class__ is not ag__.ndarray
+                               else ag__.array_item(table, (i, 0))
 """
 from __future__ import annotations
 
@@ -131,8 +133,13 @@ def _load(node, walk):
     if name not in _INDEX_TRICKS:
         if not _may_be_symbolic(node.slice):
             return node
-        return templates.replace_expr("ag__.array_item(obj, key)", origin=node, obj=v,
-                                      key=_index_expr(node.slice, walk.ctx))
+        call = templates.replace_expr("ag__.array_item(obj, key)", origin=node, obj=v,
+                                      key=_index_expr(templates.clone(node.slice), walk.ctx))
+        if not isinstance(v, gast.Name):
+            return call
+        # dual path: anything but a NumPy array (a list, a dict, a str) is read inline
+        return templates.replace_expr("load if obj.__class__ is not ag__.ndarray else call",
+                                      origin=node, load=node, obj=v.id, call=call)
     return templates.replace_expr("ag__.index_trick(obj, key)", origin=node, obj=node.value,
                                   key=_index_expr(node.slice, walk.ctx))
 

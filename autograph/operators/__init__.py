@@ -3,9 +3,12 @@
 Each operator behaves exactly like the Python construct it replaces when given Python
 values, and builds graph nodes (through `runtime`) when given symbolic ones.
 """
+import numpy as np
+
 from autograph.operators.call import autograph_artifact, converted, converted_call, dir_, locals_, slice_
 from autograph.operators.call import defined, ld_declared, with_locals
 from autograph.operators.conditionals import if_exp, if_stmt
+from autograph.operators.conditionals import symbolic_test as symbolic
 from autograph.operators.exceptions import (
     assert_stmt, jumped_over, python_only, try_graph, try_graph_mode, try_stmt,
 )
@@ -15,7 +18,7 @@ from autograph.operators.array_like_args import array_like
 from autograph.operators.index_tricks import array_item, index_trick
 from autograph.operators.lists import array_, list_append, list_pop, sequence_call, stack
 from autograph.operators.logical import and_, compare_chain, not_, or_, truth
-from autograph.operators.loops import for_stmt, while_stmt
+from autograph.operators.loops import for_stmt, python_iterable, while_stmt
 from autograph.operators.printing import print_, print_text
 from autograph.operators.py_builtins import (
     abs_, enumerate_, float_, int_, len_, max_, min_, range_, sum_, zip_,
@@ -35,6 +38,9 @@ __all__ = [
 __all__ += ["isinstance_", "item_", "array_", "defined", "ld_declared", "next_", "try_stmt", "bool_",
             "complex_", "index_", "index_trick", "with_locals", "enter_call", "explained_recursion",
             "leave_call", "array_item", "array_like"]
+__all__ += ["symbolic", "python_iterable", "ndarray"]
+
+ndarray = np.ndarray  # converted code reads `xs[i]` inline unless `xs` is one (slices.py)
 
 
 def set_converted(impl) -> None:

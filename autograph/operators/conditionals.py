@@ -49,7 +49,11 @@ def is_symbolic(x) -> bool:
 def symbolic_test(x) -> bool:
     """A test only the graph can decide. A symbolic value computed from constants alone
     (`pred = np.asarray([1])`, `i < 10` of such an `i`) is known while tracing
-    (known_value.py): Python decides it now, as it would on the NumPy value."""
+    (known_value.py): Python decides it now, as it would on the NumPy value.
+
+    Converted code asks it (as `ag__.symbolic`) of every test that is not a bool before
+    choosing between the inline Python statement and its functional form
+    (`converters/dual_path.py`); the operators ask it too, so both agree."""
     return isinstance(x, Tensor) and known_value(x, Tensor) is UNKNOWN
 
 

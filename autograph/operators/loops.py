@@ -53,9 +53,27 @@ from runtime.state import views
 from runtime.state.effects import raise_
 
 
+def python_iterable(iterable, flagged: bool) -> bool:
+    """Whether a `for` over `iterable` runs as the inline Python loop of converted code
+    (`converters/dual_path.py`) rather than `for_stmt`: outside a trace always (nothing is
+    symbolic there); inside one when `for_stmt` would walk it as Python anyway - not
+    symbolic, not a range that may roll into a graph loop, and no break / return flag
+    (`flagged`) that may turn symbolic mid-way."""
+    if tracing._state.graph is None:
+        return True
+    if flagged or is_symbolic(iterable) or isinstance(iterable, SymbolicIterable):
+        return False
+    return type(iterable) is not range or not rollable_range(iterable)
+
+
+_NO_TEST = object()
+
+
 def while_stmt(test: Callable, body: Callable, state: Sequence = (), names: Sequence[str] = (),
-               maximum_iterations=None, shape_invariants=None):
-    """`while test(*state): state = body(*state)`; returns the final state."""
+               maximum_iterations=None, shape_invariants=None, first_test=_NO_TEST):
+    """`while test(*state): state = body(*state)`; returns the final state. `first_test`:
+    the test's value for the first iteration, evaluated already (by the inline loop of
+    converted code that hands over here when it turned symbolic)."""
     tracing_now = tracing._state.graph is not None
     if tracing_now:
         sole_holder.enter_state(state)  # (before anything else holds the arrays)
@@ -65,8 +83,8 @@ def while_stmt(test: Callable, body: Callable, state: Sequence = (), names: Sequ
         if maximum_iterations is not None:
             return _bounded_while(test, body, state, names, maximum_iterations,
                                   shape_invariants)
+        cond = test(*state) if first_test is _NO_TEST else first_test
         while True:
-            cond = test(*state)
             if type(cond) is not bool and symbolic_test(cond):  # (a bool first: common)
                 opts = (maximum_iterations, shape_invariants)
                 return _symbolic_loop(test, body, state, names, caller_location(), opts,
@@ -74,6 +92,7 @@ def while_stmt(test: Callable, body: Callable, state: Sequence = (), names: Sequ
             if not cond:
                 return pack(state, names)
             state = unpack(body(*state), names)
+            cond = test(*state)
     finally:
         if tracing_now:
             sole_holder.leave_state()

@@ -31,6 +31,9 @@ EXTRA_TEST = "ag_extra_test"        # For: must stay true to keep iterating (`no
 
 # -- expressions (converters/logical_expressions.py, introspection.py) --------------------
 BOOL_OP = "ag_bool_op"              # Call: an ag__.and_/or_/not_ call (gives a truth value)
+DUAL = "ag_dual"                    # IfExp `inline if <operand is a bool> else functional`:
+                                    # its functional form alone; NamedExpr: a generated
+                                    # one (logical_expressions.dual)
 GETTER = "ag_getter"                # Lambda: a generated `locals()` getter, not a user closure
 
 # -- analysis (pyct/dataflow.py, pyct/activity.py) ----------------------------------------
@@ -46,7 +49,7 @@ WRITES = "_ag_w"                    # compound statement: memo of the names it w
 
 KEYS = frozenset({
     DEPTH, USER_AG_NAME, DONE, PYTHON_ONLY, TRY_SWITCH, NOTE, LOOP_OPTIONS, FLAG, GENERATED, EXTRA_TEST,
-    BOOL_OP, GETTER, MAYBE_IN, MUST_IN, ATTRS_IN, MAYBE_UNDEFINED, LIVE_OUT, LIVE_BODY,
+    BOOL_OP, DUAL, GETTER, MAYBE_IN, MUST_IN, ATTRS_IN, MAYBE_UNDEFINED, LIVE_OUT, LIVE_BODY,
     LIVE_ORELSE, LIVE_HEAD, WRITES,
 })
 

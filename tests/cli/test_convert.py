@@ -354,7 +354,7 @@ def test_stdout_is_the_default_output(write):
     result = run_cli("convert", src)
     assert result.returncode == 0 and result.stderr == ""
     assert result.stdout.startswith("# Converted by `autograph convert`")
-    assert "ag__.if_stmt(x > 0" in result.stdout
+    assert "cond = x > 0" in result.stdout and "ag__.if_stmt(cond" in result.stdout
     compile(result.stdout, "out.py", "exec")
 
 

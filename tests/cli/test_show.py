@@ -47,11 +47,18 @@ def test_show_prints_the_converted_function(src):
     assert result.returncode == 0, result.stderr
     assert result.stdout == textwrap.dedent('''\
         def simple_relu(x):
-            def if_true():
-                return x
-            def if_false():
-                return 0
-            return ag__.if_stmt(np.greater(x, 0), if_true, if_false)
+            cond = np.greater(x, 0)
+            if cond.__class__ is bool or not ag__.symbolic(cond):
+                if cond:
+                    return x
+                else:
+                    return 0
+            else:
+                def if_true():
+                    return x
+                def if_false():
+                    return 0
+                return ag__.if_stmt(cond, if_true, if_false)
         ''')
 
 
@@ -71,7 +78,8 @@ def test_show_a_method(src):
     result = run_cli("show", f"{src}::Model.step")
     assert result.returncode == 0
     assert result.stdout.startswith("def step(self, x):\n")
-    assert "ag__.for_stmt(ag__.converted(range)(x)" in result.stdout
+    assert "iterable = ag__.converted(range)(x)" in result.stdout
+    assert "ag__.for_stmt(iterable" in result.stdout
 
 
 def test_show_a_generator_says_it_is_left_as_is(src):

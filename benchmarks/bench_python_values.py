@@ -1,0 +1,148 @@
+"""Converted code on plain Python values against the original: medians of paired ratios.
+
+Each row is a small Python program (no NumPy) run as written and as `ag.to_graph`
+converted it, alternately, `--repeats` times; a row's figure is the median of the
+per-pair ratios converted/original (issue 21's target: at most 1.2 each). The
+recursive row also pays for `converted_call` on every call.
+
+    python benchmarks/bench_python_values.py [--repeats N]
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import autograph as ag
+
+
+def collatz(limit):
+    total = 0
+    for start in range(1, limit):
+        n = start
+        while n != 1:
+            if n % 2 == 0:
+                n = n // 2
+            else:
+                n = 3 * n + 1
+            total += 1
+    return total
+
+
+def bubble_sort(items):
+    xs = list(items)
+    n = len(xs)
+    for i in range(n):
+        for j in range(n - i - 1):
+            if xs[j] > xs[j + 1]:
+                xs[j], xs[j + 1] = xs[j + 1], xs[j]
+    return xs
+
+
+def fib(n):
+    if n < 2:
+        return n
+    return fib(n - 1) + fib(n - 2)
+
+
+def word_stats(text):
+    counts = {}
+    longest = ""
+    for word in text.split():
+        word = word.strip(".,;:!?").lower()
+        if not word:
+            continue
+        counts[word] = counts.get(word, 0) + 1
+        if len(word) > len(longest):
+            longest = word
+    vowels = 0
+    for ch in text:
+        if ch in "aeiou":
+            vowels += 1
+    return len(counts), longest, vowels
+
+
+class Account:
+    def __init__(self, owner, balance):
+        self.owner = owner
+        self.balance = balance
+        self.history = []
+
+    def deposit(self, amount):
+        if amount <= 0:
+            return False
+        self.balance += amount
+        self.history.append(amount)
+        return True
+
+    def withdraw(self, amount):
+        if amount > self.balance:
+            return False
+        self.balance -= amount
+        self.history.append(-amount)
+        return True
+
+
+def bank(rounds):
+    accounts = [Account(f"owner{k}", 100) for k in range(8)]
+    ok = 0
+    for r in range(rounds):
+        acct = accounts[r % len(accounts)]
+        if r % 3 == 0:
+            ok += acct.withdraw(r % 50)
+        else:
+            ok += acct.deposit(r % 7)
+    return ok, sum(a.balance for a in accounts)
+
+
+TEXT = ("It was the best of times, it was the worst of times, it was the age of wisdom, "
+        "it was the age of foolishness; it was the epoch of belief. ") * 8
+ROWS = [
+    ("Collatz (starts 1..300)", collatz, (300,)),
+    ("bubble sort of 60 ints", bubble_sort, (list(range(60, 0, -1)),)),
+    ("recursive Fibonacci (18)", fib, (18,)),
+    ("string processing loop", word_stats, (TEXT,)),
+    ("class-heavy program", bank, (600,)),
+]
+
+
+def _time(fn, args, runs: int = 3) -> float:
+    """The fastest of `runs` back-to-back runs (the machine's noise only adds time)."""
+    best = float("inf")
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn(*args)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def measure(repeats: int) -> list:
+    rows = []
+    for label, fn, args in ROWS:
+        converted = ag.to_graph(fn)
+        assert converted(*args) == fn(*args), label
+        ratios, originals, converteds = [], [], []
+        for _ in range(repeats):
+            t0 = _time(fn, args)
+            t1 = _time(converted, args)
+            ratios.append(t1 / t0)
+            originals.append(t0)
+            converteds.append(t1)
+        rows.append((label, statistics.median(originals), statistics.median(converteds),
+                     statistics.median(ratios)))
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=41)
+    args = parser.parse_args()
+    rows = measure(args.repeats)
+    print("| program | original (ms) | converted (ms) | converted/original |")
+    print("|---|---:|---:|---:|")
+    for label, t0, t1, ratio in rows:
+        print(f"| {label} | {t0 * 1e3:.2f} | {t1 * 1e3:.2f} | {ratio:.2f} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,213 @@
+"""Dual-path converted code (converters/dual_path.py): on Python values each `if`, `while`,
+`for`, conditional expression and `and`/`or`/`not` runs as the original statement, with
+no `ag__` control-flow operator called; a symbolic test takes the functional form,
+including a loop whose test turns symbolic part-way. Differential: converted (and traced)
+against the original on the same inputs.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from autograph import operators
+
+FUNCTIONAL_FORMS = ("if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_",
+                    "truth", "compare_chain")
+
+
+def collatz(n):
+    steps = 0
+    while n != 1:
+        if n % 2 == 0:
+            n = n // 2
+        else:
+            n = 3 * n + 1
+        steps += 1
+    return steps
+
+
+def search(xs, t):
+    for i, x in enumerate(xs):
+        if x > t and not x == 99:
+            return i
+    return -1
+
+
+def mixed(a, b, c, xs):
+    r = a and b or not c
+    y = [v for v in (xs or [1]) if v and not c]
+    z = 0 < a <= 5 and (b if c else a)
+    k = 0
+    while k < 3 and (a or b):
+        k += 1
+        if k == 2:
+            continue
+        if c and k > 1:
+            break
+    return r, y, z, k
+
+
+class Counter:
+    def __init__(self):
+        self.n = 0
+
+    def bump(self, k):
+        for _ in range(k):
+            if self.n % 3 == 2:
+                self.n += 2
+            else:
+                self.n += 1
+        return self.n
+
+
+def uses_counter(k):
+    c = Counter()
+    c.bump(k)
+    return c.bump(1)
+
+
+PYTHON_CASES = [
+    (collatz, [(27,), (1,), (6,)]),
+    (search, [([1, 5, 9], 4), ([], 0), ([99, 100], 50)]),
+    (mixed, [args + ([0, 2],) for args in
+             itertools.product([0, 1, 9], [0, True, [], "x"], [None, 0, 2, True])]),
+    (uses_counter, [(0,), (5,), (12,)]),
+]
+
+
+@pytest.fixture
+def no_functional_forms(monkeypatch):
+    """Every functional-form operator raises: converted code on Python values must not
+    reach one."""
+    def refuse(name):
+        def run(*args, **kwargs):
+            raise AssertionError(f"ag__.{name} ran on Python values")
+        return run
+    for name in FUNCTIONAL_FORMS:
+        monkeypatch.setattr(operators, name, refuse(name))
+
+
+@pytest.mark.parametrize("fn, inputs", PYTHON_CASES, ids=lambda c: getattr(c, "__name__", ""))
+def test_python_values_run_the_original_statements(fn, inputs, no_functional_forms):
+    converted = ag.to_graph(fn)
+    for args in inputs:
+        assert converted(*args) == fn(*args)
+
+
+@pytest.mark.parametrize("fn, inputs", PYTHON_CASES, ids=lambda c: getattr(c, "__name__", ""))
+def test_python_values_equal_the_original(fn, inputs):
+    converted = ag.to_graph(fn)
+    for args in inputs:
+        got, want = converted(*args), fn(*args)
+        assert got == want and type(got) is type(want)
+
+
+# -- symbolic tests, and tests that turn symbolic part-way ----------------------------------
+def while_turns_symbolic(x):
+    v = 0.0          # a Python float: the first test is Python
+    k = 0
+    while v < 10.0:  # symbolic from the second iteration on: hands over to a graph loop
+        v = v + x
+        k += 1
+    return v, k
+
+
+def if_on_symbolic_in_python_loop(x, items):
+    total = x * 0.0
+    for item in items:   # a Python list: the loop runs inline while tracing
+        if x > item:     # symbolic: a `cond` node
+            total = total + item
+        else:
+            total = total - item
+    return total
+
+
+def break_turns_symbolic(x, items):
+    found = -1.0
+    for item in items:   # the break flag becomes symbolic on the first item
+        if item * x > 4.0:
+            found = item * x
+            break
+    return found
+
+
+def while_break_turns_symbolic(xs, t):
+    i = 0
+    n = len(xs)
+    while i < n:         # Python test; the break flag becomes symbolic at xs[i] > t
+        if xs[i] > t:
+            break
+        i += 1
+    return i
+
+
+def ternary_and_boolops(x, n):
+    y = x if x > 0 else -x
+    ok = x > 1 and n > 0 or not x < -5
+    return y, np.where(ok, 1.0, 0.0)
+
+
+SYMBOLIC_CASES = [
+    (while_turns_symbolic, [(np.float64(3.0),), (np.float64(0.5),), (np.float64(20.0),)]),
+    (if_on_symbolic_in_python_loop, [(np.float64(2.5), [1.0, 2.0, 3.0])]),
+    (break_turns_symbolic, [(np.float64(1.5), [1.0, 2.0, 3.0, 4.0]),
+                            (np.float64(0.1), [1.0, 2.0])]),
+    (while_break_turns_symbolic, [(np.array([1.0, 5.0, 2.0]), np.float64(3.0)),
+                                  (np.array([1.0, 2.0]), np.float64(3.0))]),
+    (ternary_and_boolops, [(np.float64(2.0), 1), (np.float64(-7.0), 0),
+                           (np.float64(0.5), 1)]),
+]
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("fn, inputs", SYMBOLIC_CASES, ids=lambda c: getattr(c, "__name__", ""))
+def test_symbolic_tests_take_the_functional_form(fn, inputs, jit):
+    if jit:
+        pytest.importorskip("numba")
+    f = ag.function(fn, jit_compile=jit)
+    for args in inputs:
+        got, want = f(*args), fn(*args)
+        np.testing.assert_allclose(got, want)
+        assert np.asarray(got).dtype == np.asarray(want).dtype
+
+
+CALLS: list = []
+
+
+def probe(v):
+    CALLS.append(type(v).__name__)
+    return v < 10.0
+
+
+def loop_inline(x):
+    v = 0.0
+    while probe(v):  # a Python float first, then symbolic: the inline loop hands over
+        v = v + x
+    return v
+
+
+def loop_functional(x):  # the functional form from the start, as before dual paths
+    return operators.while_stmt(lambda v: probe(v), lambda v: v + x, (0.0,), ("v",))
+
+
+def test_while_hands_over_its_first_symbolic_test_without_evaluating_it_again():
+    want = loop_inline(3.0)
+    CALLS.clear()
+    assert ag.function(loop_inline)(np.float64(3.0)) == want
+    inline = list(CALLS)
+    CALLS.clear()
+    assert ag.function(loop_functional)(np.float64(3.0)) == want
+    assert inline[:2] == ["float", "Tensor"] and inline == CALLS
+
+
+def test_walrus_of_the_user_is_kept():
+    def f(xs):
+        out = []
+        for x in xs:
+            if (y := x * 2) > 2 and (z := y + 1):  # binds in the function, as in Python
+                out.append((y, z))
+        return out, y
+    assert ag.to_graph(f)([1, 2, 3]) == f([1, 2, 3])
