@@ -109,7 +109,9 @@ def _make_room(stack, depth: int) -> None:
             _ROOM["threads"] += 1
         if _ROOM["threads"] > 1:
             wanted = max(wanted, current)  # other threads may be deep: never lower it
-        wanted = max(wanted, used + 100, base)
+        wanted = max(wanted, base)
+        if wanted <= used + per_level:  # the user-level depth the program's limit allows is
+            raise RecursionError("maximum recursion depth exceeded")  # spent, as in Python
         if wanted != current:
             sys.setrecursionlimit(wanted)
 
