@@ -53,15 +53,23 @@ def _weak_type(x):
     return type(x) if type(x) in (bool, int, float) else None
 
 
-def loop_dtypes(node: Node) -> list[np.dtype] | None:
-    """The dtypes NumPy casts the operands of a ufunc node to, or None if unknown."""
+def loop_dtypes(node: Node, weak: bool = False) -> list[np.dtype] | None:
+    """The dtypes NumPy casts the operands of a ufunc node to, or None if unknown
+    (`weak`: with the weak Tensors given as the Python numbers they stand for)."""
     ufunc = node.op.kernel
     given = []
     for x in node.inputs:
+        if weak and isinstance(x, Tensor) and x.weak:
+            given.append(_PY_TYPE.get(x.dtype.kind))
+            continue
         d = dtype_of(x)
         given.append(d if d is not None else _weak_type(x))
     if any(g is None for g in given):
         return None
+    if all(g is int or g is float or g is bool or g.kind == "b" for g in given):
+        # Python numbers only: NumPy makes each its default dtype first
+        given = [np.dtype(np.int64) if g is int else np.dtype(np.float64) if g is float
+                 else np.dtype(bool) for g in given]
     try:
         resolved = ufunc.resolve_dtypes(tuple(given) + (None,) * ufunc.nout)
     except Exception:  # noqa: BLE001 - NumPy refuses: not ours to lower
@@ -148,19 +156,80 @@ class Lowered:
     overflow, underflow) that the hardware raises for the same operation, so an array
     kernel may test those flags once instead (see source.py)."""
 
-    def __init__(self, lines: list[str], guards: list[str], ieee: bool = False):
+    def __init__(self, lines: list[str], guards: list[str], ieee: bool = False,
+                 checks: list[str] | None = None):
         self.lines = lines
         self.guards = guards
         self.ieee = ieee
+        self.checks = checks or []  # tested before the lines run (an index, a cast)
+
+
+def cast_checks(name: str, src: np.dtype, dst: np.dtype) -> list[str] | None:
+    """Conditions on `name` (of `src`) under which converting it to `dst` could differ
+    from NumPy's conversion of the same value or make NumPy warn or raise (a Python int
+    out of an int32's range raises; a float64 beyond float32's range overflows); None
+    when the conversion is not lowered at all."""
+    if src == dst or np.can_cast(src, dst, "safe"):
+        return []
+    if np.dtype(np.uint64) in (src, dst):
+        return None
+    if src.kind in "iub" and dst.kind == "f":
+        limit = 1 << (24 if dst.itemsize == 4 else 53)  # exact in the float: no rounding
+        return [f"not ({-limit} <= {name} <= {limit})"]
+    if src.kind in "iu" and dst.kind in "iu":
+        lo, hi = _limits(dst)
+        return [f"not ({lo} <= {name} <= {hi})"]
+    if src.kind == "f" and dst.kind == "f":
+        return [f"(abs({name}) < np.inf and not (abs(np.{dst.name}({name})) < np.inf))",
+                f"({name} != 0 and abs({name}) < {float(np.finfo(dst).tiny)!r})"]
+    return None
+
+
+_PY_TYPE = {"b": np.dtype(bool), "i": int, "u": int, "f": float}  # a bool promotes as np.bool_
+
+
+def _from_python_number(x) -> bool:
+    """A value the default executor holds as a Python number (a `python_number` result):
+    NumPy promotes it as a weak scalar (NEP 50)."""
+    return isinstance(x, Tensor) and x.node is not None and x.node.op.name == "python_number"
 
 
 def lower_node(node: Node, args: list, out: str, scalar: bool) -> Lowered | None:
     """Source computing `out` (the node's one result) from `args`: the source of each
     Tensor operand (of that operand's dtype), None for a constant operand. None when the
     node cannot be lowered exactly."""
+    low = _lower_node(node, args, out, scalar)
+    if low is None or not node.inputs or not any(
+            isinstance(x, Tensor) and x.weak for x in node.inputs):
+        return low
+    # a weak value (a Python number at run time) NumPy converts to the loop's dtype:
+    # where that conversion narrows it, values it could refuse or round go to NumPy
+    if not scalar or name_needs_strict(node):
+        return None
+    loops = loop_dtypes(node, weak=True) if isinstance(node.op.kernel, np.ufunc) else None
+    for i, x in enumerate(node.inputs):
+        if isinstance(x, Tensor) and x.weak and loops is not None:
+            more = cast_checks(args[i], x.dtype, loops[i])
+            if more is None:
+                return None
+            low.checks = more + low.checks
+    return low
+
+
+def name_needs_strict(node: Node) -> bool:
+    """`where` with a weak value of another dtype than its result: its promotion at run
+    time depends on the value's Python type, which is not lowered."""
+    if node.op.name != "where":
+        return False
+    rdt = node.outputs[0].dtype
+    return any(isinstance(x, Tensor) and x.weak and x.dtype != rdt for x in node.inputs[1:])
+
+
+def _lower_node(node: Node, args: list, out: str, scalar: bool) -> Lowered | None:
     name = node.op.name
-    if len(node.outputs) != 1 or any(isinstance(x, Tensor) and x.weak for x in node.inputs):
-        return None  # a weak value is a Python number at run time: NumPy promotes it so
+    if len(node.outputs) != 1 or any(isinstance(x, Tensor) and x.weak and x.ndim != 0
+                                     for x in node.inputs):
+        return None
     rdt = node.outputs[0].dtype
     in_dts = [dtype_of(x) for x in node.inputs]
     if rdt not in SUPPORTED or any(d is not None and d not in SUPPORTED for d in in_dts):
@@ -181,6 +250,12 @@ def lower_node(node: Node, args: list, out: str, scalar: bool) -> Lowered | None
     if name not in UFUNC_OPS or node.attrs or not isinstance(node.op.kernel, np.ufunc):
         return None
     loops = loop_dtypes(node)
+    weak = loop_dtypes(node, weak=True)
+    if loops != weak:  # NumPy's loop depends on whether a weak operand is a Python number
+        if not all(_from_python_number(x) for x in node.inputs
+                   if isinstance(x, Tensor) and x.weak):
+            return None
+        loops = weak
     if loops is None or any(d not in SUPPORTED for d in loops):
         return None
     lt = loops[0]
@@ -231,6 +306,9 @@ def _lower_ufunc(name: str, a: list[str], lt: np.dtype, rdt: np.dtype, out: str,
         expr = {"logical_not": f"not {t[0]}", "logical_xor": f"{t[0]} != {t[-1]}"}.get(
             name, f"{t[0]} {_LOGICAL.get(name, 'and')} {t[-1]}")
         return Lowered([f"{out} = {expr}"], [])
+    if kind == "b" and name in ("add", "multiply", "maximum", "minimum"):
+        expr = " or " if name in ("add", "maximum") else " and "  # NumPy's bool loops
+        return Lowered([f"{out} = {expr.join(a)}"], [])
     if kind not in _ARITH_KINDS:
         return None
     if name in ("maximum", "minimum"):  # NaN propagates; equal values give the second
