@@ -27,7 +27,7 @@ import numpy as np
 
 from runtime.core.graph import Node
 from runtime.core.tensor import Tensor
-from runtime.jit.ops import SUPPORTED, Lowered, cast, dtype_of, literal
+from runtime.jit.ops import SUPPORTED, Lowered, cast, dtype_of, literal, overflow_guard
 from runtime.ops.indexing_rules import Slot
 
 ELEMENT_OPS = frozenset({"getitem", "index_update", "shape_dim", "size_of", "python_number",
@@ -267,7 +267,9 @@ def _index_update(node: Node, names: dict, out: str, in_place: bool) -> Lowered 
     if src is None or not static_array(x) or node.outputs[0].dtype != dtype_of(x):
         return None
     dst = dtype_of(x)
-    start = f"{out} = {src}" if in_place else f"{out} = {src}.copy()"
+    # in place: the result is `x`'s own variable (no new name to count references of)
+    lines = [] if in_place else [f"{out} = {src}.copy()"]
+    tmp, out = out, src if in_place else out
     mask = _mask_plan(x, node.attrs["index"], dynamic)
     if mask is not None:
         if _ndim(value) != 0 or _expr(mask, names) is None:
@@ -279,10 +281,12 @@ def _index_update(node: Node, names: dict, out: str, in_place: bool) -> Lowered 
         m = _expr(mask, names)
         if None in _shape(x) or None in _shape(mask) or _shape(x) != _shape(mask):
             checks = [f"{m}.shape != {src}.shape"] + checks  # NumPy's IndexError
-        return Lowered([start, f"{out}_flat = {out}.reshape(-1)", f"{out}_mask = {m}.reshape(-1)",
-                        f"for {out}_k in range({out}_flat.size):",
-                        f"    if {out}_mask[{out}_k]:", f"        {out}_flat[{out}_k] = {v}"],
-                       [], checks=checks)
+        return Lowered(lines + [f"{tmp}_flat = {out}.reshape(-1)",
+                                f"{tmp}_mask = {m}.reshape(-1)",
+                                f"for {tmp}_k in range({tmp}_flat.size):",
+                                f"    if {tmp}_mask[{tmp}_k]:",
+                                f"        {tmp}_flat[{tmp}_k] = {v}"],
+                       [], checks=checks, result=out)
     got = _index_plan(node, x, node.attrs["index"], dynamic)
     if got is None:
         return None
@@ -293,12 +297,13 @@ def _index_update(node: Node, names: dict, out: str, in_place: bool) -> Lowered 
         if val is None:
             return None
         v, more = val
-        return Lowered([start, f"{out}[{sub}] = {v}"], [], checks=checks + more)
+        return Lowered(lines + [f"{out}[{sub}] = {v}"], [], checks=checks + more, result=out)
     if not static_array(value) or shape is None or _shape(value) != shape \
             or dtype_of(value) != dst \
             or _expr(value, names) is None:
         return None  # an array value: same shape and dtype only (no broadcasting, no cast)
-    return Lowered([start, f"{out}[{sub}] = {_expr(value, names)}"], [], checks=checks)
+    return Lowered(lines + [f"{out}[{sub}] = {_expr(value, names)}"], [], checks=checks,
+                   result=out)
 
 
 _EXACT = {"add": "+", "subtract": "-", "multiply": "*", "floor_divide": "//",
@@ -334,12 +339,9 @@ def _exact_int(node: Node, names: dict, out: str) -> Lowered | None:
         # the float product is within a relative 2**-52 of the exact one
         checks.append(f"abs(np.float64({a[0]}) * np.float64({b})) >= 9.2e18")
         expr = f"{a[0]} * {b}"
-    elif ufunc == "add":
-        expr = f"{a[0]} + {a[1]}"
-        guards.append(f"((({a[0]} ^ {r}) & ({a[1]} ^ {r})) < 0)")
     else:
-        expr = f"{a[0]} - {a[1]}"
-        guards.append(f"((({a[0]} ^ {a[1]}) & ({a[0]} ^ {r})) < 0)")
+        expr = f"{a[0]} {'+' if ufunc == 'add' else '-'} {a[1]}"
+        guards.extend(overflow_guard(ufunc, a[0], a[1], r))
     return Lowered([f"{r} = np.int64({expr})"], guards, checks=checks)
 
 

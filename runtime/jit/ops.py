@@ -17,6 +17,7 @@ the width; float16/complex/uint64 arithmetic) are not in the table: they stay Nu
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
@@ -138,16 +139,39 @@ def _int_guards(op: str, a: list[str], r_wide: str, dt: np.dtype, scalar: bool) 
     if scalar and op in ("add", "subtract", "multiply", "negative", "absolute", "square"):
         if dt.itemsize < 8:
             guards.append(f"({r_wide} < {lo} or {r_wide} > {hi})")
-        elif op == "add":
-            guards.append(f"((({a[0]} ^ {r_wide}) & ({a[1]} ^ {r_wide})) < 0)")
-        elif op == "subtract":
-            guards.append(f"((({a[0]} ^ {a[1]}) & ({a[0]} ^ {r_wide})) < 0)")
+        elif op in ("add", "subtract"):
+            guards.extend(overflow_guard(op, a[0], a[1], r_wide))
         elif op in ("negative", "absolute"):
             guards.append(f"{a[0]} == {lo}")
         else:  # the float product is within a relative 2**-52 of the exact one
             b = a[1] if op == "multiply" else a[0]
             guards.append(f"abs(np.float64({a[0]}) * np.float64({b})) >= 9.2e18")
     return guards
+
+
+_I64_LO, _I64_HI = _limits(np.dtype(np.int64))
+
+
+def _constant(text: str) -> int | None:
+    m = re.fullmatch(r"np\.int64\((-?\d+)\)", text)
+    return int(m.group(1)) if m else None
+
+
+def overflow_guard(op: str, x: str, y: str, r: str) -> list[str]:
+    """When the int64 `x + y` (`x - y`), computed wrapping as `r`, left int64. With a
+    constant operand it is one comparison of the other (`i + 1`: `i > MAX - 1`), which
+    the compiler often proves false for a loop counter."""
+    cx, cy = _constant(x), _constant(y)
+    if cy is not None and (op == "add" or cy != _I64_LO):
+        c = cy if op == "add" else -cy
+        return [] if c == 0 else [f"{x} > {_I64_HI - c}"] if c > 0 else [f"{x} < {_I64_LO - c}"]
+    if cx is not None and op == "add":
+        return overflow_guard("add", y, x, r)
+    if cx is not None:  # c - y
+        return [f"{y} < {cx - _I64_HI}"] if cx >= 0 else [f"{y} > {cx - _I64_LO}"]
+    if op == "add":
+        return [f"((({x} ^ {r}) & ({y} ^ {r})) < 0)"]
+    return [f"((({x} ^ {y}) & ({x} ^ {r})) < 0)"]
 
 
 class Lowered:
@@ -157,11 +181,12 @@ class Lowered:
     kernel may test those flags once instead (see source.py)."""
 
     def __init__(self, lines: list[str], guards: list[str], ieee: bool = False,
-                 checks: list[str] | None = None):
+                 checks: list[str] | None = None, result: str | None = None):
         self.lines = lines
         self.guards = guards
         self.ieee = ieee
         self.checks = checks or []  # tested before the lines run (an index, a cast)
+        self.result = result        # the variable holding the result, if not `out`
 
 
 def cast_checks(name: str, src: np.dtype, dst: np.dtype) -> list[str] | None:

@@ -60,8 +60,9 @@ class _Emitter:
         self.used: set[str] = set()
         self.bail = "return True"
         self.guard_lines: list[str] = []
-        # array names whose buffer nothing else holds: written in place when dead after
-        self.owned: set[str] = set()
+        # ids of the array values whose buffer nothing else holds: written in place when
+        # nothing reads them afterwards (by value: a name may stand for several values)
+        self.owned: set[int] = set()
 
     def fresh(self, base: str) -> str:
         base = "t_" + re.sub(r"\W", "_", base)
@@ -103,7 +104,7 @@ class _Emitter:
 
     def _sole(self, x, p: int, last: dict, node: Node) -> bool:
         """Whether node `p` may take `x`'s buffer: owned, dead after it, passed once."""
-        return isinstance(x, Tensor) and self.names.get(id(x)) in self.owned \
+        return isinstance(x, Tensor) and id(x) in self.owned \
             and last.get(id(x)) == p and sum(y is x for y in node.inputs) == 1
 
     def _op(self, node: Node, indent: int, p: int = 0, last: dict | None = None) -> None:
@@ -113,7 +114,7 @@ class _Emitter:
                 node.inputs[0], p, last or {}, node)
             low = lower_element(node, self.names, out, in_place)
             if node.outputs[0].ndim:
-                self.owned.add(out)  # a copy, or the buffer taken from a dead owner
+                self.owned.add(id(node.outputs[0]))  # a copy, or a dead owner's buffer
         else:
             low = lower_node(node, [self.ref(x) for x in node.inputs], out, self.scalar)
         assert low is not None, node  # the partition only admits lowerable nodes
@@ -124,7 +125,7 @@ class _Emitter:
             self.emit(indent + 1, self.bail)
         for k, line in enumerate(low.lines):
             self.emit(indent, line + (origin if k == len(low.lines) - 1 else ""))
-        self.names[id(node.outputs[0])] = out
+        self.names[id(node.outputs[0])] = low.result or out
         if low.guards and not (low.ieee and self.flags):
             test = " or ".join(low.guards)
             if self.scalar:
@@ -136,11 +137,14 @@ class _Emitter:
 
     def _bind(self, sub: Graph, exprs: list[str], indent: int, owned=()) -> None:
         for k, (ph, e) in enumerate(zip(sub.inputs, exprs)):
-            name = self.fresh(ph.name)
-            self.emit(indent, f"{name} = {e}")
-            self.names[id(ph)] = name
+            if e.isidentifier():  # a variable: read it directly (numba counts references
+                self.names[id(ph)] = e  # of every array variable an assignment makes)
+            else:
+                name = self.fresh(ph.name)
+                self.emit(indent, f"{name} = {e}")
+                self.names[id(ph)] = name
             if k in owned:
-                self.owned.add(name)
+                self.owned.add(id(ph))
 
     def _results(self, sub: Graph, outs: list[Tensor]) -> list[str]:
         """The subgraph's results, an array copied unless its buffer is its alone (so the
@@ -149,9 +153,9 @@ class _Emitter:
         for x, o in zip(sub.outputs, outs):
             text = self.value(x, o.dtype)
             if o.ndim:
-                if text not in self.owned or text in taken:
+                if id(x) not in self.owned or id(x) in taken:
                     text += ".copy()"
-                taken.add(text)
+                taken.add(id(x))
             results.append(text)
         return results
 
@@ -172,7 +176,7 @@ class _Emitter:
         for o, name in zip(node.outputs, outs):
             self.names[id(o)] = name
             if o.ndim:
-                self.owned.add(name)
+                self.owned.add(id(o))
 
     def _while(self, node: Node, indent: int, p: int = 0, last: dict | None = None) -> None:
         g_cond, g_body = node.attrs["cond"], node.attrs["body"]
@@ -185,7 +189,7 @@ class _Emitter:
             values = []
             for x, o in zip(init, node.outputs):
                 text = self.value(x, o.dtype)
-                if o.ndim and not (self._sole(x, p, last or {}, node) and text not in values):
+                if o.ndim and not self._sole(x, p, last or {}, node):
                     text += ".copy()"  # the loop writes its arrays in place
                 values.append(text)
             self.emit(indent, f"{', '.join(carried)} = {', '.join(values)}")
@@ -214,7 +218,7 @@ class _Emitter:
         for o, name in zip(node.outputs, outs):
             self.names[id(o)] = name
             if o.ndim:
-                self.owned.add(name)
+                self.owned.add(id(o))
 
 
 def _last_uses(nodes: list[Node], outputs) -> dict[int, int]:
