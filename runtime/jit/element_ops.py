@@ -30,9 +30,6 @@ from runtime.core.tensor import Tensor
 from runtime.jit.ops import SUPPORTED, Lowered, cast, dtype_of, literal, overflow_guard
 from runtime.ops.indexing_rules import Slot
 
-ELEMENT_OPS = frozenset({"getitem", "index_update", "shape_dim", "size_of", "python_number",
-                         "exact_int", "constant", "zeros_like", "ones_like", "copy",
-                         "matmul", "dot"})
 _INT_KINDS = "iu"
 _I64 = np.dtype(np.int64)
 _MIN, _MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
@@ -182,57 +179,77 @@ class _AnyName(dict):
 
 
 def lower_element(node: Node, names: dict, out: str, in_place: bool) -> Lowered | None:
-    name = node.op.name
-    if name not in ELEMENT_OPS or len(node.outputs) != 1:
+    """Source computing the node's one result `out` (None when it is not lowered);
+    `in_place`: the emitter owns input 0's buffer and nothing reads it afterwards."""
+    lowering = _LOWERINGS.get(node.op.name)
+    if lowering is None or len(node.outputs) != 1:
         return None
-    if name == "python_number":
-        x = node.inputs[0]
-        if isinstance(x, Tensor) and x.ndim == 0 and x.dtype in SUPPORTED:
-            return Lowered([f"{out} = {names[id(x)]}"], [], checks=[])
-        return None
-    if name == "constant":
-        value = node.attrs["value"]
-        if np.ndim(value) == 0:
-            text = literal(value, node.outputs[0].dtype)
-            return None if text is None else Lowered([f"{out} = {text}"], [], checks=[])
-        # an array constant is a parameter of the region; the node gives a copy
-        if not static_array(value) or _expr(value, names) is None:
-            return None
-        return Lowered([f"{out} = {_expr(value, names)}.copy()"], [], checks=[])
-    if name in ("matmul", "dot"):
-        return _matmul(node, names, out)
-    if name in ("zeros_like", "ones_like", "copy"):
-        return _fresh_like(node, names, out)
-    if name in ("shape_dim", "size_of"):
-        x = node.inputs[0]
-        if not static_array(x):
-            return None
-        src = _expr(x, names)
-        n = f"{src}.shape[{node.attrs['axis']}]" if name == "shape_dim" else f"{src}.size"
-        return None if src is None else Lowered([f"{out} = np.int64({n})"], [], checks=[])
-    if name == "exact_int":
-        return _exact_int(node, names, out)
-    if name == "getitem":
-        return _getitem(node, names, out)
-    return _index_update(node, names, out, in_place)
+    return lowering(node, names, out, in_place)
 
 
-def _fresh_like(node: Node, names: dict, out: str) -> Lowered | None:
-    """`np.zeros_like(x)`, `np.ones_like(x)` (optionally of another dtype), `np.copy(x)`:
-    a new array of `x`'s shape."""
+def is_element_op(op) -> bool:
+    """Whether `op` is one of the ops this module lowers (the backend's tables are keyed
+    by op name, as the ONNX exporter's are: a lookup)."""
+    return _LOWERINGS.get(op.name) is not None
+
+
+def writes_input(op) -> bool:
+    """Whether `op` computes a new value of its first input (which may be written in place)."""
+    return _WRITES.get(op.name, False)
+
+
+def constant_value(node: Node):
+    """The value a constant node holds (None for other nodes)."""
+    return _CONSTANT_ATTR.get(node.op.name) and node.attrs.get("value")
+
+
+def _python_number(node: Node, names: dict, out: str, in_place: bool) -> Lowered | None:
     x = node.inputs[0]
-    src, rdt = _expr(x, names), node.outputs[0].dtype
-    if len(node.inputs) != 1 or not static_array(x) or src is None or rdt not in SUPPORTED \
-            or set(node.attrs) - {"dtype"} or node.op.name == "copy" and node.attrs:
+    if isinstance(x, Tensor) and x.ndim == 0 and x.dtype in SUPPORTED:
+        return Lowered([f"{out} = {names[id(x)]}"], [], checks=[])
+    return None
+
+
+def _constant(node: Node, names: dict, out: str, in_place: bool) -> Lowered | None:
+    value = node.attrs["value"]
+    if np.ndim(value) == 0:
+        text = literal(value, node.outputs[0].dtype)
+        return None if text is None else Lowered([f"{out} = {text}"], [], checks=[])
+    # an array constant is a parameter of the region; the node gives a copy
+    if not static_array(value) or _expr(value, names) is None:
         return None
-    if node.op.name == "copy":
-        return Lowered([f"{out} = {src}.copy()"], [], checks=[])
-    fill = "np.zeros" if node.op.name == "zeros_like" else "np.ones"
-    return Lowered([f"{out} = {fill}({src}.shape, np.{rdt.name if rdt.kind != 'b' else 'bool_'})"],
-                   [], checks=[])
+    return Lowered([f"{out} = {_expr(value, names)}.copy()"], [], checks=[])
 
 
-def _getitem(node: Node, names: dict, out: str) -> Lowered | None:
+def _size(read: str):
+    """`x.shape[axis]` (an unknown dimension) or `x.size`: read from the array."""
+    def lower(node: Node, names: dict, out: str, in_place: bool) -> Lowered | None:
+        x = node.inputs[0]
+        src = _expr(x, names)
+        if not static_array(x) or src is None:
+            return None
+        n = f"{src}.shape[{node.attrs['axis']}]" if read == "dim" else f"{src}.size"
+        return Lowered([f"{out} = np.int64({n})"], [], checks=[])
+    return lower
+
+
+def _fresh_like(fill: str | None):
+    """`np.zeros_like(x)`, `np.ones_like(x)` (optionally of another dtype), or `np.copy(x)`
+    (fill None): a new array of `x`'s shape."""
+    def lower(node: Node, names: dict, out: str, in_place: bool) -> Lowered | None:
+        x = node.inputs[0]
+        src, rdt = _expr(x, names), node.outputs[0].dtype
+        if len(node.inputs) != 1 or not static_array(x) or src is None or rdt not in SUPPORTED \
+                or set(node.attrs) - {"dtype"} or fill is None and node.attrs:
+            return None
+        if fill is None:
+            return Lowered([f"{out} = {src}.copy()"], [], checks=[])
+        kind = rdt.name if rdt.kind != "b" else "bool_"
+        return Lowered([f"{out} = {fill}({src}.shape, np.{kind})"], [], checks=[])
+    return lower
+
+
+def _getitem(node: Node, names: dict, out: str, in_place: bool = False) -> Lowered | None:
     x, *dynamic = node.inputs
     template = node.attrs["index"]
     if isinstance(x, Tensor) and x.ndim == 0 and template == () and not dynamic:
@@ -310,7 +327,7 @@ _EXACT = {"add": "+", "subtract": "-", "multiply": "*", "floor_divide": "//",
           "remainder": "%", "negative": "-", "absolute": "abs", "square": "*"}
 
 
-def _exact_int(node: Node, names: dict, out: str) -> Lowered | None:
+def _exact_int(node: Node, names: dict, out: str, in_place: bool = False) -> Lowered | None:
     """Python's int arithmetic in int64; any result that could leave int64 (or a zero
     divisor) is a guard: the NumPy rerun raises the default executor's error."""
     ufunc = node.attrs.get("ufunc")
@@ -345,7 +362,7 @@ def _exact_int(node: Node, names: dict, out: str) -> Lowered | None:
     return Lowered([f"{r} = np.int64({expr})"], guards, checks=checks)
 
 
-def _matmul(node: Node, names: dict, out: str) -> Lowered | None:
+def _matmul(node: Node, names: dict, out: str, in_place: bool = False) -> Lowered | None:
     """`a @ b` / `np.dot(a, b)` of integer vectors and matrices: three loops. Integer
     sums wrap the same in any order, so the result is NumPy's bit for bit; a float
     product stays NumPy's call (its BLAS sums in an order of its own)."""
@@ -382,3 +399,12 @@ def _matmul(node: Node, names: dict, out: str) -> Lowered | None:
     # NumPy's ValueError for operands that do not fit: the NumPy rerun raises it
     checks = [f"{ea}.shape[{len(_shape(a)) - 1}] != {eb}.shape[0]"]
     return Lowered(lines, [], checks=checks)
+
+
+_LOWERINGS = {"getitem": _getitem, "index_update": _index_update, "python_number": _python_number,
+              "exact_int": _exact_int, "constant": _constant, "shape_dim": _size("dim"),
+              "size_of": _size("size"), "zeros_like": _fresh_like("np.zeros"),
+              "ones_like": _fresh_like("np.ones"), "copy": _fresh_like(None),
+              "matmul": _matmul, "dot": _matmul}
+_WRITES = {"index_update": True}
+_CONSTANT_ATTR = {"constant": True}

@@ -210,13 +210,16 @@ def cast_checks(name: str, src: np.dtype, dst: np.dtype) -> list[str] | None:
     return None
 
 
+_PYTHON_NUMBER = {"python_number": True}
+_WHERE = {"where": True}
 _PY_TYPE = {"b": np.dtype(bool), "i": int, "u": int, "f": float}  # a bool promotes as np.bool_
 
 
 def _from_python_number(x) -> bool:
     """A value the default executor holds as a Python number (a `python_number` result):
     NumPy promotes it as a weak scalar (NEP 50)."""
-    return isinstance(x, Tensor) and x.node is not None and x.node.op.name == "python_number"
+    return isinstance(x, Tensor) and x.node is not None and \
+        _PYTHON_NUMBER.get(x.node.op.name, False)
 
 
 def lower_node(node: Node, args: list, out: str, scalar: bool) -> Lowered | None:
@@ -244,7 +247,7 @@ def lower_node(node: Node, args: list, out: str, scalar: bool) -> Lowered | None
 def name_needs_strict(node: Node) -> bool:
     """`where` with a weak value of another dtype than its result: its promotion at run
     time depends on the value's Python type, which is not lowered."""
-    if node.op.name != "where":
+    if not _WHERE.get(node.op.name, False):
         return False
     rdt = node.outputs[0].dtype
     return any(isinstance(x, Tensor) and x.weak and x.dtype != rdt for x in node.inputs[1:])

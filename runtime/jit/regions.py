@@ -26,7 +26,7 @@ import numpy as np
 
 from runtime.core.liveness import live_nodes
 from runtime.core.graph import Graph, Node
-from runtime.jit.element_ops import ELEMENT_OPS, element_lowerable, static_array
+from runtime.jit.element_ops import constant_value, element_lowerable, is_element_op, static_array
 from runtime.jit.ops import SUPPORTED, control_kind, is_cheap, lower_node
 from runtime.core.tensor import Tensor
 
@@ -50,7 +50,7 @@ def _constant_arrays(nodes) -> list:
 
     def walk(ns):
         for n in ns:
-            for x in n.inputs + [n.attrs.get("value")] * (n.op.name == "constant"):
+            for x in n.inputs + [constant_value(n)]:
                 if isinstance(x, np.ndarray) and x.ndim > 0 and id(x) not in seen:
                     seen.add(id(x))
                     found.append(x)
@@ -82,7 +82,7 @@ def scalar_lowerable(node: Node) -> bool:
     exact lowering."""
     if node.has_effects:
         return False
-    if node.op.name in ELEMENT_OPS:
+    if is_element_op(node.op):
         return all(map(_carried_value, node.inputs)) and \
             all(map(_carried_value, node.outputs)) and element_lowerable(node)
     if not all(map(_carried_value, node.inputs)) or not all(map(_carried_value, node.outputs)):
@@ -155,7 +155,7 @@ def find_regions(graph: Graph, outputs=None) -> tuple[list[Region], list[Node]]:
         if run and _worth(run_kind, run):
             regions.append(_make_region(run_kind, graph, run, nodes, outputs))
         elif run:  # (element ops too: lowerable, only not worth a compiled call here)
-            left.extend(n for n in run if not is_cheap(n.op) and n.op.name not in ELEMENT_OPS)
+            left.extend(n for n in run if not is_cheap(n.op) and not is_element_op(n.op))
         run, run_kind = [], None
 
     for node in nodes:

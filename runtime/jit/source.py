@@ -45,7 +45,7 @@ import numpy as np
 
 from runtime.core.liveness import live_nodes
 from runtime.core.graph import Graph, Node
-from runtime.jit.element_ops import ELEMENT_OPS, lower_element
+from runtime.jit.element_ops import is_element_op, lower_element, writes_input
 from runtime.jit.ops import cast, control_kind, dtype_of, literal, lower_node
 from runtime.jit.regions import Region
 from runtime.core.tensor import Tensor
@@ -109,8 +109,8 @@ class _Emitter:
 
     def _op(self, node: Node, indent: int, p: int = 0, last: dict | None = None) -> None:
         out = self.fresh(node.outputs[0].name)
-        if node.op.name in ELEMENT_OPS:
-            in_place = node.op.name == "index_update" and self._sole(
+        if is_element_op(node.op):
+            in_place = writes_input(node.op) and self._sole(
                 node.inputs[0], p, last or {}, node)
             low = lower_element(node, self.names, out, in_place)
             if node.outputs[0].ndim:
