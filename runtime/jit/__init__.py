@@ -4,7 +4,8 @@
                      ─► build.compile_region (on-disk cache) ─► one `jit_region` node each
                      ─► the NumPy executor (codegen) runs the rest as usual
 
-Scalar code (loops and branches on 0-d values) becomes native loops; runs of cheap
+Scalar code (loops and branches on 0-d values and Python numbers, reading and writing
+array elements: element_ops.py) becomes native loops; runs of cheap
 elementwise ops over one array shape become one kernel, a loop over the data that the
 executor runs in cache-sized slices across the cores together with the NumPy calls
 around it (a `tanh` between two kernels runs slice by slice too). Transcendental ufuncs
@@ -92,7 +93,8 @@ def lower(graph: Graph, name: str) -> JitResult:
             notes.append((region.nodes[0], f"numba could not compile it ({type(e).__name__})"))
             continue
         first = region.nodes[0]
-        splice(region, Node(done.op, list(region.inputs), {}, first.origin))
+        splice(region, Node(done.op, list(region.inputs) + list(region.constants), {},
+                            first.origin))
         where = "cache hit" if done.cache_hit else "compiled"
         log.done(log.COMPILE, log.DEBUG, started, "jit region %d of %d of %s: %s", k,
                  len(regions), name, where)

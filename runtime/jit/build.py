@@ -81,9 +81,13 @@ def _arg_types(region: Region):
     from numba import from_dtype, types
 
     out = []
-    for x in region.inputs:
+    for x in list(region.inputs) + list(region.constants):
         t = from_dtype(x.dtype)
-        out.append(t if x.ndim == 0 else types.Array(t, 1, "C", readonly=True))
+        if x.ndim == 0:
+            out.append(t)
+        else:  # an array region's operands are flat; a scalar region's keep their rank
+            out.append(types.Array(t, 1 if region.kind == "array" else x.ndim, "C",
+                                   readonly=True))
     if region.kind == "array":  # the outputs the kernel fills
         out.extend(types.Array(from_dtype(o.dtype), 1, "C") for o in region.outputs)
     return tuple(out)
@@ -135,21 +139,66 @@ def _scalar_wrapper(region: Region, fname: str, compiled, fallback):
     """Python that calls the compiled scalar region with the declared types (skipping the
     dispatcher's type lookup: 0.3 µs), or the fallback."""
     names = [f"x{i}" for i in range(len(region.inputs))]
-    glob = {"compiled": compiled, "fallback": fallback}
+    consts = [f"c{i}" for i in range(len(region.constants))]
+    glob = {"compiled": compiled, "fallback": fallback, "np": np, "ndarray": np.ndarray}
     args = []
-    for x, n in zip(region.inputs, names):
+    for x, n in zip(list(region.inputs) + list(region.constants), names + consts):
         glob[x.dtype.name] = x.dtype.type  # converting a value of that type costs 0.5 µs
-        args.append(f"({n} if type({n}) is {x.dtype.name} else {x.dtype.name}({n}))")
+        if x.ndim:  # the compiled code takes C-ordered arrays of the declared dtype
+            args.append(f"({n} if type({n}) is ndarray and {n}.flags.c_contiguous and "
+                        f"{n}.dtype is dt_{n} else np.ascontiguousarray({n}, dt_{n}))")
+            glob[f"dt_{n}"] = x.dtype
+        else:
+            args.append(f"({n} if type({n}) is {x.dtype.name} else {x.dtype.name}({n}))")
     outs = [f"r{i}" for i in range(len(region.outputs))]
     results = []
     for o, r in zip(region.outputs, outs):
         glob[o.dtype.name] = o.dtype.type
-        results.append(f"{o.dtype.name}({r})")
-    return _define(f"run_{fname}", names, [
+        kind = python_kind(o)
+        results.append(r if o.ndim else f"{kind.__name__}({r})" if kind else
+                       f"{o.dtype.name}({r})")
+    return _define(f"run_{fname}", names + consts, [
         f"{''.join(r + ', ' for r in outs)}bad = compiled({', '.join(args)})",
         "if bad:",
         f"    return fallback({', '.join(names)})",
         f"return {', '.join(results)}"], glob)
+
+
+def python_kind(t) -> type | None:
+    """The Python type a region result has when the default executor runs it (a
+    `python_number` result: NumPy mixes it in as a weak scalar), None for a NumPy value.
+    Raises when that depends on the path taken (the region is then not compiled)."""
+    kinds = _kinds(t, 6)
+    if len(kinds) != 1 or "unknown" in kinds:
+        raise TypeError("a result is a Python number on some paths only")
+    return kinds.pop()
+
+
+_PY = {"b": bool, "i": int, "u": int, "f": float}
+
+
+def _kinds(t, depth: int) -> set:
+    node = getattr(t, "node", None)
+    if not getattr(t, "weak", False):
+        return {None}
+    if node is None or depth == 0:  # a placeholder: whatever its caller passed
+        return {"unknown"}
+    name = node.op.name
+    if name == "python_number":
+        return {_PY[t.dtype.kind]}
+    if name == "cond":
+        return set().union(*(_source_kinds(node.attrs[b].outputs[t.index], depth)
+                             for b in ("then", "else_")))
+    if name == "while_loop":
+        return _source_kinds(node.inputs[t.index], depth) | _source_kinds(
+            node.attrs["body"].outputs[t.index], depth)
+    return {None}
+
+
+def _source_kinds(x, depth: int) -> set:
+    if type(x) in (bool, int, float):
+        return {type(x)}
+    return _kinds(x, depth - 1) if hasattr(x, "node") else {None}
 
 
 def _array_wrapper(region: Region, fname: str, compiled, fallback):

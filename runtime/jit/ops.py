@@ -17,6 +17,7 @@ the width; float16/complex/uint64 arithmetic) are not in the table: they stay Nu
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
@@ -53,15 +54,23 @@ def _weak_type(x):
     return type(x) if type(x) in (bool, int, float) else None
 
 
-def loop_dtypes(node: Node) -> list[np.dtype] | None:
-    """The dtypes NumPy casts the operands of a ufunc node to, or None if unknown."""
+def loop_dtypes(node: Node, weak: bool = False) -> list[np.dtype] | None:
+    """The dtypes NumPy casts the operands of a ufunc node to, or None if unknown
+    (`weak`: with the weak Tensors given as the Python numbers they stand for)."""
     ufunc = node.op.kernel
     given = []
     for x in node.inputs:
+        if weak and isinstance(x, Tensor) and x.weak:
+            given.append(_PY_TYPE.get(x.dtype.kind))
+            continue
         d = dtype_of(x)
         given.append(d if d is not None else _weak_type(x))
     if any(g is None for g in given):
         return None
+    if all(g is int or g is float or g is bool or g.kind == "b" for g in given):
+        # Python numbers only: NumPy makes each its default dtype first
+        given = [np.dtype(np.int64) if g is int else np.dtype(np.float64) if g is float
+                 else np.dtype(bool) for g in given]
     try:
         resolved = ufunc.resolve_dtypes(tuple(given) + (None,) * ufunc.nout)
     except Exception:  # noqa: BLE001 - NumPy refuses: not ours to lower
@@ -130,10 +139,8 @@ def _int_guards(op: str, a: list[str], r_wide: str, dt: np.dtype, scalar: bool) 
     if scalar and op in ("add", "subtract", "multiply", "negative", "absolute", "square"):
         if dt.itemsize < 8:
             guards.append(f"({r_wide} < {lo} or {r_wide} > {hi})")
-        elif op == "add":
-            guards.append(f"((({a[0]} ^ {r_wide}) & ({a[1]} ^ {r_wide})) < 0)")
-        elif op == "subtract":
-            guards.append(f"((({a[0]} ^ {a[1]}) & ({a[0]} ^ {r_wide})) < 0)")
+        elif op in ("add", "subtract"):
+            guards.extend(overflow_guard(op, a[0], a[1], r_wide))
         elif op in ("negative", "absolute"):
             guards.append(f"{a[0]} == {lo}")
         else:  # the float product is within a relative 2**-52 of the exact one
@@ -142,25 +149,115 @@ def _int_guards(op: str, a: list[str], r_wide: str, dt: np.dtype, scalar: bool) 
     return guards
 
 
+_I64_LO, _I64_HI = _limits(np.dtype(np.int64))
+
+
+def _constant(text: str) -> int | None:
+    m = re.fullmatch(r"np\.int64\((-?\d+)\)", text)
+    return int(m.group(1)) if m else None
+
+
+def overflow_guard(op: str, x: str, y: str, r: str) -> list[str]:
+    """When the int64 `x + y` (`x - y`), computed wrapping as `r`, left int64. With a
+    constant operand it is one comparison of the other (`i + 1`: `i > MAX - 1`), which
+    the compiler often proves false for a loop counter."""
+    cx, cy = _constant(x), _constant(y)
+    if cy is not None and (op == "add" or cy != _I64_LO):
+        c = cy if op == "add" else -cy
+        return [] if c == 0 else [f"{x} > {_I64_HI - c}"] if c > 0 else [f"{x} < {_I64_LO - c}"]
+    if cx is not None and op == "add":
+        return overflow_guard("add", y, x, r)
+    if cx is not None:  # c - y
+        return [f"{y} < {cx - _I64_HI}"] if cx >= 0 else [f"{y} > {cx - _I64_LO}"]
+    if op == "add":
+        return [f"((({x} ^ {r}) & ({y} ^ {r})) < 0)"]
+    return [f"((({x} ^ {y}) & ({x} ^ {r})) < 0)"]
+
+
 class Lowered:
     """Statements for one node: `lines` assign `outs`; `guards` flag NumPy warnings.
     `ieee`: the guards only restate IEEE exception flags (invalid, divide by zero,
     overflow, underflow) that the hardware raises for the same operation, so an array
     kernel may test those flags once instead (see source.py)."""
 
-    def __init__(self, lines: list[str], guards: list[str], ieee: bool = False):
+    def __init__(self, lines: list[str], guards: list[str], ieee: bool = False,
+                 checks: list[str] | None = None, result: str | None = None):
         self.lines = lines
         self.guards = guards
         self.ieee = ieee
+        self.checks = checks or []  # tested before the lines run (an index, a cast)
+        self.result = result        # the variable holding the result, if not `out`
+
+
+def cast_checks(name: str, src: np.dtype, dst: np.dtype) -> list[str] | None:
+    """Conditions on `name` (of `src`) under which converting it to `dst` could differ
+    from NumPy's conversion of the same value or make NumPy warn or raise (a Python int
+    out of an int32's range raises; a float64 beyond float32's range overflows); None
+    when the conversion is not lowered at all."""
+    if src == dst or np.can_cast(src, dst, "safe"):
+        return []
+    if np.dtype(np.uint64) in (src, dst):
+        return None
+    if src.kind in "iub" and dst.kind == "f":
+        limit = 1 << (24 if dst.itemsize == 4 else 53)  # exact in the float: no rounding
+        return [f"not ({-limit} <= {name} <= {limit})"]
+    if src.kind in "iu" and dst.kind in "iu":
+        lo, hi = _limits(dst)
+        return [f"not ({lo} <= {name} <= {hi})"]
+    if src.kind == "f" and dst.kind == "f":
+        return [f"(abs({name}) < np.inf and not (abs(np.{dst.name}({name})) < np.inf))",
+                f"({name} != 0 and abs({name}) < {float(np.finfo(dst).tiny)!r})"]
+    return None
+
+
+_PYTHON_NUMBER = {"python_number": True}
+_WHERE = {"where": True}
+_PY_TYPE = {"b": np.dtype(bool), "i": int, "u": int, "f": float}  # a bool promotes as np.bool_
+
+
+def _from_python_number(x) -> bool:
+    """A value the default executor holds as a Python number (a `python_number` result):
+    NumPy promotes it as a weak scalar (NEP 50)."""
+    return isinstance(x, Tensor) and x.node is not None and \
+        _PYTHON_NUMBER.get(x.node.op.name, False)
 
 
 def lower_node(node: Node, args: list, out: str, scalar: bool) -> Lowered | None:
     """Source computing `out` (the node's one result) from `args`: the source of each
     Tensor operand (of that operand's dtype), None for a constant operand. None when the
     node cannot be lowered exactly."""
+    low = _lower_node(node, args, out, scalar)
+    if low is None or not node.inputs or not any(
+            isinstance(x, Tensor) and x.weak for x in node.inputs):
+        return low
+    # a weak value (a Python number at run time) NumPy converts to the loop's dtype:
+    # where that conversion narrows it, values it could refuse or round go to NumPy
+    if not scalar or name_needs_strict(node):
+        return None
+    loops = loop_dtypes(node, weak=True) if isinstance(node.op.kernel, np.ufunc) else None
+    for i, x in enumerate(node.inputs):
+        if isinstance(x, Tensor) and x.weak and loops is not None:
+            more = cast_checks(args[i], x.dtype, loops[i])
+            if more is None:
+                return None
+            low.checks = more + low.checks
+    return low
+
+
+def name_needs_strict(node: Node) -> bool:
+    """`where` with a weak value of another dtype than its result: its promotion at run
+    time depends on the value's Python type, which is not lowered."""
+    if not _WHERE.get(node.op.name, False):
+        return False
+    rdt = node.outputs[0].dtype
+    return any(isinstance(x, Tensor) and x.weak and x.dtype != rdt for x in node.inputs[1:])
+
+
+def _lower_node(node: Node, args: list, out: str, scalar: bool) -> Lowered | None:
     name = node.op.name
-    if len(node.outputs) != 1 or any(isinstance(x, Tensor) and x.weak for x in node.inputs):
-        return None  # a weak value is a Python number at run time: NumPy promotes it so
+    if len(node.outputs) != 1 or any(isinstance(x, Tensor) and x.weak and x.ndim != 0
+                                     for x in node.inputs):
+        return None
     rdt = node.outputs[0].dtype
     in_dts = [dtype_of(x) for x in node.inputs]
     if rdt not in SUPPORTED or any(d is not None and d not in SUPPORTED for d in in_dts):
@@ -181,6 +278,12 @@ def lower_node(node: Node, args: list, out: str, scalar: bool) -> Lowered | None
     if name not in UFUNC_OPS or node.attrs or not isinstance(node.op.kernel, np.ufunc):
         return None
     loops = loop_dtypes(node)
+    weak = loop_dtypes(node, weak=True)
+    if loops != weak:  # NumPy's loop depends on whether a weak operand is a Python number
+        if not all(_from_python_number(x) for x in node.inputs
+                   if isinstance(x, Tensor) and x.weak):
+            return None
+        loops = weak
     if loops is None or any(d not in SUPPORTED for d in loops):
         return None
     lt = loops[0]
@@ -231,6 +334,9 @@ def _lower_ufunc(name: str, a: list[str], lt: np.dtype, rdt: np.dtype, out: str,
         expr = {"logical_not": f"not {t[0]}", "logical_xor": f"{t[0]} != {t[-1]}"}.get(
             name, f"{t[0]} {_LOGICAL.get(name, 'and')} {t[-1]}")
         return Lowered([f"{out} = {expr}"], [])
+    if kind == "b" and name in ("add", "multiply", "maximum", "minimum"):
+        expr = " or " if name in ("add", "maximum") else " and "  # NumPy's bool loops
+        return Lowered([f"{out} = {expr.join(a)}"], [])
     if kind not in _ARITH_KINDS:
         return None
     if name in ("maximum", "minimum"):  # NaN propagates; equal values give the second

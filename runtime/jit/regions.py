@@ -4,9 +4,12 @@ Two kinds of region, each a run of consecutive live nodes of one graph body (a r
 topologically ordered list is always convex: nothing outside it sits between two of
 its nodes):
 
-* scalar — every value 0-d: arithmetic, comparisons, and `cond` / `while_loop` nodes
-  whose subgraphs are scalar all the way down. Becomes one native function with real
-  loops. Worth it when it holds a loop or at least `MIN_SCALAR_OPS` ops.
+* scalar — arithmetic and comparisons on 0-d values (Python numbers included), and
+  `cond` / `while_loop` nodes whose subgraphs are of this kind all the way down. Arrays
+  may flow through it (inputs, loop state, branch results) when only the ops of
+  element_ops.py touch them: element reads and writes, shape reads, integer products.
+  Becomes one native function with real loops. Worth it when it holds a loop or at least
+  `MIN_SCALAR_OPS` ops. Constant arrays its nodes read are passed in (`constants`).
 * array  — elementwise ops of the table's cheap kind (ops.CHEAP) over one static shape,
   other operands 0-d. Becomes one kernel: a loop over the data instead of one pass over
   memory per op, run in slices across the cores when large (exec/chunks.py). Worth it
@@ -23,6 +26,7 @@ import numpy as np
 
 from runtime.core.liveness import live_nodes
 from runtime.core.graph import Graph, Node
+from runtime.jit.element_ops import constant_value, element_lowerable, is_element_op, static_array
 from runtime.jit.ops import SUPPORTED, control_kind, is_cheap, lower_node
 from runtime.core.tensor import Tensor
 
@@ -37,12 +41,35 @@ class Region:
     inputs: list[Tensor] = field(default_factory=list)
     outputs: list[Tensor] = field(default_factory=list)
     shape: tuple = ()               # array regions: the one shape of their values
+    constants: list = field(default_factory=list)  # arrays the nodes read, passed in
+
+
+def _constant_arrays(nodes) -> list:
+    """The constant arrays (of any depth of subgraph) the nodes take as operands."""
+    found, seen = [], set()
+
+    def walk(ns):
+        for n in ns:
+            for x in n.inputs + [constant_value(n)]:
+                if isinstance(x, np.ndarray) and x.ndim > 0 and id(x) not in seen:
+                    seen.add(id(x))
+                    found.append(x)
+            for sub in n.subgraphs():
+                walk(sub.nodes)
+    walk(nodes)
+    return found
 
 
 def _scalar_value(x) -> bool:
     if isinstance(x, Tensor):
-        return x.ndim == 0 and x.dtype in SUPPORTED and not x.weak
+        return x.ndim == 0 and x.dtype in SUPPORTED
     return np.ndim(x) == 0 and np.asarray(x).dtype in SUPPORTED
+
+
+def _carried_value(x) -> bool:
+    """A value a scalar region's loops and branches may carry: 0-d, or an array of static
+    shape (read and written element by element, element_ops.py)."""
+    return _scalar_value(x) or static_array(x)
 
 
 def _trial(node: Node, scalar: bool) -> bool:
@@ -53,18 +80,25 @@ def _trial(node: Node, scalar: bool) -> bool:
 def scalar_lowerable(node: Node) -> bool:
     """Whether `node` (and every node of its subgraphs) works on 0-d values only and has an
     exact lowering."""
-    if node.has_effects or not all(map(_scalar_value, node.inputs)) \
-            or not all(map(_scalar_value, node.outputs)):
+    if node.has_effects:
+        return False
+    if is_element_op(node.op):
+        return all(map(_carried_value, node.inputs)) and \
+            all(map(_carried_value, node.outputs)) and element_lowerable(node)
+    if not all(map(_carried_value, node.inputs)) or not all(map(_carried_value, node.outputs)):
         return False
     if control_kind(node.op) is not None:
         if node.attrs.get("copy_lists"):
             return False
         for sub in node.subgraphs():
-            if not all(map(_scalar_value, sub.inputs)) or not all(map(_scalar_value, sub.outputs)):
+            if not all(map(_carried_value, sub.inputs)) or \
+                    not all(map(_carried_value, sub.outputs)):
                 return False
             if not all(scalar_lowerable(n) for n in live_nodes(sub)):
                 return False
         return True
+    if not all(map(_scalar_value, node.inputs)) or not all(map(_scalar_value, node.outputs)):
+        return False
     return _trial(node, scalar=True)
 
 
@@ -120,8 +154,8 @@ def find_regions(graph: Graph, outputs=None) -> tuple[list[Region], list[Node]]:
         nonlocal run, run_kind
         if run and _worth(run_kind, run):
             regions.append(_make_region(run_kind, graph, run, nodes, outputs))
-        elif run:
-            left.extend(n for n in run if not is_cheap(n.op))
+        elif run:  # (element ops too: lowerable, only not worth a compiled call here)
+            left.extend(n for n in run if not is_cheap(n.op) and not is_element_op(n.op))
         run, run_kind = [], None
 
     for node in nodes:
@@ -160,7 +194,8 @@ def _make_region(kind: str, graph: Graph, run: list[Node], body: list[Node], out
             used_after.update(id(x) for x in n.inputs if isinstance(x, Tensor))
     outs = [o for n in run for o in n.outputs if id(o) in used_after]
     shape = run[0].outputs[0].static_shape if kind == "array" else ()
-    return Region(kind, graph, run, inputs, outs, shape)
+    constants = _constant_arrays(run) if kind == "scalar" else []
+    return Region(kind, graph, run, inputs, outs, shape, constants)
 
 
 def splice(region: Region, node: Node) -> None:

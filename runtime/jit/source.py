@@ -1,8 +1,12 @@
 """Numba source for one region: readable Python that `numba.njit` compiles.
 
-A scalar region becomes a function of its 0-d inputs returning `(outputs..., bad)`,
+A scalar region becomes a function of its inputs returning `(outputs..., bad)`,
 with `if`/`while` statements for `cond`/`while_loop` nodes; the first guard that
 fires returns at once with `bad = True` (the caller then reruns the region on NumPy).
+Arrays it carries are written in place where the emitter *owns* the buffer (a copy it
+made, or a loop's own state) and nothing reads the old value afterwards; a loop copies
+an array once on entry, and a branch or loop result that would share a buffer with
+another is copied, so no two live names ever alias one buffer that gets written.
 
 An array region becomes a kernel: one loop over flattened operands that writes the
 given output arrays (any slice of the whole: the executor runs large ones in
@@ -41,6 +45,7 @@ import numpy as np
 
 from runtime.core.liveness import live_nodes
 from runtime.core.graph import Graph, Node
+from runtime.jit.element_ops import is_element_op, lower_element, writes_input
 from runtime.jit.ops import cast, control_kind, dtype_of, literal, lower_node
 from runtime.jit.regions import Region
 from runtime.core.tensor import Tensor
@@ -55,6 +60,9 @@ class _Emitter:
         self.used: set[str] = set()
         self.bail = "return True"
         self.guard_lines: list[str] = []
+        # ids of the array values whose buffer nothing else holds: written in place when
+        # nothing reads them afterwards (by value: a name may stand for several values)
+        self.owned: set[int] = set()
 
     def fresh(self, base: str) -> str:
         base = "t_" + re.sub(r"\W", "_", base)
@@ -72,6 +80,8 @@ class _Emitter:
         """An operand as an expression of `dtype` (Tensors are already of their dtype)."""
         if isinstance(x, Tensor):
             return cast(self.names[id(x)], x.dtype, dtype)
+        if isinstance(x, np.ndarray) and x.ndim > 0:
+            return self.names[id(x)]  # a constant array: a parameter of the region
         text = literal(x, dtype)
         if text is None:  # the region is then not compiled (reported, stays NumPy)
             raise ValueError(f"the constant {x!r} does not convert quietly to {dtype}")
@@ -81,25 +91,41 @@ class _Emitter:
         self.lines.append("    " * indent + text)
 
     # -- nodes ----------------------------------------------------------------------
-    def body(self, nodes: list[Node], indent: int) -> None:
-        for node in nodes:
+    def body(self, nodes: list[Node], indent: int, outputs=()) -> None:
+        last = _last_uses(nodes, outputs)
+        for p, node in enumerate(nodes):
             kind = control_kind(node.op)
             if kind == "cond":
-                self._cond(node, indent)
+                self._cond(node, indent, p, last)
             elif kind == "while":
-                self._while(node, indent)
+                self._while(node, indent, p, last)
             else:
-                self._op(node, indent)
+                self._op(node, indent, p, last)
 
-    def _op(self, node: Node, indent: int) -> None:
+    def _sole(self, x, p: int, last: dict, node: Node) -> bool:
+        """Whether node `p` may take `x`'s buffer: owned, dead after it, passed once."""
+        return isinstance(x, Tensor) and id(x) in self.owned \
+            and last.get(id(x)) == p and sum(y is x for y in node.inputs) == 1
+
+    def _op(self, node: Node, indent: int, p: int = 0, last: dict | None = None) -> None:
         out = self.fresh(node.outputs[0].name)
-        low = lower_node(node, [self.ref(x) for x in node.inputs], out, self.scalar)
+        if is_element_op(node.op):
+            in_place = writes_input(node.op) and self._sole(
+                node.inputs[0], p, last or {}, node)
+            low = lower_element(node, self.names, out, in_place)
+            if node.outputs[0].ndim:
+                self.owned.add(id(node.outputs[0]))  # a copy, or a dead owner's buffer
+        else:
+            low = lower_node(node, [self.ref(x) for x in node.inputs], out, self.scalar)
         assert low is not None, node  # the partition only admits lowerable nodes
         origin = f"  # {node.origin.filename.rsplit('/', 1)[-1]}:{node.origin.lineno}" \
             if node.origin is not None else ""
+        if low.checks:  # before the lines: an index is tested before memory is touched
+            self.emit(indent, f"if {' or '.join(low.checks)}:")
+            self.emit(indent + 1, self.bail)
         for k, line in enumerate(low.lines):
             self.emit(indent, line + (origin if k == len(low.lines) - 1 else ""))
-        self.names[id(node.outputs[0])] = out
+        self.names[id(node.outputs[0])] = low.result or out
         if low.guards and not (low.ieee and self.flags):
             test = " or ".join(low.guards)
             if self.scalar:
@@ -109,31 +135,50 @@ class _Emitter:
                 self.emit(indent, f"if {test}:")
                 self.emit(indent + 1, "bad += 1")
 
-    def _bind(self, sub: Graph, exprs: list[str], indent: int) -> None:
-        for ph, e in zip(sub.inputs, exprs):
-            name = self.fresh(ph.name)
-            self.emit(indent, f"{name} = {e}")
-            self.names[id(ph)] = name
+    def _bind(self, sub: Graph, exprs: list[str], indent: int, owned=()) -> None:
+        for k, (ph, e) in enumerate(zip(sub.inputs, exprs)):
+            if e.isidentifier():  # a variable: read it directly (numba counts references
+                self.names[id(ph)] = e  # of every array variable an assignment makes)
+            else:
+                name = self.fresh(ph.name)
+                self.emit(indent, f"{name} = {e}")
+                self.names[id(ph)] = name
+            if k in owned:
+                self.owned.add(id(ph))
 
     def _results(self, sub: Graph, outs: list[Tensor]) -> list[str]:
-        return [self.value(x, o.dtype) for x, o in zip(sub.outputs, outs)]
+        """The subgraph's results, an array copied unless its buffer is its alone (so the
+        carried or joined arrays never share memory, and are all writable)."""
+        results, taken = [], set()
+        for x, o in zip(sub.outputs, outs):
+            text = self.value(x, o.dtype)
+            if o.ndim:
+                if id(x) not in self.owned or id(x) in taken:
+                    text += ".copy()"
+                taken.add(id(x))
+            results.append(text)
+        return results
 
-    def _cond(self, node: Node, indent: int) -> None:
+    def _cond(self, node: Node, indent: int, p: int = 0, last: dict | None = None) -> None:
         pred, *rest = node.inputs
         outs = [self.fresh(o.name) for o in node.outputs]
         ins = [self.value(x, dtype_of(x) or np.dtype(type(x))) for x in rest]
+        # a branch may write into an input array this node is the last to read
+        owned = {k for k, x in enumerate(rest) if self._sole(x, p, last or {}, node)}
         self.emit(indent, f"if {self.value(pred, dtype_of(pred) or np.dtype(bool))}:")
         for i, sub in enumerate((node.attrs["then"], node.attrs["else_"])):
             if i == 1:
                 self.emit(indent, "else:")
-            self._bind(sub, ins, indent + 1)
-            self.body(live_nodes(sub), indent + 1)
+            self._bind(sub, ins, indent + 1, owned)
+            self.body(live_nodes(sub), indent + 1, sub.outputs)
             results = self._results(sub, node.outputs)
             self.emit(indent + 1, f"{', '.join(outs)} = {', '.join(results)}" if outs else "pass")
         for o, name in zip(node.outputs, outs):
             self.names[id(o)] = name
+            if o.ndim:
+                self.owned.add(id(o))
 
-    def _while(self, node: Node, indent: int) -> None:
+    def _while(self, node: Node, indent: int, p: int = 0, last: dict | None = None) -> None:
         g_cond, g_body = node.attrs["cond"], node.attrs["body"]
         n = len(node.outputs)
         ins = list(node.inputs)
@@ -141,7 +186,12 @@ class _Emitter:
         carried = [self.fresh(o.name + "_loop") for o in node.outputs]
         cap_exprs = [self.value(x, dtype_of(x) or np.dtype(type(x))) for x in caps]
         if carried:
-            values = [self.value(x, o.dtype) for x, o in zip(init, node.outputs)]
+            values = []
+            for x, o in zip(init, node.outputs):
+                text = self.value(x, o.dtype)
+                if o.ndim and not self._sole(x, p, last or {}, node):
+                    text += ".copy()"  # the loop writes its arrays in place
+                values.append(text)
             self.emit(indent, f"{', '.join(carried)} = {', '.join(values)}")
         counter = None
         if node.attrs["has_max"]:
@@ -150,15 +200,15 @@ class _Emitter:
             limit = self.value(ins[-1], np.dtype(np.int64))
         self.emit(indent, "while True:")
         self._bind(g_cond, carried + cap_exprs, indent + 1)
-        self.body(live_nodes(g_cond), indent + 1)
+        self.body(live_nodes(g_cond), indent + 1, g_cond.outputs)
         self.emit(indent + 1, f"if not {self.value(g_cond.outputs[0], np.dtype(bool))}:")
         self.emit(indent + 2, "break")
         if counter is not None:
             self.emit(indent + 1, f"if {counter} >= {limit}:")
             self.emit(indent + 2, "break")
             self.emit(indent + 1, f"{counter} += 1")
-        self._bind(g_body, carried + cap_exprs, indent + 1)
-        self.body(live_nodes(g_body), indent + 1)
+        self._bind(g_body, carried + cap_exprs, indent + 1, range(n))
+        self.body(live_nodes(g_body), indent + 1, g_body.outputs)
         if carried:
             results = self._results(g_body, node.outputs)
             self.emit(indent + 1, f"{', '.join(carried)} = {', '.join(results)}")
@@ -167,6 +217,29 @@ class _Emitter:
             self.emit(indent, f"{', '.join(outs)} = {', '.join(carried)}")
         for o, name in zip(node.outputs, outs):
             self.names[id(o)] = name
+            if o.ndim:
+                self.owned.add(id(o))
+
+
+def _last_uses(nodes: list[Node], outputs) -> dict[int, int]:
+    """For each value the nodes read: the position of the last node reading it
+    (len(nodes) when the body returns it)."""
+    last: dict[int, int] = {}
+    for p, node in enumerate(nodes):
+        for x in node.inputs:
+            if isinstance(x, Tensor):
+                last[id(x)] = p
+    for x in outputs:
+        if isinstance(x, Tensor):
+            last[id(x)] = len(nodes)
+    return last
+
+
+def _zero(t: Tensor) -> str:
+    """A placeholder result of `t`'s type, returned with `bad` (then discarded)."""
+    if t.ndim:
+        return f"np.zeros({tuple(d or 0 for d in t.static_shape)!r}, np.{t.dtype.name})"
+    return f"np.{t.dtype.name}(0)" if t.dtype.kind != "b" else "False"
 
 
 def scalar_source(region: Region, fname: str) -> str:
@@ -174,10 +247,13 @@ def scalar_source(region: Region, fname: str) -> str:
     params = [e.fresh(x.name) for x in region.inputs]
     for x, p in zip(region.inputs, params):
         e.names[id(x)] = p
-    zeros = [f"np.{o.dtype.name}(0)" if o.dtype.kind != "b" else "False" for o in region.outputs]
+    for k, c in enumerate(region.constants):
+        params.append(e.fresh(f"const{k}"))
+        e.names[id(c)] = params[-1]
+    zeros = [_zero(o) for o in region.outputs]
     e.bail = f"return ({''.join(z + ', ' for z in zeros)}True)"
     e.emit(0, f"def {fname}({', '.join(params)}):")
-    e.body(region.nodes, 1)
+    e.body(region.nodes, 1, region.outputs)
     results = [e.names[id(o)] for o in region.outputs]
     e.emit(1, f"return ({''.join(r + ', ' for r in results)}False)")
     return "\n".join(e.lines) + "\n"

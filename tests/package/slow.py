@@ -40,6 +40,7 @@ SLOW_MODULES = frozenset({
     # optional engines: numba, ONNX, Dask, threads
     "tests/runtime/test_jit_ops.py",
     "tests/runtime/test_jit_programs.py",
+    "tests/runtime/test_jit_element_loops.py",
     "tests/runtime/test_onnx_export.py",
     "tests/runtime/test_onnx_ops.py",
     "tests/runtime/test_onnx_edge_inputs.py",
