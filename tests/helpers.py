@@ -7,20 +7,17 @@ from runtime.exec.interpreter import run_graph
 from runtime.core.structure import flatten
 
 
-def assert_same(actual, expected, rtol=1e-6, python_kinds=True):
+def assert_same(actual, expected, rtol=1e-6):
     """Same structure, and per leaf the same value, dtype and shape - and the same kind:
-    a Python number where Python gives one, a NumPy scalar where NumPy gives one.
-    `python_kinds=False` is for the documented exceptions (docs/sharp_bits.md: a Python
-    number carried into a symbolic loop or a graph list comes back as a NumPy value)."""
+    a Python number where Python gives one, a NumPy scalar where NumPy gives one."""
     a_leaves, a_tree = flatten(actual)
     e_leaves, e_tree = flatten(expected)
     assert a_tree == e_tree, f"structure {a_tree} != {e_tree}"
     for a, e in zip(a_leaves, e_leaves):
         if isinstance(e, (np.ndarray, np.generic)):
-            if python_kinds:
-                scalar = isinstance(e, np.generic)
-                assert isinstance(a, np.generic if scalar else np.ndarray), \
-                    f"{a!r} != {e!r}: NumPy gives {'a NumPy scalar' if scalar else 'an array'}"
+            scalar = isinstance(e, np.generic)
+            assert isinstance(a, np.generic if scalar else np.ndarray), \
+                f"{a!r} != {e!r}: NumPy gives {'a NumPy scalar' if scalar else 'an array'}"
             a_arr, e_arr = np.asarray(a), np.asarray(e)
             assert a_arr.dtype == e_arr.dtype, f"dtype {a_arr.dtype} != {e_arr.dtype}"
             assert a_arr.shape == e_arr.shape, f"shape {a_arr.shape} != {e_arr.shape}"
@@ -28,21 +25,18 @@ def assert_same(actual, expected, rtol=1e-6, python_kinds=True):
                 np.testing.assert_allclose(a_arr, e_arr, rtol=rtol, equal_nan=True)
             else:
                 np.testing.assert_array_equal(a_arr, e_arr)
-        elif type(e) in (int, float, bool, complex) and isinstance(a, (np.ndarray, np.generic)):
-            assert not python_kinds, f"{a!r} != {e!r}: Python gives a {type(e).__name__}"
-            assert np.shape(a) == () and a == e, f"{a!r} != {e!r}"
         else:
             assert type(a) is type(e) and a == e, f"{a!r} != {e!r}"
 
 
-def check_three_ways(fn, *args, rtol=1e-6, python_kinds=True):
+def check_three_ways(fn, *args, rtol=1e-6):
     """Graph (generated code) vs eager NumPy vs the reference interpreter; verifier too."""
     import runtime
 
     f = runtime.function(fn)
     expected = fn(*args)
     actual = f(*args)
-    assert_same(actual, expected, rtol, python_kinds)
+    assert_same(actual, expected, rtol)
     cf = f.get_concrete_function(*args)
     cf.graph.verify()
     assert_interpreter_agrees(cf, args, actual)

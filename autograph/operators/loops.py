@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import operator
+import re
 from typing import Callable, Sequence
 
 import numpy as np
@@ -49,6 +50,7 @@ from runtime.control_flow.learn_types import UntypedLoopVariable
 from runtime.control_flow.lists import LoopCarryError
 from runtime.core import tracing
 from runtime.ops.ufuncs import python_number
+from runtime.control_flow.path_kinds import share_kinds
 from runtime.state import views
 from runtime.state.effects import raise_
 
@@ -317,7 +319,8 @@ def _loop(test, body, state, names, loc, opts, for_loop):
                     return (i + 1,) + tuple(step(*s))
             out = runtime.while_loop(lambda *s: loop_test(*s), loop_step, init,
                                      maximum_iterations=maximum_iterations,
-                                     names=list(loop_names) or None, shape_invariants=loop_inv)
+                                     names=list(loop_names) or None, shape_invariants=loop_inv,
+                                     flags=_jump_flags(names))
         else:
             out = _for_loop(for_loop, body, init, names, maximum_iterations,
                             invariants, where)
@@ -338,7 +341,7 @@ def _as_python_number(initial, final):
         isinstance(initial, runtime.Tensor) and initial.weak
     if stands_for_number and isinstance(final, runtime.Tensor) and final.weak \
             and final.ndim == 0:
-        return python_number(final)
+        return share_kinds(final, python_number(final))
     return final
 
 
@@ -446,5 +449,14 @@ def _for_loop(for_loop, body, init, names, maximum_iterations, invariants, where
     start = runtime.constant(0, np.int64)  # a symbolic index: one graph loop, not unrolled
     init = [start] + list(init)
     out = runtime.while_loop(cond, step, tuple(init), maximum_iterations=maximum_iterations,
-                             names=loop_names, shape_invariants=inv)
+                             names=loop_names, shape_invariants=inv, flags=_jump_flags(names))
     return out  # with the iteration index first
+
+
+# the flags converted `break`/`continue`/`return` set (converters/block_jumps.py and
+# return_statements.py name them): tested only, so no kind of value is carried for them
+_JUMP_FLAG = re.compile(r"(break_|continue_|do_return)(_\d+)?")
+
+
+def _jump_flags(names) -> tuple:
+    return tuple(n for n in names or () if _JUMP_FLAG.fullmatch(n))

@@ -23,6 +23,8 @@ from runtime.core.tensor import Tensor
 from runtime.ops.indexing import getitem
 from runtime.ops.shape import symbolic_shape
 from runtime.ops.ufuncs import python_number
+from runtime.control_flow.cond import cond
+from runtime.control_flow.lists import items_stand_for_numbers
 from runtime.state.checks import check
 
 
@@ -383,9 +385,7 @@ def isinstance_(obj, classinfo, /) -> bool:
 
 
 def abs_(x, /):
-    if is_symbolic(x):
-        return np.abs(x)
-    return builtins.abs(x)
+    return builtins.abs(x)  # (a value standing for a Python number: Python's abs)
 
 
 def _extremum(py, reduce, pairwise, args, kwargs):
@@ -416,9 +416,25 @@ def _keeps_unless(better):
     (so a NaN met later never replaces it, and one met first stays)."""
     def pick(out, item):
         # (the comparison's truth, as Python takes it: ValueError for several elements)
-        chosen = np.where(bool_(better(item, out)), item, out)
-        return chosen[()] if np.ndim(chosen) == 0 else chosen
+        take = bool_(better(item, out))
+        numbers = _stands_for_number(out) + _stands_for_number(item)
+        if numbers and not (numbers == 2 and _kind(out) != _kind(item)):
+            # the item itself, of its own kind (`max(i, 2)`: a Python int)
+            return cond(take, lambda: item, lambda: out)
+        chosen = np.where(take, item, out)  # (an int beside a float: a float, as NumPy)
+        chosen = chosen[()] if np.ndim(chosen) == 0 else chosen
+        if numbers == 2 and isinstance(chosen, Tensor):
+            chosen.weak = True  # (a Python float, also where Python picks the int)
+        return chosen
     return pick
+
+
+def _kind(x) -> str:
+    return np.asarray(x).dtype.kind if not isinstance(x, Tensor) else x.dtype.kind
+
+
+def _stands_for_number(x) -> bool:
+    return type(x) in (bool, int, float) or isinstance(x, Tensor) and x.weak and x.ndim == 0
 
 
 def min_(*args, **kwargs):
@@ -430,8 +446,12 @@ def max_(*args, **kwargs):
 
 
 def sum_(x, /, start=0):
+    numbers = False
     if is_graph_list(x):  # a list appended to in a symbolic loop: sum of its items
+        numbers = type(start) in (bool, int, float, complex) and items_stand_for_numbers(x)
         x = stack(x)
+    if numbers and x.ndim == 1:  # Python numbers added up: a Python number
+        return python_number(np.sum(x, axis=0) + start)
     if is_symbolic(x):
         # Python adds start + x[0] + x[1] + ...: the items' dtype meets start's (a Python
         # number is weak, NEP 50), where np.sum alone would widen int32 to int64

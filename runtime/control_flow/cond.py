@@ -54,6 +54,7 @@ def cond(pred: Any, true_fn: Callable, false_fn: Callable, operands: Sequence = 
             leaves = list(op_leaves)
             for i, ph in zip(sym, phs):
                 leaves[i] = ph
+            path_kinds.enter_kinds([op_leaves[i] for i in sym], phs)
             return fn(*unflatten(op_tree, leaves))
         return run
 

@@ -234,6 +234,7 @@ class LoopTypes:
         placeholders, whose dtype follows the body's; else graph lists, typed)."""
         old = self.leaves
         moved = {k: x.index for k, x in enumerate(new_leaves) if isinstance(x, _Mark)}
+        self.moved = moved  # new leaf index -> old, for what others keep by leaf index
         self.leaves = [old[moved[k]] if k in moved else x for k, x in enumerate(new_leaves)]
         self.tree = new_tree
         self._index()

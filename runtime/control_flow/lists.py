@@ -219,7 +219,10 @@ def list_get(xs: Any, k: Any) -> Any:
     """`xs[k]`."""
     if isinstance(xs, list):
         return xs[int(k)]
-    return bind(LIST_GET, xs, k)
+    item = bind(LIST_GET, xs, k)
+    if item.ndim == 0 and items_stand_for_numbers(xs):
+        item.weak = True  # (returned as the Python number the Python list holds)
+    return item
 
 
 def list_zeros(xs: Any) -> Any:
@@ -292,6 +295,34 @@ def element_aval(xs):
         elif node.op.sources is not None:  # control flow: what its output came from
             todo.extend(node.op.sources(node, t.index))
     return None
+
+
+def items_stand_for_numbers(xs) -> bool:
+    """Whether every item appended to graph list `xs` is a Python number or a 0-d value
+    standing for one (a loop counter, `len()`): its items read back as Python numbers."""
+    seen, todo, found = set(), [xs], False
+    while todo:
+        t = todo.pop()
+        if not isinstance(t, Tensor) or id(t) in seen:
+            continue
+        seen.add(id(t))
+        node = t.node
+        if node is None:
+            todo.extend(_sources_of_placeholder(t))
+        elif node.op is LIST_APPEND:
+            x = node.inputs[1]
+            if not (type(x) in (bool, int, float, complex) or
+                    isinstance(x, Tensor) and x.weak and x.ndim == 0):
+                return False
+            found = True
+            todo.append(node.inputs[0])
+        elif node.op is LIST_COPY:
+            todo.append(node.inputs[0])
+        elif node.op.sources is not None:
+            todo.extend(node.op.sources(node, t.index))
+        elif node.op is not LIST_NEW:
+            return False
+    return found
 
 
 def _sources_of_placeholder(t: Tensor):

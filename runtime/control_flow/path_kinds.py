@@ -11,23 +11,30 @@ number on one path and a NumPy value on the other:
     return r                   ->  path_result(code, number, r): 1 (int) or np.float32(...)
 
 `add_kind_outputs` adds the two outputs for every 0-d output whose paths differ in kind
-(a branch's own `if` passes its kinds on); `with_kind` applies them where the traced
-function returns a value. A value computed further from such an output has the shared
+(a branch's own `if` passes its kinds on); `LoopKinds` carries them through a symbolic
+loop whose variable starts as one kind and becomes another; `with_kind` applies them where
+the traced function returns a value. A value computed further from such an output has the shared
 dtype on every path (the number was cast exactly, or the `cond` refused it).
 """
 from __future__ import annotations
 
 import numpy as np
 
+from runtime.control_flow.common import as_value
+from runtime.core import tracing
+from runtime.core.registry import bind
 from runtime.core.tensor import Tensor
 from runtime.core.tensor_map import TensorMap
+from runtime.ops.quiet import quiet_op
+from runtime.ops.ufuncs import made_by_operator, ufunc_op
 from runtime.ops.path_result import (
     AS_COMPUTED, NUMPY_SCALAR, PYTHON_INT, PYTHON_NUMBER, path_result,
 )
 
-_NUMBER_DTYPES = {int: np.dtype(np.int64), float: np.dtype(np.float64),
+_NUMBER_DTYPES = {bool: np.dtype(np.bool_), int: np.dtype(np.int64), float: np.dtype(np.float64),
                   complex: np.dtype(np.complex128)}
 _EXACT_IN_FLOAT64 = 2 ** 53
+_DERIVE_DEPTH = 32  # arithmetic steps from a value carrying a kind that still carry it
 
 
 def kinds_of(graph) -> TensorMap:
@@ -38,8 +45,8 @@ def kinds_of(graph) -> TensorMap:
     return table
 
 
-def _side(x):
-    """(code, number) that branch output leaf `x` gives."""
+def side_of(x, depth: int = 0):
+    """(code, number) that a path's leaf `x` gives."""
     if type(x) in _NUMBER_DTYPES:
         return PYTHON_NUMBER, x
     if isinstance(x, np.generic):
@@ -49,9 +56,92 @@ def _side(x):
         carried = carried.get(x) if carried is not None else None
         if carried is not None:
             return carried
-        if x.weak and x.ndim == 0 and x.dtype.kind in "iufc":
+        outer = _captured(x)
+        if outer is not None:  # an enclosing graph's value, read inside a branch or body
+            return side_of(outer, depth)
+        if depth < _DERIVE_DEPTH and x.ndim == 0 and _kinds_in_scope(x.graph):
+            derived = _derived(x, depth + 1)
+            if derived is not None:
+                return derived
+        if x.weak and x.ndim == 0 and x.dtype.kind in "biufc":
             return PYTHON_NUMBER, x  # stands for a Python number (a loop counter, len())
     return AS_COMPUTED, None
+
+
+def _kinds_in_scope(graph) -> bool:
+    """Whether any value of `graph` or the graphs around it carries a path kind (else no
+    value computed here can: the common case, answered without walking the values)."""
+    while graph is not None:
+        if getattr(graph, "path_kinds", None):
+            return True
+        graph = graph.parent
+    return False
+
+
+def _derived(x, depth: int):
+    """The kind of an arithmetic result whose operands carry kinds, as Python computes it:
+    a Python number when every operand is one on the path taken (`r + 1` of an `r` that
+    is `0` on one path), else the NumPy value as computed. None: nothing to carry."""
+    node = x.node
+    if node is None or len(node.outputs) != 1:
+        return None
+    if node.op.passes_kind:
+        side = side_of(node.inputs[0], depth)
+        return side if isinstance(side[0], Tensor) else None
+    ufunc = node.op.kernel
+    if not isinstance(ufunc, np.ufunc) or ufunc.nout != 1 or node.attrs or \
+            not made_by_operator(x):
+        return None  # (NumPy's functions give NumPy values, also of Python numbers)
+    sides = [side_of(v, depth) for v in node.inputs]
+    if not any(isinstance(c, Tensor) for c, _ in sides) or \
+            any(type(c) is int and c not in (PYTHON_NUMBER, PYTHON_INT) for c, _ in sides):
+        return None  # kinds known without running (a NumPy operand: NumPy's value)
+    int_result = _gives_int(ufunc)
+    if int_result is None:
+        return None
+    with tracing.graph_context(x.graph):
+        # (every path computes the number; only the Python path reads it: no warnings)
+        number = bind(quiet_op(ufunc_op(ufunc)), *[n for _, n in sides])
+        every_python, every_int = True, True
+        for code, n in sides:
+            kind = _dtype_of(n).kind
+            if isinstance(code, Tensor):
+                python = np.logical_or(np.equal(code, PYTHON_NUMBER), np.equal(code, PYTHON_INT))
+                integer = np.equal(code, PYTHON_INT) if kind == "f" else \
+                    np.equal(code, PYTHON_NUMBER) if kind in "biu" else False
+                every_python = np.logical_and(every_python, python)
+            else:
+                integer = kind in "biu"
+            every_int = np.logical_and(every_int, integer)
+        python_code = PYTHON_NUMBER
+        if int_result and number.dtype.kind == "f":  # Python ints held as float64 numbers
+            python_code = np.where(every_int, np.int8(PYTHON_INT), np.int8(PYTHON_NUMBER))
+        code = np.where(every_python, python_code, np.int8(AS_COMPUTED)).astype(np.int8)
+    kinds_of(x.graph)[x] = code, number
+    return code, number
+
+
+def _gives_int(ufunc):
+    """Whether `ufunc` of Python ints is an int (True), a float or bool (False); None for
+    one whose NumPy loop differs from Python on ints (`2 ** -1`) or that has no int loop."""
+    if ufunc is np.power:
+        return None
+    try:
+        with np.errstate(all="ignore"):
+            return np.asarray(ufunc(*[np.int64(1)] * ufunc.nin)).dtype.kind in "iu"
+    except TypeError:
+        return None
+
+
+def _captured(x):
+    """The enclosing graph's value that placeholder `x` reads, or None."""
+    if x.node is not None:
+        return None
+    captures = x.graph.captures
+    for outer in captures:
+        if captures[outer] is x:
+            return outer
+    return None
 
 
 def _dtype_of(number) -> np.dtype:
@@ -78,6 +168,27 @@ def _number_plan(sides):
     return np.dtype(np.float64), plan
 
 
+def kind_plan(sides):
+    """(number dtype, [(code, number)] per side) for values whose sides differ in kind, or
+    None: nothing to carry (a value as computed, or a Python number of one dtype, on every
+    side), or kinds no one dtype can hold exactly."""
+    codes = {c if type(c) is int else None for c, _ in sides}
+    if codes == {AS_COMPUTED} or (codes == {PYTHON_NUMBER} and
+                                  len({_dtype_of(n) for _, n in sides}) == 1):
+        return None  # (a Python number on every path is `weak`)
+    return _number_plan(sides)
+
+
+def loop_kind_plan(initial, body_output):
+    """The kind plan of a 0-d loop variable: its value before the loop and after an
+    iteration (a Python number the loop starts from, that the body makes a NumPy value, is
+    still the Python number when the loop runs no iteration)."""
+    sides = [side_of(initial), side_of(body_output)]
+    if {c if type(c) is int else None for c, _ in sides} == {NUMPY_SCALAR, AS_COMPUTED}:
+        return None  # (a 0-d value the loop computes is a NumPy scalar already)
+    return kind_plan(sides)
+
+
 def add_kind_outputs(branches, leaves_per_branch, outputs_per_branch, node_avals, as_value):
     """For each 0-d output whose branches give different kinds of value, add a code and a
     number output to every branch. Returns [(output, code output, number output)] indices."""
@@ -85,12 +196,7 @@ def add_kind_outputs(branches, leaves_per_branch, outputs_per_branch, node_avals
     for j, (shape, _) in enumerate(list(node_avals)):
         if len(shape) != 0:
             continue
-        sides = [_side(leaves[j]) for leaves in leaves_per_branch]
-        codes = {c if type(c) is int else None for c, _ in sides}
-        if codes == {AS_COMPUTED} or (codes == {PYTHON_NUMBER} and
-                                      len({_dtype_of(n) for _, n in sides}) == 1):
-            continue  # nothing to carry, or a Python number on every path (`weak`)
-        plan = _number_plan(sides)
+        plan = kind_plan([side_of(leaves[j]) for leaves in leaves_per_branch])
         if plan is None:
             continue
         dtype, plan = plan
@@ -108,11 +214,110 @@ def note_kinds(graph, outs, added) -> None:
         table[outs[j]] = (outs[code], outs[number])
 
 
+def enter_kinds(values, placeholders) -> None:
+    """Branch placeholders standing for operands `values` carry those values' kinds."""
+    for value, ph in zip(values, placeholders):
+        carried = getattr(value.graph, "path_kinds", None) if isinstance(value, Tensor) \
+            else None
+        carried = carried.get(value) if carried is not None else None
+        if carried is not None:
+            kinds_of(ph.graph)[ph] = carried
+
+
+def share_kinds(source: Tensor, value: Tensor) -> Tensor:
+    """`value` (the same number as `source`, e.g. as a Python number) with the kinds that
+    `source`'s paths carry, if any."""
+    carried = getattr(source.graph, "path_kinds", None)
+    carried = carried.get(source) if carried is not None else None
+    if carried is not None:
+        kinds_of(value.graph)[value] = carried
+    return value
+
+
 def with_kind(x):
     """`x` as the traced function returns it: with the kind of the path taken applied."""
-    if isinstance(x, Tensor):
-        carried = getattr(x.graph, "path_kinds", None)
-        carried = carried.get(x) if carried is not None else None
-        if carried is not None:
-            return path_result(carried[0], carried[1], x)
+    if isinstance(x, Tensor) and x.ndim == 0:
+        code, number = side_of(x)
+        if isinstance(code, Tensor):
+            return path_result(code, number, x)
     return x
+
+
+class LoopKinds:
+    """The kinds a symbolic loop carries beside its 0-d variables whose value before the
+    loop and after an iteration differ in kind, as two more loop states each (a code and a
+    number), so the loop gives what Python holds after any number of iterations:
+
+        total = 0                  ->  while_loop(..., total, code=1, number=0)
+        while i < n:               ->  body: total + x[i] gives code 0 (as computed)
+            total = total + x[i]
+        return total               ->  0 (int) after no iteration, else np.float64(...)
+
+    Inside the body the variable's placeholder carries its code and number, so a branch
+    that keeps the variable passes the kind it came with on."""
+
+    def __init__(self, types, flags=()):
+        self.types, self.flags = types, set(flags)
+        self.slots: dict = {}  # carried leaf index -> the number's dtype
+        self.rounds = 2  # each round traces the body again; a third would not settle more
+
+    def avals(self) -> list:
+        out = []
+        for dtype in self.slots.values():
+            out += [((), np.dtype(np.int8), False), ((), dtype, False)]
+        return out
+
+    def enter(self, values: list, placeholders) -> None:
+        """Give the body's placeholders of the carried variables their code and number.
+        A variable first assigned in the loop is what the body made it (its placeholder
+        is weak only so that its dtype yields to the value assigned)."""
+        for i in self.types.yielding:
+            if i not in self.slots and isinstance(values[i], Tensor):
+                kinds_of(values[i].graph)[values[i]] = (AS_COMPUTED, None)
+        if not self.slots or not placeholders:
+            return
+        table = kinds_of(placeholders[0].graph)
+        for k, i in enumerate(self.slots):
+            table[values[i]] = (placeholders[2 * k], placeholders[2 * k + 1])
+
+    def learn(self, out_leaves: list) -> bool:
+        """Find the variables whose kind changes in an iteration; whether to trace again."""
+        if self.rounds == 0:
+            return False
+        changed = False
+        for i in self.types.carried:
+            if len(self.types.avals[i][0]) != 0 or self.types.labels[i] in self.flags:
+                continue
+            plan = loop_kind_plan(self.types.leaves[i], out_leaves[i])
+            if plan is not None and (i not in self.slots or self.slots[i] != plan[0]):  # (None == dtype('float64'))
+                self.slots[i] = plan[0]
+                changed = True
+        self.rounds -= changed
+        return changed
+
+    def follow(self, moved: dict) -> None:
+        """Keep the slots of leaves the loop variables' structure moved (new -> old index)."""
+        self.slots = {k: self.slots[i] for k, i in moved.items() if i in self.slots}
+
+    def finish(self, out_leaves: list) -> None:
+        """Fix each slot's code and number on both sides, from the last trace."""
+        self.plans = {}
+        for i in self.slots:
+            plan = _number_plan([side_of(self.types.leaves[i]), side_of(out_leaves[i])])
+            self.plans[i] = plan[1] if plan is not None else [(AS_COMPUTED, 0)] * 2
+
+    def values(self, graph, side: int) -> list:
+        """Each slot's code and number as values of `graph`: side 0 before the loop, 1
+        after an iteration (in the body)."""
+        out = []
+        for i, dtype in self.slots.items():
+            code, number = self.plans[i][side]
+            out += [as_value(graph, code, np.dtype(np.int8)), as_value(graph, number, dtype)]
+        return out
+
+    def note(self, graph, outs: list) -> None:
+        """Record the loop outputs' codes and numbers, for `with_kind` and outer paths."""
+        n = len(self.types.carried)
+        table = kinds_of(graph) if self.slots else None
+        for k, i in enumerate(self.slots):
+            table[outs[self.types.carried.index(i)]] = (outs[n + 2 * k], outs[n + 2 * k + 1])

@@ -25,6 +25,7 @@ from runtime.control_flow.common import (
 from runtime.control_flow.learn_types import (
     LoopTypes, check_placeholders_given, is_carried, is_placeholder,
 )
+from runtime.control_flow.path_kinds import LoopKinds
 from runtime.control_flow.lists import LoopCarryError, is_list, list_new, save_state
 from runtime.core.registry import OpDef, add_node
 from runtime.core.naming import note_names
@@ -36,13 +37,15 @@ WHILE_LOOP = OpDef("while_loop", None, num_outputs=-1)
 
 
 def while_loop(cond_fn: Callable, body_fn: Callable, loop_vars: Sequence, maximum_iterations: Any = None,
-               names=None, shape_invariants=None):
-    """Run `while cond_fn(*v): v = body_fn(*v)` and return the final loop variables."""
+               names=None, shape_invariants=None, flags: Sequence[str] = ()):
+    """Run `while cond_fn(*v): v = body_fn(*v)` and return the final loop variables.
+    `flags`: names of variables only tested, never returned (a converted `break`'s flag),
+    whose kind of value (Python bool or NumPy's) need not be carried."""
     loop_vars = tuple(loop_vars)
     if isinstance(maximum_iterations, Tensor):
         # a symbolic limit cannot be counted in Python: the whole loop is a graph loop
         return _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names,
-                            shape_invariants)
+                            shape_invariants, flags=flags)
     iterations = 0
     while True:
         if maximum_iterations is not None and iterations >= maximum_iterations:
@@ -50,7 +53,8 @@ def while_loop(cond_fn: Callable, body_fn: Callable, loop_vars: Sequence, maximu
         keep_going = cond_fn(*loop_vars)
         if isinstance(keep_going, Tensor):
             remaining = None if maximum_iterations is None else maximum_iterations - iterations
-            return _graph_while(cond_fn, body_fn, loop_vars, remaining, names, shape_invariants)
+            return _graph_while(cond_fn, body_fn, loop_vars, remaining, names, shape_invariants,
+                                flags=flags)
         if not keep_going:
             return loop_vars
         loop_vars = tuple(body_fn(*loop_vars))
@@ -58,7 +62,7 @@ def while_loop(cond_fn: Callable, body_fn: Callable, loop_vars: Sequence, maximu
 
 
 def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_invariants,
-                 save_states: bool | None = None):
+                 save_states: bool | None = None, carry_kinds: bool = True, flags=()):
     if save_states is None:
         save_states = tracing.tapes_recording() > 0
     if save_states:
@@ -68,14 +72,20 @@ def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_i
             return saved
     graph = tracing.current_graph()
     types = LoopTypes(tuple(loop_vars), names, shape_invariants)
+    kinds = LoopKinds(types, flags) if carry_kinds else None
 
     def call(fn):
         def run(*phs):
             vals = list(types.leaves)
             for i, ph in zip(types.carried, phs):
                 vals[i] = ph
+            if kinds is not None:
+                kinds.enter(vals, phs[len(types.carried):])
             return fn(*unflatten(types.tree, vals))
         return run
+
+    def arg_avals():
+        return types.arg_avals() + (kinds.avals() if kinds is not None else [])
 
     tried_lists = None
     # Each round traces the body with the types known so far; what it teaches (a dtype a
@@ -83,19 +93,24 @@ def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_i
     while True:
         try:
             g_body, out_leaves, out_tree = trace_subgraph("body", call(body_fn),
-                                                          types.arg_avals(), [], graph)
+                                                          arg_avals(), [], graph)
         except Exception as e:
             if tried_lists or not _lists_as_graph_lists(types):
                 raise
             tried_lists = e
+            kinds is not None and kinds.follow(types.moved)
             continue  # e.g. a symbolic `if` appends to a Python list: carry it as a graph list
         learned = types.learn(out_leaves) if out_tree == types.tree else False
+        if kinds is not None and out_tree == types.tree and kinds.learn(out_leaves):
+            learned = True  # a variable whose kind changes: its placeholder carries it
         outputs = unflatten(out_tree, out_leaves)
         if out_tree != types.tree and types.grow_lists(outputs):
+            kinds is not None and kinds.follow(types.moved)
             continue  # a Python list the body grows: carry it as a graph list
         check_placeholders_given(types.leaves, types.tree, outputs, types.labels,
                                  at_user_line())
         if types.fill(outputs):
+            kinds is not None and kinds.follow(types.moved)
             continue  # the body gives a placeholder a value: carry it
         if out_tree != types.tree:
             raise ValueError(
@@ -116,19 +131,30 @@ def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_i
             continue
         _check_loop_var(labels[i], avals[i], b)
     g_body.outputs = [as_value(g_body, out_leaves[i], avals[i][1]) for i in carried]
+    n_state = len(carried)
+    if kinds is not None:
+        kinds.finish(out_leaves)
+        g_body.outputs += kinds.values(g_body, 1)
+        n_state += len(kinds.avals())
 
-    g_cond, c_leaves, _ = trace_subgraph("cond", call(cond_fn), types.arg_avals(), [], graph)
+    g_cond, c_leaves, _ = trace_subgraph("cond", call(cond_fn), arg_avals(), [], graph)
     if len(c_leaves) != 1:
         raise ValueError(f"The loop condition{at_user_line()} must be a single scalar value.")
     pred = c_leaves[0]
     if isinstance(pred, Tensor):
         check_scalar_predicate(pred, "loop condition")
     g_cond.outputs = [as_value(g_cond, pred)]
-    caps = finish_captures([g_cond, g_body], len(carried))
+    caps = finish_captures([g_cond, g_body], n_state)
     init = [_initial(leaves[i], avals[i][1]) for i in carried]
+    if kinds is not None:
+        init += kinds.values(graph, 0)
     attrs = {"cond": g_cond, "body": g_body, "has_max": maximum_iterations is not None}
     inputs = init + caps + ([maximum_iterations] if maximum_iterations is not None else [])
-    outs = add_node(graph, WHILE_LOOP, inputs, attrs, [avals[i] for i in carried])
+    outs = add_node(graph, WHILE_LOOP, inputs, attrs,
+                    [avals[i] for i in carried] + [a[:2] for a in arg_avals()[len(carried):]])
+    if kinds is not None:
+        kinds.note(graph, outs)
+    outs = outs[:len(carried)]
     if names is not None:  # the user's names, for the listing and the picture only
         carried_labels = [labels[i] for i in carried]
         note_names(graph, list(outs), carried_labels)
@@ -177,7 +203,7 @@ def _saving_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_
         list(shape_invariants) + [None] * len(stacks)
     try:
         out = _graph_while(cond2, body2, tuple(loop_vars) + stacks, maximum_iterations, labels,
-                           invariants, save_states=False)
+                           invariants, save_states=False, carry_kinds=False)
     except _ListGrown:
         del graph.nodes[start:]
         return None

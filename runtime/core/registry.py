@@ -55,6 +55,7 @@ class OpDef:
     bookkeeping: bool = False               # an internal step pictures fold into its edge
     #                                         (`python_number`, `x.shape[i]`)
     returns_python: bool = False            # gives a Python number or NumPy scalar by the path
+    passes_kind: bool = False               # its output is input 0's number as another kind
     #                                         taken (`path_result`): the executor's, not numba's
     fused: tuple = ()                       # a compiled elementwise kernel (jit): the ops it
     #                                         computes; it takes `out=` and slices, like a ufunc

@@ -15,6 +15,7 @@ import sys
 import numpy as np
 
 from runtime.core.protocol import TensorProtocol
+from runtime.core.operator_calls import OPERATOR, operator_method as _operator
 from runtime.core.errors import GraphModeError, where
 from runtime.core.known_value import UNKNOWN, known_value
 from runtime.core.tensor_checks import (  # noqa: F401 - _graph_mode_error: imported from here
@@ -70,48 +71,52 @@ class NumpyOperators:
     __array_priority__ = 1000
 
     # arithmetic
-    def __add__(self, o): return np.add(self, o)
-    def __radd__(self, o): return np.add(o, self)
-    def __sub__(self, o): return np.subtract(self, o)
-    def __rsub__(self, o): return np.subtract(o, self)
-    def __mul__(self, o): return np.multiply(self, o)
-    def __rmul__(self, o): return np.multiply(o, self)
-    def __truediv__(self, o): return np.true_divide(self, o)
-    def __rtruediv__(self, o): return np.true_divide(o, self)
-    def __floordiv__(self, o): return np.floor_divide(self, o)
-    def __rfloordiv__(self, o): return np.floor_divide(o, self)
-    def __mod__(self, o): return np.remainder(self, o)
-    def __rmod__(self, o): return np.remainder(o, self)
-    def __divmod__(self, o): return np.divmod(self, o)
-    def __rdivmod__(self, o): return np.divmod(o, self)
+    __add__ = _operator(np.add)
+    __radd__ = _operator(np.add, reflected=True)
+    __sub__ = _operator(np.subtract)
+    __rsub__ = _operator(np.subtract, reflected=True)
+    __mul__ = _operator(np.multiply)
+    __rmul__ = _operator(np.multiply, reflected=True)
+    __truediv__ = _operator(np.true_divide)
+    __rtruediv__ = _operator(np.true_divide, reflected=True)
+    __floordiv__ = _operator(np.floor_divide)
+    __rfloordiv__ = _operator(np.floor_divide, reflected=True)
+    __mod__ = _operator(np.remainder)
+    __rmod__ = _operator(np.remainder, reflected=True)
+    __divmod__ = _operator(np.divmod)
+    __rdivmod__ = _operator(np.divmod, reflected=True)
     def __pow__(self, o):
         # like ndarray.__pow__: a Python 2 exponent is computed as np.square
-        return np.square(self) if type(o) in (int, float) and o == 2 else np.power(self, o)
-    def __rpow__(self, o): return np.power(o, self)
-    def __matmul__(self, o): return np.matmul(self, o)
-    def __rmatmul__(self, o): return np.matmul(o, self)
-    def __neg__(self): return np.negative(self)
-    def __pos__(self): return np.positive(self)
-    def __abs__(self): return np.absolute(self)
-    def __invert__(self): return np.invert(self)
+        OPERATOR.active = True
+        try:
+            return np.square(self) if type(o) in (int, float) and o == 2 else np.power(self, o)
+        finally:
+            OPERATOR.active = False
+    __rpow__ = _operator(np.power, reflected=True)
+    __matmul__ = _operator(np.matmul)
+    __rmatmul__ = _operator(np.matmul, reflected=True)
+    __neg__ = _operator(np.negative)
+    __pos__ = _operator(np.positive)
+    __abs__ = _operator(np.absolute)
+    __invert__ = _operator(np.invert)
     # bitwise / logical
-    def __and__(self, o): return np.bitwise_and(self, o)
-    def __rand__(self, o): return np.bitwise_and(o, self)
-    def __or__(self, o): return np.bitwise_or(self, o)
-    def __ror__(self, o): return np.bitwise_or(o, self)
-    def __xor__(self, o): return np.bitwise_xor(self, o)
-    def __rxor__(self, o): return np.bitwise_xor(o, self)
-    def __lshift__(self, o): return np.left_shift(self, o)
-    def __rlshift__(self, o): return np.left_shift(o, self)
-    def __rshift__(self, o): return np.right_shift(self, o)
-    def __rrshift__(self, o): return np.right_shift(o, self)
+    __and__ = _operator(np.bitwise_and)
+    __rand__ = _operator(np.bitwise_and, reflected=True)
+    __or__ = _operator(np.bitwise_or)
+    __ror__ = _operator(np.bitwise_or, reflected=True)
+    __xor__ = _operator(np.bitwise_xor)
+    __rxor__ = _operator(np.bitwise_xor, reflected=True)
+    __lshift__ = _operator(np.left_shift)
+    __rlshift__ = _operator(np.left_shift, reflected=True)
+    __rshift__ = _operator(np.right_shift)
+    __rrshift__ = _operator(np.right_shift, reflected=True)
     # comparison
-    def __lt__(self, o): return np.less(self, o)
-    def __le__(self, o): return np.less_equal(self, o)
-    def __gt__(self, o): return np.greater(self, o)
-    def __ge__(self, o): return np.greater_equal(self, o)
-    def __eq__(self, o): return np.equal(self, o)
-    def __ne__(self, o): return np.not_equal(self, o)
+    __lt__ = _operator(np.less)
+    __le__ = _operator(np.less_equal)
+    __gt__ = _operator(np.greater)
+    __ge__ = _operator(np.greater_equal)
+    __eq__ = _operator(np.equal)
+    __ne__ = _operator(np.not_equal)
 
     __hash__ = object.__hash__
 
@@ -279,21 +284,21 @@ class Tensor(NumpyOperators):
     # -- operands NumPy scalars treat as Python does ------------------------------
     def __mul__(self, o):
         _no_sequence_repeat(self, o)
-        return np.multiply(self, o)
+        return NumpyOperators.__mul__(self, o)
 
     def __rmul__(self, o):
         _no_sequence_repeat(self, o)
-        return np.multiply(o, self)
+        return NumpyOperators.__rmul__(self, o)
 
     def __eq__(self, o):
         if isinstance(o, (str, bytes)) or o is None:
             return _never_equal(self, False, o)
-        return np.equal(self, o)
+        return NumpyOperators.__eq__(self, o)
 
     def __ne__(self, o):
         if isinstance(o, (str, bytes)) or o is None:
             return _never_equal(self, True, o)
-        return np.not_equal(self, o)
+        return NumpyOperators.__ne__(self, o)
 
     def __round__(self, ndigits=None):
         # as the NumPy scalar a 0-d value is: round(x) is a Python int (half to even),

@@ -389,6 +389,7 @@ _BINARY = {np.add: "+", np.subtract: "-", np.multiply: "*", np.true_divide: "/",
            np.left_shift: "<<", np.right_shift: ">>"}
 _UNARY = {np.negative: "-", np.invert: "~", np.positive: "+"}
 _SCALARS = (bool, int, float, complex, np.generic)
+_PYTHON_NUMBERS = (bool, int, float, complex)
 
 
 def _operator_form(node: Node, ins: list[str], as_dot: bool = False) -> str | None:
@@ -399,6 +400,9 @@ def _operator_form(node: Node, ins: list[str], as_dot: bool = False) -> str | No
         return None
     if any(not isinstance(x, (Tensor, np.ndarray) + _SCALARS) for x in node.inputs):
         return None
+    if not node.outputs[0].weak and all(type(x) in _PYTHON_NUMBERS or isinstance(
+            x, Tensor) and x.weak for x in node.inputs):
+        return None  # `np.add(n, 1)` of Python numbers: NumPy's scalar, not Python's `+`
     if k is np.matmul and len(ins) == 2 and not as_dot:
         return f"{_paren(ins[0])} @ {_paren(ins[1])}"  # ndarray.__matmul__: least overhead
     if k in _BINARY and len(ins) == 2:

@@ -155,7 +155,9 @@ def _scalar_wrapper(region: Region, fname: str, compiled, fallback):
     for o, r in zip(region.outputs, outs):
         glob[o.dtype.name] = o.dtype.type
         kind = python_kind(o)
-        results.append(r if o.ndim else f"{kind.__name__}({r})" if kind else
+        if kind is not None:  # (its own name: `bool` is np.bool_'s dtype name too)
+            glob[f"py_{kind.__name__}"] = kind
+        results.append(r if o.ndim else f"py_{kind.__name__}({r})" if kind else
                        f"{o.dtype.name}({r})")
     return _define(f"run_{fname}", names + consts, [
         f"{''.join(r + ', ' for r in outs)}bad = compiled({', '.join(args)})",
@@ -192,6 +194,11 @@ def _kinds(t, depth: int) -> set:
     if name == "while_loop":
         return _source_kinds(node.inputs[t.index], depth) | _source_kinds(
             node.attrs["body"].outputs[t.index], depth)
+    if isinstance(node.op.kernel, np.ufunc) and node.op.kernel.nout == 1:
+        # a Python operator on Python numbers (`c > 1` of a counter), weak: a Python number
+        kinds = set().union(*(_source_kinds(x, depth) for x in node.inputs))
+        if kinds and kinds <= {bool, int, float}:
+            return {_PY[t.dtype.kind]}
     return {None}
 
 

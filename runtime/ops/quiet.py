@@ -51,7 +51,8 @@ _QUIET_OPS: dict = {}
 
 def quiet_op(op: OpDef) -> OpDef:
     """`op` with floating-point errors silenced (for examples whose result is discarded)."""
-    if op.format is not None or op.kernel is None or never_warns(op.kernel):
+    if op.format is not None or op.kernel is None or never_warns(op.kernel) or \
+            op.derived is not None and op.derived[0] == "quiet":  # (quiet already)
         return op
     rec = _QUIET_OPS.get(op)
     if rec is None:

@@ -13,7 +13,8 @@ from runtime.core.registry import OpDef, bind
 from runtime.ops.rules_common import broadcast_shapes  # noqa: F401 - re-exported
 from runtime.ops.ufuncs_rules import _parse, all_weak, ufunc_rule
 from runtime.core.protocol import TensorProtocol
-from runtime.core.tensor import Tensor
+from runtime.core.tensor import OPERATOR, Tensor
+from runtime.core.tensor_map import TensorMap
 from runtime.ops.exact_ints import EXACT, exact_int, stands_for_int
 from runtime.ops.functions import _asarray, resolve_variables
 from runtime.ops.ufunc_methods import dispatch_method
@@ -39,7 +40,7 @@ def _python_number_kernel(v):
 # must promote as the Python number does, so the ufunc is given the number itself.
 PYTHON_NUMBER = OpDef("python_number", _python_number_kernel,
                       lambda op, ins, attrs: [(ins[0].static_shape, ins[0].dtype)],
-                      bookkeeping=True)
+                      bookkeeping=True, passes_kind=True)
 
 
 PYTHON_NUMBER.grad = lambda rec, cts: [cts[0]]  # the same number
@@ -59,6 +60,8 @@ _AUGMENTED = {np.add: "+", np.subtract: "-", np.multiply: "*", np.true_divide: "
 
 def dispatch_ufunc(ufunc, method, inputs, kwargs):
     """`__array_ufunc__` of Tensor: record `ufunc(*inputs)` as a node."""
+    by_operator = OPERATOR.active  # `a + b` (Python's rules on numbers), not `np.add(a, b)`
+    OPERATOR.active = False
     if method != "__call__":  # .at, .outer, .reduce, .accumulate, .reduceat
         return dispatch_method(ufunc, method, inputs, kwargs)
     out = kwargs.get("out")
@@ -89,17 +92,36 @@ def dispatch_ufunc(ufunc, method, inputs, kwargs):
                   for x in inputs]
     if ufunc.signature is not None and ("axis" in kwargs or "axes" in kwargs):
         return _with_core_axes(ufunc, inputs, kwargs)
-    weak_all = all_weak(inputs)
+    # Python numbers in, a Python number out - through Python's operators only: NumPy's
+    # functions give NumPy scalars (`np.sqrt(n)` of a counter is an np.float64)
+    weak_all = all_weak(inputs) and by_operator
     if weak_all and not kwargs and ufunc in EXACT and stands_for_int(inputs):
         return exact_int(ufunc, inputs)  # Python ints in the graph: exact, never wrapped
-    if not weak_all:  # a weak value among typed ones: NumPy sees the Python number (NEP 50)
-        inputs = [python_number(x) if isinstance(x, Tensor) and x.weak else x for x in inputs]
+    # a weak value among typed ones, or given to a NumPy function: NumPy sees the Python
+    # number (NEP 50)
+    inputs = [python_number(x) if isinstance(x, Tensor) and x.weak and not weak_all else x
+              for x in inputs]
     result = bind(ufunc_op(ufunc), *inputs, **kwargs)
-    if weak_all:  # Python numbers in, a Python number out (dtype discovery)
-        for r in result if isinstance(result, tuple) else (result,):
-            if isinstance(r, Tensor):
-                r.weak = True
+    for r in result if isinstance(result, tuple) else (result,):
+        if isinstance(r, Tensor):
+            r.weak = weak_all
+            if by_operator and r.ndim == 0:
+                _by_operator(r.graph)[r] = True
     return result
+
+
+def _by_operator(graph) -> TensorMap:
+    table = getattr(graph, "operator_results", None)
+    if table is None:
+        table = graph.operator_results = TensorMap()
+    return table
+
+
+def made_by_operator(x: Tensor) -> bool:
+    """Whether 0-d value `x` is the result of a Python operator (`r + 1`), whose result
+    on Python numbers Python gives as a Python number."""
+    table = getattr(x.graph, "operator_results", None)
+    return table is not None and x in table
 
 
 def _with_core_axes(ufunc, inputs, kwargs):

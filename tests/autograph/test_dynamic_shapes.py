@@ -13,7 +13,7 @@ import runtime
 from tests.helpers import assert_interpreter_agrees, assert_same
 
 
-def run_everywhere(fn, spec_shapes, dtype, sizes_list, make=None, python_kinds=True):
+def run_everywhere(fn, spec_shapes, dtype, sizes_list, make=None):
     """fn(*arrays) under input_signature (None dims) and reduce_retracing vs eager."""
     make = make or (lambda shape: (np.arange(int(np.prod(shape))) % 5 * 0.75 - 1)
                     .reshape(shape).astype(dtype))
@@ -30,8 +30,8 @@ def run_everywhere(fn, spec_shapes, dtype, sizes_list, make=None, python_kinds=T
                     f(*args)
             continue
         got = signed(*args)
-        assert_same(got, expected, python_kinds=python_kinds)
-        assert_same(relaxed(*args), expected, python_kinds=python_kinds)
+        assert_same(got, expected)
+        assert_same(relaxed(*args), expected)
         assert_interpreter_agrees(signed.get_concrete_function(*sig), args, got)
     signed.get_concrete_function(*sig).graph.verify()
     assert signed.tracing_count == 1
@@ -76,9 +76,9 @@ def branch_on_shape(x):
 
 
 def test_shape_in_conditions_and_range():
-    # `total = 0.0` stays a Python float when the loop runs no iteration; the graph
-    # returns the float32 the loop makes (docs/sharp_bits.md)
-    run_everywhere(branch_on_shape, [(None,)], np.float32, VECTORS, python_kinds=False)
+    # `total = 0.0` stays a Python float when the loop runs no iteration, and is the
+    # float32 the loop makes after one
+    run_everywhere(branch_on_shape, [(None,)], np.float32, VECTORS)
 
 
 def masks(x):

@@ -111,7 +111,7 @@ def test_while_loop_around_a_typing_for_loop(dtype):
     for n in (np.int64(0), np.int64(1), np.int64(3)):
         # the Python number the loop starts from comes back as the typed value the loop
         # makes, also after no iteration (docs/sharp_bits.md): value and dtype checked
-        assert_same(ag.function(while_outer)(a, n), while_outer(a, n), python_kinds=False)
+        assert_same(ag.function(while_outer)(a, n), while_outer(a, n), )
 
 
 def test_bool_loop_variable():
