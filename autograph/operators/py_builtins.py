@@ -24,6 +24,7 @@ from runtime.ops.indexing import getitem
 from runtime.ops.shape import symbolic_shape
 from runtime.ops.ufuncs import python_number
 from runtime.control_flow.cond import cond
+from runtime.control_flow.path_kinds import may_be_python_number
 from runtime.control_flow.lists import items_stand_for_numbers
 from runtime.state.checks import check
 
@@ -417,13 +418,15 @@ def _keeps_unless(better):
     def pick(out, item):
         # (the comparison's truth, as Python takes it: ValueError for several elements)
         take = bool_(better(item, out))
-        numbers = _stands_for_number(out) + _stands_for_number(item)
+        numbers = may_be_python_number(out) + may_be_python_number(item)
         if numbers and not (numbers == 2 and _kind(out) != _kind(item)):
             # the item itself, of its own kind (`max(i, 2)`: a Python int)
             return cond(take, lambda: item, lambda: out)
         chosen = np.where(take, item, out)  # (an int beside a float: a float, as NumPy)
         chosen = chosen[()] if np.ndim(chosen) == 0 else chosen
-        if numbers == 2 and isinstance(chosen, Tensor):
+        if numbers == 2 and isinstance(chosen, Tensor) and all(
+                type(v) in (bool, int, float) or isinstance(v, Tensor) and v.weak
+                for v in (out, item)):
             chosen.weak = True  # (a Python float, also where Python picks the int)
         return chosen
     return pick
@@ -432,9 +435,6 @@ def _keeps_unless(better):
 def _kind(x) -> str:
     return np.asarray(x).dtype.kind if not isinstance(x, Tensor) else x.dtype.kind
 
-
-def _stands_for_number(x) -> bool:
-    return type(x) in (bool, int, float) or isinstance(x, Tensor) and x.weak and x.ndim == 0
 
 
 def min_(*args, **kwargs):

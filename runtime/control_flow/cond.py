@@ -184,7 +184,7 @@ def _structure_text(tree, leaves) -> str:
 
 def _number_like(x) -> bool:
     """A Python number, or a value standing for one (its dtype yields, NEP 50)."""
-    return is_weak(x) or (is_python_scalar(x) and type(x) is not bool)
+    return is_weak(x) or is_python_scalar(x)
 
 
 def _merge_dtype(label, a, b):

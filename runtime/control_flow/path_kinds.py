@@ -151,8 +151,8 @@ def _dtype_of(number) -> np.dtype:
 def _number_plan(sides):
     """The number output's dtype and each side's (code, number), or None to carry nothing."""
     dtypes = {_dtype_of(n) for _, n in sides if n is not None}
-    if not dtypes:
-        return np.dtype(np.bool_), [(c, False) for c, _ in sides]
+    if not dtypes:  # (no path gives a Python number: float64, which others meet best)
+        return np.dtype(np.float64), [(c, 0.0) for c, _ in sides]
     if len(dtypes) == 1:
         dtype = dtypes.pop()
         return dtype, [(c, n if n is not None else dtype.type(0)) for c, n in sides]
@@ -161,11 +161,21 @@ def _number_plan(sides):
     plan = []  # a Python int beside a Python float: held as float64 where that is exact
     for code, n in sides:
         if n is not None and _dtype_of(n) == np.int64:
-            if isinstance(n, Tensor) or abs(n) > _EXACT_IN_FLOAT64:
+            if isinstance(n, Tensor):  # (a counter, an int a path carries: below 2**53)
+                code = PYTHON_INT if type(code) is int else _as_int_code(code)
+            elif abs(n) > _EXACT_IN_FLOAT64:
                 return None
-            code, n = PYTHON_INT, float(n)
+            else:
+                code, n = PYTHON_INT, float(n)
         plan.append((code, n if n is not None else 0.0))
     return np.dtype(np.float64), plan
+
+
+def _as_int_code(code: Tensor) -> Tensor:
+    """A carried code whose Python number (an int) is held as a float64 from here on."""
+    with tracing.graph_context(code.graph):
+        return np.where(np.equal(code, PYTHON_NUMBER), np.int8(PYTHON_INT), code).astype(
+            np.int8)
 
 
 def kind_plan(sides):
@@ -217,11 +227,22 @@ def note_kinds(graph, outs, added) -> None:
 def enter_kinds(values, placeholders) -> None:
     """Branch placeholders standing for operands `values` carry those values' kinds."""
     for value, ph in zip(values, placeholders):
-        carried = getattr(value.graph, "path_kinds", None) if isinstance(value, Tensor) \
-            else None
-        carried = carried.get(value) if carried is not None else None
-        if carried is not None:
-            kinds_of(ph.graph)[ph] = carried
+        if isinstance(value, Tensor) and value.ndim == 0:
+            table = getattr(value.graph, "path_kinds", None)
+            carried = side_of(value)  # (also derived: `a % 7` of an `a` that carries one)
+            if isinstance(carried[0], Tensor) or table is not None and value in table:
+                kinds_of(ph.graph)[ph] = carried
+
+
+def may_be_python_number(x) -> bool:
+    """Whether `x` is, on some path, a Python number (a constant, a value standing for
+    one, or one whose kind a path carries)."""
+    if type(x) in _NUMBER_DTYPES or type(x) is bool:
+        return True
+    if not isinstance(x, Tensor) or x.ndim != 0:
+        return False
+    code = side_of(x)[0]
+    return isinstance(code, Tensor) or code in (PYTHON_NUMBER, PYTHON_INT)
 
 
 def share_kinds(source: Tensor, value: Tensor) -> Tensor:

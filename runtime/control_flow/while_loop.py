@@ -161,7 +161,7 @@ def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_i
         for g in (g_body, g_cond):
             note_names(graph, g.inputs[:len(carried)], carried_labels)
     for i, value in zip(carried, outs):  # (their dtype yields to typed operands, NEP 50)
-        value.weak = i in types.weak and type(leaves[i]) is not bool
+        value.weak = i in types.weak
     view_links.link_outputs([leaves[i] for i in carried], [g_body], list(outs),
                             list(range(len(carried))),
                             [labels[i] if names is not None else None for i in carried])

@@ -602,6 +602,12 @@ def check(seed: int, directory: Path, source: str | None = None, graph: bool | N
             problem = state_differs(i, "function")
             if problem:
                 return problem
+            if reset is None:  # the same NumPy arguments eagerly: the same kinds of value
+                eager = _run(fn, args, may_raise)[0]
+                raised = type(eager) is tuple and len(eager) == 3 and eager[0] == "raised"
+                if not raised and not _same_exact(eager, results[-1]):
+                    return f"function{_fmt(args)}: {results[-1]!r} != eager {eager!r} " \
+                           "(type, dtype or value)"
         # state that changes from call to call is read as inputs after one retrace; a
         # place whose type changes (a Python int that becomes np.int64, as in NumPy) once more
         if f.tracing_count > (5 if reset is not None else 1):
