@@ -196,6 +196,8 @@ def _c_strides(shape: tuple, itemsize: int) -> tuple:
 
 def strides_of(x: Tensor) -> tuple:
     """`x.strides` of a symbolic array (see the module docstring)."""
+    if not isinstance(x, Tensor):  # an eager tape's value: the array it holds
+        return np.asarray(x.value).strides
     if tracing.current_graph() is None:  # a finished graph's value: nothing runs
         raise AttributeError("x.strides of a graph value outside a trace: it has no array")
     reason = layout_unknown(x)
