@@ -159,8 +159,9 @@ def layout_unknown(x: Tensor) -> str | None:
         if node is None:
             if t.graph.parent is None and any(t is p for p in t.graph.inputs):
                 continue
-            return ("it is a value carried into a symbolic `if` / loop, whose layout is "
-                    "whatever the path taken made")
+            return ("it is a value handed into a nested graph (a symbolic `if` / loop "
+                    "body, or a vmap's example), whose layout is whatever the caller or the "
+                    "path taken made")
         kind = node.op.layout(node) if callable(node.op.layout) else node.op.layout
         if kind == "C":
             continue

@@ -207,3 +207,27 @@ def test_gradient_of_a_view_reading_between_elements_is_refused():
     x = np.arange(12.0)[::2]  # elements 16 bytes apart: a stride of 8 reads between them
     with pytest.raises(ValueError, match="reads memory between or beyond"):
         _graph_gradient(lambda x: ast(x, (3,), (8,)), x)
+
+
+def test_gradient_through_a_compiled_call_under_an_eager_tape():
+    f = ag.function(lambda x: np.sum(windows(x) ** 2))
+    x = np.linspace(0.0, 1.0, 6)
+    with ag.GradientTape() as tape:
+        watched = tape.watch(x)
+        y = f(watched)
+    (expected,) = numeric_grads(lambda x: np.sum(windows(x) ** 2), [x])
+    np.testing.assert_allclose(tape.gradient(y, watched), expected, rtol=1e-6, atol=1e-8)
+
+
+def test_saved_graph_reads_each_call_s_strides(tmp_path):
+    f = ag.function(lambda x: (window_means(x), x.strides))
+    x = np.arange(8.0)
+    ag.save(f.get_concrete_function(x), str(tmp_path / "m"))
+    loaded = ag.load(str(tmp_path / "m"))
+    for a in (x, np.arange(16.0)[::2]):
+        assert_same(loaded(a), (window_means(a), a.strides))
+
+
+def test_vmap_refuses_the_layout_of_an_example_clearly():
+    with pytest.raises(AttributeError, match="vmap's example"):
+        ag.vmap(lambda x: x.strides)(np.ones((2, 3)))
