@@ -206,7 +206,9 @@ def strides_of(x: Tensor) -> tuple:
         raise _refuse("x.strides", reason, AttributeError)
     shape = x.static_shape
     node = x.node
-    if node is not None and node.op.layout == "C" and None not in shape:
+    kind = None if node is None else \
+        node.op.layout(node) if callable(node.op.layout) else node.op.layout
+    if kind == "C" and None not in shape:
         return _c_strides(shape, x.dtype.itemsize)
     out = []
     for axis in range(len(shape)):

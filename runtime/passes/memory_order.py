@@ -1,6 +1,6 @@
 """Whether a graph reads values in memory order: then its arrays' layouts (C or F order,
-strides) matter, and neither algebraic simplification (`simplify.py`), constant
-materialization (`materialize.py`), the executor's buffer plan
+strides) matter, and neither constant folding (`fold.py`), algebraic simplification
+(`simplify.py`), constant materialization (`materialize.py`), the executor's buffer plan
 (`runtime/exec/buffer_plan.py`) nor jit regions (`runtime/jit/`) may change them."""
 from __future__ import annotations
 

@@ -76,6 +76,11 @@ def strides_after_identity(x):
     return y.strides, ast(y, (2,), (y.strides[0],))
 
 
+def made_while_tracing(x):
+    b = np.arange(12.0).reshape(3, 4)  # C-ordered, as eagerly; its transpose is a view
+    return ast(b, (2, 2), (8, 8)) * x[0], b.strides, np.zeros((2, 3)).T.strides
+
+
 C = np.arange(24.0).reshape(4, 6)
 F = np.asfortranarray(C)
 SLICE = np.arange(48.0).reshape(4, 12)[:, ::2]
@@ -90,6 +95,7 @@ CASES = (
                               np.arange(6, dtype=np.int16), C.T[1:])]
     + [(strides_of_intermediates, m) for m in (C, F, SLICE)]
     + [(strides_after_identity, v) for v in VECTORS[:2]]
+    + [(made_while_tracing, VECTORS[0])]
 )
 
 
@@ -160,8 +166,12 @@ def _branch(x):
     return ast(y, (2,), (8,))
 
 
+def _made_in_f_order(x):
+    return np.zeros((2, 3), order="F").strides
+
+
 @pytest.mark.parametrize("fn, what", [
-    (_copied, "made by `copy`"), (_written, "made by `index_update`"),
+    (_copied, "made by `copy`"), (_made_in_f_order, "made by `constant`"), (_written, "made by `index_update`"),
     (_fancy, "made by `getitem`"), (_branch, "made by `cond`"),
 ])
 def test_unknown_layouts_are_refused_naming_what_made_them(fn, what):
