@@ -294,8 +294,13 @@ def _contiguous_rule(op, ins, attrs):
     return [(shape if shape else (1,), ins[0].dtype)]
 
 
+def _contiguous_grad(rec, cts):
+    x = rec.inputs[0]
+    return [cts[0] if np.ndim(x) else np.reshape(cts[0], ())]
+
+
 ASCONTIGUOUS = OpDef("ascontiguousarray", np.ascontiguousarray, _contiguous_rule,
-                     kernel_ref="np.ascontiguousarray", layout="C")
+                     kernel_ref="np.ascontiguousarray", layout="C", grad=_contiguous_grad)
 OPS[ASCONTIGUOUS.name] = ASCONTIGUOUS
 _asarray_handler = TABLE.handlers[np.ascontiguousarray]
 

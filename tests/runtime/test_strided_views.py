@@ -206,6 +206,8 @@ def _graph_gradient(fn, x):
     (lambda x: np.sin(blocks(x)), F / 10),
     (lambda x: repeated_row(x) ** 3, C / 10),
     (lambda x: windows(x) * np.arange(3.0), np.linspace(0.0, 2.0, 14)[::2]),
+    (lambda x: np.ascontiguousarray(x.T) ** 2 * np.arange(4.0), F / 10),
+    (lambda x: np.ascontiguousarray(x[0]) ** 2, np.array([0.5, 1.5])),
 ])
 def test_gradients_add_up_over_overlapping_windows(fn, x):
     (expected,) = numeric_grads(fn, [x])
