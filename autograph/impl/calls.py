@@ -16,7 +16,7 @@ Python. The decision, cheapest first:
 - a bound method: decided on its function; the converted one gets `self` bound;
 - a builtin with an `ag__` overload (`fn = len; fn(xs)`), by identity: the overload;
 - while tracing, NumPy creators with a possibly symbolic size, random draws, copies,
-  sequence functions and array constructors: their graph forms;
+  sequence functions, array constructors and as_strided: their graph forms;
 - anything else (classes, ufuncs, objects): `f` itself. A function whose source cannot be
   read (made by `exec`, `dataclasses`, `namedtuple`, a frozen module) is called as is,
   silently: nothing in it can be converted.
@@ -41,6 +41,7 @@ from runtime.core import log, tracing
 from runtime.core.tensor import Tensor
 from runtime.frontend.function import BoundFunction, Function
 from runtime.ops.dynamic import CREATORS, creator_call
+from runtime.ops.strided import as_strided_call
 from runtime.state.random_watch import note_call
 
 _FUNCTION = types.FunctionType
@@ -276,6 +277,9 @@ for _f in (np.copy, np.zeros_like, np.ones_like, np.empty_like, np.full_like):
 for _f in CREATORS:
     if id(_f) not in _SPECIAL:
         _add_special(_f, _while_tracing(_create))
+# as_strided converts its argument with np.asarray (no NumPy dispatch): the graph op
+_add_special(np.lib.stride_tricks.as_strided,
+             _while_tracing(lambda f, *args, **kwargs: as_strided_call(f, args, kwargs)))
 
 _TENSOR_ITEM = Tensor.item
 _BY_TYPE: dict = {

@@ -13,6 +13,7 @@ from autograph.operators.exceptions import (
     assert_stmt, jumped_over, python_only, try_graph, try_graph_mode, try_stmt,
 )
 from autograph.operators.generators import next_
+from autograph.operators.graph_sets import set_
 from autograph.operators.recursion import enter_call, explained_recursion, leave_call
 from autograph.operators.array_like_args import array_like
 from autograph.operators.index_tricks import array_item, index_trick
@@ -38,7 +39,7 @@ __all__ = [
 __all__ += ["isinstance_", "item_", "array_", "defined", "ld_declared", "next_", "try_stmt", "bool_",
             "complex_", "index_", "index_trick", "with_locals", "enter_call", "explained_recursion",
             "leave_call", "array_item", "array_like"]
-__all__ += ["symbolic", "python_iterable", "ndarray"]
+__all__ += ["symbolic", "python_iterable", "ndarray", "set_"]
 
 ndarray = np.ndarray  # converted code reads `xs[i]` inline unless `xs` is one (slices.py)
 

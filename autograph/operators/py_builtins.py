@@ -498,4 +498,5 @@ BUILTIN_OVERRIDES = {
     "isinstance": "isinstance_", "print": "print_",  # print_: autograph/operators/printing.py
     "next": "next_",  # next_: autograph/operators/generators.py
     "bool": "bool_", "complex": "complex_",
+    "set": "set_",  # set_: autograph/operators/graph_sets.py
 }

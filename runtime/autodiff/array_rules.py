@@ -215,6 +215,8 @@ def _sort(rec, cts):
     if axis is None:
         rank = np.argsort(np.argsort(np.ravel(x), kind="stable"), kind="stable")
         return [reshape_like(g[rank], x)]
+    if np.ndim(x) == 1:  # (a length known only when the graph runs: np.unique's result)
+        return [g[np.argsort(np.argsort(x, kind="stable"), kind="stable")]]
     shape = _static_shape(x, "np.sort")
     axis = axis % len(shape)
     rank = np.argsort(np.argsort(x, axis=axis, kind="stable"), axis=axis, kind="stable")

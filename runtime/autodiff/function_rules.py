@@ -15,7 +15,8 @@ from runtime.autodiff.rule_base import axes_of, expand_reduced, rule, take_grad
 from runtime.autodiff.shapes import broadcast_like, reshape_like, sum_to
 from runtime.core.tensor import Tensor
 from runtime.ops.indexing import _fill, index_update
-from runtime.ops.shape import shape_of
+from runtime.core.registry import bind
+from runtime.ops.shape import SHAPE_DIM, shape_of
 
 
 def _count(rec, x):
@@ -119,6 +120,8 @@ def _split_along(g, pieces, axis, stack: bool):
             start += 1
         else:
             n = np.shape(p)[axis] if not hasattr(p, "shape") else p.shape[axis]
+            if n is None:  # a length known when the graph runs (np.unique's result)
+                n = bind(SHAPE_DIM, p, axis=axis)
             index = [slice(None)] * np.ndim(g)
             index[axis] = slice(start, start + n)
             out.append(g[tuple(index)])

@@ -59,6 +59,14 @@ class OpDef:
     #                                         taken (`path_result`): the executor's, not numba's
     fused: tuple = ()                       # a compiled elementwise kernel (jit): the ops it
     #                                         computes; it takes `out=` and slices, like a ufunc
+    layout: str | Callable = ""             # how its result is laid out in memory: "numpy"
+    #                                         (NumPy's own kernel, laid out from its inputs'
+    #                                         layouts as eagerly), "C" (always a new C-ordered
+    #                                         array), "" (unknown); or (node) -> one of those
+    reads_layout: bool = False              # its result depends on its inputs' memory layout
+    #                                         (`x.strides`, as_strided): passes and executors
+    #                                         keep every layout as eager NumPy's there
+    #                                         (runtime/passes/memory_order.py)
     # Control-flow ops only (runtime/control_flow/hooks.py; the executor's emit/run hooks
     # are attached by runtime/exec/control_emit.py and interpreter.py):
     subgraph_attrs: tuple = ()              # attribute names holding its subgraphs, in order

@@ -21,7 +21,7 @@ from runtime.core.known_value import UNKNOWN, known_value
 from runtime.core.tensor_checks import (  # noqa: F401 - _graph_mode_error: imported from here
     _LIBRARY_CODE, _check_tracing, _graph_mode_error, _index_trick_name, _library_caller,
 )
-from runtime.core.tensor_layout import FlatReader, no_strides
+from runtime.core.tensor_layout import FlatReader, strides as _strides
 from runtime.core.tensor_text import (  # noqa: F401 - describing, _fmt_shape: imported from here
     _fmt_shape, _never_equal, _no_sequence_repeat, _text, _text_error, _value_needed,
     recorded_text,
@@ -192,7 +192,7 @@ class NumpyOperators:
         if size is None:  # an unknown dim: symbolic while tracing, like x.size
             size = TensorProtocol.symbolic_size(self)
         return None if size is None else size * self.dtype.itemsize
-    strides = property(no_strides)
+    strides = property(_strides)
     flat = property(FlatReader)
 
 

@@ -1,6 +1,6 @@
 """What a symbolic array answers about its memory layout: `x.flat` reads (C order, as
-NumPy's flatiter gives them) and a clear error for `x.strides`, which a graph value does
-not have while tracing (NumPy's strides depend on how the array was made)."""
+NumPy's flatiter gives them) and `x.strides`, which runtime/ops/strided.py answers where
+the graph knows the layout (`LayoutHooks.strides`) and refuses clearly elsewhere."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,13 +8,17 @@ import numpy as np
 from runtime.core.errors import where
 
 
-def no_strides(x):
-    # (an AttributeError, so `getattr(x, "strides", None)` still reads as absent)
-    raise AttributeError(
-        f"x.strides of a symbolic array{where()}: a graph value has no memory layout while "
-        "tracing (NumPy's strides depend on how the array was made). Index, reshape or "
-        "np.lib.stride_tricks.sliding_window_view it instead, or compute the strides "
-        "outside the function.")
+class LayoutHooks:
+    """Filled by runtime/ops/strided.py when it loads (it sits above this layer)."""
+
+    strides = None  # (x) -> tuple of Python ints or int64 scalars, or AttributeError
+
+
+def strides(x):
+    if LayoutHooks.strides is None:
+        # (an AttributeError, so `getattr(x, "strides", None)` still reads as absent)
+        raise AttributeError(f"x.strides of a symbolic array{where()}: the ops are not loaded")
+    return LayoutHooks.strides(x)
 
 
 class FlatReader:

@@ -37,6 +37,7 @@ from runtime.frontend.engines import register_engine
 from runtime.jit.build import cache_dir, compile_region, set_cache_dir
 from runtime.jit.ops import control_kind, is_cheap
 from runtime.jit.regions import find_regions, splice
+from runtime.passes.memory_order import reads_memory_order
 
 __all__ = ["JitFallbackWarning", "JitResult", "lower", "set_cache_dir", "cache_dir"]
 
@@ -81,7 +82,10 @@ def lower(graph: Graph, name: str) -> JitResult:
     """A copy of `graph` whose compilable regions are single `jit_region` nodes."""
     _require_numba()
     g, mapping = clone(graph)
-    regions, left = find_regions(g)
+    if reads_memory_order(g):  # compiled regions lay their results out in C order, and
+        regions, left = [], list(g.nodes)  # this graph reads layouts: it all stays NumPy
+    else:
+        regions, left = find_regions(g)
     code, report, notes = [], [], []
     for k, region in enumerate(regions, 1):
         started = log.start(log.COMPILE, log.DEBUG)  # numba can take seconds per region

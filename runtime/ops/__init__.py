@@ -20,6 +20,7 @@ their shape/dtype rules; small ones keep the rules in the same file):
   `.outer`, `.reduce`, `.accumulate`, `.reduceat`.
 - `idiom_functions.py`: np.where(condition), np.dstack, np.insert, np.intersect1d,
   sliding_window_view, built from other ops.
+- `strided.py`: `x.strides` and as_strided where the graph knows the memory layout.
 - `shape.py`, `constant.py`: run-time shapes and constants (rules inside).
 - `rules_common.py`: the helpers every rule file builds on (broadcasting, axes, NEP 50).
 
@@ -51,3 +52,4 @@ from runtime.ops import shaping, more, fft, linalg, dynamic  # noqa: F401 - thei
 from runtime.ops import ufuncs, indexing, shape, constant  # noqa: F401 - ufuncs, x[i], x.shape
 from runtime.ops import matrix_forms  # noqa: F401 - np.diag, np.diagflat, np.rot90
 from runtime.ops import idiom_functions  # noqa: F401 - np.where(c), np.insert, np.dstack, ...
+from runtime.ops import strided  # noqa: F401 - x.strides, np.lib.stride_tricks.as_strided

@@ -15,6 +15,8 @@ and batching come from those ops):
 - `np.lib.stride_tricks.sliding_window_view(x, window_shape, axis)`: windows gathered by
   index along each windowed axis (a copy where NumPy gives a read-only view: the values,
   dtype and shape are NumPy's, and no write can go through either).
+- `np.unpackbits(a, axis, count, bitorder)` / `np.packbits(a, axis, bitorder)`: ops
+  whose kernels are NumPy's (uint8 results; the length along the axis is static).
 """
 from __future__ import annotations
 
@@ -166,3 +168,73 @@ def _sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=F
         index = starts[:, None] + np.arange(w)[None, :]
         out = np.moveaxis(np.take(out, index, axis=ax), ax + 1, -1)
     return out
+
+
+# -- np.unpackbits / np.packbits -----------------------------------------------------------
+def _bits_axis(x, axis):
+    """(shape the op works on, axis) as NumPy takes them: axis=None works on x flattened."""
+    shape = tuple(x.static_shape)
+    if axis is None:
+        n = 1
+        for d in shape:
+            n = None if n is None or d is None else n * d
+        return (n,), 0
+    return shape, axis_index(axis, len(shape))
+
+
+def _unpackbits_rule(op, ins, attrs):
+    x = ins[0]
+    if x.dtype != np.uint8:
+        raise static_error(TypeError, "Expected an input array of unsigned byte data type")
+    shape, axis = _bits_axis(x, attrs.get("axis"))
+    n, count = shape[axis], attrs.get("count")
+    if n is None:
+        length = None
+    elif count is None:
+        length = n * 8
+    elif count >= 0:
+        length = count
+    elif -count > n * 8:
+        raise static_error(ValueError, "-count larger than number of elements")
+    else:
+        length = n * 8 + count
+    return [(shape[:axis] + (length,) + shape[axis + 1:], np.dtype(np.uint8))]
+
+
+def _packbits_rule(op, ins, attrs):
+    x = ins[0]
+    if x.dtype.kind not in "biu":
+        raise static_error(TypeError, "Expected an input array of integer or boolean data type")
+    shape, axis = _bits_axis(x, attrs.get("axis"))
+    n = shape[axis]
+    return [(shape[:axis] + (None if n is None else -(-n // 8),) + shape[axis + 1:],
+             np.dtype(np.uint8))]
+
+
+UNPACKBITS = OpDef("unpackbits", lambda a, **attrs: np.unpackbits(a, **attrs),
+                   _unpackbits_rule, kernel_ref="np.unpackbits")
+PACKBITS = OpDef("packbits", lambda a, **attrs: np.packbits(a, **attrs), _packbits_rule,
+                 kernel_ref="np.packbits")
+OPS[UNPACKBITS.name] = UNPACKBITS
+OPS[PACKBITS.name] = PACKBITS
+
+
+def _static_bits_args(name: str, **attrs) -> dict:
+    for k, v in attrs.items():
+        if isinstance(v, Tensor):
+            raise TypeError(f"np.{name}: {k!r} must be a static value in graphs{where()}.")
+    return {k: v for k, v in attrs.items() if v is not None and
+            not (k == "bitorder" and v == "big")}
+
+
+@TABLE.register(np.unpackbits)
+def _unpackbits(a, /, axis=None, count=None, bitorder="big"):
+    (a,) = resolve_variables([a])
+    return bind(UNPACKBITS, a, **_static_bits_args("unpackbits", axis=axis, count=count,
+                                                   bitorder=bitorder))
+
+
+@TABLE.register(np.packbits)
+def _packbits(a, /, axis=None, bitorder="big"):
+    (a,) = resolve_variables([a])
+    return bind(PACKBITS, a, **_static_bits_args("packbits", axis=axis, bitorder=bitorder))

@@ -22,6 +22,10 @@ for _fn in (np.transpose, np.squeeze, np.expand_dims, np.reshape, np.broadcast_t
     leading_arrays(_fn)
 for _fn in (np.concatenate, np.stack, np.vstack, np.hstack, np.column_stack):
     sequence_op(_fn)
+# NumPy's own kernels, views where NumPy gives views: laid out as eagerly (ops/strided.py)
+for _name in ("transpose", "squeeze", "expand_dims", "reshape", "broadcast_to", "swapaxes",
+              "moveaxis", "ravel"):
+    OPS[_name].layout = "numpy"
 
 
 def _atleast(fn):

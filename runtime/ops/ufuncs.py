@@ -26,7 +26,8 @@ _OPS: dict[np.ufunc, OpDef] = {}
 def ufunc_op(ufunc: np.ufunc) -> OpDef:
     op = _OPS.get(ufunc)
     if op is None:
-        op = OpDef(ufunc.__name__, ufunc, ufunc_rule, num_outputs=ufunc.nout, kernel_ref=f"np.{ufunc.__name__}")
+        op = OpDef(ufunc.__name__, ufunc, ufunc_rule, num_outputs=ufunc.nout,
+                   kernel_ref=f"np.{ufunc.__name__}", layout="numpy")
         _OPS[ufunc] = op
     return op
 

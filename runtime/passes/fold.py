@@ -11,6 +11,9 @@ An op that raises, or warns (a floating-point error such as `1.0 / 0.0`, whateve
 `np.errstate` at trace time), is not folded: it stays in the graph, so each call raises or
 warns under the caller's `np.errstate`, as the eager code does.
 
+Graphs that read memory layout (`memory_order.py`: `x.strides`, as_strided) are left
+as they are: a folded value is kept as a C-ordered copy.
+
 Results larger than `MAX_FOLDED_ELEMENTS` are left in the graph: folding them would
 trade a cheap op for a large constant kept alive by the compiled function.
 """
@@ -23,11 +26,14 @@ import numpy as np
 from runtime.core.graph import Graph
 from runtime.core.rewrite import each_graph, is_pure, replace_uses
 from runtime.core.tensor import Tensor
+from runtime.passes.memory_order import reads_memory_order
 
 MAX_FOLDED_ELEMENTS = 1 << 16
 
 
 def fold_constants(graph: Graph) -> bool:
+    if reads_memory_order(graph):  # a folded value is a C-ordered copy: layouts would change
+        return False
     changed = False
     for g in each_graph(graph):
         replacements = {}

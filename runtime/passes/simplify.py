@@ -15,7 +15,8 @@ complex numbers (NumPy's complex product gives `(inf+0j) * 1 == inf+nanj` and
 `(1-0j) * 1 == 1+0j`), never `x - x` on floats (inf - inf is nan), and never for a value
 a graph or subgraph returns (the caller gets a fresh array, as eagerly). Every rule is
 checked bitwise against NumPy on signed zeros, NaN, infinities and integer extremes for
-every dtype (tests/runtime/test_fidelity_passes.py).
+every dtype (tests/runtime/test_fidelity_passes.py). Graphs that read memory layout
+(`memory_order.py`: `x.strides`, as_strided) are left as they are.
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ import numpy as np
 from runtime.core.graph import Graph, Node
 from runtime.core.rewrite import each_graph, replace_uses
 from runtime.core.tensor import Tensor
+from runtime.passes.memory_order import reads_memory_order
 
 
 _FILLS = {"zeros_like": 0, "ones_like": 1}
@@ -151,6 +153,8 @@ def _full_update(node: Node, uses: dict):
 
 
 def simplify_algebra(graph: Graph) -> bool:
+    if reads_memory_order(graph):  # `x * 1 → x` may hand on an array of another layout
+        return False
     changed = False
     for g in each_graph(graph):
         # outputs stay fresh arrays: a branch or loop result may be what the caller gets

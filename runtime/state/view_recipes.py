@@ -18,6 +18,8 @@ A recipe is a tuple whose first item names its kind:
                                  base; a write is refused (no graph op sets one part alone)
   ("bytes", dtype)               `x.view(dtype)` (same item size): reads follow the base; a
                                  write is refused
+  ("strided", what, func, args, kwargs)   `as_strided(..., writeable=True)`: reads follow
+                                 the base; a write is refused (NumPy's memory-level write)
 """
 from __future__ import annotations
 
@@ -42,7 +44,7 @@ def apply(recipe: tuple, base: Any) -> Any:
         return dispatch_function(np.transpose, (base, recipe[1]), {})
     if kind == "unit":
         return _unit(base, recipe[1], recipe[2])
-    if kind == "readonly":
+    if kind in ("readonly", "strided"):
         return dispatch_function(recipe[2], (base,) + recipe[3], recipe[4])
     if kind == "part":
         return dispatch_function(recipe[2], (base,), {})
@@ -87,6 +89,12 @@ def refusal(recipe: tuple, written: str) -> str | None:
                 "has no operation for. Build the new array and assign it to the array "
                 "itself, e.g. `x[...] = new_real + 1j * x.imag` (which differs from NumPy "
                 "only where a part is infinite), or write the array on the NumPy side.")
+    if kind == "strided":
+        return (f"Writing through np.lib.stride_tricks.as_strided(...) is not supported in "
+                f"graphs{where()}: NumPy writes into the memory of the array it views, where "
+                "overlapping elements share one place, which the graph has no operation for. "
+                "Write into the array itself, or pass `writeable=False` (a read-only view, "
+                "as NumPy's documentation advises).")
     if kind == "bytes":
         return (f"Writing through `x.view({np.dtype(recipe[1]).name})` is not supported in "
                 f"graphs{where()}: NumPy writes the bytes into `x`, which the graph has no "
@@ -98,7 +106,7 @@ def refusal(recipe: tuple, written: str) -> str | None:
 # -- which NumPy calls return views -------------------------------------------------------
 _UNIT = ("squeeze", "expand_dims", "atleast_1d", "atleast_2d", "atleast_3d")
 _PERMUTE = ("transpose", "swapaxes", "moveaxis", "matrix_transpose", "permute_dims")
-_READONLY = ("diagonal", "broadcast_to")
+_READONLY = ("diagonal", "broadcast_to")  # (and as_strided(..., writeable=False))
 
 
 def recipe_of(func, args: tuple, kwargs: dict, result) -> tuple | None:
@@ -115,10 +123,13 @@ def recipe_of(func, args: tuple, kwargs: dict, result) -> tuple | None:
         if unit is not None:
             return unit
         return ("layout", f"`{name}`")
-    if name == "ravel":
-        return ("layout", "`ravel`")
+    if name in ("ravel", "ascontiguousarray"):
+        return ("layout", f"`{name}`")
     if name in _READONLY:
         return ("readonly", f"`np.{name}`", func, tuple(args[1:]), dict(kwargs))
+    if func is np.lib.stride_tricks.as_strided:
+        kind = "readonly" if not _writeable(args, kwargs) else "strided"
+        return (kind, "`as_strided(..., writeable=False)`", func, tuple(args[1:]), dict(kwargs))
     if func is np.ndarray.view:
         return ("bytes", np.dtype(args[1]))
     if name in ("real", "imag"):
@@ -128,6 +139,10 @@ def recipe_of(func, args: tuple, kwargs: dict, result) -> tuple | None:
             return ("unit", (), ())
         return ("readonly", "`x.imag` of a real array", func, (), {})
     return None
+
+
+def _writeable(args: tuple, kwargs: dict) -> bool:
+    return bool(kwargs.get("writeable", args[4] if len(args) > 4 else True))
 
 
 def _unit_change(before: tuple, after: tuple, strict: bool) -> tuple | None:

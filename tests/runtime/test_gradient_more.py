@@ -93,6 +93,8 @@ case("diagflat", ["diag", "ravel"], lambda m: weighted(np.diagflat(m)), A(2, 2))
 case("rot90", ["flip", "transpose"], lambda m: weighted(np.rot90(m, 3, axes=(2, 0))), A(2, 3, 4))
 case("add.reduceat", ["ufunc_reduceat"],
      lambda x: weighted(np.add.reduceat(x, np.array([0, 2, 1, 3]), axis=1)), A(3, 4))
+case("maximum.accumulate", ["ufunc_accumulate"],
+     lambda x: weighted(np.maximum.accumulate(x, axis=1) + np.fmin.accumulate(x[::-1])), A(3, 4))
 case("add.reduce-accumulate-outer", ["sum", "cumsum"],
      lambda x, y: weighted(np.add.outer(np.add.reduce(x, axis=1), np.add.accumulate(y))),
      A(2, 3), A(3))

@@ -53,7 +53,7 @@ _NO_GRADIENT = {
         "bitwise_and bitwise_count bitwise_or bitwise_xor invert left_shift right_shift gcd "
         "lcm argwhere flatnonzero nonzero bincount linalg.matrix_rank linalg.matrix_rank_tol shape_dim size_of "
         "list_len exact_int math.ceil math.floor math.trunc math.isfinite math.isinf "
-        "math.isnan"),
+        "math.isnan stride packbits unpackbits"),
     "piecewise constant or defined on integers (divmod, frexp, modf, nextafter, spacing)": (
         "divmod frexp modf nextafter spacing"),
     "a value made from static arguments only": "arange linspace eye zeros ones empty constant "
@@ -66,8 +66,10 @@ _NO_GRADIENT = {
     "gradient bookkeeping (the lists the while_loop gradient itself uses)": (
         "list_new list_zeros save_state"),
     "the bytes read as another dtype (x.view(dtype))": "view_as",
-    "reduce / accumulate of ufuncs other than add, multiply, maximum, minimum (those are "
-    "np.sum, np.prod, np.max, np.min, np.cumsum, np.cumprod)": "ufunc_reduce ufunc_accumulate",
+    "reduce of ufuncs other than add, multiply, maximum, minimum (those are np.sum, "
+    "np.prod, np.max, np.min)": "ufunc_reduce",
+    "the gradient of as_strided (a scatter-add by memory offsets): no second derivative":
+        "as_strided_grad",
 }
 
 
