@@ -419,7 +419,8 @@ def _keeps_unless(better):
         # (the comparison's truth, as Python takes it: ValueError for several elements)
         take = bool_(better(item, out))
         numbers = may_be_python_number(out) + may_be_python_number(item)
-        if numbers and not (numbers == 2 and _kind(out) != _kind(item)):
+        kinds = {(v if isinstance(v, Tensor) else np.asarray(v)).dtype.kind for v in (out, item)}
+        if numbers and not (numbers == 2 and len(kinds) == 2):
             # the item itself, of its own kind (`max(i, 2)`: a Python int)
             return cond(take, lambda: item, lambda: out)
         chosen = np.where(take, item, out)  # (an int beside a float: a float, as NumPy)
@@ -431,9 +432,6 @@ def _keeps_unless(better):
         return chosen
     return pick
 
-
-def _kind(x) -> str:
-    return np.asarray(x).dtype.kind if not isinstance(x, Tensor) else x.dtype.kind
 
 
 
