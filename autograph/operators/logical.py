@@ -49,8 +49,14 @@ def and_(a, *rest: Callable):
         return a
     if symbolic_test(a):
         falsy = _falsy_value(a)
-        return runtime.cond(_as_bool(a), lambda: _operand(and_(rest[0](), *rest[1:]), falsy),
-                            lambda: falsy, names=("the value of this `and`",))
+        other = []
+
+        def rest_of():
+            other.append(_operand(and_(rest[0](), *rest[1:]), falsy))
+            return other[0]
+        # (the rest is traced first: `a` itself where it has the rest's dtype)
+        return runtime.cond(_as_bool(a), rest_of, lambda: _itself_or(a, falsy, other),
+                            names=("the value of this `and`",))
     if not a:
         return a
     return and_(rest[0](), *rest[1:])
@@ -64,8 +70,14 @@ def or_(a, *rest: Callable):
         # a bool scalar known True is the Python True; an array (a shape-[1] mask) is
         # itself, as Python's `or` returns the operand
         truthy = True if a.dtype == np.bool_ and a.ndim == 0 else a
-        return runtime.cond(_as_bool(a), lambda: truthy,
-                            lambda: _operand(or_(rest[0](), *rest[1:]), truthy),
+        other = []
+
+        def rest_of():
+            other.append(_operand(or_(rest[0](), *rest[1:]), truthy))
+            return other[0]
+        # (the rest is traced first: `a` itself where it has the rest's dtype)
+        return runtime.cond(np.logical_not(_as_bool(a)), rest_of,
+                            lambda: _itself_or(a, truthy, other),
                             names=("the value of this `or`",))
     if a:
         return a
@@ -85,6 +97,18 @@ def _operand(v, known=None):
     if is_symbolic(v) or isinstance(v, _NUMBERS + (np.ndarray, np.generic)):
         return v
     return bool(v)
+
+
+def _itself_or(a, known, other: list):
+    """The value of `a` on the side where its truth is known: `a` itself when the other
+    side's value has its dtype (so a NumPy `a` stays the NumPy value Python's operator
+    returns), else the Python constant `known`, which takes the other side's dtype."""
+    v = other[0] if other else None
+    if a.weak or not (isinstance(v, runtime.Tensor) and v.dtype == a.dtype and
+                      v.ndim == a.ndim or type(v) in (int, float) and a.ndim == 0 and
+                      np.result_type(a.dtype, v) == a.dtype):
+        return known
+    return a
 
 
 def _falsy_value(a):

@@ -2,7 +2,9 @@
 
 Each seed is a random valid function run as the original Python, converted
 (`ag.to_graph`) on Python values, and as `ag.function` on NumPy scalars (symbolic
-conditions); with the optional features of fuzz_features.py, on the Python-value path.
+conditions), whose results must also be exactly (type, dtype, value) the plain function's
+on the same NumPy arguments; with the optional features of fuzz_features.py, on the
+Python-value path.
 More seeds: `python -m tests.autograph.fuzz START COUNT`; a failing seed
 shrinks with `fuzz.reduce(seed, directory)`. Bugs found this way are corpus cases.
 """
@@ -22,6 +24,20 @@ SEEDS = range(150)
 def test_fuzz_seed(seed, tmp_path):
     with np.errstate(all="ignore"):
         problem = fuzz.check(seed, tmp_path)
+    assert problem is None, f"seed {seed}:\n{fuzz.generate(seed)}\n{problem}"
+
+
+# Seeds past SEEDS whose graph run once returned another kind of value than the plain
+# function on the same NumPy arguments (a Python zero for `a and b` of a NumPy zero, an
+# np.int64 where a path gave a Python int): `check` compares kinds exactly.
+KIND_SEEDS = [160, 193, 205, 212, 282, 295, 490, 536, 537, 549, 667, 669, 830, 877, 898,
+              927, 985]
+
+
+@pytest.mark.parametrize("seed", KIND_SEEDS)
+def test_fuzz_seed_gives_the_kinds_python_gives(seed, tmp_path):
+    with np.errstate(all="ignore"):
+        problem = fuzz.check(seed, tmp_path, graph=True)
     assert problem is None, f"seed {seed}:\n{fuzz.generate(seed)}\n{problem}"
 
 
