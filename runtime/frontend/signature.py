@@ -143,6 +143,12 @@ class WeakIdentityKey(int):
 
     __str__ = __repr__
 
+    def __copy__(self):
+        return self  # as the weakref it holds, copied as itself
+
+    def __deepcopy__(self, memo):
+        return self
+
     def __reduce__(self):
         raise TypeError("an identity key cannot be pickled")
 
