@@ -16,6 +16,7 @@ import numpy as np
 
 from autograph.operators.conditionals import is_symbolic
 from autograph.operators.lists import array_, is_graph_list, list_length, stack
+import runtime
 from runtime import GraphModeError
 from runtime.core.errors import where
 from runtime.core.known_value import UNKNOWN, known_value
@@ -416,9 +417,20 @@ def _keeps_unless(better):
     (so a NaN met later never replaces it, and one met first stays)."""
     def pick(out, item):
         # (the comparison's truth, as Python takes it: ValueError for several elements)
-        chosen = np.where(bool_(better(item, out)), item, out)
+        test = bool_(better(item, out))
+        if _kinds_differ(out, item):  # `min(0, k)`: a Python int or k's NumPy int by the
+            return runtime.cond(test, lambda: item, lambda: out)  # path (path_kinds.py)
+        chosen = np.where(test, item, out)
         return chosen[()] if np.ndim(chosen) == 0 else chosen
     return pick
+
+
+def _kinds_differ(a, b) -> bool:
+    """Whether two 0-d candidates are of different kinds (a Python number and a NumPy
+    value): the one chosen decides how Python computes with the result."""
+    def python(x):
+        return type(x) in (int, float) or isinstance(x, Tensor) and x.weak
+    return np.ndim(a) == 0 and np.ndim(b) == 0 and python(a) != python(b)
 
 
 def min_(*args, **kwargs):

@@ -54,6 +54,9 @@ def cond(pred: Any, true_fn: Callable, false_fn: Callable, operands: Sequence = 
             leaves = list(op_leaves)
             for i, ph in zip(sym, phs):
                 leaves[i] = ph
+                kind = path_kinds.kinds_of_value(op_leaves[i])
+                if kind is not None:  # the operand's kind by path goes on in the branch
+                    path_kinds.kinds_of(ph.graph)[ph] = kind
             return fn(*unflatten(op_tree, leaves))
         return run
 

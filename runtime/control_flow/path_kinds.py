@@ -38,6 +38,14 @@ def kinds_of(graph) -> TensorMap:
     return table
 
 
+def kinds_of_value(x):
+    """(code, number) carried beside `x` by its graph, or None."""
+    if not isinstance(x, Tensor):
+        return None
+    table = getattr(x.graph, "path_kinds", None)
+    return None if table is None else table.get(x)
+
+
 def _side(x):
     """(code, number) that branch output leaf `x` gives."""
     if type(x) in _NUMBER_DTYPES:

@@ -16,6 +16,7 @@ from runtime.core.protocol import TensorProtocol
 from runtime.core.tensor import Tensor
 from runtime.ops.exact_ints import EXACT, exact_int, stands_for_int
 from runtime.ops.functions import _asarray, resolve_variables
+from runtime.ops.path_arith import applies as path_dependent, path_arith
 from runtime.ops.ufunc_methods import dispatch_method
 from runtime.ops.rules_common import static_error
 
@@ -90,6 +91,8 @@ def dispatch_ufunc(ufunc, method, inputs, kwargs):
                   for x in inputs]
     if ufunc.signature is not None and ("axis" in kwargs or "axes" in kwargs):
         return _with_core_axes(ufunc, inputs, kwargs)
+    if not kwargs and path_dependent(ufunc, inputs):  # Python's rules on a Python path
+        return path_arith(ufunc, inputs)
     weak_all = all_weak(inputs)
     if weak_all and not kwargs and ufunc in EXACT and stands_for_int(inputs):
         return exact_int(ufunc, inputs)  # Python ints in the graph: exact, never wrapped
