@@ -66,11 +66,13 @@ def _per_call(fn, args, inner: int) -> float:
 
 
 def _jax_collatz():
+    """Collatz as a jax user writes it: `lax.while_loop` over (n, steps), jitted."""
     try:
         import jax
         import jax.numpy as jnp
     except ImportError:
         return None
+    jax.config.update("jax_enable_x64", True)  # int64, as the NumPy input
 
     def body(state):
         n, steps = state
@@ -79,14 +81,18 @@ def _jax_collatz():
     return jax.jit(lambda n: jax.lax.while_loop(lambda s: s[0] > 1, body, (n, 0))[1])
 
 
-def peers(name: str, fn) -> dict:
+def peers(name: str, fn, args: tuple) -> dict:
+    """{column: (callable, its arguments)}: each peer called as its users call it (jax
+    on its own device arrays, put there once; its results waited for)."""
     import numba
 
-    out = {"eager": fn, "numba": numba.njit(fn)}
+    out = {"eager": (fn, args), "numba": (numba.njit(fn), args)}
     if name.startswith("collatz"):
         jax_fn = _jax_collatz()
         if jax_fn is not None:
-            out["jax.jit"] = jax_fn
+            import jax
+            out["jax.jit"] = (lambda *a: jax.block_until_ready(jax_fn(*a)),
+                              tuple(jax.device_put(a) for a in args))
     return out
 
 
@@ -97,16 +103,16 @@ def measure(name: str, fn, args, repeats: int) -> dict:
         start = time.perf_counter()
         jit(*args)
         first = time.perf_counter() - start
-    others = peers(name, fn)
-    for f in others.values():
-        f(*args)  # compiled before timing
-    assert all(np.asarray(f(*args)) == np.asarray(jit(*args)) for f in others.values())
+    others = peers(name, fn, args)
+    for f, a in others.values():
+        f(*a)  # compiled before timing
+    assert all(np.asarray(f(*a)) == np.asarray(jit(*args)) for f, a in others.values())
     inner = max(1, int(0.02 / max(_per_call(jit, args, 1), 1e-7)))
     times = {k: [] for k in ["jit", *others]}
     for _ in range(repeats):
         times["jit"].append(_per_call(jit, args, inner))
-        for k, f in others.items():
-            times[k].append(_per_call(f, args, inner))
+        for k, (f, a) in others.items():
+            times[k].append(_per_call(f, a, inner))
     row = {"first": first, "jit": statistics.median(times["jit"])}
     for k in others:
         row[k] = statistics.median(times[k])

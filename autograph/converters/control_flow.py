@@ -121,10 +121,12 @@ def _guard_body(node, ctx):
         setattr(owner, field, [_guard_body(s, ctx) if any(
             isinstance(t, gast.Try) for t in statements(s)) else s
             for s in getattr(owner, field)])
-    if not isinstance(node, gast.Try) or not node.handlers:
+    if not isinstance(node, gast.Try) or not (node.handlers or _swallows(node.finalbody)):
         return node
     kinds = [templates.clone(h.type) if h.type is not None else
              gast.Constant(value=None, kind=None) for h in node.handlers]
+    if _swallows(node.finalbody):  # a jump out of `finally` drops any error: a bare `except`
+        kinds.append(gast.Constant(value=None, kind=None))
     name = ctx.namer.new("try_")
     body = templates.replace("with name.body():\n    pass", origin=node, name=name)
     templates.copy_location(body[0], node)
@@ -135,6 +137,24 @@ def _guard_body(node, ctx):
     templates.copy_location(wrapper, node)
     wrapper.body = [node]
     return wrapper
+
+
+def _swallows(finalbody) -> bool:
+    """Whether a `finally` has a `return` / `break` / `continue` of its own statement
+    (one that ends the `finally` and so drops an error passing through)."""
+    stack = list(finalbody)
+    while stack:
+        s = stack.pop()
+        if isinstance(s, (gast.Return, gast.Break, gast.Continue)):
+            return True
+        if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            continue
+        if isinstance(s, (gast.For, gast.While, gast.AsyncFor)):
+            stack.extend(x for x in gast.walk(s) if isinstance(x, gast.Return))
+            continue
+        for owner, field in blocks(s):
+            stack.extend(getattr(owner, field))
+    return False
 
 
 def _python_only(value, construct: str):

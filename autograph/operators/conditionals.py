@@ -259,14 +259,43 @@ def raised_by_user(e: BaseException) -> tuple[str, int] | None:
     return code.co_filename, tb.tb_lineno
 
 
+# errors a Python operation of the user's code raises on Python values fixed by the
+# trace (`60 // 0`, a list index, a dict key): every run that takes this path raises them
+REPLAYABLE = (KeyError, AttributeError, NameError, ZeroDivisionError, IndexError)
+
+
+def python_error_at(e: BaseException) -> tuple[str, int] | None:
+    """(file, line) in converted code where a Python operation on Python values raised
+    `e`, one of REPLAYABLE (not a graph value's error: an attribute a symbolic value
+    lacks may exist on the array), or None."""
+    if not isinstance(e, REPLAYABLE) or isinstance(e, Diagnostic) or \
+            isinstance(getattr(e, "obj", None), Tensor):
+        return None
+    tb = e.__traceback__
+    if tb is None:
+        return None
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    code = tb.tb_frame.f_code
+    if CONVERTED_CODES.get(id(code)) is not code:
+        return None
+    return code.co_filename, tb.tb_lineno
+
+
 def defer_raise(e: Exception) -> bool:
     """While tracing a branch or loop body that runs only when a symbolic condition says
     so: turn the user's `raise` (`e`, raised by converted code) into a graph-side raise
     (`runtime.state.effects.raise_`) that fires with `e`'s type and message when the graph
-    reaches this point at run time. False (re-raise `e` now) for any other error."""
+    reaches this point at run time; the same for an error a Python operation on Python
+    values raised there (`60 // 0`: raised only if that path is taken, as in Python).
+    False (re-raise `e` now) for any other error."""
     loc = raised_by_user(e)
     if loc is None:
-        return False
+        loc = python_error_at(e)
+        if loc is None:
+            return False
+        raise_(e, f"{loc[0]}:{loc[1]}")  # (as Python raises it if the path is taken)
+        return True
     if reraise(e):  # `raise e` / `raise X from e` of a `try` handler traced into a graph
         return True
     if any(isinstance(a, Tensor) for a in e.args) or _SYMBOLIC_TEXT.search(str(e)):

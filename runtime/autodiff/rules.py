@@ -14,6 +14,7 @@ import numpy as np
 
 from runtime.autodiff.rule_base import attach_grad
 from runtime.autodiff.shapes import sum_to
+from runtime.ops.path_arith import PATH_ARITH
 from runtime.ops.ufuncs import ufunc_op
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)  # Python floats: they keep float32 float32
@@ -233,3 +234,31 @@ def _vector_products(rec, cts):
                 sum_to(np.matmul(np.swapaxes(a, -1, -2), g[..., None])[..., 0], b)]
     return [sum_to(np.matmul(b, g[..., None])[..., 0], a),
             sum_to(a[..., :, None] * g[..., None, :], b)]
+
+
+class _AsUfunc:
+    """A `path_arith` record seen as the record of its ufunc on the shared values."""
+
+    __slots__ = ("op", "inputs", "attrs", "outputs", "origin")
+
+
+def _path_arith_rule(rec, cts):
+    """`path_arith` (runtime/ops/path_arith.py): its ufunc's gradient on the shared values
+    (on a Python-number path the value is a constant of the branch that made it)."""
+    parts, values, slots, k = rec.attrs["parts"], [], [], 0
+    for part in parts:
+        k += 3 if part == "k" else 1
+        slots.append(k - 1)
+        values.append(rec.inputs[k - 1])
+    op = ufunc_op(getattr(np, rec.attrs["ufunc"]))
+    shim = _AsUfunc()
+    shim.op, shim.inputs, shim.attrs, shim.outputs = op, values, {}, rec.outputs[:1]
+    shim.origin = getattr(rec, "origin", None)
+    grads = op.grad(shim, cts[:1])
+    out = [None] * len(rec.inputs)
+    for slot, g in zip(slots, grads):
+        out[slot] = g
+    return out
+
+
+attach_grad(PATH_ARITH, _path_arith_rule)

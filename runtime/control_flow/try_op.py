@@ -44,6 +44,7 @@ from runtime.control_flow.common import (
 )
 from runtime.control_flow.cond import COND, _merge_dtype, _merge_shape, _number_like
 from runtime.control_flow.learn_types import is_placeholder, zeros_like
+from runtime.control_flow.try_marks import Marked, mark
 from runtime.control_flow.try_state import (
     ConversionRefusal,
     Replay,
@@ -216,9 +217,11 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
     g_handlers, h_leaves = [], []
     for index, kinds, handler, cleanup in handlers:
         # the state where an operation may raise what this handler catches
-        exc_leaves = state_at_errors(
-            g_body, [leaves for node, leaves in snaps if relevant(kinds, [node])],
-            init_leaves, names, tree)
+        points = [(node, leaves) for node, leaves in snaps if relevant(kinds, [node])]
+        exc_leaves = state_at_errors(g_body, [leaves for _, leaves in points], init_leaves,
+                                     names, tree)
+        exc_leaves = [_marked(g_body, points, k, x) if isinstance(x, Unknown) else x
+                      for k, x in enumerate(exc_leaves)]
         var = f"caught_{next(_counter)}"
         set_state(unflatten(tree, exc_leaves))
         stand_in = Caught(var, kinds)
@@ -226,9 +229,9 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
 
         def run(handler=handler, stand_in=stand_in, cleanup=cleanup, stand_ins=stand_ins,
                 exc_leaves=exc_leaves):
-            if any(isinstance(x, Replay) for x in exc_leaves):
-                exc_leaves = [replay(x.value, g_body) if isinstance(x, Replay) else x
-                              for x in exc_leaves]
+            if any(isinstance(x, (Replay, Marked)) for x in exc_leaves):
+                exc_leaves = [replay(x.value, g_body) if isinstance(x, Replay) else
+                              x.read() if isinstance(x, Marked) else x for x in exc_leaves]
                 set_state(unflatten(tree, exc_leaves))
             if cleanup:  # values only its outputs may depend on (it always re-raises)
                 stand_ins.extend(_stand_ins(exc_leaves, body_leaves))
@@ -263,6 +266,15 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
                   leaf_names(names, tree, len(init_leaves)), errstate)
     set_state(unflatten(tree, out[:-1]))
     return out[-1], error
+
+
+def _marked(g_body: Graph, points: list, k: int, unknown: Unknown):
+    """Leaf `k` in a handler: read from marks the body leaves at each point where it may
+    raise (try_marks.py), or still `unknown` where it cannot."""
+    if not points or any(k >= len(leaves) for _, leaves in points):
+        return unknown
+    found = mark(g_body, [(node, leaves[k]) for node, leaves in points])
+    return unknown if found is None else found
 
 
 def reraise(exc: BaseException) -> bool:

@@ -46,7 +46,7 @@ _EMPTY_TUPLE, _EMPTY_DICT = (tuple, ()), (dict, ())
 _RESERVED = frozenset({
     "_F", "_state", "_building", "_eager", "_full", "_filter", "_ndarray", "_generic", "_floats",
     "_float_part", "_identity_part", "_ohash", "_oeq", "_seq", "_map", "_aliases",
-    "_EMPTY_TUPLE", "_EMPTY_DICT", "_L", "_t", "_n", "_cf", "_e", "_entry", "_make"})
+    "_EMPTY_TUPLE", "_EMPTY_DICT", "_TUPLE", "_L", "_t", "_n", "_cf", "_e", "_entry", "_make"})
 
 
 def identity_part(function: Any, a: object) -> tuple | None:
@@ -171,10 +171,19 @@ def _typical_block(params: list, specs, args: str) -> list[str]:
     tests, parts, leaves, var_leaves = [], [], [], []
     for i, p in enumerate(params):
         n = p.name
-        if p.kind is _P.VAR_POSITIONAL or p.kind is _P.VAR_KEYWORD:
-            # their arrays and Python scalars (anything else: the general branch)
-            helper = "_seq" if p.kind is _P.VAR_POSITIONAL else "_map"
-            tests.append(f"(_k{i} := {helper}(_F, {n}, (_L{i} := []))) is not None")
+        if p.kind is _P.VAR_POSITIONAL:
+            # one array inline (the usual `*args`), other arrays and Python scalars
+            # through `_seq` (anything else: the general branch)
+            tests.append(f"(_k{i} := (_TUPLE, ((_a{i}.dtype, _a{i}.shape),)) "
+                         f"if len(_L{i} := {n}) == 1 and type(_a{i} := {n}[0]) is _ndarray "
+                         f"else _seq(_F, {n}, (_L{i} := []))) is not None")
+            parts.append(f"_k{i}")
+            leaves.append(f"*_L{i}")
+            var_leaves.append(f"_L{i}")
+            continue
+        if p.kind is _P.VAR_KEYWORD:  # none given (the usual call) needs no function call
+            tests.append(f"(_k{i} := _map(_F, {n}, (_L{i} := [])) if {n} else "
+                         f"_EMPTY_DICT if not (_L{i} := ()) else None) is not None")
             parts.append(f"_k{i}")
             leaves.append(f"*_L{i}")
             var_leaves.append(f"_L{i}")
@@ -221,7 +230,7 @@ def make_entry(function: Any) -> Callable:
     sig = function._sig
     params = list(sig.parameters.values())
     if not all(p.name.isidentifier() and p.name not in _RESERVED
-               and not re.fullmatch(r"_(k|spec|fit|d|dp|L)\d+", p.name) for p in params):
+               and not re.fullmatch(r"_(k|spec|fit|d|dp|L|a)\d+", p.name) for p in params):
         return generic_entry(function)
     try:
         source_params, defaults, kwdefaults = def_parameters(sig)
@@ -271,7 +280,8 @@ def make_entry(function: Any) -> Callable:
              "_float_part": float_part, "_identity_part": identity_part,
              "_ohash": _object_hash, "_oeq": _object_eq, "_seq": sequence_part,
              "_map": mapping_part, "_aliases": has_aliases,
-             "_EMPTY_TUPLE": _EMPTY_TUPLE, "_EMPTY_DICT": _EMPTY_DICT, **consts}
+             "_EMPTY_TUPLE": _EMPTY_TUPLE, "_EMPTY_DICT": _EMPTY_DICT,
+             "_TUPLE": tuple, **consts}
     names = ", ".join(scope)
     source = (f"def _make({names}):\n"
               f"    def _entry({', '.join(source_params)}):\n"

@@ -104,17 +104,20 @@ class IdentityKey:
         return f"<{type(self.obj).__name__} at {id(self.obj):#x}>"
 
 
-class WeakIdentityKey:
+class WeakIdentityKey(int):
     """Keys an object by identity without keeping it alive (as tf.function does): the
     owning Function drops the traces keyed on it when it dies (`Function._watch`).
-    A dead key equals nothing, so an object that reuses the id never matches it."""
+    A dead key equals nothing, so an object that reuses the id never matches it.
 
-    __slots__ = ("ref", "ident", "shown")
+    An `int` (the object's id) only so that hashing it, on every call of a method, is
+    C-level; equality is the identity test below, never the int's."""
 
-    def __init__(self, obj, ref, shown: bool):
+    def __new__(cls, obj, ref, shown: bool):
+        self = int.__new__(cls, id(obj))
         self.ref = ref
         self.ident = id(obj)
         self.shown = shown  # listings show repr(obj) (hashable objects) or type + address
+        return self
 
     @property
     def obj(self):
@@ -126,8 +129,10 @@ class WeakIdentityKey:
         obj = self.ref()
         return obj is not None and other.ref() is obj
 
-    def __hash__(self):
-        return self.ident
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    __hash__ = int.__hash__
 
     def __repr__(self) -> str:
         obj = self.ref()
@@ -135,6 +140,17 @@ class WeakIdentityKey:
             return repr(obj)
         state = "" if obj is not None else "dead "
         return f"<{state}object at {self.ident:#x}>"
+
+    __str__ = __repr__
+
+    def __copy__(self):
+        return self  # as the weakref it holds, copied as itself
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        raise TypeError("an identity key cannot be pickled")
 
 
 _INTERNED: dict = {}  # id(object) -> its WeakIdentityKey (validated by the weakref)

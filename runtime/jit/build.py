@@ -144,7 +144,11 @@ def _scalar_wrapper(region: Region, fname: str, compiled, fallback):
     args = []
     for x, n in zip(list(region.inputs) + list(region.constants), names + consts):
         glob[x.dtype.name] = x.dtype.type  # converting a value of that type costs 0.5 µs
-        if x.ndim:  # the compiled code takes C-ordered arrays of the declared dtype
+        if x.ndim and n in consts and isinstance(x, np.ndarray) and x.flags.c_contiguous:
+            # the graph's own constant comes back on every call: tested by identity
+            args.append(f"({n} if {n} is k_{n} else np.ascontiguousarray({n}, dt_{n}))")
+            glob[f"dt_{n}"], glob[f"k_{n}"] = x.dtype, x
+        elif x.ndim:  # the compiled code takes C-ordered arrays of the declared dtype
             args.append(f"({n} if type({n}) is ndarray and {n}.flags.c_contiguous and "
                         f"{n}.dtype is dt_{n} else np.ascontiguousarray({n}, dt_{n}))")
             glob[f"dt_{n}"] = x.dtype

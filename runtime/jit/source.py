@@ -60,6 +60,8 @@ class _Emitter:
         self.used: set[str] = set()
         self.bail = "return True"
         self.guard_lines: list[str] = []
+        # scalar regions: how many value guards were folded into `deferred` so far
+        self.deferred = 0
         # ids of the array values whose buffer nothing else holds: written in place when
         # nothing reads them afterwards (by value: a name may stand for several values)
         self.owned: set[int] = set()
@@ -128,12 +130,16 @@ class _Emitter:
         self.names[id(node.outputs[0])] = low.result or out
         if low.guards and not (low.ieee and self.flags):
             test = " or ".join(low.guards)
-            if self.scalar:
-                self.emit(indent, f"if {test}:")
-                self.emit(indent + 1, self.bail)
+            if self.scalar:  # tested once per loop iteration (see `_bail_if_deferred`)
+                self.emit(indent, f"deferred = deferred | ({test})")
+                self.deferred += 1
             else:
                 self.emit(indent, f"if {test}:")
                 self.emit(indent + 1, "bad += 1")
+
+    def _bail_if_deferred(self, indent: int) -> None:
+        self.emit(indent, "if deferred:")
+        self.emit(indent + 1, self.bail)
 
     def _bind(self, sub: Graph, exprs: list[str], indent: int, owned=()) -> None:
         for k, (ph, e) in enumerate(zip(sub.inputs, exprs)):
@@ -198,6 +204,7 @@ class _Emitter:
             counter = self.fresh("iteration")
             self.emit(indent, f"{counter} = 0")
             limit = self.value(ins[-1], np.dtype(np.int64))
+        guarded = self.deferred
         self.emit(indent, "while True:")
         self._bind(g_cond, carried + cap_exprs, indent + 1)
         self.body(live_nodes(g_cond), indent + 1, g_cond.outputs)
@@ -209,6 +216,8 @@ class _Emitter:
             self.emit(indent + 1, f"{counter} += 1")
         self._bind(g_body, carried + cap_exprs, indent + 1, range(n))
         self.body(live_nodes(g_body), indent + 1, g_body.outputs)
+        if self.deferred > guarded:  # a guard fired: no further iteration on its value
+            self._bail_if_deferred(indent + 1)
         if carried:
             results = self._results(g_body, node.outputs)
             self.emit(indent + 1, f"{', '.join(carried)} = {', '.join(results)}")
@@ -253,7 +262,12 @@ def scalar_source(region: Region, fname: str) -> str:
     zeros = [_zero(o) for o in region.outputs]
     e.bail = f"return ({''.join(z + ', ' for z in zeros)}True)"
     e.emit(0, f"def {fname}({', '.join(params)}):")
+    e.emit(1, "deferred = False")
     e.body(region.nodes, 1, region.outputs)
+    if e.deferred:
+        e._bail_if_deferred(1)
+    else:
+        e.lines.pop(1)
     results = [e.names[id(o)] for o in region.outputs]
     e.emit(1, f"return ({''.join(r + ', ' for r in results)}False)")
     return "\n".join(e.lines) + "\n"

@@ -17,6 +17,7 @@ from runtime.core.tensor import OPERATOR, Tensor
 from runtime.core.tensor_map import TensorMap
 from runtime.ops.exact_ints import EXACT, exact_int, stands_for_int
 from runtime.ops.functions import _asarray, resolve_variables
+from runtime.ops.path_arith import applies as path_dependent, path_arith
 from runtime.ops.ufunc_methods import dispatch_method
 from runtime.ops.rules_common import static_error
 
@@ -95,6 +96,8 @@ def dispatch_ufunc(ufunc, method, inputs, kwargs):
         return _with_core_axes(ufunc, inputs, kwargs)
     # Python numbers in, a Python number out - through Python's operators only: NumPy's
     # functions give NumPy scalars (`np.sqrt(n)` of a counter is an np.float64)
+    if by_operator and not kwargs and path_dependent(ufunc, inputs):
+        return path_arith(ufunc, inputs)  # Python's rules on a path where it is Python's
     weak_all = all_weak(inputs) and by_operator
     if weak_all and not kwargs and ufunc in EXACT and stands_for_int(inputs):
         return exact_int(ufunc, inputs)  # Python ints in the graph: exact, never wrapped

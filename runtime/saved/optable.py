@@ -22,8 +22,8 @@ import numpy as np
 
 from runtime.autodiff import shapes
 from runtime.control_flow import COND, WHILE_LOOP, lists
-from runtime.ops import (constant, exact_ints, functions, indexing, math_ops, path_result, shape,
-                         ufuncs)
+from runtime.ops import (constant, exact_ints, functions, indexing, math_ops, path_arith,
+                         path_result, shape, ufuncs)
 from runtime.ops.indexing import Slot
 from runtime.saved.format import _DTYPE, LoadError
 from runtime.state import checks, effects, printing, variables
@@ -49,7 +49,8 @@ def op_table() -> dict:
     for op in math_ops.MATH_OPS.values():
         add(op)
     for op in (indexing.GETITEM, indexing.INDEX_UPDATE, shape.SHAPE_OF, shape.SHAPE_DIM,
-               shape.SIZE_OF, ufuncs.PYTHON_NUMBER, path_result.PATH_RESULT, exact_ints.EXACT_INT, constant.CONSTANT,
+               shape.SIZE_OF, ufuncs.PYTHON_NUMBER, path_result.PATH_RESULT, path_arith.PATH_ARITH,
+               exact_ints.EXACT_INT, constant.CONSTANT,
                COND, WHILE_LOOP, variables.READ_VARIABLE,
                variables.ASSIGN_VARIABLE, printing.PRINT, effects.ASSERT, effects.RAISE,
                checks.CHECK,
@@ -149,6 +150,10 @@ _SCHEMAS = {
                "message": _is_str}, {"error", "message"}),
     "exact_int": ({"ufunc": _one_of(*(u.__name__ for u in exact_ints.EXACT)),
                    "where": _is_str, "masked": _is_bool}, {"ufunc", "where"}),
+    "path_arith": ({"ufunc": _one_of(*path_arith.UFUNC_NAMES),
+                    "parts": lambda v: type(v) is tuple and all(p in ("k", "v") for p in v),
+                    "value_dtype": _is_dtype_text, "number_dtype": _is_dtype_text,
+                    "where": _is_str}, {"ufunc", "parts", "value_dtype", "number_dtype", "where"}),
     "read_variable": ({"var": _is_variable}, {"var"}),
     "assign_variable": ({"var": _is_variable, "mode": _one_of("set", "add", "sub")},
                         {"var", "mode"}),

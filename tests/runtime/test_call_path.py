@@ -70,6 +70,9 @@ CALLS = [
     (star, (X, Y), {}),
     (star, (X, Y, 2.0), {"k": 3}),
     (star, (X, Y), {"k": Y}),
+    (star, (X, Y, Y), {}),                 # the same array twice in *args
+    (star, (X, np.float32(2)), {}),        # a NumPy scalar in *args
+    (star, (X, Y), {"k": True}),
     (only_keywords, (X,), {"y": Y}),
     (only_keywords, (X,), {"y": 2.0, "z": 0.5}),
 ]

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import autograph as ag
+import runtime
 from runtime.ops.more_arrays import put_along_axis_value
 from tests.runtime.gradcheck import assert_grads, numeric_grads, three_way
 from tests.runtime.test_gradient_rules import A, check_covers
@@ -45,6 +46,17 @@ case("vecdot-axis", [np.vecdot, "moveaxis"],
 case("matmul-axes", [np.matmul, "moveaxis"],
      lambda a, b: weighted(np.matmul(a, b, axes=[(1, 2), (0, 1), (0, 1)])), A(2, 2, 3),
      A(3, 2, seed=1))
+
+
+
+def _number_or_sum(x):
+    s = np.sum(x)
+    # a Python float on one path: arithmetic on it is path_arith
+    r = runtime.cond(s > 100, lambda: 1.0, lambda: s)
+    return weighted(np.reshape(-(r - 0.5) * 3.0, (1,)))
+
+
+case("path_arith", ["path_arith"], _number_or_sum, A(3))
 
 
 @pytest.mark.parametrize("id_, covers, fn, args, options", CASES, ids=[c[0] for c in CASES])

@@ -373,3 +373,31 @@ def test_small_matmul_and_dot_in_a_loop(dtype):
     compiled = dtype != "float64"
     three_way(power_walk, m, v, np.int64(12), compiled=compiled)
     three_way(power_walk, m, v, np.int64(40), compiled=compiled)  # int32 wraps and warns
+
+
+def doublings(n):
+    steps = 0
+    while n > 0:  # ends once the NumPy int64 wraps (NumPy warns: scalar multiply)
+        n = n * 2
+        steps += 1
+    return steps, n
+
+
+def max_plus_one(d):
+    best = d[0] + 1
+    for i in range(d.shape[0]):
+        v = d[i] + 1  # the largest int64 wraps (NumPy warns: scalar add)
+        if v < best:
+            best = v
+        d[i] = v
+    return best, d
+
+
+@pytest.mark.parametrize("start", [1, 2 ** 61, 2 ** 62 + 3])
+def test_a_guard_fired_mid_loop_reruns_as_the_default_executor(start):
+    """A value guard (NumPy would warn) is tested once per iteration: the loop stops at
+    the end of the iteration it fired in and reruns on NumPy, with its warnings."""
+    three_way(doublings, np.int64(start))
+    big = np.array([5, np.iinfo(np.int64).max, -7, 3], np.int64)
+    three_way(max_plus_one, big)
+    three_way(max_plus_one, np.arange(6, dtype=np.int64) * (start % 1000 + 1))

@@ -1,0 +1,164 @@
+"""What a variable held where a graph `try`'s body raised, for its handler.
+
+A variable the body assigns between two operations that may fail holds, in Python's
+handler, the value it had when the failing one ran:
+
+    try:
+        a = np.linalg.inv(x)      # fails: the handler sees `a` from before the `try`
+        b = a @ y
+        a = np.linalg.inv(b)      # fails: the handler sees the first inverse
+    except np.linalg.LinAlgError:
+        use(a)
+
+The executor runs the body's code in a real `try`, so before each such operation a
+`try_mark` node stores the variable's value of that point in a per-thread slot, and the
+handler reads the slot (`try_mark_read`): it gets the value of the point where the error
+was raised. A Python number at one point and a NumPy value at another keeps its kind
+(the read also gives the code and number of runtime/control_flow/path_kinds.py).
+
+Only the body's own operations are points (a loop or branch of the body is one where it
+leaves the variable alone), and the values must have one dtype and rank; otherwise the
+handler's read is refused as before (`Unknown`).
+"""
+from __future__ import annotations
+
+import itertools
+import threading
+
+import numpy as np
+
+from runtime.control_flow import path_kinds
+from runtime.control_flow.common import is_python_scalar
+from runtime.control_flow.try_state import within
+from runtime.core import tracing
+from runtime.core.graph import Graph
+from runtime.core.registry import OpDef, add_node
+from runtime.core.tensor import Tensor
+from runtime.ops.path_result import AS_COMPUTED, PYTHON_INT, PYTHON_NUMBER
+
+
+class _Slots(threading.local):
+    def __init__(self):
+        self.values: dict = {}
+
+
+_SLOTS = _Slots()
+_counter = itertools.count()
+
+
+def _mark_kernel(value, *, var):
+    _SLOTS.values[var] = value
+
+
+def _read_kernel(*, var, dtype, shape, kinded, number_dtype):
+    value = _SLOTS.values[var]
+    dt = np.dtype(dtype)
+    if not kinded:
+        return (value if isinstance(value, (np.ndarray, np.generic)) else dt.type(value),)
+    nd = np.dtype(number_dtype)
+    if type(value) in (int, float):
+        code = PYTHON_INT if type(value) is int and nd.kind == "f" else PYTHON_NUMBER
+        return dt.type(value), np.int8(code), nd.type(value)
+    return value, np.int8(AS_COMPUTED), nd.type(0)
+
+
+def _read_rule(op, inputs, attrs):
+    shape = tuple(attrs["shape"])
+    out = [(shape, np.dtype(attrs["dtype"]))]
+    if attrs["kinded"]:
+        out += [((), np.dtype(np.int8)), ((), np.dtype(attrs["number_dtype"]))]
+    return out
+
+
+MARK = OpDef("try_mark", _mark_kernel, lambda op, inputs, attrs: [], num_outputs=0,
+             stateful=True, effect=True)
+READ = OpDef("try_mark_read", _read_kernel, _read_rule, num_outputs=-1, stateful=True)
+
+
+class Marked:
+    """A variable's value in a handler: the slot its body's marks fill."""
+
+    __slots__ = ("var", "shape", "dtype", "weak", "number_dtype")
+
+    def __init__(self, var, shape, dtype, weak, number_dtype):
+        self.var, self.shape, self.dtype = var, shape, dtype
+        self.weak, self.number_dtype = weak, number_dtype
+
+    def read(self) -> Tensor:
+        """The slot's value, read in the graph being traced (a handler)."""
+        kinded = self.number_dtype is not None
+        graph = tracing.current_graph()
+        avals = [(self.shape, self.dtype)]
+        if kinded:
+            avals += [((), np.dtype(np.int8)), ((), self.number_dtype)]
+        outs = add_node(graph, READ, [], {
+            "var": self.var, "dtype": self.dtype.str, "shape": self.shape,
+            "kinded": kinded, "number_dtype": None if not kinded else self.number_dtype.str},
+            avals)
+        value = outs[0]
+        value.weak = self.weak
+        if kinded:
+            path_kinds.kinds_of(graph)[value] = (outs[1], outs[2])
+        return value
+
+
+def mark(g_body: Graph, points: list) -> Marked | None:
+    """Store each point's value (`points`: (body node, value before it)) just before its
+    node; the Marked a handler reads, or None where the values do not allow it."""
+    position = {id(n): i for i, n in enumerate(g_body.nodes)}
+    typed, numbers = [], []
+    for node, v in points:
+        if id(node) not in position:
+            return None  # inside a branch or loop of the body
+        if isinstance(v, Tensor):
+            if not within(g_body, v.graph):
+                return None
+            if v.graph is g_body and v.node is not None and \
+                    position.get(id(v.node), len(position)) >= position[id(node)]:
+                return None
+            typed.append(v)
+        elif isinstance(v, np.generic) or (isinstance(v, np.ndarray) and v.ndim == 0):
+            typed.append(v)
+        elif is_python_scalar(v) and type(v) in (int, float):
+            numbers.append(v)
+        else:
+            return None
+    if not points:
+        return None
+    for i, (node, v) in enumerate(points):
+        # an error inside a loop or branch of the body: the variable holds what the
+        # construct made of it so far, known only if the construct leaves it alone
+        if node.subgraphs() and (i + 1 == len(points) or points[i + 1][1] is not v):
+            return None
+    dtypes = {np.dtype(x.dtype) for x in typed}
+    ranks = {np.ndim(x) if not isinstance(x, Tensor) else x.ndim for x in typed}
+    kinds = {type(n) for n in numbers}
+    number_dtype = np.dtype(np.float64 if float in kinds else np.int64) if numbers else None
+    weak_typed = [x for x in typed if isinstance(x, Tensor) and x.weak]
+    if len(dtypes) > 1 or len(ranks) > 1:
+        return None
+    dtype = dtypes.pop() if dtypes else number_dtype
+    rank = ranks.pop() if ranks else 0
+    if numbers and (rank != 0 or dtype.kind not in "iuf" or
+                    float in kinds and dtype.kind != "f"):
+        return None
+    shapes = [tuple(x.static_shape) if isinstance(x, Tensor) else np.shape(x) for x in typed]
+    shape = tuple(d if all(s[i] == d for s in shapes) else None
+                  for i, d in enumerate(shapes[0])) if shapes else ()
+    weak = len(weak_typed) == len(typed)  # every value stands for a Python number
+    kinded = bool(numbers) and not weak
+    if weak and typed and numbers and dtype != number_dtype:
+        return None
+    var = f"mark_{next(_counter)}"
+    nodes, by_point = list(g_body.nodes), {}
+    for node, v in points:
+        by_point.setdefault(id(node), v)
+    out = []
+    for node in nodes:
+        if id(node) in by_point:
+            v = by_point.pop(id(node))
+            add_node(g_body, MARK, [v], {"var": var}, [])
+            out.append(g_body.nodes.pop())
+        out.append(node)
+    g_body.nodes[:] = out
+    return Marked(var, shape, dtype, weak, number_dtype if kinded else None)
