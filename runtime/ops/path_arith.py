@@ -73,7 +73,9 @@ def path_arith(ufunc, inputs) -> Tensor:
         if kind is not None:
             flat += [kind[0], kind[1], x]
             parts.append("k")
-            samples.append(np.ones((), x.dtype))
+            # (a value standing for a Python number meets typed ones as one, NEP 50)
+            samples.append(np.ones((), x.dtype) if not x.weak else
+                           np.ones((), x.dtype).item())
             number_dtype = kind[1].dtype if isinstance(kind[1], Tensor) else \
                 np.asarray(kind[1]).dtype
             pythonic.append(number_dtype.kind)

@@ -19,6 +19,7 @@ import numpy as np
 from runtime.core.tensor import Tensor
 from runtime.ops.exact_ints import EXACT_INT
 from runtime.ops.functions import OPS
+from runtime.ops.path_arith import PATH_ARITH
 from runtime.ops.indexing import GETITEM, INDEX_UPDATE, Slot
 from runtime.ops.indexing_rules import getitem_rule
 from runtime.ops.ufuncs import PYTHON_NUMBER, ufunc_op
@@ -117,6 +118,15 @@ def exact_int(batcher, node, values, flags):
 
 
 attach_batch(EXACT_INT, exact_int)
+
+
+def path_arith(batcher, node, values, flags):
+    """Python's or NumPy's arithmetic by the path each example took (runtime/ops/
+    path_arith.py): per example, by design (one Python number at a time)."""
+    return batcher.fallback(node, values, flags, note=False)
+
+
+attach_batch(PATH_ARITH, path_arith)
 rule("where", "clip", "astype", "copy", "real", "imag", "nan_to_num", "round", "around",
      "zeros_like", "ones_like", "empty_like", "full_like")(elementwise)
 
