@@ -7,12 +7,14 @@ against the original on the same inputs.
 from __future__ import annotations
 
 import itertools
+import sys
 
 import numpy as np
 import pytest
 
 import autograph as ag
 from autograph import operators
+from autograph.pyct import registry
 
 FUNCTIONAL_FORMS = ("if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_",
                     "truth", "compare_chain")
@@ -209,3 +211,74 @@ def test_walrus_of_the_user_is_kept():
                 out.append((y, z))
         return out, y
     assert ag.to_graph(f)([1, 2, 3]) == f([1, 2, 3])
+
+
+# -- calls on Python values (converters/call_sites.py) ----------------------------------------
+def helper_a(v):
+    return v + 1
+
+
+def helper_b(v):
+    return v * 10
+
+
+helper = helper_a
+
+
+def calls_helper(xs):
+    return [helper(x) for x in xs] + [len(xs), abs(-len(xs))]
+
+
+def test_a_call_site_follows_its_name_when_it_is_rebound(monkeypatch):
+    converted = ag.to_graph(calls_helper)
+    assert converted([1, 2]) == calls_helper([1, 2])
+    monkeypatch.setitem(globals(), "helper", helper_b)
+    assert converted([1, 2]) == calls_helper([1, 2]) == [10, 20, 2, 2]
+    monkeypatch.setitem(globals(), "len", lambda xs: 7)  # a global shadows the builtin
+    assert converted([1, 2]) == calls_helper([1, 2]) == [10, 20, 7, 7]
+    monkeypatch.delitem(globals(), "len")
+    assert converted([1, 2]) == calls_helper([1, 2])
+
+
+def countdown(n):
+    return 0 if n == 0 else 1 + countdown(n - 1)
+
+
+def _deepest(fn) -> int:
+    """The largest n for which fn(n) returns (it raises RecursionError beyond)."""
+    lo, hi = 0, 100_000
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        try:
+            fn(mid)
+            lo = mid
+        except RecursionError:
+            hi = mid - 1
+    return lo
+
+
+def test_recursion_on_python_values_stops_at_pythons_own_depth():
+    converted = ag.to_graph(countdown)
+    assert converted(50) == countdown(50)
+    # one frame per level, as in Python (no counting outside a trace). At most one level
+    # apart: at the deepest level CPython 3.11's comparison that feeds a jump needs no
+    # C-level call, while the dual path keeps the test's value (`cond = n == 0`), whose
+    # comparison is one C call the recursion limit counts
+    assert 0 <= _deepest(countdown) - _deepest(converted) <= 1
+
+
+def code_of_callee():
+    return sys._getframe().f_code
+
+
+def calls_code_of_callee():
+    return code_of_callee()
+
+
+def test_a_callee_marked_do_not_convert_after_its_first_call_runs_as_is(monkeypatch):
+    converted = ag.to_graph(calls_code_of_callee)
+    assert converted() is not code_of_callee.__code__  # its converted version ran
+    monkeypatch.setattr(code_of_callee, registry.DO_NOT_CONVERT_ATTR, True, raising=False)
+    ag.do_not_convert(code_of_callee)  # (the call site forgets what it called)
+    assert converted() is code_of_callee.__code__ and calls_code_of_callee() is \
+        code_of_callee.__code__
