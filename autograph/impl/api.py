@@ -32,7 +32,8 @@ from typing import Callable
 
 import gast
 
-from autograph.converters.call_sites import SITE_PREFIX, CallSite, compile_call_sites
+from autograph.converters.fast_paths import (SITE_PREFIX, CallSite, compile_call_sites,
+                                            compile_subscript_stores)
 from autograph.errors import ConversionError
 from autograph.impl.context import Context, FunctionInfo, assumptions_hold
 from autograph.impl.conversion import convert_function_node
@@ -138,6 +139,7 @@ def _compile_node(fn, node, src, ctx) -> tuple:
         if a is not None:  # (evaluated in the factory, where the def's scope is not)
             a.annotation = None
     sites = compile_call_sites(node, ctx)
+    compile_subscript_stores(node, ctx)
     if name is None:
         body = templates.replace("return fn", origin=node, fn=node)
     else:
@@ -282,7 +284,7 @@ def _instantiate(inner: types.CodeType, fn: types.FunctionType) -> types.Functio
     cells, sites = [], False
     for name in inner.co_freevars:
         if name not in original and name.startswith(SITE_PREFIX):
-            cells.append(types.CellType(CallSite()))  # converters/call_sites.py
+            cells.append(types.CellType(CallSite()))  # converters/fast_paths.py
             sites = True
         elif name not in original and name.startswith("ag__"):  # `Outputs.ops_name`
             cells.append(types.CellType(operators))
@@ -303,7 +305,7 @@ _WITH_SITES: weakref.WeakSet = weakref.WeakSet()  # converted functions with cal
 
 
 def clear_call_sites() -> None:
-    """Empty every call site (`converters/call_sites.py`), so each asks `converted` again:
+    """Empty every call site (`converters/fast_paths.py`), so each asks `converted` again:
     after the caches are reset or a function is marked not to convert."""
     for fn in list(_WITH_SITES):
         for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):

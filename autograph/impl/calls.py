@@ -33,7 +33,7 @@ from typing import Any, Callable
 import numpy as np
 
 from autograph import operators
-from autograph.converters.call_sites import EMPTY, CallSite
+from autograph.converters.fast_paths import EMPTY, CallSite
 from autograph.errors import ConversionError
 from autograph.impl import api
 from autograph.operators import lists
@@ -93,21 +93,43 @@ def converted(f: Any) -> Callable:
 
 
 def converted_at(site: CallSite, f: Any) -> Callable:
-    """`converted(f)` for a call site with a cache (`converters/call_sites.py`): the site
-    is filled at its first call with an answer that holds
-    whether or not a trace is being built - a Python function that runs as is or a user
-    function's converted version (counting its own calls) - and the site then calls it
-    without asking again while its name means `f`."""
+    """`converted(f)` for a call site with a cache (`converters/fast_paths.py`). The site
+    is filled at its first call with an answer that holds whether or not a trace is being
+    built: a Python function that runs as is, or a user function's converted version
+    (counting its own calls). A call of a name then calls it without asking again while
+    the name means `f`; a method call (`obj.step(x)`, which calls here each time) binds
+    it to the receiver while the method's function is the same."""
+    t = type(f)
+    if t is _METHOD:
+        fn = f.__func__
+        if fn is site.callee:
+            return _METHOD(site.run, f.__self__)
+        run = _method(f)
+        if site.callee is EMPTY and type(fn) is _FUNCTION and fn is not _TENSOR_ITEM:
+            if run is f:
+                _fill(site, fn, fn)
+            elif type(run) is _METHOD and run.__self__ is f.__self__:
+                _fill(site, fn, run.__func__)
+        return run
+    if t in _AS_IS_OUTSIDE_TRACES and not _tracing_anywhere:
+        return f
     run = converted(f)
-    if site.callee is EMPTY and type(f) is _FUNCTION:
-        code = f.__code__
-        known = _VERDICTS.get(id(code))  # (special functions have no cached verdict)
-        if known is not None and known[0] is code and (
-                known[1] == _PLAIN or known[1] == _USER and
-                (run is f or type(run) is _FUNCTION and api.counts_its_calls(run.__code__))):
-            site.run = run  # (before the callee: another thread may read the site)
-            site.callee = f
+    if site.callee is EMPTY and t is _FUNCTION:
+        _fill(site, f, run)
     return run
+
+
+def _fill(site: CallSite, fn, run) -> None:
+    """Cache `run` for the function `fn` in `site` when `fn`'s verdict makes it hold in
+    and out of traces: `fn` itself (plain, or user code that runs as is), or user code's
+    converted version, which counts its own calls."""
+    code = fn.__code__
+    known = _VERDICTS.get(id(code))  # (special functions have no cached verdict)
+    if known is not None and known[0] is code and (
+            known[1] == _PLAIN and run is fn or known[1] == _USER and
+            (run is fn or type(run) is _FUNCTION and api.counts_its_calls(run.__code__))):
+        site.run = run  # (before the callee: another thread may read the site)
+        site.callee = fn
 
 
 def converted_call(f: Any, *args, **kwargs):

@@ -44,7 +44,7 @@ __all__ += ["isinstance_", "item_", "array_", "defined", "ld_declared", "next_",
 __all__ += ["symbolic", "python_iterable", "ndarray", "tracing_anywhere", "builtins",
             "converted_at"]
 
-builtins = _builtins  # a call site compares a builtin's name with it (call_sites.py)
+builtins = _builtins  # a call site compares a builtin's name with it (fast_paths.py)
 ndarray = np.ndarray  # converted code reads `xs[i]` inline unless `xs` is one (slices.py)
 
 
@@ -53,7 +53,7 @@ def set_converted(impl, at_site=None) -> None:
     imported): generated code calls `ag__.converted(f)(...)`, so it is bound in this
     namespace directly (a converted call costs no wrapper frame). It replaces the
     stand-in `operators.call.converted`, which forwards to it where code still holds it.
-    `at_site`: `converted` for a call site with a cache (`converters/call_sites.py`),
+    `at_site`: `converted` for a call site with a cache (`converters/fast_paths.py`),
     which only code the compiler compiled itself calls."""
     global converted, converted_at
     converted = impl

@@ -213,7 +213,7 @@ def test_walrus_of_the_user_is_kept():
     assert ag.to_graph(f)([1, 2, 3]) == f([1, 2, 3])
 
 
-# -- calls on Python values (converters/call_sites.py) ----------------------------------------
+# -- calls on Python values (converters/fast_paths.py) ----------------------------------------
 def helper_a(v):
     return v + 1
 
@@ -282,3 +282,36 @@ def test_a_callee_marked_do_not_convert_after_its_first_call_runs_as_is(monkeypa
     ag.do_not_convert(code_of_callee)  # (the call site forgets what it called)
     assert converted() is code_of_callee.__code__ and calls_code_of_callee() is \
         code_of_callee.__code__
+
+
+class Scaler:
+    def __init__(self, k):
+        self.k = k
+
+    def apply(self, x):
+        if x > 0:  # symbolic while tracing: the method must run converted
+            return x * self.k
+        return -x
+
+
+def scaled(x):
+    if x > 0:
+        return x * 3.0
+    return -x
+
+
+def uses_callees(s, x):
+    total = x * 0.0
+    for _ in range(3):  # each call site called again: what it cached runs
+        total = total + s.apply(x) + scaled(x)
+    return total
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_call_sites_filled_on_python_values_call_converted_code_in_traces(jit):
+    s = Scaler(2.0)
+    assert ag.to_graph(uses_callees)(s, 1.5) == uses_callees(s, 1.5)  # fills the sites
+    f = ag.function(uses_callees, jit_compile=jit)
+    for x in (np.float64(1.5), np.float64(-2.0)):
+        got, want = f(s, x), uses_callees(s, x)
+        assert got == want and type(got) is type(want)
