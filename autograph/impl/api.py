@@ -41,6 +41,7 @@ from autograph import operators
 from autograph.pyct import anno, gast_to_ast, parser, registry, templates
 from runtime.core import log
 from runtime.core.errors import HELPER_CODES
+from runtime.core.tracing import building as tracing_anywhere
 
 _LOCK = threading.RLock()
 _FUTURE_FLAGS = functools.reduce(operator.or_, (getattr(__future__, name).compiler_flag
@@ -138,17 +139,17 @@ def _compile_node(fn, node, src, ctx) -> tuple:
     for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
         if a is not None:  # (evaluated in the factory, where the def's scope is not)
             a.annotation = None
-    sites = compile_call_sites(node, ctx)
+    cells = compile_call_sites(node, ctx)  # (cells the factory makes: see `_instantiate`)
     compile_subscript_stores(node, ctx)
     if name is None:
         body = templates.replace("return fn", origin=node, fn=node)
     else:
         # a name that is not a factory local, so a recursive call still reads the global
         node.name = name = ctx.namer.new("ag__converted")
-        _count_calls(node, ctx)
+        cells.append(_count_calls(node, ctx))
         body = [node] + templates.replace("return fn", origin=node, fn=name)
     factory = templates.replace("def ag__factory(params):\n    body", origin=node,
-                                params=[ctx.out.ops_name] + sites + freevars, body=body)
+                                params=[ctx.out.ops_name] + cells + freevars, body=body)
     module = ast.Module(body=[gast_to_ast.convert(factory[0])], type_ignores=[])
     ast.fix_missing_locations(module)
     # only the user's own future flags: not this module's `annotations`, which `exec` /
@@ -178,7 +179,7 @@ def counts_its_calls(code) -> bool:
 
 
 _COUNTED_BODY = """\
-level = ops.enter_call() if ops.tracing_anywhere else None
+level = ops.enter_call() if tracing else None
 try:
     body
 except RecursionError as error:
@@ -192,18 +193,25 @@ finally:
 """
 
 
-def _count_calls(node, ctx) -> None:
+def _count_calls(node, ctx) -> str:
     """Wrap the converted function's body so that it counts its own calls for the
     recursion room (`operators/recursion.py`) - in its own frame, so nothing stands
     between it and its caller - while a trace is being built (on any thread): only
     symbolic control flow spends more than one frame per level, and outside a trace
     nothing is symbolic, so there the function costs what the original does.
-    (`to_code` shows the body without it.)"""
+    (`to_code` shows the body without it.) Returns the name of the cell it reads."""
     level, error, explained = (ctx.namer.new(n) for n in ("ag__level", "ag__error",
                                                           "ag__explained"))
+    tracing = ctx.namer.new(TRACING_CELL)
     node.body = templates.replace(_COUNTED_BODY, origin=node, ops=ctx.out.ops_name,
                                   level=level, error=error, explained=explained,
-                                  body=node.body)
+                                  tracing=tracing, body=node.body)
+    return tracing
+
+
+# a closure cell of each converted function holding the runtime's list of graphs being
+# built on any thread (`tracing_anywhere`): read at each call, one load
+TRACING_CELL = "ag__tracing"
 
 
 def qualname_of(prefix: str, parts: list) -> str:
@@ -283,7 +291,9 @@ def _instantiate(inner: types.CodeType, fn: types.FunctionType) -> types.Functio
     original = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     cells, sites = [], False
     for name in inner.co_freevars:
-        if name not in original and name.startswith(SITE_PREFIX):
+        if name not in original and name.startswith(TRACING_CELL):
+            cells.append(types.CellType(tracing_anywhere))
+        elif name not in original and name.startswith(SITE_PREFIX):
             cells.append(types.CellType(CallSite()))  # converters/fast_paths.py
             sites = True
         elif name not in original and name.startswith("ag__"):  # `Outputs.ops_name`

@@ -315,3 +315,41 @@ def test_call_sites_filled_on_python_values_call_converted_code_in_traces(jit):
     for x in (np.float64(1.5), np.float64(-2.0)):
         got, want = f(s, x), uses_callees(s, x)
         assert got == want and type(got) is type(want)
+
+
+# -- subscript stores on Python values (converters/fast_paths.py) ------------------------------
+ORDER: list = []
+
+
+def noted(tag, value):
+    ORDER.append(tag)
+    return value
+
+
+class LoudDict(dict):
+    def __setitem__(self, key, value):
+        ORDER.append(("set", key))
+        super().__setitem__(key, value)
+
+
+def stores(d, xs, k):
+    d[k] = 1
+    d[k] += 2
+    xs[0] += 5
+    xs[1:] = [9, 9]
+    xs[noted("index", 0)] = noted("value", 7)  # Python evaluates the value first
+    d[noted("key", k)] += noted("increment", 1)
+    return d, xs
+
+
+@pytest.mark.parametrize("make", [dict, LoudDict])
+@pytest.mark.parametrize("seq", [list, np.array])
+def test_subscript_stores_equal_the_original(make, seq):
+    results = []
+    for fn in (stores, ag.to_graph(stores)):
+        ORDER.clear()
+        d, xs = make(), seq([1, 2, 3])
+        out = fn(d, xs, "q")
+        assert out[0] is d and out[1] is xs  # written in place
+        results.append((dict(d), type(d), list(xs), type(xs), list(ORDER)))
+    assert results[0] == results[1]
