@@ -99,6 +99,8 @@ def converted_at(site: CallSite, f: Any) -> Callable:
     (counting its own calls). A call of a name then calls it without asking again while
     the name means `f`; a method call (`obj.step(x)`, which calls here each time) binds
     it to the receiver while the method's function is the same."""
+    if f is site.callee:  # an attribute that is a function (`helpers.step(x)`)
+        return site.run
     t = type(f)
     if t is _METHOD:
         fn = f.__func__
