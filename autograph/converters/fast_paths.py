@@ -23,8 +23,18 @@ as
   as is: `impl/calls.py`); anything else asks `converted` at each call, as before.
 
 A name is read twice (once to test, once to call): reading a name has no effects. An
-attribute is read once: `obj.step(x)` => `ag__.converted_at(site, obj.step)(x)`, which
-binds what the site holds for the method's function to `obj`.
+attribute is read once, into a generated local:
+
+    obj.step(x)   =>  (ag__.bind(site.run, m.__self__)
+                       if (m := obj.step).__class__ is ag__.MethodType and
+                          m.__func__ is site.callee
+                       else m if m.__class__ is ag__.BuiltinMethodType and
+                               not ag__.tracing_anywhere
+                       else ag__.converted_at(site, m))(x)
+
+a method binds what the site holds for its function to its receiver, a builtin method
+(`self.items.append`) runs as is outside traces. In a comprehension's first iterable,
+where `:=` is not allowed, `ag__.converted_at(site, obj.step)` decides at each call.
 
 Subscript stores. `slices` writes `x[i] = v` as `x = ag__.setitem(x, i, v)` (state the
 functional forms can carry); a list or dict takes the store as written:
@@ -50,6 +60,9 @@ SITE_PREFIX = "ag__site"  # closure cells `impl/api.py` gives the compiled funct
 _BUILTIN = ("(f if not ag__.tracing_anywhere and f is ag__.builtins.{name} "
             "else ag__.converted(f))")
 _CACHED = "(site.run if f is site.callee else ag__.converted_at(site, f))"
+_METHOD = ("(ag__.bind(site.run, m.__self__) if (m := f).__class__ is ag__.MethodType and "
+           "m.__func__ is site.callee else m if m.__class__ is ag__.BuiltinMethodType and "
+           "not ag__.tracing_anywhere else ag__.converted_at(site, m))")
 
 
 class CallSite:
@@ -70,30 +83,40 @@ EMPTY = object()
 
 
 def compile_call_sites(node, ctx) -> list:
-    """Rewrite the routed calls of names in `node` (a converted function) in place; the
-    names of the site cells used, which the compiled function must get."""
-    ops = ctx.out.ops_name
+    """Rewrite the routed calls in `node` (a converted function) in place; the names of
+    the site cells used, which the compiled function must get."""
     sites: list = []
-    for n in gast.walk(node):
-        if isinstance(n, gast.Call) and _is_routing(n.func, ops):
-            callee = n.func.args[0]
-            if isinstance(callee, gast.Attribute):  # a method: bound to its receiver
-                site = ctx.namer.new(SITE_PREFIX)
-                sites.append(site)
-                n.func = templates.replace_expr(f"{ops}.converted_at(site, f)", origin=callee,
-                                                site=site, f=callee)
-                continue
-            if getattr(builtins, callee.id, None) is not None and \
-                    callable(getattr(builtins, callee.id)):
-                template = _BUILTIN.format(name=callee.id).replace("ag__", ops)
-                new = templates.replace_expr(template, origin=callee, f=callee.id)
-            else:
-                site = ctx.namer.new(SITE_PREFIX)
-                sites.append(site)
-                new = templates.replace_expr(_CACHED.replace("ag__", ops), origin=callee,
-                                             f=callee.id, site=site)
-            n.func = new
+    _sites_in(node, False, ctx, sites)
     return sites
+
+
+def _sites_in(node, in_iterable: bool, ctx, sites: list) -> None:
+    """(`in_iterable`: inside a comprehension's first iterable, where `:=` is not allowed.)"""
+    if isinstance(node, gast.Call) and _is_routing(node.func, ctx.out.ops_name):
+        node.func = _site(node.func.args[0], in_iterable, ctx, sites)
+    for field, value in gast.iter_fields(node):
+        inner = in_iterable or isinstance(node, gast.comprehension) and field == "iter"
+        for child in value if isinstance(value, list) else (value,):
+            if isinstance(child, gast.AST):
+                _sites_in(child, inner, ctx, sites)
+
+
+def _site(callee, in_iterable: bool, ctx, sites: list):
+    """What the call calls instead of `<ops>.converted(callee)`."""
+    ops = ctx.out.ops_name
+    if isinstance(callee, gast.Name) and callable(getattr(builtins, callee.id, None)):
+        template = _BUILTIN.format(name=callee.id).replace("ag__", ops)
+        return templates.replace_expr(template, origin=callee, f=callee.id)
+    site = ctx.namer.new(SITE_PREFIX)
+    sites.append(site)
+    if isinstance(callee, gast.Name):
+        return templates.replace_expr(_CACHED.replace("ag__", ops), origin=callee,
+                                      f=callee.id, site=site)
+    if in_iterable:
+        return templates.replace_expr(f"{ops}.converted_at(site, f)", origin=callee,
+                                      site=site, f=callee)
+    return templates.replace_expr(_METHOD.replace("ag__", ops), origin=callee, site=site,
+                                  f=callee, m=ctx.namer.new("ag__callee"))
 
 
 def _is_routing(func, ops: str) -> bool:

@@ -4,6 +4,7 @@ Each operator behaves exactly like the Python construct it replaces when given P
 values, and builds graph nodes (through `runtime`) when given symbolic ones.
 """
 import builtins as _builtins
+import types as _types
 
 import numpy as np
 
@@ -42,9 +43,11 @@ __all__ += ["isinstance_", "item_", "array_", "defined", "ld_declared", "next_",
             "complex_", "index_", "index_trick", "with_locals", "enter_call", "explained_recursion",
             "leave_call", "array_item", "array_like"]
 __all__ += ["symbolic", "python_iterable", "ndarray", "tracing_anywhere", "builtins",
-            "converted_at"]
+            "converted_at", "MethodType", "bind", "BuiltinMethodType"]
 
 builtins = _builtins  # a call site compares a builtin's name with it (fast_paths.py)
+MethodType = bind = _types.MethodType  # a method's call site binds with it (fast_paths.py)
+BuiltinMethodType = _types.BuiltinMethodType
 ndarray = np.ndarray  # converted code reads `xs[i]` inline unless `xs` is one (slices.py)
 
 

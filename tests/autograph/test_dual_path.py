@@ -353,3 +353,29 @@ def test_subscript_stores_equal_the_original(make, seq):
         assert out[0] is d and out[1] is xs  # written in place
         results.append((dict(d), type(d), list(xs), type(xs), list(ORDER)))
     assert results[0] == results[1]
+
+
+class Bag:
+    def __init__(self):
+        self.items = []
+        self.reads = 0
+
+    @property
+    def adder(self):  # counts how often the attribute is read
+        self.reads += 1
+        return self.items.append
+
+    def values(self):
+        return list(self.items)
+
+    def fill(self, n):
+        for k in range(n):
+            self.adder(k)          # a builtin method reached through a property
+            self.items.append(-k)  # a builtin method of an attribute
+        doubled = [2 * v for v in self.values()]  # a method in a comprehension's iterable
+        return doubled, sorted(v for v in self.values() if v > 0), self.reads
+
+
+def test_method_call_sites_read_the_attribute_once_and_equal_the_original():
+    got = ag.to_graph(Bag.fill)(Bag(), 4)
+    assert got == Bag.fill(Bag(), 4) and got[2] == 4
