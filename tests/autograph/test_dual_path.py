@@ -379,3 +379,23 @@ class Bag:
 def test_method_call_sites_read_the_attribute_once_and_equal_the_original():
     got = ag.to_graph(Bag.fill)(Bag(), 4)
     assert got == Bag.fill(Bag(), 4) and got[2] == 4
+
+
+def plus_one(y):
+    return y + 1.0
+
+
+def branch_calls_a_converted_function(x):
+    g = ag.to_graph(plus_one)  # a converted function in a branch's closure
+    if x > 0:
+        r = g(x)
+    else:
+        r = x - 1.0
+    return r
+
+
+@pytest.mark.parametrize("x", [np.float64(2.0), np.float64(-2.0)])
+def test_a_converted_function_in_a_symbolic_branch_equals_the_original(x):
+    got, want = ag.function(branch_calls_a_converted_function)(x), \
+        branch_calls_a_converted_function(x)
+    assert got == want and type(got) is type(want)
