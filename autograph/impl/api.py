@@ -27,10 +27,13 @@ import inspect
 import operator
 import threading
 import types
+import weakref
 from typing import Callable
 
 import gast
 
+from autograph.converters.fast_paths import (SITE_PREFIX, CallSite, compile_call_sites,
+                                            compile_subscript_stores)
 from autograph.errors import ConversionError
 from autograph.impl.context import Context, FunctionInfo, assumptions_hold
 from autograph.impl.conversion import convert_function_node
@@ -38,6 +41,7 @@ from autograph import operators
 from autograph.pyct import anno, gast_to_ast, parser, registry, templates
 from runtime.core import log
 from runtime.core.errors import HELPER_CODES
+from runtime.core.tracing import building as tracing_anywhere
 
 _LOCK = threading.RLock()
 _FUTURE_FLAGS = functools.reduce(operator.or_, (getattr(__future__, name).compiler_flag
@@ -135,15 +139,17 @@ def _compile_node(fn, node, src, ctx) -> tuple:
     for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
         if a is not None:  # (evaluated in the factory, where the def's scope is not)
             a.annotation = None
+    cells = compile_call_sites(node, ctx)  # (cells the factory makes: see `_instantiate`)
+    compile_subscript_stores(node, ctx)
     if name is None:
         body = templates.replace("return fn", origin=node, fn=node)
     else:
         # a name that is not a factory local, so a recursive call still reads the global
         node.name = name = ctx.namer.new("ag__converted")
-        _count_calls(node, ctx)
+        cells.append(_count_calls(node, ctx))
         body = [node] + templates.replace("return fn", origin=node, fn=name)
     factory = templates.replace("def ag__factory(params):\n    body", origin=node,
-                                params=[ctx.out.ops_name] + freevars, body=body)
+                                params=[ctx.out.ops_name] + cells + freevars, body=body)
     module = ast.Module(body=[gast_to_ast.convert(factory[0])], type_ignores=[])
     ast.fix_missing_locations(module)
     # only the user's own future flags: not this module's `annotations`, which `exec` /
@@ -173,7 +179,7 @@ def counts_its_calls(code) -> bool:
 
 
 _COUNTED_BODY = """\
-level = ops.enter_call()
+level = ops.enter_call() if tracing else None
 try:
     body
 except RecursionError as error:
@@ -182,19 +188,30 @@ except RecursionError as error:
         raise
     raise explained from None
 finally:
-    ops.leave_call(level)
+    if level is not None:
+        ops.leave_call(level)
 """
 
 
-def _count_calls(node, ctx) -> None:
+def _count_calls(node, ctx) -> str:
     """Wrap the converted function's body so that it counts its own calls for the
     recursion room (`operators/recursion.py`) - in its own frame, so nothing stands
-    between it and its caller. (`to_code` shows the body without it.)"""
+    between it and its caller - while a trace is being built (on any thread): only
+    symbolic control flow spends more than one frame per level, and outside a trace
+    nothing is symbolic, so there the function costs what the original does.
+    (`to_code` shows the body without it.) Returns the name of the cell it reads."""
     level, error, explained = (ctx.namer.new(n) for n in ("ag__level", "ag__error",
                                                           "ag__explained"))
+    tracing = ctx.namer.new(TRACING_CELL)
     node.body = templates.replace(_COUNTED_BODY, origin=node, ops=ctx.out.ops_name,
                                   level=level, error=error, explained=explained,
-                                  body=node.body)
+                                  tracing=tracing, body=node.body)
+    return tracing
+
+
+# a closure cell of each converted function holding the runtime's list of graphs being
+# built on any thread (`tracing_anywhere`): read at each call, one load
+TRACING_CELL = "ag__tracing"
 
 
 def qualname_of(prefix: str, parts: list) -> str:
@@ -272,9 +289,14 @@ def _binds_super(node) -> bool:
 
 def _instantiate(inner: types.CodeType, fn: types.FunctionType) -> types.FunctionType:
     original = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
-    cells = []
+    cells, sites = [], False
     for name in inner.co_freevars:
-        if name not in original and name.startswith("ag__"):  # `Outputs.ops_name`
+        if name not in original and name.startswith(TRACING_CELL):
+            cells.append(types.CellType(tracing_anywhere))
+        elif name not in original and name.startswith(SITE_PREFIX):
+            cells.append(types.CellType(CallSite()))  # converters/fast_paths.py
+            sites = True
+        elif name not in original and name.startswith("ag__"):  # `Outputs.ops_name`
             cells.append(types.CellType(operators))
         else:
             cells.append(original.get(name, types.CellType()))
@@ -284,7 +306,21 @@ def _instantiate(inner: types.CodeType, fn: types.FunctionType) -> types.Functio
     for attr in ("__qualname__", "__doc__", "__module__", "__annotations__"):
         setattr(new, attr, getattr(fn, attr))
     new.__wrapped__ = fn
+    if sites:
+        _WITH_SITES.add(new)
     return new
+
+
+_WITH_SITES: weakref.WeakSet = weakref.WeakSet()  # converted functions with call sites
+
+
+def clear_call_sites() -> None:
+    """Empty every call site (`converters/fast_paths.py`), so each asks `converted` again:
+    after the caches are reset or a function is marked not to convert."""
+    for fn in list(_WITH_SITES):
+        for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+            if name.startswith(SITE_PREFIX):
+                cell.cell_contents.clear()
 
 
 # -- to_code ------------------------------------------------------------------------------
@@ -337,10 +373,12 @@ def _reset_caches() -> None:
         _COMPILED.clear()
         _GENERATION[0] += 1
         parser._SOURCE_CACHE.clear()
+        clear_call_sites()
 
 
 # `autograph.api` reaches the compiler here (`autograph.impl.calls`, loaded with it,
 # registers what converted code calls)
 registry.set_compiler(convert=convert, to_code=to_code)
+registry.ON_MARK.append(clear_call_sites)
 
 __all__ = ["convert", "to_code", "do_not_convert", "is_convertible"]

@@ -12,14 +12,17 @@ Python. The decision, cheapest first:
 - user code: its converted version (cached on the function), which counts its own calls
   for the recursion room (`operators/recursion.py`) and is called directly too; code
   `autograph convert` wrote, nested converted defs, and wrappers of them
-  (`functools.cache`) run as is through `counted_call`;
+  (`functools.cache`) run as is - through `counted_call` while a trace is being built
+  (only then can a level take more than one frame);
 - a bound method: decided on its function; the converted one gets `self` bound;
 - a builtin with an `ag__` overload (`fn = len; fn(xs)`), by identity: the overload;
 - while tracing, NumPy creators with a possibly symbolic size, random draws, copies,
   sequence functions, array constructors and as_strided: their graph forms;
-- anything else (classes, ufuncs, objects): `f` itself. A function whose source cannot be
-  read (made by `exec`, `dataclasses`, `namedtuple`, a frozen module) is called as is,
-  silently: nothing in it can be converted.
+- anything else (classes, ufuncs, objects): `f` itself. While no trace is being built
+  (on any thread), builtins, classes and NumPy's callables are `f` itself at once: the
+  overloads and graph forms above are `f` on values that cannot be symbolic. A function
+  whose source cannot be read (made by `exec`, `dataclasses`, `namedtuple`, a frozen
+  module) is called as is, silently: nothing in it can be converted.
 """
 from __future__ import annotations
 
@@ -30,6 +33,7 @@ from typing import Any, Callable
 import numpy as np
 
 from autograph import operators
+from autograph.converters.fast_paths import EMPTY, CallSite
 from autograph.errors import ConversionError
 from autograph.impl import api
 from autograph.operators import lists
@@ -54,6 +58,9 @@ _CALL_ATTR = "__ag_call__"           # on a function: (generation, it, what to c
 _DO_NOT = registry.DO_NOT_CONVERT_ATTR
 _GENERATION = api._GENERATION
 _in_graph = tracing.in_graph_mode
+# graphs being built on any thread: calls are counted for the recursion room only while
+# one is (`operators/recursion.py`); outside a trace a level is one frame, as in Python
+_tracing_anywhere = tracing.building
 
 
 def converted(f: Any) -> Callable:
@@ -64,7 +71,7 @@ def converted(f: Any) -> Callable:
         known = _VERDICTS.get(id(code))
         if known is not None and known[0] is code:
             verdict = known[1]
-            if verdict == _PLAIN:
+            if verdict == _PLAIN or verdict == _COUNTED and not _tracing_anywhere:
                 return f
             d = f.__dict__
             entry = d.get(_CALL_ATTR)
@@ -72,6 +79,10 @@ def converted(f: Any) -> Callable:
                     entry[1] is f and _DO_NOT not in d:
                 return entry[2]
         return _function(f)
+    if t is _METHOD:
+        return _method(f)
+    if t in _AS_IS_OUTSIDE_TRACES and not _tracing_anywhere:
+        return f  # (an overload is the builtin itself on values that cannot be symbolic)
     if t is _BUILTIN or t is type:
         overload = _OVERLOADS.get(id(f))  # `len` -> `ag__.len_`
         if overload is not None and overload[0] is f:
@@ -80,6 +91,48 @@ def converted(f: Any) -> Callable:
     if by_type is not None:
         return by_type(f)
     return _other(f)
+
+
+def converted_at(site: CallSite, f: Any) -> Callable:
+    """`converted(f)` for a call site with a cache (`converters/fast_paths.py`). The site
+    is filled at its first call with an answer that holds whether or not a trace is being
+    built: a Python function that runs as is, or a user function's converted version
+    (counting its own calls). A call of a name then calls it without asking again while
+    the name means `f`; a method call (`obj.step(x)`, which calls here each time) binds
+    it to the receiver while the method's function is the same."""
+    if f is site.callee:  # an attribute that is a function (`helpers.step(x)`)
+        return site.run
+    t = type(f)
+    if t is _METHOD:
+        fn = f.__func__
+        if fn is site.callee:
+            return _METHOD(site.run, f.__self__)
+        run = _method(f)
+        if site.callee is EMPTY and type(fn) is _FUNCTION and fn is not _TENSOR_ITEM:
+            if run is f:
+                _fill(site, fn, fn)
+            elif type(run) is _METHOD and run.__self__ is f.__self__:
+                _fill(site, fn, run.__func__)
+        return run
+    if t in _AS_IS_OUTSIDE_TRACES and not _tracing_anywhere:
+        return f
+    run = converted(f)
+    if site.callee is EMPTY and t is _FUNCTION:
+        _fill(site, f, run)
+    return run
+
+
+def _fill(site: CallSite, fn, run) -> None:
+    """Cache `run` for the function `fn` in `site` when `fn`'s verdict makes it hold in
+    and out of traces: `fn` itself (plain, or user code that runs as is), or user code's
+    converted version, which counts its own calls."""
+    code = fn.__code__
+    known = _VERDICTS.get(id(code))  # (special functions have no cached verdict)
+    if known is not None and known[0] is code and (
+            known[1] == _PLAIN and run is fn or known[1] == _USER and
+            (run is fn or type(run) is _FUNCTION and api.counts_its_calls(run.__code__))):
+        site.run = run  # (before the callee: another thread may read the site)
+        site.callee = fn
 
 
 def converted_call(f: Any, *args, **kwargs):
@@ -93,7 +146,7 @@ def _function(f):
     if special is not None and special[0] is f:
         return special[1](f)
     verdict = _verdict(f)
-    if verdict == _PLAIN:
+    if verdict == _PLAIN or verdict == _COUNTED and not _tracing_anywhere:
         return f
     if verdict == _COUNTED:
         return _remember(f, f)
@@ -155,7 +208,7 @@ def _method(m):
     code = fn.__code__
     known = _VERDICTS.get(id(code))
     verdict = known[1] if known is not None and known[0] is code else _verdict(fn)
-    if verdict == _PLAIN:
+    if verdict == _PLAIN or verdict == _COUNTED and not _tracing_anywhere:
         return m
     if verdict == _COUNTED:
         return functools.partial(counted_call, m)
@@ -206,7 +259,7 @@ def _other(f):
             return f
     inner = getattr(f, "__wrapped__", None) if not isinstance(f, type) else None
     if type(inner) is _FUNCTION and registry.is_generated_code(inner.__code__) and \
-            not api.counts_its_calls(inner.__code__):
+            not api.counts_its_calls(inner.__code__) and _tracing_anywhere:
         return functools.partial(counted_call, f)  # `functools.cache` around converted code
     if _in_graph():
         return _traced_library_call(f)
@@ -295,9 +348,13 @@ _BY_TYPE: dict = {
     types.MethodDescriptorType: _special_or_as_is,
 }
 
+# callables of these types run as they are while no trace is being built on any thread:
+# nothing can be symbolic then, and each graph form and `ag__` overload they map to is
+# the callable itself on other values (methods are decided on their function)
+_AS_IS_OUTSIDE_TRACES = frozenset(_BY_TYPE) - {_METHOD}
 
 # generated code calls `ag__.converted`: the operators get this one injected
 registry.set_compiler(converted=converted, converted_call=converted_call)
-operators.set_converted(converted)
+operators.set_converted(converted, converted_at)
 
-__all__ = ["converted", "converted_call"]
+__all__ = ["converted", "converted_at", "converted_call"]

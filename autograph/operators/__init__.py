@@ -3,6 +3,9 @@
 Each operator behaves exactly like the Python construct it replaces when given Python
 values, and builds graph nodes (through `runtime`) when given symbolic ones.
 """
+import builtins as _builtins
+import types as _types
+
 import numpy as np
 
 from autograph.operators.call import autograph_artifact, converted, converted_call, dir_, locals_, slice_
@@ -15,6 +18,7 @@ from autograph.operators.exceptions import (
 from autograph.operators.generators import next_
 from autograph.operators.graph_sets import set_
 from autograph.operators.recursion import enter_call, explained_recursion, leave_call
+from autograph.operators.recursion import tracing_anywhere
 from autograph.operators.array_like_args import array_like
 from autograph.operators.index_tricks import array_item, index_trick
 from autograph.operators.lists import array_, list_append, list_pop, sequence_call, stack
@@ -39,15 +43,26 @@ __all__ = [
 __all__ += ["isinstance_", "item_", "array_", "defined", "ld_declared", "next_", "try_stmt", "bool_",
             "complex_", "index_", "index_trick", "with_locals", "enter_call", "explained_recursion",
             "leave_call", "array_item", "array_like"]
-__all__ += ["symbolic", "python_iterable", "ndarray", "set_"]
+__all__ += ["symbolic", "python_iterable", "ndarray", "set_", "tracing_anywhere", "builtins",
+            "converted_at", "MethodType", "bind", "BuiltinMethodType"]
 
+builtins = _builtins  # a call site compares a builtin's name with it (fast_paths.py)
+MethodType = bind = _types.MethodType  # a method's call site binds with it (fast_paths.py)
+BuiltinMethodType = _types.BuiltinMethodType
 ndarray = np.ndarray  # converted code reads `xs[i]` inline unless `xs` is one (slices.py)
 
 
-def set_converted(impl) -> None:
+def set_converted(impl, at_site=None) -> None:
     """Inject the compiler's `converted` (`autograph.impl.calls` calls this when it is
     imported): generated code calls `ag__.converted(f)(...)`, so it is bound in this
     namespace directly (a converted call costs no wrapper frame). It replaces the
-    stand-in `operators.call.converted`, which forwards to it where code still holds it."""
-    global converted
+    stand-in `operators.call.converted`, which forwards to it where code still holds it.
+    `at_site`: `converted` for a call site with a cache (`converters/fast_paths.py`),
+    which only code the compiler compiled itself calls."""
+    global converted, converted_at
     converted = impl
+    if at_site is not None:
+        converted_at = at_site
+
+
+converted_at = None  # (set with `converted`)

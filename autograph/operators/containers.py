@@ -21,6 +21,7 @@ import types
 import numpy as np
 
 from autograph.errors import Diagnostic
+from runtime.core.tracing import building as tracing_anywhere
 
 _LIMIT = 20000  # containers and elements walked per snapshot (beyond: not watched)
 _OPAQUE = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
@@ -31,7 +32,9 @@ _SKIP_MODULES = ("runtime", "autograph", "numpy", "builtins")
 def _kind(x) -> str | None:
     t = type(x)
     if t is list:
-        return "list"
+        # (not the runtime's list of graphs being built, which converted functions hold
+        # in a closure cell to read at each call: tracing a block changes it)
+        return "list" if x is not tracing_anywhere else None
     if t is dict:
         return "dict"
     if isinstance(x, _OPAQUE) or not hasattr(x, "__dict__") or \

@@ -3,15 +3,21 @@
 Generated code reaches these through `ag__`: the compiler wraps the body of every function
 it converts as
 
-    ag__level = ag__.enter_call()
+    ag__level = ag__.enter_call() if ag__tracing else None
     try:
         <body>
     except RecursionError as e:   # the outermost call explains one while tracing
         ...
     finally:
-        ag__.leave_call(ag__level)
+        if ag__level is not None:
+            ag__.leave_call(ag__level)
 
-(`ag.to_code` shows the body only).
+(`ag.to_code` shows the body only). Only while a trace is being built: outside one nothing
+is symbolic, every control-flow statement runs inline, a level is one frame as in Python,
+and the program's own limit is the right one - counting would only cost time.
+`ag__tracing` (a closure cell: one load) holds `tracing_anywhere`, the runtime's list of
+graphs being built on any thread (non-empty while one is); a thread that is not tracing
+while another one is counts too, harmlessly.
 """
 from __future__ import annotations
 
@@ -20,6 +26,7 @@ import threading
 from typing import Callable
 
 from autograph.operators.call import explain_recursion
+from runtime.core.tracing import building as tracing_anywhere  # noqa: F401 (for `ag__`)
 
 
 # -- recursion in converted code ----------------------------------------------------------
@@ -66,8 +73,9 @@ def leave_call(depth: int) -> None:
 
 def explained_recursion(e: RecursionError, depth: int) -> Exception | None:
     """What the outermost converted call (`depth` 0, where the stack has room again)
-    raises instead of a RecursionError while tracing; None: re-raise it."""
-    return explain_recursion(e) if not depth else None
+    raises instead of a RecursionError while tracing; None: re-raise it (also for a call
+    that was not counted, `depth` None: no trace was being built when it started)."""
+    return explain_recursion(e) if depth == 0 else None
 
 
 def counted_call(g: Callable, *args, **kwargs):

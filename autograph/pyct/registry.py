@@ -55,9 +55,14 @@ def is_marked_do_not_convert(obj) -> bool:
     return bool(getattr(obj, DO_NOT_CONVERT_ATTR, False))
 
 
+ON_MARK: list = []  # called when a function is marked not to convert (impl/api.py)
+
+
 def mark_do_not_convert(fn: Callable) -> Callable:
     """Mark `fn` (or a wrapper of it, when it takes no attributes) as not to convert."""
     target = fn.__func__ if isinstance(fn, types.MethodType) else fn
+    for forget in ON_MARK:  # caches of what converted code calls (call sites)
+        forget()
     try:
         setattr(target, DO_NOT_CONVERT_ATTR, True)
         return fn

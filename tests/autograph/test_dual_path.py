@@ -7,12 +7,14 @@ against the original on the same inputs.
 from __future__ import annotations
 
 import itertools
+import sys
 
 import numpy as np
 import pytest
 
 import autograph as ag
 from autograph import operators
+from autograph.pyct import registry
 
 FUNCTIONAL_FORMS = ("if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_",
                     "truth", "compare_chain")
@@ -209,3 +211,191 @@ def test_walrus_of_the_user_is_kept():
                 out.append((y, z))
         return out, y
     assert ag.to_graph(f)([1, 2, 3]) == f([1, 2, 3])
+
+
+# -- calls on Python values (converters/fast_paths.py) ----------------------------------------
+def helper_a(v):
+    return v + 1
+
+
+def helper_b(v):
+    return v * 10
+
+
+helper = helper_a
+
+
+def calls_helper(xs):
+    return [helper(x) for x in xs] + [len(xs), abs(-len(xs))]
+
+
+def test_a_call_site_follows_its_name_when_it_is_rebound(monkeypatch):
+    converted = ag.to_graph(calls_helper)
+    assert converted([1, 2]) == calls_helper([1, 2])
+    monkeypatch.setitem(globals(), "helper", helper_b)
+    assert converted([1, 2]) == calls_helper([1, 2]) == [10, 20, 2, 2]
+    monkeypatch.setitem(globals(), "len", lambda xs: 7)  # a global shadows the builtin
+    assert converted([1, 2]) == calls_helper([1, 2]) == [10, 20, 7, 7]
+    monkeypatch.delitem(globals(), "len")
+    assert converted([1, 2]) == calls_helper([1, 2])
+
+
+def countdown(n):
+    return 0 if n == 0 else 1 + countdown(n - 1)
+
+
+def _deepest(fn) -> int:
+    """The largest n for which fn(n) returns (it raises RecursionError beyond)."""
+    lo, hi = 0, 100_000
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        try:
+            fn(mid)
+            lo = mid
+        except RecursionError:
+            hi = mid - 1
+    return lo
+
+
+def test_recursion_on_python_values_stops_at_pythons_own_depth():
+    converted = ag.to_graph(countdown)
+    assert converted(50) == countdown(50)
+    # one frame per level, as in Python (no counting outside a trace). At most one level
+    # apart: at the deepest level CPython 3.11's comparison that feeds a jump needs no
+    # C-level call, while the dual path keeps the test's value (`cond = n == 0`), whose
+    # comparison is one C call the recursion limit counts
+    assert 0 <= _deepest(countdown) - _deepest(converted) <= 1
+
+
+def code_of_callee():
+    return sys._getframe().f_code
+
+
+def calls_code_of_callee():
+    return code_of_callee()
+
+
+def test_a_callee_marked_do_not_convert_after_its_first_call_runs_as_is(monkeypatch):
+    converted = ag.to_graph(calls_code_of_callee)
+    assert converted() is not code_of_callee.__code__  # its converted version ran
+    monkeypatch.setattr(code_of_callee, registry.DO_NOT_CONVERT_ATTR, True, raising=False)
+    ag.do_not_convert(code_of_callee)  # (the call site forgets what it called)
+    assert converted() is code_of_callee.__code__ and calls_code_of_callee() is \
+        code_of_callee.__code__
+
+
+class Scaler:
+    def __init__(self, k):
+        self.k = k
+
+    def apply(self, x):
+        if x > 0:  # symbolic while tracing: the method must run converted
+            return x * self.k
+        return -x
+
+
+def scaled(x):
+    if x > 0:
+        return x * 3.0
+    return -x
+
+
+def uses_callees(s, x):
+    total = x * 0.0
+    for _ in range(3):  # each call site called again: what it cached runs
+        total = total + s.apply(x) + scaled(x)
+    return total
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_call_sites_filled_on_python_values_call_converted_code_in_traces(jit):
+    s = Scaler(2.0)
+    assert ag.to_graph(uses_callees)(s, 1.5) == uses_callees(s, 1.5)  # fills the sites
+    f = ag.function(uses_callees, jit_compile=jit)
+    for x in (np.float64(1.5), np.float64(-2.0)):
+        got, want = f(s, x), uses_callees(s, x)
+        assert got == want and type(got) is type(want)
+
+
+# -- subscript stores on Python values (converters/fast_paths.py) ------------------------------
+ORDER: list = []
+
+
+def noted(tag, value):
+    ORDER.append(tag)
+    return value
+
+
+class LoudDict(dict):
+    def __setitem__(self, key, value):
+        ORDER.append(("set", key))
+        super().__setitem__(key, value)
+
+
+def stores(d, xs, k):
+    d[k] = 1
+    d[k] += 2
+    xs[0] += 5
+    xs[1:] = [9, 9]
+    xs[noted("index", 0)] = noted("value", 7)  # Python evaluates the value first
+    d[noted("key", k)] += noted("increment", 1)
+    return d, xs
+
+
+@pytest.mark.parametrize("make", [dict, LoudDict])
+@pytest.mark.parametrize("seq", [list, np.array])
+def test_subscript_stores_equal_the_original(make, seq):
+    results = []
+    for fn in (stores, ag.to_graph(stores)):
+        ORDER.clear()
+        d, xs = make(), seq([1, 2, 3])
+        out = fn(d, xs, "q")
+        assert out[0] is d and out[1] is xs  # written in place
+        results.append((dict(d), type(d), list(xs), type(xs), list(ORDER)))
+    assert results[0] == results[1]
+
+
+class Bag:
+    def __init__(self):
+        self.items = []
+        self.reads = 0
+
+    @property
+    def adder(self):  # counts how often the attribute is read
+        self.reads += 1
+        return self.items.append
+
+    def values(self):
+        return list(self.items)
+
+    def fill(self, n):
+        for k in range(n):
+            self.adder(k)          # a builtin method reached through a property
+            self.items.append(-k)  # a builtin method of an attribute
+        doubled = [2 * v for v in self.values()]  # a method in a comprehension's iterable
+        return doubled, sorted(v for v in self.values() if v > 0), self.reads
+
+
+def test_method_call_sites_read_the_attribute_once_and_equal_the_original():
+    got = ag.to_graph(Bag.fill)(Bag(), 4)
+    assert got == Bag.fill(Bag(), 4) and got[2] == 4
+
+
+def plus_one(y):
+    return y + 1.0
+
+
+def branch_calls_a_converted_function(x):
+    g = ag.to_graph(plus_one)  # a converted function in a branch's closure
+    if x > 0:
+        r = g(x)
+    else:
+        r = x - 1.0
+    return r
+
+
+@pytest.mark.parametrize("x", [np.float64(2.0), np.float64(-2.0)])
+def test_a_converted_function_in_a_symbolic_branch_equals_the_original(x):
+    got, want = ag.function(branch_calls_a_converted_function)(x), \
+        branch_calls_a_converted_function(x)
+    assert got == want and type(got) is type(want)

@@ -172,9 +172,16 @@ def test_library_callees_are_called_by_the_user_frame(callee):
 
 def test_builtins_with_an_overload_give_the_overload():
     import autograph.operators as ops
-    assert calls.converted(len) is ops.len_ and calls.converted(range) is ops.range_
-    # math.* of a symbolic value runs the math function in the graph (math_calls.py)
-    assert calls.converted(math.sqrt).__name__ == "math_sqrt"
+    from runtime.core import tracing
+    tracing.building.append(None)  # a trace is being built (on some thread)
+    try:
+        assert calls.converted(len) is ops.len_ and calls.converted(range) is ops.range_
+        # math.* of a symbolic value runs the math function in the graph (math_calls.py)
+        assert calls.converted(math.sqrt).__name__ == "math_sqrt"
+    finally:
+        tracing.building.pop()
+    # with no trace anywhere nothing is symbolic: the overload would be the builtin
+    assert calls.converted(len) is len and calls.converted(math.sqrt) is math.sqrt
 
 
 def test_user_callees_are_converted_and_cached_without_hashing_them():
