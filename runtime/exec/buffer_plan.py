@@ -78,6 +78,10 @@ def _same_size(x: Tensor, out: Tensor, node: Node) -> bool:
         for y in node.inputs)
 
 
+# non-ufunc ops that cannot raise on 0-d values (a number's Python form, a selection)
+_CANNOT_RAISE_ON_SCALARS = frozenset({"python_number", "where"})
+
+
 class BufferPlan:
     """Last uses within one graph body: names to recycle and buffers to write into.
 
@@ -136,7 +140,8 @@ class BufferPlan:
         body's result when it is the last node)."""
         if len(node.outputs) != 1 or node.op.stateful or node.op.effect or node.subgraphs():
             return False
-        if not isinstance(node.op.kernel, np.ufunc):
+        if not isinstance(node.op.kernel, np.ufunc) and not (
+                node.op.name in _CANNOT_RAISE_ON_SCALARS and node.outputs[0].ndim == 0):
             return False  # ops that may raise keep a line of their own (error notes name it)
         out = node.outputs[0]
         if self.uses.get(id(out)) != 1 or self.last_use.get(id(out)) != k + 1:

@@ -37,6 +37,7 @@ from runtime.exec.generated_source import drop_source_with, register_source
 from runtime.passes.memory_order import reads_memory_order
 from runtime.exec.chunks import emit_region, find_regions
 from runtime.exec.quiet_groups import close_group, open_group, plan_groups
+from runtime.exec.scalar_forms import scalar_form
 from runtime.exec.schedule import emit_offloaded, join_offloaded, plan_offloads
 from runtime.exec.spelling import spell_as_dot
 from runtime.core.tensor import Tensor
@@ -64,6 +65,12 @@ class CodeGen:
         self.extra: list = []  # (indent, line, node) of module-level helpers (chunks.py)
         self.regions: dict = {}  # slice-function text -> its name (chunks.py)
         self.quiet_inside = False  # emitting inside a silenced run (quiet_groups.py)
+        # scalar_forms.py: id(0-d where / logical_not result) -> (its inputs, its call)
+        self.selects: dict = {}
+        self.negations: dict = {}
+        self.emitting_plan: BufferPlan | None = None  # of the body being emitted
+        # id(value) -> (lowest, highest) or None: loop counters held as Python ints
+        self.python_ints: dict = {}
 
     # -- naming -----------------------------------------------------------------------
     def fresh(self, base: str) -> str:
@@ -223,12 +230,16 @@ class CodeGen:
             self.names[node.outputs[0]] = self.names[node.inputs[0]]
             return plan.release(node, k, self.names, keep=node.inputs[0])
         if node.op.emit is not None:  # control flow: statements of its own
+            self.emitting_plan = plan  # (which results are read later: counted_loops.py)
             return node.op.emit(self, node, outs, indent)
         ins = [self.expr(x) for x in node.inputs]
         checks = spell_as_dot(node, plan.produced)
         if checks is not None and all(self.names[x].isidentifier() for x in checks):
             self.as_dot[id(node)] = checks
-        if node.op.format is not None:
+        scalar = scalar_form(self, node, ins) if reuse is None and spare is None else None
+        if scalar is not None:
+            call = scalar
+        elif node.op.format is not None:
             call = node.op.format(self, ins, node.attrs)
         else:
             args = ins + [f"{k}={self.lit(v)}" for k, v in node.attrs.items()]

@@ -22,7 +22,11 @@ from runtime.control_flow.while_loop import WHILE_LOOP
 from runtime.control_flow.try_op import RERAISE, TRY
 from runtime.exec.buffer_plan import updated_in_place
 from runtime.exec.codegen import _bare, _joined, _paren
+from runtime.exec.counted_loops import (
+    counted_loop, counter_span, counting, pure_test, python_counter,
+)
 from runtime.core.graph import Graph, Node
+from runtime.core.tensor import Tensor
 
 
 def _copy_lists(gen, inputs, indent: int) -> None:
@@ -74,6 +78,9 @@ def emit_while(gen, node: Node, outs: list[str], indent: int) -> None:
         gen.emit(indent, f"{', '.join(carried)} = {', '.join(init)}", node)
     for sub in (g_cond, g_body):
         _bind_inputs(gen, sub, carried + caps)
+    counting = counted_loop(node)
+    if counting is not None:
+        return _emit_counting(gen, node, outs, indent, carried, owned, *counting)
     counter = None
     if node.attrs["has_max"]:
         counter = gen.fresh("iteration")
@@ -101,6 +108,51 @@ def emit_while(gen, node: Node, outs: list[str], indent: int) -> None:
         gen.map_inlined_line(g_body.outputs, results)
     elif len(gen.lines) == start:
         gen.emit(indent + 1, "pass")
+    if outs:
+        gen.emit(indent, f"{', '.join(outs)} = {', '.join(carried)}")
+
+
+def _emit_counting(gen, node: Node, outs: list[str], indent: int, carried: list[str],
+                   owned, k: int, bound, rest) -> None:
+    """A counting loop as a Python `for` over the counter's next values (counted_loops.py)."""
+    g_cond, g_body = node.attrs["cond"], node.attrs["body"]
+    plan = gen.emitting_plan
+    as_int = python_counter(node, k, plan.uses.get(id(node.outputs[k]), 0) > 0)
+    if as_int:
+        # the counter itself as Python's int: the fastest to count, test and index with
+        step = gen.fresh(node.outputs[k].name + "_i")
+        gen.emit(indent, f"for {step} in range(int({carried[k]}), int({_bare(gen.expr(bound))})):",
+                 node)
+        gen.names[g_cond.inputs[k]] = gen.names[g_body.inputs[k]] = step
+        span = counter_span(node.inputs[k], bound)  # its values, when known here
+        for ph in (g_cond.inputs[k], g_body.inputs[k]):
+            gen.python_ints[id(ph)] = span
+    else:
+        step = gen.fresh(node.outputs[k].name + "_next")
+        gen.emit(indent, f"for {step} in {gen.const(counting, 'counting')}({carried[k]}, "
+                         f"{_bare(gen.expr(bound))}):", node)
+    if isinstance(rest, Tensor):
+        gen.emit_graph_body(g_cond, indent + 1, [rest])
+        gen.emit(indent + 1, f"if not {_paren(gen.expr(rest))}:")
+        gen.emit(indent + 2, "break")
+    # (the counter's `+ 1` is the `for`'s next value: not computed unless read elsewhere)
+    others = [x for i, x in enumerate(g_body.outputs) if i != k]
+    results = gen.emit_graph_body(g_body, indent + 1, others, owned=owned)
+    if as_int:  # (nothing reads the counter's final value: it is not carried)
+        names = [c for i, c in enumerate(carried) if i != k]
+    else:
+        names = carried
+        results.insert(k, step)
+    if names:
+        gen.emit(indent + 1, f"{', '.join(names)} = {_joined(results)}")
+        gen.map_inlined_line(others if as_int else g_body.outputs, results)
+    else:
+        gen.emit(indent + 1, "pass")
+    if not pure_test(rest):  # the `while` computes its condition once more at the end
+        gen.emit(indent, "else:")
+        gen.emit_graph_body(g_cond, indent + 1, [rest])
+        if not gen.expr(rest).isidentifier():
+            gen.emit(indent + 1, _bare(gen.expr(rest)))
     if outs:
         gen.emit(indent, f"{', '.join(outs)} = {', '.join(carried)}")
 

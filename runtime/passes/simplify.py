@@ -4,6 +4,7 @@
     (the 0 or 1 may be a scalar, a constant array of that value that broadcasts to x's
     shape, or `zeros_like(z)` / `ones_like(z)`: `zeros_like(z) + y → y` on integers only)
     x - x → zeros (integers)              astype(x, x.dtype) → x
+    b != 0 → b (booleans)
     x @ I → x, I @ x → x (integers, bools: exact; on floats -0.0 and inf would change)
     reshape(x, x.shape) → x               transpose(transpose(x, p), q) → transpose(x, p∘q)
     x[...] = v (a copy of x with every element set) → v, when v is a ufunc's result of
@@ -94,6 +95,16 @@ def _add_zero(node, ins, out):
     return None
 
 
+def _bool_not_zero(node, ins, out):
+    """`b != 0` of booleans is `b` (how a truth test of a boolean is traced)."""
+    if len(ins) == 2 and out.dtype.kind == "b":
+        for a, b in (ins, ins[::-1]):
+            if _same_aval(a, out) and not isinstance(b, Tensor) and _is_scalar(b, 0) \
+                    and np.ndim(b) == 0:
+                return a
+    return None
+
+
 def _matmul_identity(node, ins, out):
     if len(ins) == 2 and out.dtype.kind in "iub":
         for a, b in (ins, ins[::-1]):
@@ -123,6 +134,7 @@ def _transpose(node, ins, out):
 # op name -> (rewrite, whether it applies to nodes with attributes): one rule per op
 _REWRITES = {"multiply": (_mul_one, False), "true_divide": (_div_one, False),
              "divide": (_div_one, False), "subtract": (_sub, False), "add": (_add_zero, False),
+             "not_equal": (_bool_not_zero, False),
              "matmul": (_matmul_identity, False), "astype": (_same_value, True),
              "reshape": (_same_value, True), "transpose": (_transpose, True)}
 
