@@ -229,6 +229,23 @@ class CodeGen:
             node.op.emit_in_place(self, node, indent)  # e.g. `x[i] = v` instead of a copy
             self.names[node.outputs[0]] = self.names[node.inputs[0]]
             return plan.release(node, k, self.names, keep=node.inputs[0])
+        if node.op.emit_in_place is not None and reuse is None and spare is None \
+                and _copies_then_sets(node):
+            # `y = x.copy('K'); y[i] = v`: what the kernel does, without its call
+            source = node.inputs[0]
+            # a name of its own: the value and index, read after the copy, may be spelled
+            # with the names of values that die here (one of which the plan would give)
+            plan.untake(outs[0])
+            outs[0] = self.names[node.outputs[0]] = self.fresh(node.outputs[0].name)
+            self.emit(indent, f"{outs[0]} = {_paren(self.expr(source))}.copy('K')", node)
+            spelled, self.names[source] = self.names.get(source), outs[0]
+            node.op.emit_in_place(self, node, indent)
+            if spelled is None:
+                self.names.pop(source)
+            else:
+                self.names[source] = spelled
+            plan.note_result(node)
+            return plan.release(node, k, self.names)
         if node.op.emit is not None:  # control flow: statements of its own
             self.emitting_plan = plan  # (which results are read later: counted_loops.py)
             return node.op.emit(self, node, outs, indent)
@@ -284,6 +301,15 @@ class CodeGen:
         else:  # no result, or one computed in place into its input's buffer
             self.emit(indent, call, node)
         plan.release(node, k, self.names, keep=reuse)
+
+
+def _copies_then_sets(node: Node) -> bool:
+    """An element write (`index_update`, mode 'set') into an array it must copy first."""
+    if node.op.name != "index_update" or node.attrs.get("mode") != "set" or not node.outputs:
+        return False
+    x = node.inputs[0]
+    return (isinstance(x, Tensor) or isinstance(x, np.ndarray)) and x.ndim >= 1 \
+        and node.outputs[0].ndim >= 1
 
 
 @functools.cache

@@ -40,9 +40,15 @@ def _copy_lists(gen, inputs, indent: int) -> None:
             gen.names[ph] = name
 
 
-def _bind_inputs(gen, sub: Graph, exprs: list[str]) -> None:
+def _bind_inputs(gen, sub: Graph, exprs: list[str], values=None) -> None:
+    """Name `sub`'s inputs; `values`: the outer values they stand for unchanged (a Python
+    int among them stays known as one inside: scalar_forms.py)."""
     for ph, e in zip(sub.inputs, exprs):
         gen.names[ph] = e
+    for ph, outer in zip(sub.inputs, values or ()):
+        span = gen.python_ints.get(id(outer), False) if isinstance(outer, Tensor) else False
+        if span is not False:
+            gen.python_ints[id(ph)] = span
 
 
 def emit_cond(gen, node: Node, outs: list[str], indent: int) -> None:
@@ -51,7 +57,7 @@ def emit_cond(gen, node: Node, outs: list[str], indent: int) -> None:
     for i, sub in enumerate((node.attrs["then"], node.attrs["else_"])):
         if i == 1:
             gen.emit(indent, "else:")
-        _bind_inputs(gen, sub, rest)
+        _bind_inputs(gen, sub, rest, node.inputs[1:])
         start = len(gen.lines)
         if node.attrs.get("copy_lists"):
             _copy_lists(gen, sub.inputs, indent + 1)
@@ -76,8 +82,8 @@ def emit_while(gen, node: Node, outs: list[str], indent: int) -> None:
                 f"{_paren(e)}.copy()" if id(g_body.inputs[i]) in owned else e
                 for i, (e, o) in enumerate(zip(init, node.outputs))]
         gen.emit(indent, f"{', '.join(carried)} = {', '.join(init)}", node)
-    for sub in (g_cond, g_body):
-        _bind_inputs(gen, sub, carried + caps)
+    for sub in (g_cond, g_body):  # (captures stand for the same values in every iteration)
+        _bind_inputs(gen, sub, carried + caps, [None] * n + list(node.inputs[n:]))
     counting = counted_loop(node)
     if counting is not None:
         return _emit_counting(gen, node, outs, indent, carried, owned, *counting)

@@ -4,7 +4,7 @@
     (the 0 or 1 may be a scalar, a constant array of that value that broadcasts to x's
     shape, or `zeros_like(z)` / `ones_like(z)`: `zeros_like(z) + y → y` on integers only)
     x - x → zeros (integers)              astype(x, x.dtype) → x
-    b != 0 → b (booleans)
+    b != 0 → b (booleans)                 a + python_number(y) → a + y (a typed as y)
     x @ I → x, I @ x → x (integers, bools: exact; on floats -0.0 and inf would change)
     reshape(x, x.shape) → x               transpose(transpose(x, p), q) → transpose(x, p∘q)
     x[...] = v (a copy of x with every element set) → v, when v is a ufunc's result of
@@ -139,6 +139,28 @@ _REWRITES = {"multiply": (_mul_one, False), "true_divide": (_div_one, False),
              "reshape": (_same_value, True), "transpose": (_transpose, True)}
 
 
+def _typed_operand(node: Node) -> bool:
+    """`a + python_number(y)` → `a + y` when `a` is typed with y's dtype (y 0-d): NumPy
+    gives the typed operand's dtype either way (NEP 50: the Python number is weak), and
+    y's value is exact in that dtype. Saves converting a loop's number per iteration."""
+    if not isinstance(node.op.kernel, np.ufunc) or node.attrs or len(node.inputs) != 2:
+        return False
+    changed = False
+    ins = list(node.inputs)
+    for i, (x, other) in enumerate((ins, ins[::-1])):
+        inner = x.node if isinstance(x, Tensor) else None
+        if inner is None or inner.op.name != "python_number" or len(inner.inputs) != 1:
+            continue
+        y = inner.inputs[0]
+        if isinstance(y, Tensor) and isinstance(other, Tensor) and not other.weak \
+                and y.ndim == 0 and y.dtype == other.dtype and y.dtype.kind in "iuf":
+            ins[i] = y
+            changed = True
+    if changed:
+        node.inputs = ins
+    return changed
+
+
 def _rewrite(node: Node):
     """The value that can stand for the node's output, or None."""
     ins, out = node.inputs, node.outputs[0] if node.outputs else None
@@ -178,6 +200,7 @@ def simplify_algebra(graph: Graph) -> bool:
         for node in g.nodes:
             node.inputs = [replacements.get(id(x), x) if isinstance(x, Tensor) else x
                            for x in node.inputs]
+            changed = _typed_operand(node) or changed
             value = None if node.op.stateful or node.subgraphs() else _full_update(node, uses)
             if value is None and not node.op.stateful and not node.subgraphs() and not any(
                     id(o) in protected for o in node.outputs):

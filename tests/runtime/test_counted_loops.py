@@ -108,7 +108,14 @@ def logical_scalars(xs, t):
     return hits
 
 
+def one_hot(labels, n_classes=5):
+    out = np.zeros((labels.shape[0], n_classes))
+    out[np.arange(labels.shape[0]), labels] = 1.0  # a copy of a constant, then the write
+    return out
+
+
 CASES = [
+    (one_hot, (RNG.integers(0, 5, 12),)),
     (first_above_range, (XS, 1.5)),
     (first_above_range, (XS, 3.0)),  # runs out: -1
     (first_above_range, (XS[:40].astype(np.float32), np.float32(0.9))),
@@ -153,14 +160,15 @@ def test_counting_loops_match_python(fn, args):
 @pytest.mark.parametrize("fn, args, spelled", [
     (first_above_range, (XS, 1.5), "in range(int("),
     (first_above_enumerate, (XS, 1.5), "in range(int("),
-    (sum_while, (XS, np.int64(120)), "in counting("),  # the final counter is read
-    (edit_distance, (RNG.integers(0, 4, 30), RNG.integers(0, 4, 30)), "np_int64(v"),
+    (sum_while, (XS, np.int64(120)), "in counting("),
+    (one_hot, (RNG.integers(0, 5, 12),), ".copy('K')"),  # the final counter is read
+    (edit_distance, (RNG.integers(0, 4, 30), RNG.integers(0, 4, 30)), "int64_0 + (v"),
     (min_of_scalars, (XS[:60],), " if "),
 ])
 def test_the_executor_spells_counting_loops_and_scalars_in_python(fn, args, spelled):
     code = ag.function(fn).get_concrete_function(*args).python_code
     assert spelled in code
-    assert "np_logical_and(" not in code and "k_exact_int(" not in code
+    assert "np_logical_and(" not in code and "exact_" not in code
 
 
 def overflowing(n, start):
