@@ -71,6 +71,7 @@ class CodeGen:
         self.emitting_plan: BufferPlan | None = None  # of the body being emitted
         # id(value) -> (lowest, highest) or None: loop counters held as Python ints
         self.python_ints: dict = {}
+        self.result_names: dict = {}  # id(control-flow result) -> the name it must take
 
     # -- naming -----------------------------------------------------------------------
     def fresh(self, base: str) -> str:
@@ -219,6 +220,11 @@ class CodeGen:
         spare = plan.take_spare(node) if reuse is None else None
         outs = []
         for o in node.outputs:
+            fixed = self.result_names.pop(id(o), None) if node.op.emit is not None else None
+            if fixed is not None:  # a branch assigns a loop's variable itself
+                outs.append(fixed)
+                self.names[o] = fixed
+                continue
             # a result written into a buffer keeps that buffer's name
             name = self.names[reuse] if reuse is not None else spare[0] if spare \
                 else plan.take_name()

@@ -26,6 +26,7 @@ from runtime.exec.counted_loops import (
     counted_loop, counter_span, counting, pure_test, python_counter,
 )
 from runtime.core.graph import Graph, Node
+from runtime.core.liveness import live_nodes
 from runtime.core.tensor import Tensor
 
 
@@ -62,9 +63,12 @@ def emit_cond(gen, node: Node, outs: list[str], indent: int) -> None:
         if node.attrs.get("copy_lists"):
             _copy_lists(gen, sub.inputs, indent + 1)
         results = gen.emit_graph_body(sub, indent + 1)
-        if outs:
-            gen.emit(indent + 1, f"{', '.join(outs)} = {_joined(results)}")
-            gen.map_inlined_line(sub.outputs, results)
+        # (a loop variable a branch leaves as it is: no assignment, see _emit_counting)
+        pairs = [(o, r, x) for o, r, x in zip(outs, results, sub.outputs) if o != r]
+        if pairs:
+            gen.emit(indent + 1, f"{', '.join(o for o, _, _ in pairs)} = "
+                                 f"{_joined([r for _, r, _ in pairs])}")
+            gen.map_inlined_line([x for _, _, x in pairs], [r for _, r, _ in pairs])
         elif len(gen.lines) == start:
             gen.emit(indent + 1, "pass")
 
@@ -137,22 +141,24 @@ def _emit_counting(gen, node: Node, outs: list[str], indent: int, carried: list[
         step = gen.fresh(node.outputs[k].name + "_next")
         gen.emit(indent, f"for {step} in {gen.const(counting, 'counting')}({carried[k]}, "
                          f"{_bare(gen.expr(bound))}):", node)
+    header = len(gen.lines)
     if isinstance(rest, Tensor):
         gen.emit_graph_body(g_cond, indent + 1, [rest])
-        gen.emit(indent + 1, f"if not {_paren(gen.expr(rest))}:")
+        gen.emit(indent + 1, f"if {_negated(gen.expr(rest))}:")
         gen.emit(indent + 2, "break")
     # (the counter's `+ 1` is the `for`'s next value: not computed unless read elsewhere)
     others = [x for i, x in enumerate(g_body.outputs) if i != k]
+    direct = _assigned_by_branches(gen, g_body, others, k, carried)
     results = gen.emit_graph_body(g_body, indent + 1, others, owned=owned)
-    if as_int:  # (nothing reads the counter's final value: it is not carried)
-        names = [c for i, c in enumerate(carried) if i != k]
-    else:
-        names = carried
-        results.insert(k, step)
-    if names:
-        gen.emit(indent + 1, f"{', '.join(names)} = {_joined(results)}")
-        gen.map_inlined_line(others if as_int else g_body.outputs, results)
-    else:
+    results.insert(k, step)
+    pairs = [(c, r, x) for i, (c, r, x) in enumerate(zip(carried, results, g_body.outputs))
+             if i not in direct and not (as_int and i == k)]
+    # (nothing reads a Python-int counter's final value: it is not carried)
+    if pairs:
+        gen.emit(indent + 1, f"{', '.join(c for c, _, _ in pairs)} = "
+                             f"{_joined([r for _, r, _ in pairs])}")
+        gen.map_inlined_line([x for _, _, x in pairs], [r for _, r, _ in pairs])
+    elif len(gen.lines) == header:
         gen.emit(indent + 1, "pass")
     if not pure_test(rest):  # the `while` computes its condition once more at the end
         gen.emit(indent, "else:")
@@ -161,6 +167,37 @@ def _emit_counting(gen, node: Node, outs: list[str], indent: int, carried: list[
             gen.emit(indent + 1, _bare(gen.expr(rest)))
     if outs:
         gen.emit(indent, f"{', '.join(outs)} = {', '.join(carried)}")
+
+
+def _negated(expr: str) -> str:
+    """`not expr`, without a double negation (`not (not x)` is tested as `x`)."""
+    bare = _bare(expr)
+    if bare.startswith("not ") and _paren(bare[4:]) == bare[4:]:
+        return bare[4:]
+    return f"not {_paren(expr)}"
+
+
+def _assigned_by_branches(gen, g_body: Graph, outputs: list, k: int, carried: list[str]):
+    """Positions of loop variables that the body's last node, a conditional, can assign
+    itself (`if ...: s_loop = v` instead of `s = v` then `s_loop = s`): its results that
+    are the body's results and read nowhere else, when no other result is a loop variable
+    as the iteration found it (which the branch would have overwritten)."""
+    nodes = live_nodes(g_body, outputs)
+    last = nodes[-1] if nodes else None
+    if last is None or last.op is not COND:
+        return {}
+    read = {id(x) for node in nodes for x in node.inputs}
+    direct = {}
+    for o in last.outputs:
+        at = [i for i, x in enumerate(g_body.outputs) if x is o]
+        if len(at) == 1 and at[0] != k and id(o) not in read:
+            direct[at[0]] = o
+    placeholders = {id(g_body.inputs[i]) for i in direct}
+    if any(id(x) in placeholders for i, x in enumerate(g_body.outputs) if i not in direct):
+        return {}
+    for i, o in direct.items():
+        gen.result_names[id(o)] = carried[i]
+    return direct
 
 
 def emit_try(gen, node: Node, outs: list[str], indent: int) -> None:

@@ -114,7 +114,26 @@ def one_hot(labels, n_classes=5):
     return out
 
 
+def swap_when(xs, t):
+    lo, hi = xs[0], xs[1]
+    for i in range(xs.shape[0]):
+        if xs[i] > t:  # the branch assigns the loop's variables itself, swapped
+            lo, hi = hi, lo + xs[i]
+    return lo, hi
+
+
+def previous_when(xs, t):
+    prev, cur = xs[0], xs[1]
+    for i in range(xs.shape[0]):
+        prev = cur  # reads `cur` as the iteration found it: the branch must not assign it
+        if xs[i] > t:
+            cur = xs[i] * 2.0
+    return prev, cur
+
+
 CASES = [
+    (swap_when, (XS, 0.5)),
+    (previous_when, (XS, 0.5)),
     (one_hot, (RNG.integers(0, 5, 12),)),
     (first_above_range, (XS, 1.5)),
     (first_above_range, (XS, 3.0)),  # runs out: -1
