@@ -72,6 +72,7 @@ class CodeGen:
         # id(value) -> (lowest, highest) or None: loop counters held as Python ints
         self.python_ints: dict = {}
         self.result_names: dict = {}  # id(control-flow result) -> the name it must take
+        self.aliases: dict = {}  # id(`int(i + s)` value) -> the `for` variable counting it
 
     # -- naming -----------------------------------------------------------------------
     def fresh(self, base: str) -> str:
@@ -451,16 +452,28 @@ def _operator_form(node: Node, ins: list[str], as_dot: bool = False) -> str | No
     return None
 
 
+# NumPy reductions whose method runs the same reduction (`np.sum(x)` → `np.add.reduce`,
+# as `x.sum()`; `np.mean`/`np.std` call the very `_methods` functions `x.mean()` calls),
+# with the keywords they share
+_METHODS = {np.any: "any", np.all: "all", np.max: "max", np.amax: "max", np.min: "min",
+            np.amin: "min", np.sum: "sum", np.prod: "prod", np.mean: "mean", np.std: "std",
+            np.var: "var"}
+_METHOD_KEYWORDS = {"axis", "keepdims", "dtype", "ddof"}
+
+
 def _method_form(node: Node, ins: list[str], args: list[str]) -> str | None:
-    """`x.any()` instead of `np.any(x)` for an array: what NumPy's function calls, without
+    """`x.sum()` instead of `np.sum(x)` for an array: what NumPy's function calls, without
     its Python-level dispatch (~3 us against ~1 us on a small array; vmap's `while`
-    tests one per iteration)."""
-    if node.op.kernel not in (np.any, np.all) or set(node.attrs) - {"axis", "keepdims"}:
+    tests one per iteration, solvers take a max per iteration)."""
+    method = _METHODS.get(node.op.kernel)
+    if method is None or set(node.attrs) - _METHOD_KEYWORDS \
+            or "ddof" in node.attrs and method not in ("std", "var") \
+            or "dtype" in node.attrs and method in ("any", "all", "max", "min"):
         return None
     x = node.inputs[0]
     if len(node.inputs) != 1 or not isinstance(x, Tensor) or x.ndim == 0:
         return None  # (a 0-d value may be a Python number, which has no method)
-    return f"{_paren(ins[0])}.{node.op.kernel.__name__}({', '.join(args[1:])})"
+    return f"{_paren(ins[0])}.{method}({', '.join(args[1:])})"
 
 
 def _joined(exprs: list[str]) -> str:

@@ -23,11 +23,13 @@ from runtime.control_flow.try_op import RERAISE, TRY
 from runtime.exec.buffer_plan import updated_in_place
 from runtime.exec.codegen import _bare, _joined, _paren
 from runtime.exec.counted_loops import (
-    counted_loop, counter_span, counting, pure_test, python_counter,
+    common_shift, counted_loop, counter_span, counting, pure_test, python_counter,
 )
 from runtime.core.graph import Graph, Node
 from runtime.core.liveness import live_nodes
 from runtime.core.tensor import Tensor
+
+_MIN, _MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
 
 
 def _copy_lists(gen, inputs, indent: int) -> None:
@@ -131,10 +133,22 @@ def _emit_counting(gen, node: Node, outs: list[str], indent: int, carried: list[
     if as_int:
         # the counter itself as Python's int: the fastest to count, test and index with
         step = gen.fresh(node.outputs[k].name + "_i")
-        gen.emit(indent, f"for {step} in range(int({carried[k]}), int({_bare(gen.expr(bound))})):",
-                 node)
-        gen.names[g_cond.inputs[k]] = gen.names[g_body.inputs[k]] = step
         span = counter_span(node.inputs[k], bound)  # its values, when known here
+        shifted = common_shift(node, k) if span is not None else None
+        if shifted is not None and all(_MIN <= v + shifted[0] <= _MAX for v in span):
+            # read only as `int(i + s)`: the `for` counts `i + s` itself
+            s, reads = shifted
+            gen.emit(indent, f"for {step} in range(int({carried[k]}) + {s}, "
+                             f"int({_bare(gen.expr(bound))}) + {s}):", node)
+            counter = f"({step} - {s})" if s >= 0 else f"({step} + {-s})"
+            for x in reads:
+                gen.aliases[id(x)] = step
+                gen.python_ints[id(x)] = (span[0] + s, span[1] + s)
+        else:
+            gen.emit(indent, f"for {step} in range(int({carried[k]}), "
+                             f"int({_bare(gen.expr(bound))})):", node)
+            counter = step
+        gen.names[g_cond.inputs[k]] = gen.names[g_body.inputs[k]] = counter
         for ph in (g_cond.inputs[k], g_body.inputs[k]):
             gen.python_ints[id(ph)] = span
     else:

@@ -179,3 +179,37 @@ def counter_span(start, bound):
             return None
         ends.append(int(end))
     return ends[0], ends[1] - 1
+
+
+def common_shift(node: Node, k: int):
+    """(s, reads) when a Python-int counter `i` is read as `int(i + s)` with an int64
+    constant `s` (`for i in range(3, n)` rolled after three unrolled iterations reads
+    `i + 3`): the `for` can count `i + s` itself. `reads`: those `int(i + s)` values (of
+    the first `s` found); other reads of `i` are spelled from the `for`'s value. None
+    when there is none."""
+    shift, reads = None, []
+    for g in (node.attrs["cond"], node.attrs["body"]):
+        counter = g.inputs[k]
+        users: dict = {}
+        for user in g.nodes:
+            for x in user.inputs:
+                if isinstance(x, Tensor):
+                    users.setdefault(id(x), []).append(user)
+        for add in users.get(id(counter), []):
+            if add.op.name != "add" or add.attrs or len(add.inputs) != 2:
+                continue
+            other = add.inputs[1] if add.inputs[0] is counter else add.inputs[0]
+            if isinstance(other, Tensor) or not _int64_constant(other) \
+                    or shift is not None and int(other) != shift:
+                continue
+            numbers = [pn for pn in users.get(id(add.outputs[0]), [])
+                       if pn.op.name == "python_number"]
+            if numbers:
+                shift = int(other)
+                reads += [pn.outputs[0] for pn in numbers]
+    return None if shift is None else (shift, reads)
+
+
+def _int64_constant(x) -> bool:
+    return type(x) is int or isinstance(x, (np.generic, np.ndarray)) and np.ndim(x) == 0 \
+        and x.dtype == np.int64

@@ -47,6 +47,9 @@ def _python_number(gen, node: Node, ins: list[str]) -> str | None:
     x = node.inputs[0]
     if not (isinstance(x, Tensor) and x.ndim == 0 and x.dtype.kind in _TO_PYTHON):
         return None
+    alias = gen.aliases.get(id(node.outputs[0]))
+    if alias is not None:
+        return alias  # a `for` counts this value itself (counted_loops.common_shift)
     if id(x) in gen.python_ints:
         return ins[0]  # a Python int already (a loop counter: counted_loops.py)
     shifted = _shifted_counter(gen, x, ins[0])

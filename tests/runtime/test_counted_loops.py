@@ -6,6 +6,7 @@ the arrays the function writes), bitwise, and checks that the spelling it is abo
 generated, so that a change of the executor cannot pass these tests by not using it."""
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -225,3 +226,27 @@ def test_a_condition_that_raises_at_the_end_still_raises():
     with pytest.raises(IndexError):
         f(xs, np.int64(12))
     assert_same(f(xs, np.int64(5)), walk(xs, np.int64(5)))
+
+
+def reductions(x):
+    return (np.max(x), np.sum(x, axis=0, keepdims=True), np.mean(x, axis=-1), np.std(x, ddof=1),
+            np.min(x, axis=0), np.prod(x, dtype=np.float64), np.var(x, axis=0, keepdims=True),
+            np.amax(x, axis=1), np.sum(x, dtype=np.float32))
+
+
+@pytest.mark.parametrize("x", [
+    RNG.normal(size=(5, 7)), RNG.normal(size=(300, 3)).astype(np.float32),
+    np.array([[1.0, np.nan, -0.0], [0.0, np.inf, 2.0]]), RNG.integers(-9, 9, (4, 6)),
+])
+def test_reductions_spelled_as_methods_match_numpy(x):
+    f = ag.function(reductions)
+    assert ".max()" in f.get_concrete_function(x).python_code
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert_same(f(x), reductions(x), rtol=0)
+
+
+def test_a_counter_read_shifted_is_counted_shifted():
+    # rolled after a few unrolled iterations, the loop reads `i + s`: the `for` counts it
+    code = ag.function(first_above_range).get_concrete_function(XS, 1.5).python_code
+    assert re.search(r"for \w+ in range\(int\(\w+\) \+ \d+, int\(\w+\) \+ \d+\)", code)
