@@ -217,6 +217,7 @@ class CodeGen:
 
     def emit_node(self, node: Node, indent: int, plan: "BufferPlan", k: int) -> None:
         """Emit node `k` of a body; `plan` knows the body's last uses and buffers."""
+        self.emitting_plan = plan  # (what reads a value: scalar_forms, counted_loops)
         reuse = plan.reusable_input(node, k)
         spare = plan.take_spare(node) if reuse is None else None
         outs = []
@@ -254,7 +255,6 @@ class CodeGen:
             plan.note_result(node)
             return plan.release(node, k, self.names)
         if node.op.emit is not None:  # control flow: statements of its own
-            self.emitting_plan = plan  # (which results are read later: counted_loops.py)
             return node.op.emit(self, node, outs, indent)
         ins = [self.expr(x) for x in node.inputs]
         checks = spell_as_dot(node, plan.produced)

@@ -23,7 +23,8 @@ from runtime.control_flow.try_op import RERAISE, TRY
 from runtime.exec.buffer_plan import updated_in_place
 from runtime.exec.codegen import _bare, _joined, _paren
 from runtime.exec.counted_loops import (
-    common_shift, counted_loop, counter_span, counting, pure_test, python_counter,
+    common_shift, counted_loop, counter_span, counting, element_reads, pure_test,
+    python_counter,
 )
 from runtime.core.graph import Graph, Node
 from runtime.core.liveness import live_nodes
@@ -135,19 +136,28 @@ def _emit_counting(gen, node: Node, outs: list[str], indent: int, carried: list[
         step = gen.fresh(node.outputs[k].name + "_i")
         span = counter_span(node.inputs[k], bound)  # its values, when known here
         shifted = common_shift(node, k) if span is not None else None
+        s, reads = 0, []
         if shifted is not None and all(_MIN <= v + shifted[0] <= _MAX for v in span):
-            # read only as `int(i + s)`: the `for` counts `i + s` itself
-            s, reads = shifted
-            gen.emit(indent, f"for {step} in range(int({carried[k]}) + {s}, "
-                             f"int({_bare(gen.expr(bound))}) + {s}):", node)
-            counter = f"({step} - {s})" if s >= 0 else f"({step} + {-s})"
+            s, reads = shifted  # read as `int(i + s)`: the `for` counts `i + s` itself
             for x in reads:
                 gen.aliases[id(x)] = step
                 gen.python_ints[id(x)] = (span[0] + s, span[1] + s)
+        lo, hi = f"int({carried[k]})", f"int({_bare(gen.expr(bound))})"
+        if s:
+            lo, hi = f"{lo} + {s}", f"{hi} + {s}"
+        elements = None if span is None else element_reads(
+            node, [g_body.inputs[k]] if not s else reads, span[0] + s, span[1] + s)
+        if elements is not None:  # `x[i]` read: the elements come from iterating x
+            array, got = elements
+            element, ends = gen.fresh("element"), gen.fresh("ends")
+            gen.emit(indent, f"{ends} = {lo}, {hi}", node)
+            gen.emit(indent, f"for {step}, {element} in zip(range(*{ends}), "
+                             f"{_paren(gen.names[array])}[{ends}[0]:{ends}[1]]):", node)
+            for x in got:
+                gen.aliases[id(x)] = element
         else:
-            gen.emit(indent, f"for {step} in range(int({carried[k]}), "
-                             f"int({_bare(gen.expr(bound))})):", node)
-            counter = step
+            gen.emit(indent, f"for {step} in range({lo}, {hi}):", node)
+        counter = step if not s else f"({step} - {s})" if s > 0 else f"({step} + {-s})"
         gen.names[g_cond.inputs[k]] = gen.names[g_body.inputs[k]] = counter
         for ph in (g_cond.inputs[k], g_body.inputs[k]):
             gen.python_ints[id(ph)] = span

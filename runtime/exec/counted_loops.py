@@ -22,6 +22,7 @@ import numpy as np
 
 from runtime.core.graph import Graph, Node
 from runtime.core.tensor import Tensor
+from runtime.ops.indexing_rules import Slot
 
 _ZERO = np.int64(0)
 _CHUNK = 1 << 16  # counts longer than this are made lazily (a loop may stop early)
@@ -213,3 +214,23 @@ def common_shift(node: Node, k: int):
 def _int64_constant(x) -> bool:
     return type(x) is int or isinstance(x, (np.generic, np.ndarray)) and np.ndim(x) == 0 \
         and x.dtype == np.int64
+
+
+def element_reads(node: Node, indices: list, first: int, last: int):
+    """(array, reads) when the body reads `x[j]` of an array the loop is given, `j` one of
+    `indices` (the counter, or what the `for` counts), and every `j` the loop takes lies
+    within `x` (`first`..`last`, both in range): the `for` can take the elements from
+    iterating `x[first:last + 1]`, the very objects `x[j]` gives. None otherwise."""
+    g_body, n = node.attrs["body"], len(node.outputs)
+    given = {id(x) for x in g_body.inputs[n:]}
+    wanted = {id(x) for x in indices}
+    found: dict = {}
+    for user in g_body.nodes:
+        if user.op.name != "getitem" or len(user.inputs) != 2 \
+                or user.attrs.get("index") != Slot(0) or id(user.inputs[1]) not in wanted:
+            continue
+        x = user.inputs[0]
+        if id(x) in given and x.ndim >= 1 and type(x.shape[0]) is int \
+                and 0 <= first and last < x.shape[0]:
+            found.setdefault(id(x), (x, []))[1].append(user.outputs[0])
+    return next(iter(found.values()), None)

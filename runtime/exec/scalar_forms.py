@@ -174,6 +174,24 @@ def _span(gen, x):
     return (x, x) if type(x) is int else None
 
 
+def _read_as_index(gen, value: Tensor) -> bool:
+    """Whether every read of `value` in the body being emitted is an index of an element
+    read or write, or its Python number (a Python int and an int64 give the same)."""
+    plan = gen.emitting_plan
+    if plan is None:
+        return False
+    found = 0
+    for node in plan.nodes:
+        for i, x in enumerate(node.inputs):
+            if x is not value:
+                continue
+            if not (node.op.name == "getitem" and i >= 1 or node.op.name == "python_number"
+                    or node.op.name == "index_update" and i >= 2):
+                return False
+            found += 1
+    return found > 0 and plan.uses.get(id(value)) == found
+
+
 _EXACT = {name: _exact_checked(name) for name in ("add", "subtract", "multiply")}
 
 
@@ -187,7 +205,11 @@ def _exact_int(gen, node: Node, ins: list[str]) -> str | None:
         fn = _EXACT_FN[ufunc]
         ends = [fn(a, b) for a in spans[0] for b in spans[1]]
         if _MIN <= min(ends) and max(ends) <= _MAX:
-            return as_numpy(gen, np.dtype(np.int64), f"{ins[0]} {_SIGN[ufunc]} {ins[1]}")
+            spelled = f"{ins[0]} {_SIGN[ufunc]} {ins[1]}"
+            if _read_as_index(gen, node.outputs[0]):  # Python's int indexes alike
+                gen.python_ints[id(node.outputs[0])] = (min(ends), max(ends))
+                return spelled
+            return as_numpy(gen, np.dtype(np.int64), spelled)
     return f"{gen.const(_EXACT[ufunc], 'exact_' + ufunc)}({ins[0]}, {ins[1]}, " \
            f"{gen.const(node.attrs['where'], 'at_line')})"
 
@@ -206,6 +228,8 @@ def _where(gen, node: Node, ins: list[str]) -> str | None:
 
 
 def _getitem(gen, node: Node, ins: list[str]) -> str | None:
+    if node.outputs and id(node.outputs[0]) in gen.aliases:
+        return gen.aliases[id(node.outputs[0])]  # the `for` iterates the elements
     x = node.inputs[0] if node.inputs else None
     if node.attrs.get("index") != () or len(ins) != 1 or not isinstance(x, Tensor):
         return None

@@ -178,8 +178,8 @@ def test_counting_loops_match_python(fn, args):
 
 
 @pytest.mark.parametrize("fn, args, spelled", [
-    (first_above_range, (XS, 1.5), "in range(int("),
-    (first_above_enumerate, (XS, 1.5), "in range(int("),
+    (first_above_range, (XS, 1.5), "element in zip(range("),  # elements by iterating xs
+    (first_above_enumerate, (XS, 1.5), "element in zip(range("),
     (sum_while, (XS, np.int64(120)), "in counting("),
     (one_hot, (RNG.integers(0, 5, 12),), ".copy('K')"),  # the final counter is read
     (edit_distance, (RNG.integers(0, 4, 30), RNG.integers(0, 4, 30)), "int64_0 + (v"),
@@ -249,4 +249,21 @@ def test_reductions_spelled_as_methods_match_numpy(x):
 def test_a_counter_read_shifted_is_counted_shifted():
     # rolled after a few unrolled iterations, the loop reads `i + s`: the `for` counts it
     code = ag.function(first_above_range).get_concrete_function(XS, 1.5).python_code
-    assert re.search(r"for \w+ in range\(int\(\w+\) \+ \d+, int\(\w+\) \+ \d+\)", code)
+    assert re.search(r"= int\(\w+\) \+ \d+, int\(\w+\) \+ \d+", code)
+
+
+def past_the_end(xs, n):
+    total = xs[0] * 0
+    for i in range(n):  # reads past the end of xs: IndexError, as in Python
+        total = total + xs[i]
+    return total
+
+
+def test_a_loop_reading_past_the_end_raises_as_python_does():
+    xs = np.arange(40.0)
+    with pytest.raises(IndexError):
+        past_the_end(xs, 50)
+    f = ag.function(past_the_end)
+    with pytest.raises(IndexError):
+        f(xs, 50)
+    assert_same(f(xs, 40), past_the_end(xs, 40))
