@@ -73,6 +73,7 @@ class CodeGen:
         self.python_ints: dict = {}
         self.result_names: dict = {}  # id(control-flow result) -> the name it must take
         self.aliases: dict = {}  # id(`int(i + s)` value) -> the `for` variable counting it
+        self.branch_tails: dict = {}  # id(cond node) -> {branch: emit(indent)} (loop tests)
 
     # -- naming -----------------------------------------------------------------------
     def fresh(self, base: str) -> str:

@@ -72,7 +72,10 @@ def emit_cond(gen, node: Node, outs: list[str], indent: int) -> None:
             gen.emit(indent + 1, f"{', '.join(o for o, _, _ in pairs)} = "
                                  f"{_joined([r for _, r, _ in pairs])}")
             gen.map_inlined_line([x for _, _, x in pairs], [r for _, r, _ in pairs])
-        elif len(gen.lines) == start:
+        tail = gen.branch_tails.get(id(node), {}).get(i)
+        if tail is not None:  # a loop's test, where this branch changes what it reads
+            tail(indent + 1)
+        if len(gen.lines) == start:
             gen.emit(indent + 1, "pass")
 
 
@@ -131,6 +134,16 @@ def _emit_counting(gen, node: Node, outs: list[str], indent: int, carried: list[
     g_cond, g_body = node.attrs["cond"], node.attrs["body"]
     plan = gen.emitting_plan
     as_int = python_counter(node, k, plan.uses.get(id(node.outputs[k]), 0) > 0)
+    # (the counter's `+ 1` is the `for`'s next value: not computed unless read elsewhere)
+    others = [x for i, x in enumerate(g_body.outputs) if i != k]
+    direct = _assigned_by_branches(gen, g_body, others, k, carried)
+    moved = as_int and len(direct) == len(carried) - 1 and isinstance(rest, Tensor) \
+        and pure_test(rest) and _tested_in_branches(gen, node, k, rest, direct, indent)
+    outer = indent
+    if moved:  # tested once here, then only where a branch changes what it reads
+        gen.emit_graph_body(g_cond, indent, [rest])
+        gen.emit(indent, f"if {_bare(gen.expr(rest))}:")
+        indent += 1
     if as_int:
         # the counter itself as Python's int: the fastest to count, test and index with
         step = gen.fresh(node.outputs[k].name + "_i")
@@ -166,13 +179,10 @@ def _emit_counting(gen, node: Node, outs: list[str], indent: int, carried: list[
         gen.emit(indent, f"for {step} in {gen.const(counting, 'counting')}({carried[k]}, "
                          f"{_bare(gen.expr(bound))}):", node)
     header = len(gen.lines)
-    if isinstance(rest, Tensor):
+    if isinstance(rest, Tensor) and not moved:
         gen.emit_graph_body(g_cond, indent + 1, [rest])
         gen.emit(indent + 1, f"if {_negated(gen.expr(rest))}:")
         gen.emit(indent + 2, "break")
-    # (the counter's `+ 1` is the `for`'s next value: not computed unless read elsewhere)
-    others = [x for i, x in enumerate(g_body.outputs) if i != k]
-    direct = _assigned_by_branches(gen, g_body, others, k, carried)
     results = gen.emit_graph_body(g_body, indent + 1, others, owned=owned)
     results.insert(k, step)
     pairs = [(c, r, x) for i, (c, r, x) in enumerate(zip(carried, results, g_body.outputs))
@@ -190,7 +200,48 @@ def _emit_counting(gen, node: Node, outs: list[str], indent: int, carried: list[
         if not gen.expr(rest).isidentifier():
             gen.emit(indent + 1, _bare(gen.expr(rest)))
     if outs:
-        gen.emit(indent, f"{', '.join(outs)} = {', '.join(carried)}")
+        gen.emit(outer, f"{', '.join(outs)} = {', '.join(carried)}")
+
+
+def _tested_in_branches(gen, node: Node, k: int, rest, direct: dict, indent: int) -> bool:
+    """Whether the rest of the condition reads only loop variables that the body's last
+    conditional assigns (and values the loop is given): it then holds as long as no
+    branch changes them, and is tested at the end of the branches that do (`if flag:
+    break` where a `return` or `break` set the flag, not at every iteration's start).
+    Registers those tests with emit_cond (`gen.branch_tails`)."""
+    g_cond, g_body, n = node.attrs["cond"], node.attrs["body"], len(node.outputs)
+    position = {id(ph): i for i, ph in enumerate(g_cond.inputs[:n])}
+    deps, seen, todo = set(), set(), [rest]
+    while todo:
+        x = todo.pop()
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        if id(x) in position:
+            deps.add(position[id(x)])
+        elif x.node is not None:
+            todo.extend(v for v in x.node.inputs if isinstance(v, Tensor))
+    if k in deps or not deps <= set(direct):
+        return False
+    last = direct[next(iter(direct))].node
+    tails = {}
+    for b, sub in enumerate((last.attrs["then"], last.attrs["else_"])):
+        for p in deps:
+            r = sub.outputs[[id(o) for o in last.outputs].index(id(direct[p]))]
+            m = next((i for i, ph in enumerate(sub.inputs) if ph is r), None)
+            if m is None or last.inputs[1 + m] is not g_body.inputs[p]:
+                tails[b] = _branch_test(gen, g_cond, rest)  # this branch changes it
+                break
+    gen.branch_tails[id(last)] = tails
+    return True
+
+
+def _branch_test(gen, g_cond: Graph, rest):
+    def emit(indent: int) -> None:
+        gen.emit_graph_body(g_cond, indent, [rest])
+        gen.emit(indent, f"if {_negated(gen.expr(rest))}:")
+        gen.emit(indent + 1, "break")
+    return emit
 
 
 def _negated(expr: str) -> str:

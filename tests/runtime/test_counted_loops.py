@@ -18,6 +18,8 @@ from tests.helpers import assert_same
 RNG = np.random.default_rng(7)
 XS = RNG.uniform(0, 1, size=300)
 XS[200] = 2.0
+EARLY = XS.copy()
+EARLY[1] = 5.0  # found while the loop is still unrolled: the rolled rest never runs
 
 
 def first_above_range(xs, threshold):
@@ -138,6 +140,8 @@ CASES = [
     (one_hot, (RNG.integers(0, 5, 12),)),
     (first_above_range, (XS, 1.5)),
     (first_above_range, (XS, 3.0)),  # runs out: -1
+    (first_above_range, (EARLY, 3.0)),
+    (first_above_enumerate, (EARLY, 3.0)),
     (first_above_range, (XS[:40].astype(np.float32), np.float32(0.9))),
     (first_above_enumerate, (XS, 1.5)),
     (first_above_enumerate, (XS, 3.0)),
@@ -267,3 +271,10 @@ def test_a_loop_reading_past_the_end_raises_as_python_does():
     with pytest.raises(IndexError):
         f(xs, 50)
     assert_same(f(xs, 40), past_the_end(xs, 40))
+
+
+def test_a_return_flag_is_tested_where_a_branch_sets_it():
+    # once before the loop, then in the branch that returns, not at every iteration
+    code = ag.function(first_above_enumerate).get_concrete_function(XS, 1.5).python_code
+    assert re.search(r"if not \w+:\n\s+ends = ", code)
+    assert re.search(r"(\s+)\w+, \w+ = np_True, \w+\n\1if \w+:\n\1    break", code)
