@@ -19,6 +19,16 @@ from runtime.exec.spelling import is_float_2d_matmul
 from runtime.core.tensor import Tensor
 
 
+def copies_then_sets(node: Node) -> bool:
+    """An element write (`index_update`, mode 'set') into an array it must copy first
+    (spelled as the copy and the write, not a call of the op's kernel)."""
+    if node.op.name != "index_update" or node.attrs.get("mode") != "set" or not node.outputs:
+        return False
+    x = node.inputs[0]
+    return (isinstance(x, Tensor) or isinstance(x, np.ndarray)) and x.ndim >= 1 \
+        and node.outputs[0].ndim >= 1
+
+
 def _owns_result(node: Node) -> bool:
     """Ops whose result is a new array that nothing else refers to."""
     k = node.op.kernel

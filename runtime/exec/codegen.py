@@ -32,7 +32,7 @@ import numpy as np
 from runtime.core.graph import Graph, Node
 from runtime.core.registry import _recording, recording_threads
 from runtime.core.liveness import live_nodes
-from runtime.exec.buffer_plan import BufferPlan
+from runtime.exec.buffer_plan import BufferPlan, copies_then_sets
 from runtime.exec.generated_source import drop_source_with, register_source
 from runtime.passes.memory_order import reads_memory_order
 from runtime.exec.chunks import emit_region, find_regions
@@ -239,7 +239,7 @@ class CodeGen:
             self.names[node.outputs[0]] = self.names[node.inputs[0]]
             return plan.release(node, k, self.names, keep=node.inputs[0])
         if node.op.emit_in_place is not None and reuse is None and spare is None \
-                and _copies_then_sets(node):
+                and copies_then_sets(node):
             # `y = x.copy('K'); y[i] = v`: what the kernel does, without its call
             source = node.inputs[0]
             # a name of its own: the value and index, read after the copy, may be spelled
@@ -309,15 +309,6 @@ class CodeGen:
         else:  # no result, or one computed in place into its input's buffer
             self.emit(indent, call, node)
         plan.release(node, k, self.names, keep=reuse)
-
-
-def _copies_then_sets(node: Node) -> bool:
-    """An element write (`index_update`, mode 'set') into an array it must copy first."""
-    if node.op.name != "index_update" or node.attrs.get("mode") != "set" or not node.outputs:
-        return False
-    x = node.inputs[0]
-    return (isinstance(x, Tensor) or isinstance(x, np.ndarray)) and x.ndim >= 1 \
-        and node.outputs[0].ndim >= 1
 
 
 @functools.cache
