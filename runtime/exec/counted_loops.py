@@ -226,8 +226,9 @@ def element_reads(node: Node, indices: list, first: int, last: int):
     wanted = {id(x) for x in indices}
     found: dict = {}
     for user in g_body.nodes:
-        if user.op.name != "getitem" or len(user.inputs) != 2 \
-                or user.attrs.get("index") != Slot(0) or id(user.inputs[1]) not in wanted:
+        index = user.attrs.get("index")  # (may be a NumPy value: compared by type first)
+        if user.op.name != "getitem" or len(user.inputs) != 2 or type(index) is not Slot \
+                or index.k != 0 or id(user.inputs[1]) not in wanted:
             continue
         x = user.inputs[0]
         if id(x) in given and x.ndim >= 1 and type(x.shape[0]) is int \

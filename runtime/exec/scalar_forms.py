@@ -231,7 +231,8 @@ def _getitem(gen, node: Node, ins: list[str]) -> str | None:
     if node.outputs and id(node.outputs[0]) in gen.aliases:
         return gen.aliases[id(node.outputs[0])]  # the `for` iterates the elements
     x = node.inputs[0] if node.inputs else None
-    if node.attrs.get("index") != () or len(ins) != 1 or not isinstance(x, Tensor):
+    index = node.attrs.get("index")  # (may be a NumPy value: compared by type first)
+    if type(index) is not tuple or index != () or len(ins) != 1 or not isinstance(x, Tensor):
         return None
     picked = gen.selects.get(id(x))
     if picked is None or picked[1] != ins[0]:
