@@ -259,7 +259,7 @@ def _assigned_by_branches(gen, g_body: Graph, outputs: list, k: int, carried: li
     as the iteration found it (which the branch would have overwritten)."""
     nodes = live_nodes(g_body, outputs)
     last = nodes[-1] if nodes else None
-    if last is None or last.op is not COND:
+    if last is None or last.op.emit is not emit_cond:
         return {}
     read = {id(x) for node in nodes for x in node.inputs}
     direct = {}

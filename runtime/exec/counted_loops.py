@@ -23,6 +23,7 @@ import numpy as np
 from runtime.core.graph import Graph, Node
 from runtime.core.tensor import Tensor
 from runtime.ops.indexing_rules import Slot
+from runtime.exec.scalar_forms import is_element_read, is_exact_add, is_python_number
 
 _ZERO = np.int64(0)
 _CHUNK = 1 << 16  # counts longer than this are made lazily (a loop may stop early)
@@ -49,9 +50,9 @@ def _increment(body: Graph, k: int) -> bool:
     if node is None or len(node.inputs) != 2 or out.dtype != np.int64 or out.ndim != 0:
         return False
     a, b = node.inputs
-    if node.op.name == "add" and not node.attrs:
+    if node.op.kernel is np.add and not node.attrs:
         return any(x is body.inputs[k] and _is_one(y) for x, y in ((a, b), (b, a)))
-    if node.op.name == "exact_int" and node.attrs.get("ufunc") == "add":
+    if is_exact_add(node):
         return any(x is body.inputs[k] and (_is_one(y) or type(y) is int and y == 1)
                    for x, y in ((a, b), (b, a)))
     return False
@@ -62,9 +63,9 @@ def _bound(test: Node, counter: Tensor):
     if test is None or test.attrs or len(test.inputs) != 2:
         return None
     a, b = test.inputs
-    if test.op.name == "less" and a is counter:
+    if test.op.kernel is np.less and a is counter:
         n = b
-    elif test.op.name == "greater" and b is counter:
+    elif test.op.kernel is np.greater and b is counter:
         n = a
     else:
         return None
@@ -86,7 +87,7 @@ def counted_loop(node: Node):
     if not isinstance(pred, Tensor) or pred.node is None:
         return None
     tests = [(pred.node, None)]
-    if pred.node.op.name == "logical_and" and not pred.node.attrs \
+    if pred.node.op.kernel is np.logical_and and not pred.node.attrs \
             and len(pred.node.inputs) == 2:
         a, b = pred.node.inputs
         tests = [(a.node if isinstance(a, Tensor) else None, b),
@@ -109,8 +110,8 @@ def _invariant(bound, g_cond: Graph, n: int) -> bool:
     return any(bound is x for x in g_cond.inputs[n:])
 
 
-_PURE = frozenset({"logical_not", "logical_and", "logical_or", "not_equal", "equal", "less",
-                   "greater", "less_equal", "greater_equal", "python_number"})
+_PURE = (np.logical_not, np.logical_and, np.logical_or, np.not_equal, np.equal, np.less,
+         np.greater, np.less_equal, np.greater_equal)
 
 
 def pure_test(rest) -> bool:
@@ -125,7 +126,7 @@ def pure_test(rest) -> bool:
             continue
         seen.add(id(x))
         node = x.node
-        if node.op.name not in _PURE or node.attrs or any(
+        if not (node.op.kernel in _PURE or is_python_number(node)) or node.attrs or any(
                 isinstance(v, (Tensor, np.ndarray)) and (v.ndim != 0 or v.dtype.kind not in "biuf")
                 for v in node.inputs):
             return False
@@ -197,14 +198,14 @@ def common_shift(node: Node, k: int):
                 if isinstance(x, Tensor):
                     users.setdefault(id(x), []).append(user)
         for add in users.get(id(counter), []):
-            if add.op.name != "add" or add.attrs or len(add.inputs) != 2:
+            if add.op.kernel is not np.add or add.attrs or len(add.inputs) != 2:
                 continue
             other = add.inputs[1] if add.inputs[0] is counter else add.inputs[0]
             if isinstance(other, Tensor) or not _int64_constant(other) \
                     or shift is not None and int(other) != shift:
                 continue
             numbers = [pn for pn in users.get(id(add.outputs[0]), [])
-                       if pn.op.name == "python_number"]
+                       if is_python_number(pn)]
             if numbers:
                 shift = int(other)
                 reads += [pn.outputs[0] for pn in numbers]
@@ -227,7 +228,7 @@ def element_reads(node: Node, indices: list, first: int, last: int):
     found: dict = {}
     for user in g_body.nodes:
         index = user.attrs.get("index")  # (may be a NumPy value: compared by type first)
-        if user.op.name != "getitem" or len(user.inputs) != 2 or type(index) is not Slot \
+        if not is_element_read(user) or len(user.inputs) != 2 or type(index) is not Slot \
                 or index.k != 0 or id(user.inputs[1]) not in wanted:
             continue
         x = user.inputs[0]

@@ -20,7 +20,9 @@ import numpy as np
 
 from runtime.core.graph import Node
 from runtime.core.tensor import Tensor
-from runtime.ops.exact_ints import _message
+from runtime.ops.exact_ints import EXACT_INT, _message
+from runtime.ops.indexing import GETITEM, INDEX_UPDATE
+from runtime.ops.ufuncs import PYTHON_NUMBER
 
 _MIN, _MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
 _ZERO = np.int64(0)
@@ -69,18 +71,19 @@ def _shifted_counter(gen, x: Tensor, spelled: str) -> str | None:
     Python's ints, when no value of `i` takes the int64 sum out of range (the same
     number, and no overflow warning either way)."""
     node = x.node
-    if node is None or node.op.name not in ("add", "subtract") or node.attrs \
+    if node is None or node.op.kernel not in (np.add, np.subtract) or node.attrs \
             or len(node.inputs) != 2 or _plain(spelled) or x.dtype != np.int64:
         return None
     a, b = node.inputs
-    flipped = node.op.name == "add" and id(b) in gen.python_ints and not isinstance(a, Tensor)
+    add = node.op.kernel is np.add
+    flipped = add and id(b) in gen.python_ints and not isinstance(a, Tensor)
     counter, other = (b, a) if flipped else (a, b)
     span = gen.python_ints.get(id(counter)) if isinstance(counter, Tensor) else None
     if span is None or isinstance(other, Tensor) or not (
             type(other) is int or isinstance(other, (np.generic, np.ndarray))
             and np.ndim(other) == 0 and other.dtype == np.int64):
         return None
-    k = int(other) if node.op.name == "add" else -int(other)
+    k = int(other) if add else -int(other)
     if not all(_MIN <= v + k <= _MAX for v in span):
         return None
     return f"({gen.names[counter]} {'+' if k >= 0 else '-'} {abs(k)})", \
@@ -91,7 +94,7 @@ def _numpy_result(x: Tensor) -> bool:
     """A value a NumPy kernel made (not a Python number handed through)."""
     node = x.node
     return node is not None and (isinstance(node.op.kernel, np.ufunc) or
-                                 node.op.name == "getitem")
+                                 node.op.kernel is GETITEM.kernel)
 
 
 def _logical_not(gen, node: Node, ins: list[str]) -> str | None:
@@ -185,8 +188,9 @@ def _read_as_index(gen, value: Tensor) -> bool:
         for i, x in enumerate(node.inputs):
             if x is not value:
                 continue
-            if not (node.op.name == "getitem" and i >= 1 or node.op.name == "python_number"
-                    or node.op.name == "index_update" and i >= 2):
+            kernel = node.op.kernel
+            if not (kernel is GETITEM.kernel and i >= 1 or kernel is PYTHON_NUMBER.kernel
+                    or kernel is INDEX_UPDATE.kernel and i >= 2):
                 return False
             found += 1
     return found > 0 and plan.uses.get(id(value)) == found
@@ -253,16 +257,33 @@ def as_numpy(gen, dtype: np.dtype, expr: str) -> str:
     return f"{gen.const(dtype.type, f'np_{dtype.name}')}({expr})"
 
 
-_FORMS = {"python_number": _python_number, "logical_not": _logical_not,
-          "logical_and": _logical_binary("and", "&"), "logical_or": _logical_binary("or", "|"),
-          "exact_int": _exact_int, "where": _where, "getitem": _getitem}
+# by the op record's kernel (a ufunc, NumPy's function, or the op's own)
+_FORMS = {PYTHON_NUMBER.kernel: _python_number, np.logical_not: _logical_not,
+          np.logical_and: _logical_binary("and", "&"), np.logical_or: _logical_binary("or", "|"),
+          EXACT_INT.kernel: _exact_int, np.where: _where, GETITEM.kernel: _getitem}
+_LOGICAL = (np.logical_not, np.logical_and, np.logical_or)
 
 
 def scalar_form(gen, node: Node, ins: list[str]) -> str | None:
     """The spelling of `node` on single numbers, or None for its usual one."""
-    form = _FORMS.get(node.op.name)
+    form = _FORMS.get(node.op.kernel)
     if form is None or not node.outputs:
         return None
-    if node.op.name.startswith("logical") and node.attrs:
+    if node.op.kernel in _LOGICAL and node.attrs:
         return None
     return form(gen, node, ins)
+
+
+def is_python_number(node: Node) -> bool:
+    """A node giving its input's Python number (`python_number`)."""
+    return node.op.kernel is PYTHON_NUMBER.kernel
+
+
+def is_exact_add(node: Node) -> bool:
+    """Exact Python-int addition (`exact_int` of `+`)."""
+    return node.op.kernel is EXACT_INT.kernel and node.attrs.get("ufunc") == "add"
+
+
+def is_element_read(node: Node) -> bool:
+    """`x[index]` (`getitem`)."""
+    return node.op.kernel is GETITEM.kernel

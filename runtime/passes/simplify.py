@@ -25,6 +25,7 @@ import numpy as np
 from runtime.core.graph import Graph, Node
 from runtime.core.rewrite import each_graph, replace_uses
 from runtime.core.tensor import Tensor
+from runtime.ops.ufuncs import PYTHON_NUMBER
 
 
 _FILLS = {"zeros_like": 0, "ones_like": 1}
@@ -149,7 +150,7 @@ def _typed_operand(node: Node) -> bool:
     ins = list(node.inputs)
     for i, (x, other) in enumerate((ins, ins[::-1])):
         inner = x.node if isinstance(x, Tensor) else None
-        if inner is None or inner.op.name != "python_number" or len(inner.inputs) != 1:
+        if inner is None or inner.op.kernel is not PYTHON_NUMBER.kernel or len(inner.inputs) != 1:
             continue
         y = inner.inputs[0]
         if isinstance(y, Tensor) and isinstance(other, Tensor) and not other.weak \
