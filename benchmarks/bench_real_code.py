@@ -2,7 +2,7 @@
 
     python benchmarks/bench_real_code.py [--rounds N] [--only NAME] [--no-jit] [--wall]
 
-Twenty-two functions in everyday idioms: methods with defaults on small classes,
+Twenty-three functions in everyday idioms: methods with defaults on small classes,
 in-place updates of arguments and of `self`, solvers written
 `for i in range(max_iter): ...; if np.max(np.abs(dx)) < tol: break`, dynamic programming
 over arrays, early returns from loops over 10,000 elements (`range(xs.shape[0])` and

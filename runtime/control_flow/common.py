@@ -63,7 +63,12 @@ def as_value(sub: Graph, x, dtype=None):
                 return np.astype(x, dtype)
         return sub.capture(x)
     with tracing.graph_context(sub):
-        return constant(x, dtype)
+        value = constant(x, dtype)
+    if is_python_scalar(x):
+        # a Python number stays a NumPy scalar, as NumPy ops return one: a 0-d array
+        # would take NumPy's slow path in every scalar op a loop runs on it
+        value.node.attrs["value"] = value.node.attrs["value"][()]
+    return value
 
 
 def finish_captures(subs: Sequence[Graph], n_args: int) -> list[Tensor]:

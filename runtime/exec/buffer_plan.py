@@ -17,6 +17,17 @@ import numpy as np
 from runtime.core.graph import Graph, Node
 from runtime.exec.spelling import is_float_2d_matmul
 from runtime.core.tensor import Tensor
+from runtime.ops.ufuncs import PYTHON_NUMBER
+
+
+def copies_then_sets(node: Node) -> bool:
+    """An element write (`index_update`, mode 'set') into an array it must copy first
+    (spelled as the copy and the write, not a call of the op's kernel)."""
+    if node.op.emit_in_place is None or node.attrs.get("mode") != "set" or not node.outputs:
+        return False
+    x = node.inputs[0]
+    return (isinstance(x, Tensor) or isinstance(x, np.ndarray)) and x.ndim >= 1 \
+        and node.outputs[0].ndim >= 1
 
 
 def _owns_result(node: Node) -> bool:
@@ -78,6 +89,10 @@ def _same_size(x: Tensor, out: Tensor, node: Node) -> bool:
         for y in node.inputs)
 
 
+# non-ufunc ops that cannot raise on 0-d values (a number's Python form, a selection)
+_CANNOT_RAISE_ON_SCALARS = (PYTHON_NUMBER.kernel, np.where)
+
+
 class BufferPlan:
     """Last uses within one graph body: names to recycle and buffers to write into.
 
@@ -136,7 +151,8 @@ class BufferPlan:
         body's result when it is the last node)."""
         if len(node.outputs) != 1 or node.op.stateful or node.op.effect or node.subgraphs():
             return False
-        if not isinstance(node.op.kernel, np.ufunc):
+        if not isinstance(node.op.kernel, np.ufunc) and not (
+                node.op.kernel in _CANNOT_RAISE_ON_SCALARS and node.outputs[0].ndim == 0):
             return False  # ops that may raise keep a line of their own (error notes name it)
         out = node.outputs[0]
         if self.uses.get(id(out)) != 1 or self.last_use.get(id(out)) != k + 1:

@@ -32,11 +32,12 @@ import numpy as np
 from runtime.core.graph import Graph, Node
 from runtime.core.registry import _recording, recording_threads
 from runtime.core.liveness import live_nodes
-from runtime.exec.buffer_plan import BufferPlan
+from runtime.exec.buffer_plan import BufferPlan, copies_then_sets
 from runtime.exec.generated_source import drop_source_with, register_source
 from runtime.passes.memory_order import reads_memory_order
 from runtime.exec.chunks import emit_region, find_regions
 from runtime.exec.quiet_groups import close_group, open_group, plan_groups
+from runtime.exec.scalar_forms import scalar_form
 from runtime.exec.schedule import emit_offloaded, join_offloaded, plan_offloads
 from runtime.exec.spelling import spell_as_dot
 from runtime.core.tensor import Tensor
@@ -64,6 +65,15 @@ class CodeGen:
         self.extra: list = []  # (indent, line, node) of module-level helpers (chunks.py)
         self.regions: dict = {}  # slice-function text -> its name (chunks.py)
         self.quiet_inside = False  # emitting inside a silenced run (quiet_groups.py)
+        # scalar_forms.py: id(0-d where / logical_not result) -> (its inputs, its call)
+        self.selects: dict = {}
+        self.negations: dict = {}
+        self.emitting_plan: BufferPlan | None = None  # of the body being emitted
+        # id(value) -> (lowest, highest) or None: loop counters held as Python ints
+        self.python_ints: dict = {}
+        self.result_names: dict = {}  # id(control-flow result) -> the name it must take
+        self.aliases: dict = {}  # id(`int(i + s)` value) -> the `for` variable counting it
+        self.branch_tails: dict = {}  # id(cond node) -> {branch: emit(indent)} (loop tests)
 
     # -- naming -----------------------------------------------------------------------
     def fresh(self, base: str) -> str:
@@ -208,10 +218,16 @@ class CodeGen:
 
     def emit_node(self, node: Node, indent: int, plan: "BufferPlan", k: int) -> None:
         """Emit node `k` of a body; `plan` knows the body's last uses and buffers."""
+        self.emitting_plan = plan  # (what reads a value: scalar_forms, counted_loops)
         reuse = plan.reusable_input(node, k)
         spare = plan.take_spare(node) if reuse is None else None
         outs = []
         for o in node.outputs:
+            fixed = self.result_names.pop(id(o), None) if node.op.emit is not None else None
+            if fixed is not None:  # a branch assigns a loop's variable itself
+                outs.append(fixed)
+                self.names[o] = fixed
+                continue
             # a result written into a buffer keeps that buffer's name
             name = self.names[reuse] if reuse is not None else spare[0] if spare \
                 else plan.take_name()
@@ -222,13 +238,33 @@ class CodeGen:
             node.op.emit_in_place(self, node, indent)  # e.g. `x[i] = v` instead of a copy
             self.names[node.outputs[0]] = self.names[node.inputs[0]]
             return plan.release(node, k, self.names, keep=node.inputs[0])
+        if node.op.emit_in_place is not None and reuse is None and spare is None \
+                and copies_then_sets(node):
+            # `y = x.copy('K'); y[i] = v`: what the kernel does, without its call
+            source = node.inputs[0]
+            # a name of its own: the value and index, read after the copy, may be spelled
+            # with the names of values that die here (one of which the plan would give)
+            plan.untake(outs[0])
+            outs[0] = self.names[node.outputs[0]] = self.fresh(node.outputs[0].name)
+            self.emit(indent, f"{outs[0]} = {_paren(self.expr(source))}.copy('K')", node)
+            spelled, self.names[source] = self.names.get(source), outs[0]
+            node.op.emit_in_place(self, node, indent)
+            if spelled is None:
+                self.names.pop(source)
+            else:
+                self.names[source] = spelled
+            plan.note_result(node)
+            return plan.release(node, k, self.names)
         if node.op.emit is not None:  # control flow: statements of its own
             return node.op.emit(self, node, outs, indent)
         ins = [self.expr(x) for x in node.inputs]
         checks = spell_as_dot(node, plan.produced)
         if checks is not None and all(self.names[x].isidentifier() for x in checks):
             self.as_dot[id(node)] = checks
-        if node.op.format is not None:
+        scalar = scalar_form(self, node, ins) if reuse is None and spare is None else None
+        if scalar is not None:
+            call = scalar
+        elif node.op.format is not None:
             call = node.op.format(self, ins, node.attrs)
         else:
             args = ins + [f"{k}={self.lit(v)}" for k, v in node.attrs.items()]
@@ -389,7 +425,6 @@ _BINARY = {np.add: "+", np.subtract: "-", np.multiply: "*", np.true_divide: "/",
            np.left_shift: "<<", np.right_shift: ">>"}
 _UNARY = {np.negative: "-", np.invert: "~", np.positive: "+"}
 _SCALARS = (bool, int, float, complex, np.generic)
-_PYTHON_NUMBERS = (bool, int, float, complex)
 
 
 def _operator_form(node: Node, ins: list[str], as_dot: bool = False) -> str | None:
@@ -398,11 +433,10 @@ def _operator_form(node: Node, ins: list[str], as_dot: bool = False) -> str | No
     k = node.op.kernel
     if node.attrs or not isinstance(k, np.ufunc):
         return None
-    if any(not isinstance(x, (Tensor, np.ndarray) + _SCALARS) for x in node.inputs):
+    if any(not isinstance(x, (Tensor, np.ndarray) + _SCALARS) for x in node.inputs) or \
+            not node.outputs[0].weak and all(type(x) in _SCALARS[:4] or isinstance(
+                x, Tensor) and x.weak for x in node.inputs):  # `np.add(n, 1)`: not Python's
         return None
-    if not node.outputs[0].weak and all(type(x) in _PYTHON_NUMBERS or isinstance(
-            x, Tensor) and x.weak for x in node.inputs):
-        return None  # `np.add(n, 1)` of Python numbers: NumPy's scalar, not Python's `+`
     if k is np.matmul and len(ins) == 2 and not as_dot:
         return f"{_paren(ins[0])} @ {_paren(ins[1])}"  # ndarray.__matmul__: least overhead
     if k in _BINARY and len(ins) == 2:
@@ -412,16 +446,28 @@ def _operator_form(node: Node, ins: list[str], as_dot: bool = False) -> str | No
     return None
 
 
+# NumPy reductions whose method runs the same reduction (`np.sum(x)` → `np.add.reduce`,
+# as `x.sum()`; `np.mean`/`np.std` call the very `_methods` functions `x.mean()` calls),
+# with the keywords they share
+_METHODS = {np.any: "any", np.all: "all", np.max: "max", np.amax: "max", np.min: "min",
+            np.amin: "min", np.sum: "sum", np.prod: "prod", np.mean: "mean", np.std: "std",
+            np.var: "var"}
+_METHOD_KEYWORDS = {"axis", "keepdims", "dtype", "ddof"}
+
+
 def _method_form(node: Node, ins: list[str], args: list[str]) -> str | None:
-    """`x.any()` instead of `np.any(x)` for an array: what NumPy's function calls, without
+    """`x.sum()` instead of `np.sum(x)` for an array: what NumPy's function calls, without
     its Python-level dispatch (~3 us against ~1 us on a small array; vmap's `while`
-    tests one per iteration)."""
-    if node.op.kernel not in (np.any, np.all) or set(node.attrs) - {"axis", "keepdims"}:
+    tests one per iteration, solvers take a max per iteration)."""
+    method = _METHODS.get(node.op.kernel)
+    if method is None or set(node.attrs) - _METHOD_KEYWORDS \
+            or "ddof" in node.attrs and method not in ("std", "var") \
+            or "dtype" in node.attrs and method in ("any", "all", "max", "min"):
         return None
     x = node.inputs[0]
     if len(node.inputs) != 1 or not isinstance(x, Tensor) or x.ndim == 0:
         return None  # (a 0-d value may be a Python number, which has no method)
-    return f"{_paren(ins[0])}.{node.op.kernel.__name__}({', '.join(args[1:])})"
+    return f"{_paren(ins[0])}.{method}({', '.join(args[1:])})"
 
 
 def _joined(exprs: list[str]) -> str:

@@ -4,6 +4,7 @@
     (the 0 or 1 may be a scalar, a constant array of that value that broadcasts to x's
     shape, or `zeros_like(z)` / `ones_like(z)`: `zeros_like(z) + y → y` on integers only)
     x - x → zeros (integers)              astype(x, x.dtype) → x
+    b != 0 → b (booleans)                 a + python_number(y) → a + y (a typed as y)
     x @ I → x, I @ x → x (integers, bools: exact; on floats -0.0 and inf would change)
     reshape(x, x.shape) → x               transpose(transpose(x, p), q) → transpose(x, p∘q)
     x[...] = v (a copy of x with every element set) → v, when v is a ufunc's result of
@@ -25,6 +26,7 @@ import numpy as np
 from runtime.core.graph import Graph, Node
 from runtime.core.rewrite import each_graph, replace_uses
 from runtime.core.tensor import Tensor
+from runtime.ops.ufuncs import PYTHON_NUMBER
 from runtime.passes.memory_order import reads_memory_order
 
 
@@ -96,6 +98,16 @@ def _add_zero(node, ins, out):
     return None
 
 
+def _bool_not_zero(node, ins, out):
+    """`b != 0` of booleans is `b` (how a truth test of a boolean is traced)."""
+    if len(ins) == 2 and out.dtype.kind == "b":
+        for a, b in (ins, ins[::-1]):
+            if _same_aval(a, out) and not isinstance(b, Tensor) and _is_scalar(b, 0) \
+                    and np.ndim(b) == 0:
+                return a
+    return None
+
+
 def _matmul_identity(node, ins, out):
     if len(ins) == 2 and out.dtype.kind in "iub":
         for a, b in (ins, ins[::-1]):
@@ -125,8 +137,31 @@ def _transpose(node, ins, out):
 # op name -> (rewrite, whether it applies to nodes with attributes): one rule per op
 _REWRITES = {"multiply": (_mul_one, False), "true_divide": (_div_one, False),
              "divide": (_div_one, False), "subtract": (_sub, False), "add": (_add_zero, False),
+             "not_equal": (_bool_not_zero, False),
              "matmul": (_matmul_identity, False), "astype": (_same_value, True),
              "reshape": (_same_value, True), "transpose": (_transpose, True)}
+
+
+def _typed_operand(node: Node) -> bool:
+    """`a + python_number(y)` → `a + y` when `a` is typed with y's dtype (y 0-d): NumPy
+    gives the typed operand's dtype either way (NEP 50: the Python number is weak), and
+    y's value is exact in that dtype. Saves converting a loop's number per iteration."""
+    if not isinstance(node.op.kernel, np.ufunc) or node.attrs or len(node.inputs) != 2:
+        return False
+    changed = False
+    ins = list(node.inputs)
+    for i, (x, other) in enumerate((ins, ins[::-1])):
+        inner = x.node if isinstance(x, Tensor) else None
+        if inner is None or inner.op.kernel is not PYTHON_NUMBER.kernel or len(inner.inputs) != 1:
+            continue
+        y = inner.inputs[0]
+        if isinstance(y, Tensor) and isinstance(other, Tensor) and not other.weak \
+                and y.ndim == 0 and y.dtype == other.dtype and y.dtype.kind in "iuf":
+            ins[i] = y
+            changed = True
+    if changed:
+        node.inputs = ins
+    return changed
 
 
 def _rewrite(node: Node):
@@ -170,6 +205,7 @@ def simplify_algebra(graph: Graph) -> bool:
         for node in g.nodes:
             node.inputs = [replacements.get(id(x), x) if isinstance(x, Tensor) else x
                            for x in node.inputs]
+            changed = _typed_operand(node) or changed
             value = None if node.op.stateful or node.subgraphs() else _full_update(node, uses)
             if value is None and not node.op.stateful and not node.subgraphs() and not any(
                     id(o) in protected for o in node.outputs):

@@ -115,6 +115,11 @@ def _is_array(v):
     return isinstance(v, np.ndarray)
 
 
+def _is_constant(v):
+    """An array, or a NumPy scalar (a Python number's constant: control_flow/common.py)."""
+    return isinstance(v, np.ndarray) or isinstance(v, np.generic) and v.dtype.kind != "O"
+
+
 def _is_shape(v):
     return type(v) is tuple and all(type(d) is int and d >= 0 for d in v)
 
@@ -137,7 +142,7 @@ def _index_ok(template, n_dynamic: int, top: bool = True) -> bool:
 
 # op name -> ({attribute: check}, required attributes, number of non-index inputs)
 _SCHEMAS = {
-    "constant": ({"value": _is_array}, {"value"}),
+    "constant": ({"value": _is_constant}, {"value"}),
     "cond": ({"copy_lists": _is_bool}, set()),
     "while_loop": ({"has_max": _is_bool, "saved": _is_int}, {"has_max"}),
     "print": ({"args": lambda v: type(v) is tuple, "sep": _is_str, "end": _is_str,
