@@ -34,7 +34,10 @@ from runtime.ops.path_result import (
 _NUMBER_DTYPES = {bool: np.dtype(np.bool_), int: np.dtype(np.int64), float: np.dtype(np.float64),
                   complex: np.dtype(np.complex128)}
 _EXACT_IN_FLOAT64 = 2 ** 53
-_DERIVE_DEPTH = 32  # arithmetic steps from a value carrying a kind that still carry it
+_DERIVE_DEPTH = 32
+# the placeholder of a variable first assigned in a loop: read only once an iteration gave
+# it a value, so it is of the kind the other paths give (never carried itself)
+YIELDS = -1  # arithmetic steps from a value carrying a kind that still carry it
 
 
 def kinds_of(graph) -> TensorMap:
@@ -182,11 +185,13 @@ def kind_plan(sides):
     """(number dtype, [(code, number)] per side) for values whose sides differ in kind, or
     None: nothing to carry (a value as computed, or a Python number of one dtype, on every
     side), or kinds no one dtype can hold exactly."""
-    codes = {c if type(c) is int else None for c, _ in sides}
-    if codes == {AS_COMPUTED} or (codes == {PYTHON_NUMBER} and
-                                  len({_dtype_of(n) for _, n in sides}) == 1):
+    known = [(c, n) for c, n in sides if not (type(c) is int and c == YIELDS)]
+    codes = {c if type(c) is int else None for c, _ in known}
+    if not known or codes == {AS_COMPUTED} or (
+            codes == {PYTHON_NUMBER} and len({_dtype_of(n) for _, n in known}) == 1):
         return None  # (a Python number on every path is `weak`)
-    return _number_plan(sides)
+    return _number_plan([(AS_COMPUTED, None) if type(c) is int and c == YIELDS else (c, n)
+                         for c, n in sides])
 
 
 def loop_kind_plan(initial, body_output):
@@ -294,7 +299,7 @@ class LoopKinds:
         is weak only so that its dtype yields to the value assigned)."""
         for i in self.types.yielding:
             if i not in self.slots and isinstance(values[i], Tensor):
-                kinds_of(values[i].graph)[values[i]] = (AS_COMPUTED, None)
+                kinds_of(values[i].graph)[values[i]] = (YIELDS, None)
         if not self.slots or not placeholders:
             return
         table = kinds_of(placeholders[0].graph)
@@ -307,7 +312,8 @@ class LoopKinds:
             return False
         changed = False
         for i in self.types.carried:
-            if len(self.types.avals[i][0]) != 0 or self.types.labels[i] in self.flags:
+            if len(self.types.avals[i][0]) != 0 or self.types.labels[i] in self.flags or \
+                    i in self.types.yielding:  # (its value before the loop is never read)
                 continue
             plan = loop_kind_plan(self.types.leaves[i], out_leaves[i])
             if plan is not None and (i not in self.slots or self.slots[i] != plan[0]):  # (None == dtype('float64'))

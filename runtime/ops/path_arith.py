@@ -43,7 +43,10 @@ def kind_of(x):
     if not isinstance(x, Tensor):
         return None
     table = getattr(x.graph, "path_kinds", None)
-    return None if table is None else table.get(x)
+    kind = None if table is None else table.get(x)
+    # (a code known to be no Python number's - a loop's first-assigned value - carries none)
+    return None if kind is None or type(kind[0]) is int and kind[0] not in (
+        PYTHON_NUMBER, PYTHON_INT) else kind
 
 
 def applies(ufunc, inputs) -> bool:
