@@ -39,14 +39,13 @@ import tokenize
 import types
 from typing import NamedTuple
 
-import gast
-
 from autograph.converters import call_trees
 from autograph.errors import ConversionError
 from autograph.impl.api import _explicit_super
 from autograph.impl.context import Context, FunctionInfo
 from autograph.impl.conversion import convert_function_node
 from autograph.pyct import parser
+from autograph.pyct.ast_to_gast import ast_to_gast
 from autograph.pyct.blocks import child_blocks
 
 _MISSING = call_trees._MISSING   # "not known statically": the call is decided at run time
@@ -67,14 +66,15 @@ _BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
-def definitions(tree: ast.Module) -> list[Definition]:
-    """Every function and method of an `ast` module, in source order."""
+def definitions(tree: ast.Module, may_yield: bool = True) -> list[Definition]:
+    """Every function and method of an `ast` module, in source order (`may_yield`
+    False: the source has no `yield`, so no definition is a generator)."""
     out: list[Definition] = []
 
     def visit(stmts, prefix: str, in_class: bool) -> None:
         for s in stmts:
             if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                out.append(Definition(prefix + s.name, s, in_class, _skip_reason(s)))
+                out.append(Definition(prefix + s.name, s, in_class, _skip_reason(s, may_yield)))
             elif isinstance(s, ast.ClassDef):
                 visit(s.body, f"{prefix}{s.name}.", True)
             else:
@@ -93,7 +93,7 @@ def _final_name(expr) -> str | None:
     return expr.id if isinstance(expr, ast.Name) else None
 
 
-def _skip_reason(node) -> str | None:
+def _skip_reason(node, may_yield: bool = True) -> str | None:
     """Why the runtime would never convert this function, or None (the reasons of
     `left_alone.reason`, read from the `ast` node)."""
     for d in node.decorator_list:
@@ -104,7 +104,7 @@ def _skip_reason(node) -> str | None:
                 k.arg == "autograph" and isinstance(k.value, ast.Constant) and
                 k.value.value is False for k in d.keywords):
             return "decorated with autograph=False"
-    yields = _own_yield(node)
+    yields = may_yield and _own_yield(node)
     if isinstance(node, ast.AsyncFunctionDef):
         return "an async generator" if yields else "an async def (a coroutine)"
     return "a generator" if yields else None
@@ -136,10 +136,12 @@ class Note(NamedTuple):
 class _Bindings:
     """The module's top-level bindings, resolved without importing anything new."""
 
-    def __init__(self, tree: ast.Module):
+    def __init__(self, tree: ast.Module, may_declare_global: bool = True):
         self.kinds: dict[str, list] = {}
         self.star = False
         self._scan(tree.body)
+        if not may_declare_global:
+            return
         for n in ast.walk(tree):  # `global x` in a function: x is (re)bound at run time
             if isinstance(n, ast.Global):
                 for name in n.names:
@@ -236,8 +238,9 @@ class Module:
         with collector_paused():
             self.tree = ast.parse(text, filename)
             self.depth = parser.nesting_depth(self.tree)
-            self.definitions = definitions(self.tree)
-            self.bindings = _Bindings(self.tree)
+            # (cheap tests on the text spare two walks over the whole tree)
+            self.definitions = definitions(self.tree, may_yield="yield" in text)
+            self.bindings = _Bindings(self.tree, may_declare_global="global" in text)
         self.lines = source_lines(text)
         self.aliases: set = set()  # other names of the operators module (`Outputs.ops_name`)
         self.notes: list[Note] = []  # definitions left as Python by `converted`, why
@@ -252,7 +255,7 @@ class Module:
         is made a gast tree, and nothing keeps it: the memory a conversion holds is
         the module's `ast` tree and one function's gast tree at a time."""
         with parser.recursion_room(self.depth):
-            node = gast.ast_to_gast(d.node)
+            node = ast_to_gast(d.node)
         first = min([node.lineno] + [x.lineno for x in node.decorator_list])
         source = "".join(self.lines[first - 1:node.end_lineno])
         # (the qualified name: private names are mangled with the class name)
