@@ -1,27 +1,30 @@
 """Conversion benchmark: converting a large source file against CPython compiling it.
 
-Writes two generated modules of the given size (default 10 MB): one of many small
-functions (loops, branches, a docstring each, like a generated module) and one of a few
-big functions (2,000 statements each). Each is then, side by side in one run:
+For each size (default 1 MB and 10 MB, side by side in one run) two generated modules:
+one of many small functions (loops, branches, a docstring each, like a real module) and
+one of a few big functions (2,000 statements each). Each is
 - compiled by CPython (`compile(text, path, "exec")`) and converted in this process
-  (`autograph.impl.static.convert_module_source`, what `ag.to_code` and the CLI share):
-  the median CPU time and the tracemalloc peak of each;
+  (`autograph.impl.static.convert_module_source`, what the CLI runs): median CPU time;
 - compiled and converted by a fresh interpreter (`python -c compile(...)` and
-  `python -m autograph convert SRC -o OUT`): wall time and peak RSS of the child (VmHWM).
+  `python -m autograph convert SRC -o OUT`): wall time and peak RSS (VmHWM);
+- the floor: `ast.parse` of the input, and `compile` / `ast.unparse` of the converted
+  output, each against `compile` of the input. The converted code is several times the
+  input (a Python path and a graph path for each `if` / loop), so these steps alone
+  cost more than 3x the input's compile, whatever the converter's passes do.
 The table prints each figure and the ratio convert / compile. The goal (issue 24): both
 ratios at most 3.
 
-    python benchmarks/bench_convert.py [MEGABYTES] [REPEATS]
+    python benchmarks/bench_convert.py [MEGABYTES[,MEGABYTES...]] [REPEATS]
 """
 from __future__ import annotations
 
+import ast
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import tracemalloc
 
 from autograph.impl.static import convert_module_source
 
@@ -61,19 +64,14 @@ def source(size: int, kind: str) -> str:
     return "".join(parts)
 
 
-def in_process(work, repeats: int) -> tuple[float, int]:
-    """(median CPU seconds, tracemalloc peak in bytes) of `work()`; the time is measured
-    without tracemalloc, which slows Python code several times."""
-    times = []
+def cpu(work, repeats: int) -> tuple[float, object]:
+    """(median CPU seconds, last result) of `work()`."""
+    times, result = [], None
     for _ in range(repeats):
         start = time.process_time()
-        work()
+        result = work()
         times.append(time.process_time() - start)
-    tracemalloc.start()
-    work()
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    return statistics.median(times), peak
+    return statistics.median(times), result
 
 
 # run in the child: the peak RSS of this very program (VmHWM starts afresh at exec, while
@@ -113,33 +111,42 @@ def child(args: list[str], repeats: int) -> tuple[float, int]:
     return statistics.median(times), peak
 
 
-def main(megabytes: float = 10.0, repeats: int = 1) -> None:
+def measure(megabytes: float, kind: str, repeats: int, directory: str) -> list:
+    text = source(int(megabytes * 1e6), kind)
+    path = os.path.join(directory, f"{kind}{megabytes:g}.py")
+    with open(path, "w") as f:
+        f.write(text)
+    case = f"{megabytes:g} MB, {kind} functions"
+    c_time, _ = cpu(lambda: compile(text, path, "exec"), repeats)
+    v_time, out = cpu(lambda: convert_module_source(text, path, [], False), repeats)
+    rows = [(case, "CPU s, in process", c_time, v_time)]
+    c_wall, c_mem = child(["compile", path], 1)
+    v_wall, v_mem = child(["convert", path, "-o", path + ".out"], 1)
+    rows.append((case, "wall s, fresh process", c_wall, v_wall))
+    rows.append((case, "peak RSS MB, fresh process", c_mem / 1e6, v_mem / 1e6))
+    # the floor: what any converter producing this output pays, whatever its passes
+    parse_time, _ = cpu(lambda: ast.parse(text), repeats)
+    rows.append((case, "floor: ast.parse(input)", c_time, parse_time))
+    rows.append((case, "floor: compile(output)", c_time,
+                 cpu(lambda: compile(out, path, "exec"), 1)[0]))
+    tree = ast.parse(out)
+    rows.append((case, "floor: ast.unparse(output)", c_time, cpu(lambda: ast.unparse(tree), 1)[0]))
+    rows.append((case, "output size MB", len(text) / 1e6, len(out) / 1e6))
+    return rows
+
+
+def main(sizes: list[float], repeats: int = 1) -> None:
     directory = tempfile.mkdtemp(prefix="bench_convert")
-    rows = []
-    for kind in ("small", "big"):
-        text = source(int(megabytes * 1e6), kind)
-        path = os.path.join(directory, f"{kind}.py")
-        with open(path, "w") as f:
-            f.write(text)
-        c_time, c_mem = in_process(lambda: compile(text, path, "exec"), repeats)
-        v_time, v_mem = in_process(lambda: convert_module_source(text, path, [], False),
-                                   repeats)
-        rows.append((f"{kind} functions, in process", "CPU s", c_time, v_time))
-        rows.append((f"{kind} functions, in process", "peak MB (tracemalloc)",
-                     c_mem / 1e6, v_mem / 1e6))
-        c_time, c_mem = child(["compile", path], repeats)
-        out = os.path.join(directory, f"{kind}_out.py")
-        v_time, v_mem = child(["convert", path, "-o", out], repeats)
-        rows.append((f"{kind} functions, `autograph convert`", "wall s", c_time, v_time))
-        rows.append((f"{kind} functions, `autograph convert`", "peak RSS MB",
-                     c_mem / 1e6, v_mem / 1e6))
-    print(f"{megabytes:g} MB sources, median of {repeats}")
-    print(f"{'case':40} {'measure':22} {'compile':>9} {'convert':>9} {'ratio':>7}")
-    for case, measure, c, v in rows:
-        print(f"{case:40} {measure:22} {c:9.2f} {v:9.2f} {v / c:7.1f}")
-    print("goal: every ratio <= 3")
+    rows = [row for megabytes in sizes for kind in ("small", "big")
+            for row in measure(megabytes, kind, repeats, directory)]
+    print(f"median of {repeats} (CPU times); one fresh process each (wall, peak RSS)")
+    print(f"{'case':26} {'measure':28} {'compile':>9} {'convert':>9} {'ratio':>7}")
+    for case, what, c, v in rows:
+        print(f"{case:26} {what:28} {c:9.2f} {v:9.2f} {v / c:7.1f}")
+    print("goal (issue 24): convert/compile <= 3 in time and memory; the floor rows are "
+          "the ratios of steps any converter of this output pays")
 
 
 if __name__ == "__main__":
-    main(float(sys.argv[1]) if len(sys.argv) > 1 else 10.0,
+    main([float(a) for a in sys.argv[1].split(",")] if len(sys.argv) > 1 else [1.0, 10.0],
          int(sys.argv[2]) if len(sys.argv) > 2 else 1)

@@ -27,21 +27,41 @@ from __future__ import annotations
 import gast
 
 from autograph.pyct import templates
-from autograph.pyct.blocks import blocks, statements
+from autograph.pyct.blocks import blocks, child_blocks, statements
 
 _DEFS = (gast.FunctionDef, gast.AsyncFunctionDef)
 
 
-def transform(fn_node, namer, class_name: str | None) -> None:
-    """Apply every rewrite of this module to `fn_node` and the functions nested in it."""
+def transform(fn_node, namer, class_name: str | None, walrus: bool = True) -> None:
+    """Apply every rewrite of this module to `fn_node` and the functions nested in it
+    (`walrus` False: the source has no `:=`)."""
     if class_name:
         _mangle(fn_node, class_name)
-    for node in [fn_node] + [n for n in gast.walk(fn_node) if isinstance(n, _DEFS)]:
+    defs = _defs(fn_node)
+    for node in defs:
         if isinstance(node, gast.FunctionDef):
             _hoist_declarations(node)
-    for node in [n for n in gast.walk(fn_node) if isinstance(n, _DEFS)]:
+    if not walrus:
+        return
+    for node in defs:
         if any(isinstance(n, gast.While) and _has_walrus(n.test) for n in gast.walk(node)):
             node.body = _walrus_block(node.body, namer)
+
+
+def _defs(fn_node) -> list:
+    """`fn_node` and every def nested in it, in classes too (found by statements only:
+    a def is always a statement)."""
+    out, stack = [], [fn_node]
+    while stack:
+        s = stack.pop()
+        if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            if not isinstance(s, gast.ClassDef):
+                out.append(s)
+            stack.extend(s.body)
+        else:
+            for block in child_blocks(s):
+                stack.extend(block)
+    return out
 
 
 # -- declarations ---------------------------------------------------------------------------

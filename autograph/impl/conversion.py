@@ -64,7 +64,7 @@ _MAYBE_TARGETS = re.compile(r"\.(append|pop)\s*\(|\]\s*(\*\*|//|>>|<<|[-+*/%@&|^
 def convert_function_node(node, ctx: Context):
     """Convert a FunctionDef or Lambda node in place and return it."""
     _reserve_operators_name(node, ctx)
-    scoping.transform(node, ctx.namer, scoping.class_of(ctx.info.qualname))
+    scoping.transform(node, ctx.namer, scoping.class_of(ctx.info.qualname), ctx.info.walrus)
     if isinstance(node, gast.Lambda):
         ctx.scope = Scope.of(node, ctx.info.walrus)
         holder = gast.Expr(value=node)
@@ -86,6 +86,8 @@ def convert_function_node(node, ctx: Context):
 def _reserve_operators_name(node, ctx: Context) -> None:
     """The generated code's name for the operators module is `ag__` unless the user's
     function uses that name itself (a parameter, a variable): then a fresh one."""
+    if ctx.info.source and "ag__" not in ctx.info.source:
+        return  # (the common case, told from the text without a walk)
     user = [n for n in gast.walk(node) if isinstance(n, gast.Name) and n.id == "ag__"]
     if not user:
         return
@@ -168,8 +170,9 @@ def convert_def(node, ctx: Context, enclosing: frozenset | None = None) -> None:
     closures.share_cells(node, scope.captured, ctx.namer.generated, ctx.namer,
                          global_names=scope.global_names)
     # 13. a subscript store into an attribute stops setting the attribute (the analyses
-    #     of steps 8 and 11 needed to see it as a write)
-    attribute_stores.transform(node)
+    #     of steps 8 and 11 needed to see it as a write); only step 4 makes such stores
+    if _MAYBE_TARGETS.search(info.source):
+        attribute_stores.transform(node)
     anno.set_(node, anno.DONE, True)
 
 

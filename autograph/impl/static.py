@@ -31,20 +31,21 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
+import gc
 import io
 import sys
 import tokenize
 import types
 from typing import NamedTuple
 
-import gast
-
-from autograph.converters import call_trees, left_alone
+from autograph.converters import call_trees
 from autograph.errors import ConversionError
 from autograph.impl.api import _explicit_super
 from autograph.impl.context import Context, FunctionInfo
 from autograph.impl.conversion import convert_function_node
 from autograph.pyct import parser
+from autograph.pyct.ast_to_gast import ast_to_gast
 from autograph.pyct.blocks import child_blocks
 
 _MISSING = call_trees._MISSING   # "not known statically": the call is decided at run time
@@ -54,24 +55,27 @@ ARTIFACT = "ag__.autograph_artifact"
 
 class Definition(NamedTuple):
     qualname: str            # "f", "Model.step", "Outer.Inner.method"
-    node: gast.AST           # the gast FunctionDef / AsyncFunctionDef
+    node: ast.AST            # the `ast` FunctionDef / AsyncFunctionDef (converted to gast
+                             # only while it is converted: see `Module`)
     is_method: bool
     skip: str | None         # why it is left as is (None: it is converted)
 
 
 # -- finding definitions -------------------------------------------------------------------
 _BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
-def definitions(tree) -> list[Definition]:
-    """Every function and method of a (gast) module, in source order."""
+def definitions(tree: ast.Module, may_yield: bool = True) -> list[Definition]:
+    """Every function and method of an `ast` module, in source order (`may_yield`
+    False: the source has no `yield`, so no definition is a generator)."""
     out: list[Definition] = []
 
     def visit(stmts, prefix: str, in_class: bool) -> None:
         for s in stmts:
-            if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef)):
-                out.append(Definition(prefix + s.name, s, in_class, _skip_reason(s)))
-            elif isinstance(s, gast.ClassDef):
+            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                out.append(Definition(prefix + s.name, s, in_class, _skip_reason(s, may_yield)))
+            elif isinstance(s, ast.ClassDef):
                 visit(s.body, f"{prefix}{s.name}.", True)
             else:
                 for block in child_blocks(s):
@@ -82,24 +86,40 @@ def definitions(tree) -> list[Definition]:
 
 
 def _final_name(expr) -> str | None:
-    if isinstance(expr, gast.Call):
+    if isinstance(expr, ast.Call):
         expr = expr.func
-    if isinstance(expr, gast.Attribute):
+    if isinstance(expr, ast.Attribute):
         return expr.attr
-    return expr.id if isinstance(expr, gast.Name) else None
+    return expr.id if isinstance(expr, ast.Name) else None
 
 
-def _skip_reason(node) -> str | None:
-    """Why the runtime would never convert this function, or None."""
+def _skip_reason(node, may_yield: bool = True) -> str | None:
+    """Why the runtime would never convert this function, or None (the reasons of
+    `left_alone.reason`, read from the `ast` node)."""
     for d in node.decorator_list:
         name = _final_name(d)
         if name == "do_not_convert":
             return "marked do_not_convert"
-        if name == "function" and isinstance(d, gast.Call) and any(
-                k.arg == "autograph" and isinstance(k.value, gast.Constant) and
+        if name == "function" and isinstance(d, ast.Call) and any(
+                k.arg == "autograph" and isinstance(k.value, ast.Constant) and
                 k.value.value is False for k in d.keywords):
             return "decorated with autograph=False"
-    return left_alone.reason(node)  # a generator, an async def
+    yields = may_yield and _own_yield(node)
+    if isinstance(node, ast.AsyncFunctionDef):
+        return "an async generator" if yields else "an async def (a coroutine)"
+    return "a generator" if yields else None
+
+
+def _own_yield(node) -> bool:
+    """`yield` / `yield from` in the function's own body (not in nested scopes)."""
+    stack = list(node.body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.Yield, ast.YieldFrom)):
+            return True
+        if not isinstance(n, _SCOPES):
+            stack.extend(ast.iter_child_nodes(n))
+    return False
 
 
 _LANGUAGE_SKIPS = ("a generator", "an async generator", "an async def (a coroutine)")
@@ -116,10 +136,12 @@ class Note(NamedTuple):
 class _Bindings:
     """The module's top-level bindings, resolved without importing anything new."""
 
-    def __init__(self, tree: ast.Module):
+    def __init__(self, tree: ast.Module, may_declare_global: bool = True):
         self.kinds: dict[str, list] = {}
         self.star = False
         self._scan(tree.body)
+        if not may_declare_global:
+            return
         for n in ast.walk(tree):  # `global x` in a function: x is (re)bound at run time
             if isinstance(n, ast.Global):
                 for name in n.names:
@@ -213,13 +235,13 @@ class Module:
         # compile (never run) first: it reports every syntax error, including the ones
         # the parser lets through ('return' outside function, misplaced nonlocal, ...)
         compile(text, filename, "exec", dont_inherit=True)
-        self.tree = ast.parse(text, filename)
-        self.depth = parser.nesting_depth(self.tree)
-        with parser.recursion_room(self.depth):
-            self.gast_tree = gast.ast_to_gast(self.tree)
+        with collector_paused():
+            self.tree = ast.parse(text, filename)
+            self.depth = parser.nesting_depth(self.tree)
+            # (cheap tests on the text spare two walks over the whole tree)
+            self.definitions = definitions(self.tree, may_yield="yield" in text)
+            self.bindings = _Bindings(self.tree, may_declare_global="global" in text)
         self.lines = source_lines(text)
-        self.definitions = definitions(self.gast_tree)
-        self.bindings = _Bindings(self.tree)
         self.aliases: set = set()  # other names of the operators module (`Outputs.ops_name`)
         self.notes: list[Note] = []  # definitions left as Python by `converted`, why
 
@@ -229,8 +251,11 @@ class Module:
         return found[-1] if found else None
 
     def _convert(self, d: Definition):
-        """(converted node, its original return annotation)."""
-        node = d.node
+        """(converted gast node, its original return annotation). Only this definition
+        is made a gast tree, and nothing keeps it: the memory a conversion holds is
+        the module's `ast` tree and one function's gast tree at a time."""
+        with parser.recursion_room(self.depth):
+            node = ast_to_gast(d.node)
         first = min([node.lineno] + [x.lineno for x in node.decorator_list])
         source = "".join(self.lines[first - 1:node.end_lineno])
         # (the qualified name: private names are mangled with the class name)
@@ -256,10 +281,10 @@ class Module:
         d = self.find(qualname)
         if d is None:
             raise KeyError(qualname)
-        if d.skip:
-            return parser.unparse(d.node)
-        node, _ = self._convert(d)
-        with parser.recursion_room(self.depth):
+        with collector_paused(), parser.recursion_room(self.depth):
+            if d.skip:
+                return parser.unparse(d.node)
+            node, _ = self._convert(d)
             return parser.unparse(node)
 
     def converted(self, strict: bool = False) -> str:
@@ -275,19 +300,22 @@ class Module:
                                              "(AutoGraph does not convert it)", strict)
                 continue
             first, last = d.node.lineno, d.node.end_lineno
-            try:
-                node, returns = self._convert(d)
-            except ConversionError as e:
-                if strict:
-                    raise
-                self.notes.append(Note(e.lineno or first, e.col,
-                                       f"`{d.qualname}` is left as Python: {e.message}"))
-                continue
-            node.returns = returns
-            line = self.lines[first - 1]
-            indent = line[:len(line) - len(line.lstrip())]
-            with parser.recursion_room(self.depth):
-                text = f"@{ARTIFACT}\n" + parser.unparse(node) + "\n"
+            with collector_paused():
+                try:
+                    node, returns = self._convert(d)
+                except ConversionError as e:
+                    if strict:
+                        raise
+                    self.notes.append(Note(e.lineno or first, e.col,
+                                           f"`{d.qualname}` is left as Python: {e.message}"))
+                    continue
+                node.returns = returns
+                line = self.lines[first - 1]
+                indent = line[:len(line) - len(line.lstrip())]
+                with parser.recursion_room(self.depth):
+                    text = f"@{ARTIFACT}\n" + parser.unparse(node) + "\n"
+                    del node, returns  # (the next definition's tree replaces this one)
+                    _check_compiles(text, self.filename, d)
             edits.append((first, last, _indent(text, indent)))
         if strict and self.notes:
             note = self.notes[0]
@@ -337,6 +365,35 @@ class Module:
         return min([first.lineno] + [d.lineno for d in decorators]) - 1
 
 
+@contextlib.contextmanager
+def collector_paused():
+    """Pause the cyclic garbage collector for one step (parsing the module, converting
+    one definition). A step makes hundreds of thousands of objects and little garbage,
+    and a collection during it walks the module's whole tree again (a third of the
+    conversion time). The step's garbage is collected once the collector runs again,
+    before the next step has made its own."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _check_compiles(text: str, filename: str, d: Definition) -> None:
+    """The converted code of one definition compiles (on its own, as a module-level
+    `def`: it replaces a definition at the module's or a class's level, the rest of the
+    module is the input's own text, which compiles). Checked definition by definition,
+    the memory it takes is one function's, not that of the whole converted module,
+    several times the input's size."""
+    try:
+        compile(text, filename, "exec", dont_inherit=True)
+    except SyntaxError as e:  # a bug of the converter, not of the input
+        raise RuntimeError(f"the converted code of {filename} does not compile "
+                           f"({d.qualname}, line {d.node.lineno}): {e}") from e
+
+
 def source_lines(text: str) -> list[str]:
     """The lines of a source as Python numbers them, line ends kept: only LF, CRLF and CR
     end a line (`str.splitlines` also splits at form feeds and other separators)."""
@@ -370,11 +427,6 @@ def convert_module_source(text: str, filename: str, notes: list | None = None,
     out = module.converted(strict)
     if notes is not None:
         notes.extend(module.notes)
-    try:
-        with parser.recursion_room(module.depth):
-            compile(out, filename, "exec", dont_inherit=True)
-    except SyntaxError as e:  # a bug of the converter, not of the input
-        raise RuntimeError(f"the converted code of {filename} does not compile: {e}") from e
     return out
 
 

@@ -11,14 +11,17 @@ import ast
 import gast
 
 _ATTRS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
-_CLASSES: dict = {}
+_CLASSES: dict = {}  # gast class -> (ast class, the names to copy: fields, then locations)
+_AST = gast.AST
+_LEAVES = frozenset({int, str, type(None), bool, float})  # (the most common field values)
 
 
-def _cls(t):
-    cls = _CLASSES.get(t)
-    if cls is None:
-        cls = _CLASSES[t] = getattr(ast, t.__name__)
-    return cls
+def _cls(t) -> tuple:
+    entry = _CLASSES.get(t)
+    if entry is None:
+        cls = getattr(ast, t.__name__)
+        entry = _CLASSES[t] = (cls, tuple(cls._fields) + _ATTRS)
+    return entry
 
 
 def _arg(name):
@@ -35,9 +38,9 @@ def _arg(name):
 
 def convert(node):
     """The `ast` tree of a gast tree (a node, a list, or a leaf value)."""
-    if isinstance(node, list):
+    if type(node) is list:
         return [convert(n) for n in node]
-    if not isinstance(node, gast.AST):
+    if not isinstance(node, _AST):
         return node
     t = type(node)
     if t is gast.arguments:
@@ -46,17 +49,19 @@ def convert(node):
             vararg=_arg(node.vararg), kwonlyargs=[_arg(a) for a in node.kwonlyargs],
             kw_defaults=convert(node.kw_defaults), kwarg=_arg(node.kwarg),
             defaults=convert(node.defaults))
-    cls = _cls(t)
+    cls, names = _cls(t)
     new = cls.__new__(cls)
     d = node.__dict__
     nd = new.__dict__
-    for f in cls._fields:
+    for f in names:
         if f in d:
             v = d[f]
-            nd[f] = convert(v) if isinstance(v, (list, gast.AST)) else v
+            if type(v) in _LEAVES:
+                nd[f] = v
+            elif type(v) is list:
+                nd[f] = [convert(n) for n in v]
+            else:
+                nd[f] = convert(v)
     if t is gast.ExceptHandler and isinstance(node.name, gast.Name):
         nd["name"] = node.name.id
-    for a in _ATTRS:
-        if a in d:
-            nd[a] = d[a]
     return new

@@ -27,6 +27,7 @@ import gast
 
 from autograph.errors import ConversionError
 from autograph.pyct import anno, gast_to_ast
+from autograph.pyct.ast_to_gast import ast_to_gast
 
 
 class Source(NamedTuple):
@@ -85,20 +86,34 @@ def _parse_text(text: str, first_line: int) -> gast.Module:
         tree = ast.parse("\n" * (first_line - 1) + text)
     depth = nesting_depth(tree)
     with recursion_room(depth):
-        module = gast.ast_to_gast(tree)
+        module = ast_to_gast(tree)
     for node in module.body:
         anno.set_(node, anno.DEPTH, depth)
     return module
 
 
+_LEAVES = frozenset({int, str, type(None), bool, float})  # (the most common field values)
+
+
 def nesting_depth(tree) -> int:
-    """How deeply the nodes of an `ast` tree nest (found without recursion)."""
-    deepest, stack = 0, [(tree, 1)]
-    while stack:
-        node, d = stack.pop()
-        deepest = max(deepest, d)
-        stack.extend((c, d + 1) for c in ast.iter_child_nodes(node))
-    return deepest
+    """How deeply the nodes of an `ast` tree nest (found without recursion, level by
+    level, reading the nodes' fields directly: `ast.iter_child_nodes` made this walk
+    cost more than parsing)."""
+    depth, level = 0, [tree]
+    while level:
+        depth += 1
+        below: list = []
+        for node in level:
+            for v in node.__dict__.values():
+                t = type(v)
+                if t in _LEAVES:
+                    continue
+                if t is list:
+                    below.extend([c for c in v if isinstance(c, ast.AST)])
+                elif isinstance(v, ast.AST):
+                    below.append(v)
+        level = below
+    return depth
 
 
 # Python frames the conversion (gast, the converters, unparse, compile) may use per level

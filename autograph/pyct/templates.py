@@ -31,17 +31,34 @@ import gast
 _CACHE: dict[str, list] = {}
 
 
+_AST = gast.AST
+_LEAVES = frozenset({int, str, type(None), bool, float})  # (the most common field values)
+
+
 def clone(node: Any) -> Any:
     """A copy of a gast tree (lists and nodes copied, leaves shared)."""
-    if isinstance(node, list):
-        return [clone(n) for n in node]
-    if isinstance(node, gast.AST):
-        new = node.__class__.__new__(node.__class__)
-        d = new.__dict__
-        for k, v in node.__dict__.items():
-            d[k] = clone(v) if isinstance(v, (list, gast.AST)) else v
-        return new
-    return node
+    if type(node) is list:
+        return [_clone_node(n) if isinstance(n, _AST) else clone(n) for n in node]
+    return _clone_node(node) if isinstance(node, _AST) else node
+
+
+def _clone_node(node):
+    # (one call per node: the leaves - locations, names - are told by their type first,
+    # since cloning is a good part of a conversion's time)
+    cls = node.__class__
+    new = cls.__new__(cls)
+    d = new.__dict__
+    for k, v in node.__dict__.items():
+        t = type(v)
+        if t in _LEAVES:
+            d[k] = v
+        elif t is list:
+            d[k] = [_clone_node(n) if isinstance(n, _AST) else clone(n) for n in v]
+        elif isinstance(v, _AST):
+            d[k] = _clone_node(v)
+        else:
+            d[k] = v
+    return new
 
 
 def _parsed(template: str) -> list:
