@@ -82,8 +82,10 @@ def _evaluate(node):
         arr = np.asarray(r)
         if arr.dtype != o.dtype or arr.shape != o.shape:
             return None
-        # a 0-d array stays one (zeros_like of a 0-d array), a NumPy scalar stays a scalar
-        out.append(arr[()] if arr.ndim == 0 and not isinstance(r, np.ndarray) else _readonly(arr))
+        # a 0-d array stays one (zeros_like of a 0-d array), a NumPy scalar stays a scalar,
+        # and a Python number (python_number, path_result) stays one, as at run time
+        out.append(r if type(r) in (bool, int, float, complex) else
+                   arr[()] if arr.ndim == 0 and not isinstance(r, np.ndarray) else _readonly(arr))
     return out
 
 

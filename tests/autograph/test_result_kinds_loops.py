@@ -120,7 +120,17 @@ def max_and_min_of_counters(x, n):
     return max(c, 1), min(c, 1), max(c, 2, 0), abs(c - 2)
 
 
-PROGRAMS = [accumulate, keep_last_positive, grow_by_a_float, flag_set_in_a_branch,
+def folded_early_return(x, n):
+    # every branch is decided while tracing (c - c is 0): the folded result keeps the
+    # Python int a path gives
+    c = n
+    for _ in (0, 3):
+        if 1.0 < (c - c):
+            return c, (c * -3) % 1009
+    return (c - c) % 1009, -1 % 7
+
+
+PROGRAMS = [folded_early_return, accumulate, keep_last_positive, grow_by_a_float, flag_set_in_a_branch,
             typed_in_a_later_iteration, nested_loops, counted_then_divided,
             path_result_used_further, numpy_functions_of_python_numbers, list_of_counters,
             list_of_flags, max_and_min_of_counters]
