@@ -63,7 +63,7 @@ def converted(f: Any) -> Callable:
         known = _VERDICTS.get(id(code))
         if known is not None and known[0] is code:
             verdict = known[1]
-            if verdict == _PLAIN:
+            if verdict == _PLAIN or verdict == _COUNTED and not _in_graph():
                 return f
             d = f.__dict__
             entry = d.get(_CALL_ATTR)
@@ -95,7 +95,7 @@ def _function(f):
     if verdict == _PLAIN:
         return f
     if verdict == _COUNTED:
-        return _remember(f, f)
+        return _remember(f, f) if _in_graph() else f
     g = _converted_function(f)
     return f if g is f else _remember(f, g)
 
@@ -157,7 +157,7 @@ def _method(m):
     if verdict == _PLAIN:
         return m
     if verdict == _COUNTED:
-        return functools.partial(counted_call, m)
+        return functools.partial(counted_call, m) if _in_graph() else m
     d = fn.__dict__
     entry = d.get(_CALL_ATTR)
     if type(entry) is tuple and entry[0] == _GENERATION[0] and entry[1] is fn and \
@@ -206,7 +206,7 @@ def _other(f):
     inner = getattr(f, "__wrapped__", None) if not isinstance(f, type) else None
     if type(inner) is _FUNCTION and registry.is_generated_code(inner.__code__) and \
             not api.counts_its_calls(inner.__code__):
-        return functools.partial(counted_call, f)  # `functools.cache` around converted code
+        return functools.partial(counted_call, f) if _in_graph() else f  # `functools.cache` around converted code
     if _in_graph():
         return _traced_library_call(f)
     return f
