@@ -187,7 +187,7 @@ def len_(x, /):
         if x.shape[0] is not None:
             return x.shape[0]
         return _dynamic_dim(x, 0)
-    if isinstance(x, SymbolicIterable):
+    if issubclass(type(x), SymbolicIterable):
         return x.length()
 
     return list_length(x)
@@ -236,14 +236,14 @@ def _range_arg(a):
 
 
 def enumerate_(iterable, start=0):
-    if is_symbolic(iterable) or isinstance(iterable, SymbolicIterable) or \
+    if is_symbolic(iterable) or issubclass(type(iterable), SymbolicIterable) or \
             is_symbolic(start):
         return _Enumerate(symbolic_iterable(iterable), start)
     return builtins.enumerate(iterable, start)
 
 
 def zip_(*xs, **kwargs):
-    if not kwargs and any(is_symbolic(x) or isinstance(x, SymbolicIterable) for x in xs):
+    if not kwargs and any(is_symbolic(x) or issubclass(type(x), SymbolicIterable) for x in xs):
         return _Zip([symbolic_iterable(x) for x in xs])
     return builtins.zip(*xs, **kwargs)
 
@@ -395,7 +395,7 @@ def _extremum(py, reduce, pairwise, args, kwargs):
         (x,) = args
         if is_symbolic(x):
             return reduce(x, axis=0)
-        if isinstance(x, (str, bytes, dict, set, frozenset)):
+        if issubclass(type(x), (str, bytes, dict, set, frozenset)):
             return py(x)
         items = list(x)  # a generator or list of symbolic values (`max(v * 2 for v in x)`)
         if not _any_symbolic(items):

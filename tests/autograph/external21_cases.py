@@ -3,6 +3,7 @@ body of algorithm code through `autograph convert` revealed (issue 21, external
 measurements). Each runs as written, through `ag.to_graph` and from a module written by
 `autograph convert`; test_fidelity_external21.py compares the outcomes.
 """
+import math
 import sys
 
 
@@ -27,6 +28,58 @@ def traceback_has_the_frames_python_has(x):
     return names[-1], len(names), _callers_name()
 
 
+# -- builtins called on an object never read its attributes through `__getattribute__` -----
+class Watched:
+    """Records every attribute read that goes through `__getattribute__` (Python's
+    builtins look the special methods up on the type, never through it)."""
+
+    def __init__(self):
+        object.__setattr__(self, "reads", [])
+
+    def __getattribute__(self, name):
+        object.__getattribute__(self, "reads").append(name)
+        return object.__getattribute__(self, name)
+
+    def __len__(self):
+        return 2
+
+    def __int__(self):
+        return 7
+
+    def __float__(self):
+        return 7.5
+
+    def __index__(self):
+        return 2
+
+    def __complex__(self):
+        return 1j
+
+    def __abs__(self):
+        return 3
+
+    def __bool__(self):
+        return True
+
+    def __iter__(self):
+        return iter([4, 5])
+
+    def __floor__(self):
+        return 1
+
+    def __round__(self, n=None):
+        return 0
+
+
+def builtins_read_no_attributes(x):
+    w = Watched()
+    got = [len(w), int(w), float(w), complex(w), abs(w), bool(w), math.floor(w),
+           round(w), sum(w, x), max(w), min(w), list(enumerate(w)), list(zip(w, w)),
+           list(range(w)), isinstance(w, int)]
+    return got, object.__getattribute__(w, "reads")
+
+
 CASES = [
+    (builtins_read_no_attributes, (1,)),
     (traceback_has_the_frames_python_has, (3,)),
 ]
