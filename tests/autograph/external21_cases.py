@@ -79,7 +79,18 @@ def builtins_read_no_attributes(x):
     return got, object.__getattribute__(w, "reads")
 
 
+# -- int / float / complex / bool take exactly the builtin's arguments ----------------------
+def number_constructors_with_other_arguments(case):
+    calls = [lambda: int(x=1.2), lambda: int(x="100", base=2), lambda: int(base=10),
+             lambda: int("100", base=2), lambda: int(), lambda: float(x=1),
+             lambda: float(), lambda: complex(1, None), lambda: complex(imag=2),
+             lambda: complex(real=1, imag=None), lambda: bool(x=1), lambda: bool(),
+             lambda: int(1, 2, 3)]
+    return calls[case]()
+
+
 CASES = [
+    *[(number_constructors_with_other_arguments, (k,)) for k in range(13)],
     (builtins_read_no_attributes, (1,)),
     (traceback_has_the_frames_python_has, (3,)),
 ]
