@@ -89,7 +89,36 @@ def number_constructors_with_other_arguments(case):
     return calls[case]()
 
 
+# -- super() in a def nested in a method names that def's own first parameter --------------
+class Base:
+    def who(self):
+        return "Base"
+
+
+class Derived(Base):
+    def who(self, x):
+        def without_parameters():
+            return super().who()
+
+        def with_its_own(other):
+            return super().who() + str(other is self)
+
+        out = [with_its_own(self)]
+        try:
+            out.append(without_parameters())
+        except RuntimeError as e:
+            out.append(str(e))
+        if x > 0:
+            out.append(super().who())
+        return out
+
+
+def super_in_nested_defs(x):
+    return Derived().who(x)
+
+
 CASES = [
+    (super_in_nested_defs, (1,)), (super_in_nested_defs, (-1,)),
     *[(number_constructors_with_other_arguments, (k,)) for k in range(13)],
     (builtins_read_no_attributes, (1,)),
     (traceback_has_the_frames_python_has, (3,)),
