@@ -117,7 +117,30 @@ def super_in_nested_defs(x):
     return Derived().who(x)
 
 
+# -- an annotated assignment in a `try` inside a loop with `break` / `continue` -------------
+def _read_numbers(words, note):
+    k = 0
+    while True:
+        word: str = words[k]
+        k += 1
+        if word in {"exit", "quit"}:
+            break
+        try:
+            number: int = int(word)
+        except ValueError:
+            note("not a number")
+            continue
+        note(number * 2)
+
+
+def annotated_names_in_a_try(words):
+    out = []
+    _read_numbers(words, out.append)
+    return out
+
 CASES = [
+    (annotated_names_in_a_try, (["1", "x", "3", "exit"],)),
+    (annotated_names_in_a_try, (["quit"],)),
     (super_in_nested_defs, (1,)), (super_in_nested_defs, (-1,)),
     *[(number_constructors_with_other_arguments, (k,)) for k in range(13)],
     (builtins_read_no_attributes, (1,)),
