@@ -53,6 +53,11 @@ _CALL_ATTR = "__ag_call__"           # on a function: (generation, it, what to c
 _DO_NOT = registry.DO_NOT_CONVERT_ATTR
 _GENERATION = api._GENERATION
 _in_graph = tracing.in_graph_mode
+_BUILDING = tracing.building  # empty: no thread is tracing
+
+
+def _tracing() -> bool:
+    return bool(_BUILDING) and _in_graph()
 
 
 def converted(f: Any) -> Callable:
@@ -63,7 +68,9 @@ def converted(f: Any) -> Callable:
         known = _VERDICTS.get(id(code))
         if known is not None and known[0] is code:
             verdict = known[1]
-            if verdict == _PLAIN or verdict == _COUNTED and not _in_graph():
+            # (`not _BUILDING` first: no call, so no frame, on Python values - a recursion
+            # then stops at Python's depth with Python's message)
+            if verdict == _PLAIN or verdict == _COUNTED and not (_BUILDING and _in_graph()):
                 return f
             d = f.__dict__
             entry = d.get(_CALL_ATTR)
@@ -95,7 +102,7 @@ def _function(f):
     if verdict == _PLAIN:
         return f
     if verdict == _COUNTED:
-        return _remember(f, f) if _in_graph() else f
+        return _remember(f, f) if _tracing() else f
     g = _converted_function(f)
     return f if g is f else _remember(f, g)
 
@@ -157,7 +164,7 @@ def _method(m):
     if verdict == _PLAIN:
         return m
     if verdict == _COUNTED:
-        return functools.partial(counted_call, m) if _in_graph() else m
+        return functools.partial(counted_call, m) if _tracing() else m
     d = fn.__dict__
     entry = d.get(_CALL_ATTR)
     if type(entry) is tuple and entry[0] == _GENERATION[0] and entry[1] is fn and \
@@ -206,7 +213,7 @@ def _other(f):
     inner = getattr(f, "__wrapped__", None) if not isinstance(f, type) else None
     if type(inner) is _FUNCTION and registry.is_generated_code(inner.__code__) and \
             not api.counts_its_calls(inner.__code__):
-        return functools.partial(counted_call, f) if _in_graph() else f  # `functools.cache` around converted code
+        return functools.partial(counted_call, f) if _tracing() else f  # `functools.cache` around converted code
     if _in_graph():
         return _traced_library_call(f)
     return f
