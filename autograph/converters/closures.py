@@ -114,6 +114,18 @@ def _share(fn, captured: set, generated: set, namer, global_names: set,
     return True
 
 
+def unannotate_declared(node) -> None:
+    """`x: T = v` -> `x = v` in every function of `node` that declares `x` `nonlocal` /
+    `global` (the converters write such declarations into generated functions, e.g. a
+    graph `try` body; an annotated name there is a SyntaxError)."""
+    for fn in gast.walk(node):
+        if isinstance(fn, gast.FunctionDef):
+            names = {name for s in statements(fn.body)
+                     if isinstance(s, (gast.Nonlocal, gast.Global)) for name in s.names}
+            if names:
+                _drop_annotations(fn, names)
+
+
 def _drop_annotations(fn, names: set) -> None:
     """`x: T = v` -> `x = v` (a bare `x: T` goes) for the names `fn` will declare nonlocal:
     Python forbids annotating a nonlocal name, and the annotation of a local variable is

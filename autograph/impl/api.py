@@ -133,7 +133,8 @@ def _compile(fn, recursive: bool) -> tuple:
 def _compile_node(fn, node, src, ctx) -> tuple:
     freevars = list(fn.__code__.co_freevars)
     if "__class__" in freevars:
-        _explicit_super(node, shadowed="super" in fn.__globals__)
+        _explicit_super(node, shadowed="super" in fn.__globals__,
+                        generated=ctx.namer.generated)
     name = node.name if isinstance(node, gast.FunctionDef) else None
     args = node.args
     for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
@@ -257,10 +258,12 @@ def _user_qualnames(code, old: str, new: str, generated: set):
     return code.replace(co_consts=tuple(consts), co_qualname=qualname)
 
 
-def _explicit_super(node, shadowed: bool = False) -> None:
+def _explicit_super(node, shadowed: bool = False, generated=frozenset()) -> None:
     """`super()` -> `super(__class__, self)`: the zero-argument form needs a class body.
     Not when `super` is the function's own name for something else (a local, or a global
-    of the module when `shadowed`): then `super()` calls that."""
+    of the module when `shadowed`): then `super()` calls that. A `def` of the user's
+    nested in it (one not named in `generated`) has its own first parameter, as in
+    Python: its `super()` names that one, or stays as written when it has none."""
     params = node.args.posonlyargs + node.args.args
     if not params or shadowed or _binds_super(node):
         return
@@ -271,8 +274,13 @@ def _explicit_super(node, shadowed: bool = False) -> None:
         if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and \
                 n.func.id == "super" and not n.args:
             n.args = [templates.name_node("__class__"), templates.name_node(first)]
-        # a nested class's methods have their own `__class__` and first parameter
-        stack.extend(c for c in gast.iter_child_nodes(n) if not isinstance(c, gast.ClassDef))
+        for c in gast.iter_child_nodes(n):
+            if isinstance(c, gast.ClassDef):
+                continue  # a nested class's methods have their own `__class__` and self
+            if isinstance(c, gast.FunctionDef) and c.name not in generated:
+                _explicit_super(c, generated=generated)
+                continue
+            stack.append(c)
 
 
 def _binds_super(node) -> bool:

@@ -59,8 +59,13 @@ _DO_NOT = registry.DO_NOT_CONVERT_ATTR
 _GENERATION = api._GENERATION
 _in_graph = tracing.in_graph_mode
 # graphs being built on any thread: calls are counted for the recursion room only while
-# one is (`operators/recursion.py`); outside a trace a level is one frame, as in Python
-_tracing_anywhere = tracing.building
+# this thread builds one (`operators/recursion.py`); outside a trace a level is one frame,
+# as in Python
+_tracing_anywhere = tracing.building  # empty: no thread is tracing
+
+
+def _tracing() -> bool:
+    return bool(_tracing_anywhere) and _in_graph()
 
 
 def converted(f: Any) -> Callable:
@@ -71,7 +76,10 @@ def converted(f: Any) -> Callable:
         known = _VERDICTS.get(id(code))
         if known is not None and known[0] is code:
             verdict = known[1]
-            if verdict == _PLAIN or verdict == _COUNTED and not _tracing_anywhere:
+            # (`not _tracing_anywhere` first: no call, so no frame, on Python values - a
+            # recursion then stops at Python's depth with Python's message)
+            if verdict == _PLAIN or verdict == _COUNTED and not (_tracing_anywhere and
+                                                                 _in_graph()):
                 return f
             d = f.__dict__
             entry = d.get(_CALL_ATTR)
@@ -149,7 +157,7 @@ def _function(f):
     if verdict == _PLAIN or verdict == _COUNTED and not _tracing_anywhere:
         return f
     if verdict == _COUNTED:
-        return _remember(f, f)
+        return _remember(f, f) if _tracing() else f
     g = _converted_function(f)
     return f if g is f else _remember(f, g)
 
@@ -211,7 +219,7 @@ def _method(m):
     if verdict == _PLAIN or verdict == _COUNTED and not _tracing_anywhere:
         return m
     if verdict == _COUNTED:
-        return functools.partial(counted_call, m)
+        return functools.partial(counted_call, m) if _tracing() else m
     d = fn.__dict__
     entry = d.get(_CALL_ATTR)
     if type(entry) is tuple and entry[0] == _GENERATION[0] and entry[1] is fn and \
@@ -259,7 +267,7 @@ def _other(f):
             return f
     inner = getattr(f, "__wrapped__", None) if not isinstance(f, type) else None
     if type(inner) is _FUNCTION and registry.is_generated_code(inner.__code__) and \
-            not api.counts_its_calls(inner.__code__) and _tracing_anywhere:
+            not api.counts_its_calls(inner.__code__) and _tracing():
         return functools.partial(counted_call, f)  # `functools.cache` around converted code
     if _in_graph():
         return _traced_library_call(f)

@@ -169,6 +169,7 @@ def convert_def(node, ctx: Context, enclosing: frozenset | None = None) -> None:
     node.body = control_flow.convert_block(node.body, ctx, frozenset())
     closures.share_cells(node, scope.captured, ctx.namer.generated, ctx.namer,
                          global_names=scope.global_names)
+    closures.unannotate_declared(node)
     # 13. a subscript store into an attribute stops setting the attribute (the analyses
     #     of steps 8 and 11 needed to see it as a write); only step 4 makes such stores
     if _MAYBE_TARGETS.search(info.source):

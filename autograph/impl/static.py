@@ -271,7 +271,8 @@ class Module:
                                f"failed: {type(e).__name__}: {e}") from e
         self.notes.extend(Note(n.lineno, n.col, n.text()) for n in ctx.out.left_alone)
         if d.is_method:
-            _explicit_super(node)  # super() may move into generated nested functions
+            # super() may move into generated nested functions
+            _explicit_super(node, generated=ctx.namer.generated)
         if ctx.out.ops_name != "ag__":  # the function uses `ag__` itself
             self.aliases.add(ctx.out.ops_name)
         return node, returns

@@ -42,8 +42,10 @@ from runtime.state.effects import raise_
 
 def is_symbolic(x) -> bool:
     # on every `if` / loop test of converted code: keep it this cheap (an import statement
-    # here would cost more than the check on the Python-value path)
-    return isinstance(x, Tensor)
+    # here would cost more than the check on the Python-value path). By the type, never
+    # `isinstance`: that reads `x.__class__` through a user's `__getattribute__` (or a
+    # `__class__` property), which Python's own builtins and statements never do
+    return issubclass(type(x), Tensor)
 
 
 def symbolic_test(x) -> bool:
@@ -54,7 +56,7 @@ def symbolic_test(x) -> bool:
     Converted code asks it (as `ag__.symbolic`) of every test that is not a bool before
     choosing between the inline Python statement and its functional form
     (`converters/dual_path.py`); the operators ask it too, so both agree."""
-    return isinstance(x, Tensor) and known_value(x, Tensor) is UNKNOWN
+    return issubclass(type(x), Tensor) and known_value(x, Tensor) is UNKNOWN
 
 
 def pack(values: tuple, names):

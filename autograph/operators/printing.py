@@ -29,7 +29,8 @@ _KEYWORDS = frozenset({"sep", "end", "file", "flush"})
 
 
 def _symbolic(values) -> bool:
-    return any(isinstance(leaf, (Tensor, RecordedText)) for leaf in flatten(list(values))[0])
+    return any(issubclass(type(leaf), (Tensor, RecordedText))
+               for leaf in flatten(list(values))[0])
 
 
 def print_text(fn, arguments, /, **kwargs) -> None:

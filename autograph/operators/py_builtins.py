@@ -190,7 +190,7 @@ def len_(x, /):
         if x.shape[0] is not None:
             return x.shape[0]
         return _dynamic_dim(x, 0)
-    if isinstance(x, SymbolicIterable):
+    if issubclass(type(x), SymbolicIterable):
         return x.length()
 
     return list_length(x)
@@ -239,14 +239,14 @@ def _range_arg(a):
 
 
 def enumerate_(iterable, start=0):
-    if is_symbolic(iterable) or isinstance(iterable, SymbolicIterable) or \
+    if is_symbolic(iterable) or issubclass(type(iterable), SymbolicIterable) or \
             is_symbolic(start):
         return _Enumerate(symbolic_iterable(iterable), start)
     return builtins.enumerate(iterable, start)
 
 
 def zip_(*xs, **kwargs):
-    if not kwargs and any(is_symbolic(x) or isinstance(x, SymbolicIterable) for x in xs):
+    if not kwargs and any(is_symbolic(x) or issubclass(type(x), SymbolicIterable) for x in xs):
         return _Zip([symbolic_iterable(x) for x in xs])
     return builtins.zip(*xs, **kwargs)
 
@@ -268,11 +268,14 @@ def _scalar_only(x, name: str) -> None:
         raise TypeError(f"{_SCALAR_ONLY}{where()}")
 
 
-def int_(x=0, /, *args, **kwargs):
+# int_ / float_ / complex_ / bool_ take exactly what they are given: any other call
+# than one symbolic argument is the builtin's own (its errors and their messages too)
+def int_(*args, **kwargs):
     """`int(x)`: a 0-d array truncated toward zero. Python's int is exact while the graph
     holds int64: a value beyond int64 is an OverflowError, never a wrapped number."""
-    if not (is_symbolic(x) and not args and not kwargs):
-        return builtins.int(x, *args, **kwargs)
+    if len(args) != 1 or kwargs or not is_symbolic(args[0]):
+        return builtins.int(*args, **kwargs)
+    x = args[0]
     _scalar_only(x, "int")
     kind = x.dtype.kind
     if kind == "c":
@@ -301,10 +304,11 @@ def _python_number(value):
     return value
 
 
-def float_(x=0.0, /):
+def float_(*args, **kwargs):
     """`float(x)`: a 0-d real array as float64."""
-    if not is_symbolic(x):
-        return builtins.float(x)
+    if len(args) != 1 or kwargs or not is_symbolic(args[0]):
+        return builtins.float(*args, **kwargs)
+    x = args[0]
     _scalar_only(x, "float")
     if x.dtype.kind == "c":
         raise TypeError(f"float() argument must be a string or a real number, not 'complex'"
@@ -312,10 +316,17 @@ def float_(x=0.0, /):
     return _python_number(np.astype(x, np.float64))
 
 
-def complex_(real=0, imag=None):
+def complex_(*args, **kwargs):
     """`complex(x)`: a 0-d array as complex128 (`complex(re, im)` of arrays likewise)."""
-    if not is_symbolic(real) and not is_symbolic(imag):
-        return builtins.complex(real) if imag is None else builtins.complex(real, imag)
+    if not any(is_symbolic(a) for a in args) and \
+            not any(is_symbolic(a) for a in kwargs.values()):
+        return builtins.complex(*args, **kwargs)
+    return _symbolic_complex(*args, **kwargs)
+
+
+def _symbolic_complex(real=0, imag=None):
+    if imag is None and not is_symbolic(real):  # complex(1, None): Python's TypeError
+        return builtins.complex(real, imag)
     parts = [p for p in (real, imag) if is_symbolic(p)]
     for p in parts:
         _scalar_only(p, "complex")
@@ -328,12 +339,13 @@ def complex_(real=0, imag=None):
     return _python_number(np.astype(real, np.float64) + np.astype(imag, np.float64) * 1j)
 
 
-def bool_(x=False, /):
+def bool_(*args, **kwargs):
     """`bool(x)`: the truth of a size-1 array of any shape (ValueError for other sizes, as
     NumPy says; checked when the graph runs if the size is only known then), standing for
     the Python bool `bool` gives (weak: returned from the function as a bool)."""
-    if not is_symbolic(x):
-        return builtins.bool(x)
+    if len(args) != 1 or kwargs or not is_symbolic(args[0]):
+        return builtins.bool(*args, **kwargs)
+    x = args[0]
     return _python_number(_truth_of(x))
 
 
@@ -396,7 +408,7 @@ def _extremum(py, reduce, pairwise, args, kwargs):
         (x,) = args
         if is_symbolic(x):
             return reduce(x, axis=0)
-        if isinstance(x, (str, bytes, dict, set, frozenset)):
+        if issubclass(type(x), (str, bytes, dict, set, frozenset)):
             return py(x)
         items = list(x)  # a generator or list of symbolic values (`max(v * 2 for v in x)`)
         if not _any_symbolic(items):

@@ -102,7 +102,7 @@ LIST_LEN = OpDef("list_len", _len_kernel, lambda op, i, a: [((), np.dtype(np.int
 
 
 def is_list(x) -> bool:
-    return isinstance(x, Tensor) and x.dtype == LIST_DTYPE
+    return issubclass(type(x), Tensor) and x.dtype == LIST_DTYPE  # (the type: see is_symbolic)
 
 
 def list_new(items: Sequence = ()) -> Any:

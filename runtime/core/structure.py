@@ -18,7 +18,7 @@ def _flatten(obj, leaves):
     if t is dict:
         keys = tuple(obj)
         return (dict, keys, tuple(_flatten(obj[k], leaves) for k in keys))
-    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
+    if issubclass(t, tuple) and hasattr(obj, "_fields"):  # (the type: no `__class__` read)
         return (t, tuple(_flatten(x, leaves) for x in obj))
     leaves.append(obj)
     return LEAF

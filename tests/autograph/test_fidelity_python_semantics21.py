@@ -62,13 +62,7 @@ def _outcome(fn, args):
 def test_converted_code_means_what_python_means(fn, args, static_module):
     expected = _outcome(fn, args)
     assert _outcome(ag.to_graph(fn), args) == expected
-    if fn not in STATIC_LIMITS:
-        assert _outcome(getattr(static_module, fn.__name__), args) == expected
-
-
-# `autograph convert` output calls its converted functions through a counting wrapper
-# (docs/howto/calls.md, Limits): a converted callee reading its caller's frame sees it
-STATIC_LIMITS = {cases.converted_callees_see_their_caller}
+    assert _outcome(getattr(static_module, fn.__name__), args) == expected
 
 
 def test_the_original_outcomes_are_the_interesting_ones():

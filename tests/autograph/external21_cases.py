@@ -1,0 +1,148 @@
+"""Programs showing the defect classes that running CPython's test modules and a large
+body of algorithm code through `autograph convert` revealed (issue 21, external
+measurements). Each runs as written, through `ag.to_graph` and from a module written by
+`autograph convert`; test_fidelity_external21.py compares the outcomes.
+"""
+import math
+import sys
+
+
+# -- a converted callee is called by its caller's frame (no wrapper frame between) --------
+def _raises(n):
+    raise ValueError(n)
+
+
+def _callers_name():
+    return sys._getframe(1).f_code.co_name
+
+
+def traceback_has_the_frames_python_has(x):
+    try:
+        _raises(x)
+    except ValueError as e:
+        tb = e.__traceback__
+    names = []
+    while tb is not None:
+        names.append(tb.tb_frame.f_code.co_name)
+        tb = tb.tb_next
+    return names[-1], len(names), _callers_name()
+
+
+# -- builtins called on an object never read its attributes through `__getattribute__` -----
+class Watched:
+    """Records every attribute read that goes through `__getattribute__` (Python's
+    builtins look the special methods up on the type, never through it)."""
+
+    def __init__(self):
+        object.__setattr__(self, "reads", [])
+
+    def __getattribute__(self, name):
+        object.__getattribute__(self, "reads").append(name)
+        return object.__getattribute__(self, name)
+
+    def __len__(self):
+        return 2
+
+    def __int__(self):
+        return 7
+
+    def __float__(self):
+        return 7.5
+
+    def __index__(self):
+        return 2
+
+    def __complex__(self):
+        return 1j
+
+    def __abs__(self):
+        return 3
+
+    def __bool__(self):
+        return True
+
+    def __iter__(self):
+        return iter([4, 5])
+
+    def __floor__(self):
+        return 1
+
+    def __round__(self, n=None):
+        return 0
+
+
+def builtins_read_no_attributes(x):
+    w = Watched()
+    got = [len(w), int(w), float(w), complex(w), abs(w), bool(w), math.floor(w),
+           round(w), sum(w, x), max(w), min(w), list(enumerate(w)), list(zip(w, w)),
+           list(range(w)), isinstance(w, int)]
+    return got, object.__getattribute__(w, "reads")
+
+
+# -- int / float / complex / bool take exactly the builtin's arguments ----------------------
+def number_constructors_with_other_arguments(case):
+    calls = [lambda: int(x=1.2), lambda: int(x="100", base=2), lambda: int(base=10),
+             lambda: int("100", base=2), lambda: int(), lambda: float(x=1),
+             lambda: float(), lambda: complex(1, None), lambda: complex(imag=2),
+             lambda: complex(real=1, imag=None), lambda: bool(x=1), lambda: bool(),
+             lambda: int(1, 2, 3)]
+    return calls[case]()
+
+
+# -- super() in a def nested in a method names that def's own first parameter --------------
+class Base:
+    def who(self):
+        return "Base"
+
+
+class Derived(Base):
+    def who(self, x):
+        def without_parameters():
+            return super().who()
+
+        def with_its_own(other):
+            return super().who() + str(other is self)
+
+        out = [with_its_own(self)]
+        try:
+            out.append(without_parameters())
+        except RuntimeError as e:
+            out.append(str(e))
+        if x > 0:
+            out.append(super().who())
+        return out
+
+
+def super_in_nested_defs(x):
+    return Derived().who(x)
+
+
+# -- an annotated assignment in a `try` inside a loop with `break` / `continue` -------------
+def _read_numbers(words, note):
+    k = 0
+    while True:
+        word: str = words[k]
+        k += 1
+        if word in {"exit", "quit"}:
+            break
+        try:
+            number: int = int(word)
+        except ValueError:
+            note("not a number")
+            continue
+        note(number * 2)
+
+
+def annotated_names_in_a_try(words):
+    out = []
+    _read_numbers(words, out.append)
+    return out
+
+CASES = [
+    (annotated_names_in_a_try, (["1", "x", "3", "exit"],)),
+    (annotated_names_in_a_try, (["quit"],)),
+    (super_in_nested_defs, (1,)), (super_in_nested_defs, (-1,)),
+    *[(number_constructors_with_other_arguments, (k,)) for k in range(13)],
+    (builtins_read_no_attributes, (1,)),
+    (traceback_has_the_frames_python_has, (3,)),
+]
