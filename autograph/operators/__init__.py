@@ -28,7 +28,8 @@ from autograph.operators.printing import print_, print_text
 from autograph.operators.py_builtins import (
     abs_, enumerate_, float_, int_, len_, max_, min_, range_, sum_, zip_,
 )
-from autograph.operators.py_builtins import bool_, complex_, index_, isinstance_, item_
+from autograph.operators.py_builtins import bool_, complex_, index_, isinstance_
+from autograph.operators.item import item_
 from autograph.operators.with_statements import errstate_region, with_manager
 from autograph.operators.variables import (UNSET, Undefined, ld, ld_attr, set_attr, setitem,
                                           setitem_attr)
