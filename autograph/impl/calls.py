@@ -134,6 +134,8 @@ def _fill(site: CallSite, fn, run) -> None:
     """Cache `run` for the function `fn` in `site` when `fn`'s verdict makes it hold in
     and out of traces: `fn` itself (plain, or user code that runs as is), or user code's
     converted version, which counts its own calls."""
+    if fn.__closure__ is not None:
+        return  # (a closure is made per call and holds its cells: a site would keep them)
     code = fn.__code__
     known = _VERDICTS.get(id(code))  # (special functions have no cached verdict)
     if known is not None and known[0] is code and (
@@ -362,7 +364,8 @@ _BY_TYPE: dict = {
 _AS_IS_OUTSIDE_TRACES = frozenset(_BY_TYPE) - {_METHOD}
 
 # generated code calls `ag__.converted`: the operators get this one injected
-registry.set_compiler(converted=converted, converted_call=converted_call)
+registry.set_compiler(converted=converted, converted_at=converted_at,
+                      converted_call=converted_call)
 operators.set_converted(converted, converted_at)
 
 __all__ = ["converted", "converted_at", "converted_call"]

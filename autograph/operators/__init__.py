@@ -9,6 +9,7 @@ import types as _types
 import numpy as np
 
 from autograph.operators.call import autograph_artifact, converted, converted_call, dir_, locals_, slice_
+from autograph.operators.call import converted_at
 from autograph.operators.call import defined, ld_declared, with_locals
 from autograph.operators.conditionals import if_exp, if_stmt
 from autograph.operators.conditionals import symbolic_test as symbolic
@@ -65,5 +66,3 @@ def set_converted(impl, at_site=None) -> None:
     if at_site is not None:
         converted_at = at_site
 
-
-converted_at = None  # (set with `converted`)

@@ -32,6 +32,12 @@ def converted(f):
     return _compiler_entry("converted")(f)
 
 
+def converted_at(site, f):
+    """Stands in for the compiler's call-site `converted` (`converters/fast_paths.py`)
+    until the compiler is loaded, as `converted` does."""
+    return _compiler_entry("converted_at")(site, f)
+
+
 def converted_call(f, *args, **kwargs):
     """`f(*args, **kwargs)` as converted code makes it: the form modules written by earlier
     versions of `autograph convert` call."""

@@ -61,12 +61,16 @@ def cond(pred: Any, true_fn: Callable, false_fn: Callable, operands: Sequence = 
     avals = [aval_of(op_leaves[i]) + (op_leaves[i].weak,) for i in sym]
     g_true, t_leaves, t_tree = trace_subgraph("then", call(true_fn), avals, [], graph)
     g_false, f_leaves, f_tree = trace_subgraph("else", call(false_fn), avals, [], graph)
+    unread = [set(), set()]  # leaves filled for a placeholder: of no kind of their own
     if any(is_placeholder(x) for x in t_leaves + f_leaves):
         # a "no value yet" placeholder takes the other branch's value's type (and
         # structure): it is never read on that path
         t_out, f_out = unflatten(t_tree, t_leaves), unflatten(f_tree, f_leaves)
         t_leaves, t_tree = flatten(fill_placeholders(t_out, f_out))
         f_leaves, f_tree = flatten(fill_placeholders(f_out, t_out))
+        for k, (mine, theirs) in enumerate(((t_out, f_out), (f_out, t_out))):
+            marks = flatten(fill_placeholders(mine, theirs, _unread_marks))[0]
+            unread[k] = {i for i, m in enumerate(marks) if m is _UNREAD}
     labels = _output_labels(names, t_leaves, t_tree)
     n_user = len(t_leaves)  # + arrays a branch wrote through a name not used afterwards
     t_extra, f_extra = view_links.unreturned_writes([op_leaves[i] for i in sym], [g_true, g_false],
@@ -95,7 +99,7 @@ def cond(pred: Any, true_fn: Callable, false_fn: Callable, operands: Sequence = 
         out_leaves.append(None)
     kinds = path_kinds.add_kind_outputs([g_true, g_false], [
         [t_leaves[s] for s in slots], [f_leaves[s] for s in slots]], [true_vals, false_vals],
-        node_avals, as_value)
+        node_avals, as_value, [{j for j, s in enumerate(slots) if s in u} for u in unread])
     g_true.outputs, g_false.outputs = true_vals, false_vals
     caps = finish_captures([g_true, g_false], len(sym))
     inputs = [pred] + [op_leaves[i] for i in sym] + caps
@@ -180,6 +184,13 @@ def _output_labels(names, leaves, tree) -> list[str]:
 
 def _structure_text(tree, leaves) -> str:
     return repr(unflatten(tree, [describe(x) for x in leaves]))
+
+
+_UNREAD = object()  # marks the leaves filled in for a placeholder
+
+
+def _unread_marks(other):
+    return unflatten(flatten(other)[1], [_UNREAD] * len(flatten(other)[0]))
 
 
 def _number_like(x) -> bool:

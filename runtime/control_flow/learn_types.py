@@ -79,20 +79,20 @@ def zeros_like(value):
     return value
 
 
-def fill_placeholders(value, other):
+def fill_placeholders(value, other, fill=None):
     """`value` with each placeholder that `other` has a value for (a leaf or a whole
-    structure) replaced by zeros of that value's type."""
+    structure) replaced by zeros of that value's type (or by `fill(other)`)."""
     if is_placeholder(value):
-        return value if is_placeholder(other) else zeros_like(other)
+        return value if is_placeholder(other) else (fill or zeros_like)(other)
     t = type(value)
     if t is not type(other):
         return value
     if t is dict:
         if list(value) != list(other):
             return value
-        return {k: fill_placeholders(value[k], other[k]) for k in value}
+        return {k: fill_placeholders(value[k], other[k], fill) for k in value}
     if isinstance(value, (tuple, list)) and len(value) == len(other):
-        items = [fill_placeholders(a, b) for a, b in zip(value, other)]
+        items = [fill_placeholders(a, b, fill) for a, b in zip(value, other)]
         return t(*items) if hasattr(value, "_fields") else t(items)
     return value
 

@@ -204,14 +204,18 @@ def loop_kind_plan(initial, body_output):
     return kind_plan(sides)
 
 
-def add_kind_outputs(branches, leaves_per_branch, outputs_per_branch, node_avals, as_value):
+def add_kind_outputs(branches, leaves_per_branch, outputs_per_branch, node_avals, as_value,
+                     unread=None):
     """For each 0-d output whose branches give different kinds of value, add a code and a
-    number output to every branch. Returns [(output, code output, number output)] indices."""
+    number output to every branch. Returns [(output, code output, number output)] indices.
+    `unread`: per branch, the outputs that only stand in for "no value yet" there."""
     added = []
+    unread = unread or [()] * len(branches)
     for j, (shape, _) in enumerate(list(node_avals)):
         if len(shape) != 0:
             continue
-        plan = kind_plan([side_of(leaves[j]) for leaves in leaves_per_branch])
+        plan = kind_plan([(YIELDS, None) if j in skip else side_of(leaves[j])
+                          for leaves, skip in zip(leaves_per_branch, unread)])
         if plan is None:
             continue
         dtype, plan = plan

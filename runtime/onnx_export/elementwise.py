@@ -293,3 +293,21 @@ def convert_exact_int(em, node):
     i64 = np.dtype(np.int64)
     ins = [em.value(x, i64) for x in node.inputs]
     return [_ufunc(em, node.attrs["ufunc"], ins, [i64] * len(ins), i64)]
+
+
+@converter("path_arith")
+def convert_path_arith(em, node):
+    """Arithmetic whose operands are Python numbers on some paths (runtime/ops/
+    path_arith.py): the exported model computes the shared value, as it returns it for
+    `path_result`, in the value's dtype (ONNX has no exceptions: a Python path's
+    ZeroDivisionError is not raised there, as for `exact_int`)."""
+    dt = np.dtype(node.attrs["value_dtype"])
+    values, k = [], 0
+    for part in node.attrs["parts"]:
+        values.append(node.inputs[k + 2] if part == "k" else node.inputs[k])
+        k += 3 if part == "k" else 1
+    ins = [em.value(x, dt) for x in values]
+    value = em.cast(_ufunc(em, node.attrs["ufunc"], ins, [dt] * len(ins), dt), dt,
+                    node.outputs[0].dtype)
+    return [value, em.value(np.int8(0)),
+            em.value(np.dtype(node.attrs["number_dtype"]).type(0))]
