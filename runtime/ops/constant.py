@@ -31,9 +31,7 @@ CONSTANT.layout = _layout
 
 def constant(value: Any, dtype: Any = None) -> Tensor:
     """A graph value holding `value` (cast to `dtype` when given)."""
-    array = np.asarray(value, dtype=dtype)
-    # a NumPy scalar stays one (as eagerly: `r = np.float32(0)` in a branch is no 0-d array)
-    value = array[()] if isinstance(value, np.generic) and array.ndim == 0 else array
+    value = np.asarray(value, dtype=dtype)
     out = add_node(tracing.current_graph(), CONSTANT, [], {"value": value})
     if value.flags.c_contiguous:  # (the node's own value is a C-ordered copy: see _layout)
         out.graph.__dict__.setdefault("c_ordered_constants", set()).add(id(out.node))
