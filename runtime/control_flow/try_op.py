@@ -62,6 +62,7 @@ from runtime.core.registry import OpDef, add_node
 from runtime.core.structure import flatten, unflatten
 from runtime.core.tensor import Tensor
 from runtime.ops.constant import CONSTANT, constant
+from runtime.state.after_error import ALWAYS_TRACED
 
 TRY = OpDef("try", None, num_outputs=-1, stateful=True, effect=True)
 
@@ -423,6 +424,9 @@ def check_try(inputs: list, attrs: dict, avals: list, fail: Callable[[str], None
             fail(f"subgraph {g.name} takes {len(g.inputs)} inputs, the node passes {len(inputs)}")
         if g.outputs and len(g.outputs) < attrs["n_out"]:
             fail(f"subgraph {g.name} gives too few results")
+
+
+ALWAYS_TRACED.update({_trace.__code__, try_except.__code__})  # (the body, not a handler)
 
 
 def _attach() -> None:
