@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph.pyct import templates
+from autograph.pyct import anno, templates
 from autograph.pyct.blocks import blocks
 
 _LOOPS = (gast.For, gast.While, gast.AsyncFor)
@@ -65,9 +65,11 @@ def lower_jumps(t, namer, read_outside: frozenset = frozenset()) -> tuple | None
     if not found:
         return [], []
     kinds = {type(j) for j in found}
+    # (after a jump only `finally` and the code after the `try` run: a handler or `else`
+    # reading a name the jump skipped cannot run after it)
     needed = frozenset(read_outside) | {
-        n.id for n in _walk([s for h in t.handlers for s in h.body] + t.orelse + t.finalbody)
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+        n.id for n in _walk(t.finalbody) if isinstance(n, gast.Name) and
+        isinstance(n.ctx, gast.Load)}
     # every way through the `try` that does not break, continue or raise returns
     ends = [t.orelse if t.orelse else t.body]
     always = all(b and isinstance(b[-1], gast.Return) for b in ends) and all(
@@ -199,7 +201,7 @@ def _lower_block(block: list, code: str, value: str | None, needed: frozenset,
 
 def _guard(lowered: list, rest: list, code: str, needed: frozenset):
     """`if code == 0: <lowered>`; on the other path, each variable `rest` assigns that is
-    `needed` (read after the `try`, or by its handlers, `else` or `finally`) keeps its
+    `needed` (read after the `try` or by its `finally`, which run after the jump) keeps its
     value (`ag__.jumped_over`: where it is unbound and the code symbolic, "no value yet",
     which takes the type the other path gives). (Reading the others there would make
     them look read before assigned to an enclosing loop.)"""
@@ -209,6 +211,9 @@ def _guard(lowered: list, rest: list, code: str, needed: frozenset):
         f"    {n} = ag__.jumped_over(lambda: {n}, '{n}')\n" for n in names) + \
         ("" if names else "    pass\n")
     guard = templates.replace(src, origin=rest[0], code=code)[0]
+    for getter in gast.walk(gast.Module(body=guard.orelse, type_ignores=[])):
+        if isinstance(getter, gast.Lambda):  # (called at once: not a closure of the name)
+            anno.set_(getter, anno.GETTER, True)
     guard.body = lowered
     if not names:
         guard.orelse = []
