@@ -5,7 +5,9 @@ condition); it becomes a graph-side raise after every operation recorded before 
 branch), so an error one of those raises comes first, and their prints and argument
 writes happen as in Python. Each case runs eagerly, through `ag.function` (also
 `jit_compile=True`) and `ag.to_graph`, comparing the outcome (value or exception), what
-`ag.print` printed and the argument after the call. Reduced from fuzz seeds (fuzz_try.py)."""
+`ag.print` printed and the argument after the call. Reduced from fuzz seeds (fuzz_try.py).
+Likewise an operation inside a branch or loop of a graph `try`'s body runs though nothing
+uses its result (try_op.py `_keep_nested`): its error reaches the handler."""
 from __future__ import annotations
 
 import numpy as np
@@ -70,7 +72,23 @@ def raise_from_python_division(n, xs):
     return 60 // (3 - 3)
 
 
-CASES = [lookup_then_raise, division_in_try_finally_then_raise, raise_in_errstate_region,
+def unused_results_in_a_branch_and_loop_of_a_try(n, xs):
+    r = 0.0
+    try:
+        if xs[1] > 0:
+            a = np.linalg.inv(np.reshape(xs, (2, 2)) * n)  # noqa: F841 - never used, still runs
+        k = 0
+        while k < 2:
+            b = xs[k + n + 2]  # noqa: F841
+            k = k + 1
+    except np.linalg.LinAlgError:
+        r = 1.0
+    except IndexError:
+        r = 2.0
+    return r
+
+
+CASES = [unused_results_in_a_branch_and_loop_of_a_try, lookup_then_raise, division_in_try_finally_then_raise, raise_in_errstate_region,
          raise_in_symbolic_branch, print_then_raise, inverse_then_lookup,
          raise_from_python_division]
 XS = np.array([1.0, 2.0, 3.0, 4.0])
