@@ -76,7 +76,7 @@ def lower_jumps(t, namer, read_outside: frozenset = frozenset()) -> tuple | None
         h.body and isinstance(h.body[-1], (gast.Return, gast.Raise)) for h in t.handlers)
     code = namer.new("try_jump")
     value = namer.new("try_return") if gast.Return in kinds else None
-    unset = _unset([j for j in found if isinstance(j, gast.Return)])
+    unset = no_value_yet([j for j in found if isinstance(j, gast.Return)])
     body_jumps = _has_jump(t.body)
     t.body = _lower_block(t.body, code, value, needed)
     for h in t.handlers:
@@ -106,7 +106,7 @@ def lower_jumps(t, namer, read_outside: frozenset = frozenset()) -> tuple | None
     return before, after
 
 
-def _unset(returns: list) -> str:
+def no_value_yet(returns: list) -> str:
     """The value to return before a `return` ran: "no value yet", with the structure of
     the returned tuples when they all are tuples of one length (a graph `try` keeps each
     variable's structure)."""

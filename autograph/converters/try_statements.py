@@ -41,7 +41,7 @@ from __future__ import annotations
 import gast
 
 from autograph.pyct import anno, templates
-from autograph.converters.try_jumps import lower_jumps
+from autograph.converters.try_jumps import lower_jumps, no_value_yet
 from autograph.pyct.blocks import blocks
 
 _JUMPS = (gast.Return, gast.Break, gast.Continue, gast.Global, gast.Nonlocal, gast.Yield,
@@ -128,11 +128,12 @@ def _lower_returns(t, ctx) -> tuple:
     not return, a flag set before the `try` says whether one did:
 
         try:                          try_returned = False
-            s = s + f(x)              try:
-        except E:             =>          s = s + f(x)
-            return s                  except E:
-                                          try_returned = True
+            s = s + f(x)              try_return = ag__.UNSET
+        except E:             =>      try:
+            return s                      s = s + f(x)
+                                      except E:
                                           try_return = s
+                                          try_returned = True
                                       if try_returned:
                                           return try_return
 
@@ -163,7 +164,10 @@ def _lower_returns(t, ctx) -> tuple:
             lowered.append((block, r))
     if flag is None:
         return [], templates.replace("return name", origin=t, name=name), lowered
-    return (templates.replace("flag = False", origin=t, flag=flag),
+    # (the value: "no value yet" before the `try`, so that an enclosing symbolic loop
+    # has one to carry; it is read only where the flag is set)
+    return (templates.replace(f"flag = False\nname = {no_value_yet(returns)}", origin=t,
+                              flag=flag, name=name),
             templates.replace("if flag:\n    return name", origin=t, flag=flag, name=name),
             lowered)
 

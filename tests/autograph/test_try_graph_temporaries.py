@@ -5,7 +5,8 @@ part: they stay local to the part's generated function (converters/try_statement
 / `continue` skips is kept only where `finally` or the code after the `try` reads it
 (converters/try_jumps.py). Was: a Diagnostic asking to define the temporary before the
 loop. A name the part reads before assigning (its value from an earlier iteration)
-stays the function's. Each case runs eagerly, through `ag.function` (also
+stays the function's; the value a handler's final `return` leaves is "no value yet" before
+the `try`, so an enclosing symbolic loop has one to carry. Each case runs eagerly, through `ag.function` (also
 `jit_compile=True`) and `ag.to_graph`. Reduced from fuzz seeds (fuzz_try.py)."""
 from __future__ import annotations
 
@@ -91,7 +92,19 @@ def handler_reads_an_earlier_iteration(n, x):
     return total, last
 
 
-CASES = [loop_in_handler, continue_in_nested_handler, branch_temporary_in_finally,
+def handler_returns_in_a_symbolic_loop(n, x):
+    u = x
+    for i in range(n):  # (the return's value is carried: it has one before the `try`)
+        try:
+            u = u + 60 // (n - i - 1)
+        except ZeroDivisionError:
+            return u, i
+        except FloatingPointError:
+            return -u, i
+    return u, -1
+
+
+CASES = [handler_returns_in_a_symbolic_loop, loop_in_handler, continue_in_nested_handler, branch_temporary_in_finally,
          branch_temporary_in_else, handler_reads_an_earlier_iteration]
 ARGS = [(np.int64(2), np.float64(1.5)), (np.int64(3), np.float64(2.5)),
         (np.int64(1), np.float64(-1.0)), (np.int64(0), np.float64(3.0))]
