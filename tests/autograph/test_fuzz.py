@@ -86,7 +86,7 @@ def test_fuzz_seed_with_try_and_with_blocks(seed, tmp_path):
 # a handler's loop or branch refused as loop state)
 @pytest.mark.parametrize("seed", [39, 67, 75, 85, 170, 1302, 1656] + list(range(250, 285)) +
                          [193, 230, 286, 301, 415, 435, 2138, 2175, 2192, 2228, 2298, 2307,
-                          2314, 2380])
+                          2314, 2380, 1031])
 def test_fuzz_seed_with_try_on_the_graph_path(seed, tmp_path):
     """`try` / `except` / `else` / `finally`, `with np.errstate(...)` and raising
     operations on NumPy arguments: ag.function, jit_compile=True and ag.to_graph give
