@@ -40,8 +40,7 @@ import numpy as np
 
 from runtime.core.errors import GraphModeError, Origin, is_library_code
 from runtime.core.graph import Graph
-from runtime.ops.constant import CONSTANT
-from runtime.state.effects import raise_
+from runtime.state.effects import raise_, unused_results
 from runtime.state.random_ops import RANDOM_CALL, RANDOM_DRAW, RANDOM_MAKE
 from runtime.state.variables import ASSIGN_VARIABLE
 
@@ -94,7 +93,7 @@ def raise_in_order(graph: Graph, error: BaseException) -> bool:
     FloatingPointError when n == k); their prints and writes happen as in Python too.
     False (raise it now) when nothing recorded can fail or act, or when the error
     cannot be made again from its type and arguments."""
-    if not any(node.op is not CONSTANT for node in graph.nodes) or \
+    if not (graph.has_effects or unused_results(graph)) or \
             not raised_by_python_code(error):
         return False
     try:
