@@ -193,6 +193,33 @@ def test_state_restored_from_a_checkpoint_between_calls(options):
     run_both(Recorder, Recorder.forward, n=6, between=_restore_checkpoint, **options)
 
 
+scale_by = np.linalg.norm   # a NumPy function under a global name of the user's
+
+
+class Normalizer:
+    def __init__(self):
+        self.eps = 1e-3
+
+    def apply(self, x, y):
+        return x / (scale_by(y) + self.eps)
+
+
+def _rebind_numpy_function(obj, i):
+    global scale_by
+    scale_by = np.sum if i % 2 else np.linalg.norm
+
+
+def test_a_numpy_function_global_is_guarded_by_identity_and_rebinding_it_retraces():
+    warnings.simplefilter("ignore", ag.RetracingWarning)
+    run_both(Normalizer, Normalizer.apply, n=4, between=_rebind_numpy_function)
+    obj, f = Normalizer(), ag.function(Normalizer.apply)
+    f(obj, *args_for(0))
+    # one fact about the global: which function it is (not its name, module or doc)
+    labels = [label for label, _, _ in f.concrete_functions[0].state.term_list]
+    assert labels.count("scale_by") == 1, labels
+    assert not any(label.startswith("scale_by.") for label in labels), labels
+
+
 COUNT = 0
 SEEN = []
 
