@@ -46,7 +46,7 @@ _EMPTY_TUPLE, _EMPTY_DICT = (tuple, ()), (dict, ())
 _RESERVED = frozenset({
     "_F", "_state", "_building", "_eager", "_full", "_filter", "_ndarray", "_generic", "_floats",
     "_float_part", "_identity_part", "_ohash", "_oeq", "_seq", "_map", "_aliases",
-    "_EMPTY_TUPLE", "_EMPTY_DICT", "_TUPLE", "_L", "_t", "_n", "_cf", "_e", "_entry", "_make"})
+    "_EMPTY_TUPLE", "_EMPTY_DICT", "_TUPLE", "_L", "_t", "_n", "_v", "_cf", "_e", "_entry", "_make"})
 
 
 def identity_part(function: Any, a: object) -> tuple | None:
@@ -75,40 +75,46 @@ def float_part(function: Any, a: float) -> tuple:
     return part
 
 
-def _item_part(function, a, leaves: list):
-    t = type(a)
-    if t is _ndarray:
-        leaves.append(a)
-        return (a.dtype, a.shape)
-    if t is float:
-        return function._float_parts.get(a) or float_part(function, a)
-    if t is int or t is bool or t is str or a is None:
-        return (t, a)
-    if isinstance(a, _generic):
-        leaves.append(a)
-        return (a.dtype, ())
-    return None
-
-
 def sequence_part(function: Any, items: tuple, leaves: list) -> tuple | None:
-    """The key part of a `*args` tuple of arrays and Python scalars; None for other items."""
+    """The key part of a `*args` tuple of arrays and Python scalars; None for other items.
+    (Each item's part is made inline, as `key_of` makes it: this runs on every call.)"""
     parts = []
+    append = parts.append
     for a in items:
-        part = _item_part(function, a, leaves)
-        if part is None:
+        t = type(a)
+        if t is _ndarray:
+            leaves.append(a)
+            append((a.dtype, a.shape))
+        elif t is int or t is bool or t is str or a is None:
+            append((t, a))
+        elif t is float:
+            append(function._float_parts.get(a) or float_part(function, a))
+        elif isinstance(a, _generic):
+            leaves.append(a)
+            append((a.dtype, ()))
+        else:
             return None
-        parts.append(part)
     return (tuple, tuple(parts))
 
 
 def mapping_part(function: Any, items: dict, leaves: list) -> tuple | None:
     """The key part of a `**kwargs` dict of arrays and Python scalars; None for others."""
     parts = []
+    append = parts.append
     for name, a in items.items():
-        part = _item_part(function, a, leaves)
-        if part is None:
+        t = type(a)
+        if t is _ndarray:
+            leaves.append(a)
+            append((name, (a.dtype, a.shape)))
+        elif t is int or t is bool or t is str or a is None:
+            append((name, (t, a)))
+        elif t is float:
+            append((name, function._float_parts.get(a) or float_part(function, a)))
+        elif isinstance(a, _generic):
+            leaves.append(a)
+            append((name, (a.dtype, ())))
+        else:
             return None
-        parts.append((name, part))
     return (dict, tuple(parts))
 
 
@@ -212,8 +218,14 @@ def _typical_block(params: list, specs, args: str) -> list[str]:
         return []
     tests += [f"{a} is not {b}" for j, a in enumerate(fixed) for b in fixed[j + 1:]]
     if var_leaves:  # the same array twice among them: the general branch marks it
-        tests.append(f"(not ({' or '.join(var_leaves)}) or "
-                     f"not _aliases([{', '.join(leaves)}]))")
+        # (one array in `*args` / `**kwargs`, the usual case, is compared inline)
+        some = " or ".join(var_leaves)
+        one = f"({some})[0]" if len(var_leaves) > 1 else f"{var_leaves[0]}[0]"
+        count = " + ".join(f"len({v})" for v in var_leaves)
+        single = " and ".join([f"(_v := {one}) is not {fixed[0]}"] +
+                              [f"_v is not {x}" for x in fixed[1:]]) if fixed else "True"
+        tests.append(f"(not ({some}) or {count} == 1 and {single} or "
+                     f"{count} > 1 and not _aliases([{', '.join(leaves)}]))")
     return [f"if {' and '.join(tests)}:",
             f"    _cf = _F._cache.get(({''.join(x + ', ' for x in parts)}))",
             f"    if _cf is not None and (_cf.guard is None or _cf.guard({args})):",
