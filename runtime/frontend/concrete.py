@@ -119,7 +119,8 @@ class ConcreteFunction:
                                            parallel=parallel, owned_inputs=owned,
                                            on_tape=on_tape)
             fn = writing_back(fn, self.writeback, self.name, n_extra,
-                              keep_rest=self._keep_rest, direct=direct)
+                              keep_rest=self._keep_rest, direct=direct,
+                              n_leaves=len(run_graph.inputs))
         self._fn = fn  # last: another thread reads `_fn` without the lock
         del self._pending
 
