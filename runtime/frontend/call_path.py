@@ -32,6 +32,7 @@ import numpy as np
 
 from runtime.core import tracing
 from runtime.frontend.binder import def_parameters
+from runtime.frontend.concrete import MISS
 from runtime.frontend.modes import _run_eagerly
 from runtime.frontend.signature import FloatKey, _identity_key, has_aliases, key_of
 from runtime.frontend.tracebacks import filter_traceback
@@ -46,7 +47,7 @@ _EMPTY_TUPLE, _EMPTY_DICT = (tuple, ()), (dict, ())
 _RESERVED = frozenset({
     "_F", "_state", "_building", "_eager", "_full", "_filter", "_ndarray", "_generic", "_floats",
     "_float_part", "_identity_part", "_ohash", "_oeq", "_seq", "_map", "_aliases",
-    "_EMPTY_TUPLE", "_EMPTY_DICT", "_TUPLE", "_L", "_t", "_n", "_v", "_cf", "_e", "_entry", "_make"})
+    "_EMPTY_TUPLE", "_EMPTY_DICT", "_TUPLE", "_L", "_t", "_n", "_v", "_r", "_MISS", "_cf", "_e", "_entry", "_make"})
 
 
 def identity_part(function: Any, a: object) -> tuple | None:
@@ -234,7 +235,11 @@ def _typical_block(params: list, specs, args: str) -> list[str]:
             f"            return _cf._fn({', '.join(leaves)})",
             "        except Exception as _e:",
             f"            _cf._failed(_e, {args})",
-            "            raise"]
+            "            raise",
+            # a trace with inputs read from Python state (`ConcreteFunction.stateful`)
+            "    if _cf is not None and _cf.stateful is not None and "
+            f"(_r := _cf.stateful([{', '.join(leaves)}], {args})) is not _MISS:",
+            "        return _r"]
 
 
 def make_entry(function: Any) -> Callable:
@@ -272,6 +277,10 @@ def make_entry(function: Any) -> Callable:
                  "if _n > 1 and (_L[0] is _L[1] if _n == 2 else _aliases(_L)):",
                  f"    {slow}",  # the same array twice: one graph input (mark_aliases)
                  f"_cf = _F._cache.get({keys})",
+                 "if _cf is not None and _cf.stateful is not None:",
+                 f"    if (_r := _cf.stateful(_L, {args})) is not _MISS:",
+                 "        return _r",
+                 f"    {slow}",
                  f"if _cf is None or _cf.guard is not None and not _cf.guard({args}):",
                  f"    {slow}",
                  "_F._calls += 1",
@@ -293,7 +302,7 @@ def make_entry(function: Any) -> Callable:
              "_ohash": _object_hash, "_oeq": _object_eq, "_seq": sequence_part,
              "_map": mapping_part, "_aliases": has_aliases,
              "_EMPTY_TUPLE": _EMPTY_TUPLE, "_EMPTY_DICT": _EMPTY_DICT,
-             "_TUPLE": tuple, **consts}
+             "_TUPLE": tuple, "_MISS": MISS, **consts}
     names = ", ".join(scope)
     source = (f"def _make({names}):\n"
               f"    def _entry({', '.join(source_params)}):\n"

@@ -156,3 +156,43 @@ def test_eager_mode_and_nested_calls_run_the_python_function():
 
     same(outer(X), scaled(X, shift=1)[0] + 1.0)
     assert f.tracing_count == 0  # traced through, inline
+
+
+class Running:
+    def __init__(self, n):
+        self.mean = np.zeros(n)
+        self.count = 0.0
+
+    def update(self, x, momentum=0.1):
+        self.mean *= 1.0 - momentum  # written in place: the caller's array changes
+        self.mean += momentum * x
+        self.count = self.count + 1.0  # rebound: a float read and written each call
+        return self.mean.sum()
+
+
+@pytest.mark.parametrize("via_class", [False, True])
+def test_traces_reading_and_writing_python_state_take_the_call_path(via_class, monkeypatch):
+    """A trace whose inputs include places of `self` (a float rebound each call, an
+    array written into) runs from the generated call path with those inputs, with
+    Python's results and state after every call; a changed shape still retraces."""
+    update = ag.function(Running.update)
+    graph_obj, eager_obj = Running(4), Running(4)
+    call = (lambda o, *a, **k: update(o, *a, **k)) if via_class else \
+        (lambda o, *a, **k: update.__get__(o)(*a, **k))
+    mean = graph_obj.mean
+    for k in range(3):
+        same(call(graph_obj, X + k), eager_obj.update(X + k))
+    fulls = []
+    original = type(update)._call_bound
+    monkeypatch.setattr(type(update), "_call_bound",
+                        lambda self, args: fulls.append(args) or original(self, args))
+    for k in range(3):
+        same(call(graph_obj, X + k, momentum=0.5), eager_obj.update(X + k, momentum=0.5))
+        same(call(graph_obj, X), eager_obj.update(X))
+    assert len(fulls) == 1  # the new momentum's first call only: it traces
+    assert graph_obj.mean is mean
+    np.testing.assert_array_equal(graph_obj.mean, eager_obj.mean)
+    assert type(graph_obj.count) is float and graph_obj.count == eager_obj.count
+    graph_obj.mean, eager_obj.mean = np.zeros(3), np.zeros(3)  # another shape: traced again
+    same(call(graph_obj, X[:3]), eager_obj.update(X[:3]))
+    np.testing.assert_array_equal(graph_obj.mean, eager_obj.mean)
