@@ -47,7 +47,7 @@ _EMPTY_TUPLE, _EMPTY_DICT = (tuple, ()), (dict, ())
 _RESERVED = frozenset({
     "_F", "_state", "_building", "_eager", "_full", "_filter", "_ndarray", "_generic", "_floats",
     "_float_part", "_identity_part", "_ohash", "_oeq", "_seq", "_map", "_aliases",
-    "_EMPTY_TUPLE", "_EMPTY_DICT", "_TUPLE", "_L", "_t", "_n", "_v", "_r", "_MISS", "_cf", "_e", "_entry", "_make"})
+    "_EMPTY_TUPLE", "_EMPTY_DICT", "_TUPLE", "_L", "_t", "_n", "_v", "_r", "_kv", "_DICT", "_MISS", "_cf", "_e", "_entry", "_make"})
 
 
 def identity_part(function: Any, a: object) -> tuple | None:
@@ -188,9 +188,15 @@ def _typical_block(params: list, specs, args: str) -> list[str]:
             leaves.append(f"*_L{i}")
             var_leaves.append(f"_L{i}")
             continue
-        if p.kind is _P.VAR_KEYWORD:  # none given (the usual call) needs no function call
-            tests.append(f"(_k{i} := _map(_F, {n}, (_L{i} := [])) if {n} else "
-                         f"_EMPTY_DICT if not (_L{i} := ()) else None) is not None")
+        if p.kind is _P.VAR_KEYWORD:  # none given (the usual call), or one option that
+            # is an int, bool, str (`flag=1`) or array (`y=y`), needs no function call
+            tests.append(f"(not (_L{i} := ()) and (_k{i} := _EMPTY_DICT if not {n} else "
+                         f"(_DICT, ((_kv[0], (_t, _kv[1])),)) if len({n}) == 1 and "
+                         f"((_t := type((_kv := (*{n}.items(),)[0])[1])) is int or _t is bool "
+                         f"or _t is str) else "
+                         f"(_DICT, ((_kv[0], (_kv[1].dtype, _kv[1].shape)),)) if len({n}) == 1 "
+                         f"and _t is _ndarray and (_L{i} := (_kv[1],)) else "
+                         f"_map(_F, {n}, (_L{i} := []))) is not None)")
             parts.append(f"_k{i}")
             leaves.append(f"*_L{i}")
             var_leaves.append(f"_L{i}")
@@ -302,7 +308,7 @@ def make_entry(function: Any) -> Callable:
              "_ohash": _object_hash, "_oeq": _object_eq, "_seq": sequence_part,
              "_map": mapping_part, "_aliases": has_aliases,
              "_EMPTY_TUPLE": _EMPTY_TUPLE, "_EMPTY_DICT": _EMPTY_DICT,
-             "_TUPLE": tuple, "_MISS": MISS, **consts}
+             "_TUPLE": tuple, "_DICT": dict, "_MISS": MISS, **consts}
     names = ", ".join(scope)
     source = (f"def _make({names}):\n"
               f"    def _entry({', '.join(source_params)}):\n"

@@ -73,6 +73,10 @@ CALLS = [
     (star, (X, Y, Y), {}),                 # the same array twice in *args
     (star, (X, np.float32(2)), {}),        # a NumPy scalar in *args
     (star, (X, Y), {"k": True}),
+    (star, (X,), {"k": Y}),                # one array in **kwargs (keyed inline)
+    (star, (X,), {"k": X}),                # ... the same array as x: one input
+    (star, (X,), {"k": 2}),
+    (star, (X, Y), {"k": Y, "j": 2.0}),    # two options: keyed by a helper
     (only_keywords, (X,), {"y": Y}),
     (only_keywords, (X,), {"y": 2.0, "z": 0.5}),
 ]
