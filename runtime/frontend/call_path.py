@@ -47,7 +47,7 @@ _EMPTY_TUPLE, _EMPTY_DICT = (tuple, ()), (dict, ())
 _RESERVED = frozenset({
     "_F", "_state", "_building", "_eager", "_full", "_filter", "_ndarray", "_generic", "_floats",
     "_float_part", "_identity_part", "_ohash", "_oeq", "_seq", "_map", "_aliases",
-    "_EMPTY_TUPLE", "_EMPTY_DICT", "_TUPLE", "_L", "_t", "_n", "_v", "_r", "_kv", "_DICT", "_MISS", "_cf", "_e", "_entry", "_make"})
+    "_EMPTY_TUPLE", "_EMPTY_DICT", "_TUPLE", "_L", "_t", "_n", "_v", "_r", "_kv", "_l", "_DICT", "_MISS", "_cf", "_e", "_entry", "_make"})
 
 
 def identity_part(function: Any, a: object) -> tuple | None:
@@ -176,6 +176,12 @@ def _typical_block(params: list, specs, args: str) -> list[str]:
     input_signature entries fit, and `*args` / `**kwargs` hold arrays and Python scalars.
     No list of leaves is built but those of `*args` / `**kwargs`."""
     tests, parts, leaves, var_leaves = [], [], [], []
+    same, atoms = [], []  # this call's parts against the last call's (`_F._last`)
+
+    def last(check: str, atom: str) -> None:
+        same.append(check.format(f"_l[{len(atoms)}]"))
+        atoms.append(atom)
+
     for i, p in enumerate(params):
         n = p.name
         if p.kind is _P.VAR_POSITIONAL:
@@ -185,6 +191,7 @@ def _typical_block(params: list, specs, args: str) -> list[str]:
                          f"if len(_L{i} := {n}) == 1 and type(_a{i} := {n}[0]) is _ndarray "
                          f"else _seq(_F, {n}, (_L{i} := []))) is not None")
             parts.append(f"_k{i}")
+            last(f"_k{i} == {{}}", f"_k{i}")
             leaves.append(f"*_L{i}")
             var_leaves.append(f"_L{i}")
             continue
@@ -198,6 +205,7 @@ def _typical_block(params: list, specs, args: str) -> list[str]:
                          f"and _t is _ndarray and (_L{i} := (_kv[1],)) else "
                          f"_map(_F, {n}, (_L{i} := []))) is not None)")
             parts.append(f"_k{i}")
+            last(f"_k{i} == {{}}", f"_k{i}")
             leaves.append(f"*_L{i}")
             var_leaves.append(f"_L{i}")
             continue
@@ -212,14 +220,18 @@ def _typical_block(params: list, specs, args: str) -> list[str]:
                 if t is float else f" or type({n}) is {t.__name__} and (_k{i} := ({t.__name__}, {n}))"
             tests.append(f"({n} is _d{i} and (_k{i} := _dp{i}){other})")
             parts.append(f"_k{i}")
+            last(f"_k{i} == {{}}", f"_k{i}")
         elif i == 0 and n in ("self", "cls") and p.default is _P.empty:
             tests.append(f"(_k0 := _F._identity_parts.get(id({n}))) is not None and "
                          f"_k0[0] is type({n}) and _k0[1].ref() is {n}")
             parts.append("_k0")
+            last("_k0 is {}", "_k0")  # (one part per live object: `identity_part`)
         else:
             tests.append(f"type({n}) is _ndarray")
             parts.append(f"({n}.dtype, {n}.shape)")
             leaves.append(n)
+            last(f"{n}.dtype is {{}}", f"{n}.dtype")
+            last(f"{n}.shape == {{}}", f"{n}.shape")
     fixed = [x for x in leaves if not x.startswith("*")]
     if not leaves or len(fixed) > 4:
         return []
@@ -233,8 +245,15 @@ def _typical_block(params: list, specs, args: str) -> list[str]:
                               [f"_v is not {x}" for x in fixed[1:]]) if fixed else "True"
         tests.append(f"(not ({some}) or {count} == 1 and {single} or "
                      f"{count} > 1 and not _aliases([{', '.join(leaves)}]))")
+    # the last call's parts and trace, compared part by part, cost less than making
+    # and hashing the key; equal parts are equal keys (a changed trace for a key resets
+    # `_last`: `Function._retrace_for_state`, `_forget`)
     return [f"if {' and '.join(tests)}:",
-            f"    _cf = _F._cache.get(({''.join(x + ', ' for x in parts)}))",
+            f"    if (_l := _F._last) is not None{''.join(' and ' + c for c in same)}:",
+            "        _cf = _l[-1]",
+            f"    elif (_cf := _F._cache.get(({''.join(x + ', ' for x in parts)})))"
+            " is not None:",
+            f"        _F._last = ({''.join(a + ', ' for a in atoms)}_cf, )",
             f"    if _cf is not None and (_cf.guard is None or _cf.guard({args})):",
             "        _F._calls += 1",
             "        try:",

@@ -128,7 +128,7 @@ def test_methods_bound_and_through_the_class():
 def test_input_signature_fast_and_checked_paths():
     f = ag.function(lambda x, y: x + y,
                     input_signature=[ag.TensorSpec((None,), np.float64)] * 2)
-    for n in (2, 3, 2):
+    for n in (2, 3, 2, 2, 3, 3, 2):
         same(f(np.ones(n), np.ones(n)), np.ones(n) + np.ones(n))
     assert f.tracing_count == 1
     with pytest.raises(TypeError):
@@ -200,3 +200,21 @@ def test_traces_reading_and_writing_python_state_take_the_call_path(via_class, m
     graph_obj.mean, eager_obj.mean = np.zeros(3), np.zeros(3)  # another shape: traced again
     same(call(graph_obj, X[:3]), eager_obj.update(X[:3]))
     np.testing.assert_array_equal(graph_obj.mean, eager_obj.mean)
+
+
+def test_calls_alternating_between_traces_each_run_their_own():
+    """The call path compares a call's key parts with the last call's before looking the
+    key up: calls alternating in shape, dtype, byte order, Python value and `self`
+    each run the trace of their own key."""
+    f = ag.function(scaled, max_traces=None)
+    method = ag.function(Model.forward)
+    models = [Model(np.full(4, 2.0)), Model(np.full(4, 3.0))]
+    arrays = [X, np.arange(3.0), X.astype(np.float32), X.astype(">f8"), X.astype(np.int64)]
+    for _ in range(3):
+        for k, x in enumerate(arrays):
+            same(f(x), scaled(x))
+            same(f(x, scale=0.5 + k), scaled(x, scale=0.5 + k))
+            same(f(x, shift=k), scaled(x, shift=k))
+            m = models[k % 2]
+            same(method(m, X, bias=float(k)), m.forward(X, bias=float(k)))
+    assert f.tracing_count == 3 * len(arrays) - 1  # shift=0 is the default's trace
