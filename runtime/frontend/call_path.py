@@ -12,7 +12,10 @@ is one) without building a list of leaves:
         (eager or inside a trace?) -> the Python function on the bound arguments
         key part of x    (array: (dtype, shape), leaf) ...
         key part of factor (float: its bits) ...
-        cf = cache.get((k0, k1)) -> guards hold? -> cf._fn(*leaves)
+        cf = the last call's trace if every part equals the last call's (`_F._last`),
+             else cache.get((k0, k1))
+        guards hold? -> cf._fn(*leaves)
+        a trace reading Python state as inputs: cf.stateful(leaves, args)
         anything else (a miss, a nested argument, the same array twice): the full path
 
 `Function.__call__` reads it (`Function._entry`) and `BoundFunction` is a

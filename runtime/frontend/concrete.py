@@ -103,8 +103,10 @@ class ConcreteFunction:
         # arguments and arrays of Python state written into, when no list or dict
         # argument is and nothing in the graph raises under NumPy's default errstate:
         # written directly (writeback.py)
-        self._direct = bool(writeback) and not self._container_writes and not jit_compile \
-            and cannot_raise(run_graph)
+        # (with `jit_compile=True`, when no region was compiled: a compiled region is
+        # no ufunc, so `cannot_raise` is False for it)
+        self._direct = bool(writeback) and not self._container_writes and \
+            cannot_raise(run_graph)
         self._pending = (run_graph, out_tree, run_leaves, parallel, n_extra)
         if not lazy:
             self._generate()

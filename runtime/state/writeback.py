@@ -5,6 +5,11 @@ The graph computes the argument's final value as an extra output (see
 `views.written_inputs`); `writing_back` wraps the generated executor so that, after a
 call, that value is copied into the caller's array. Only functions that write into an
 argument pay for it (one `np.copyto` per written argument and an overlap check).
+
+When the graph cannot raise, a second executor writes into the caller's arrays
+themselves (`direct`: each value computed from an argument goes into its buffer, as
+NumPy's `out=` does, so the final value usually needs no copy); `_direct_call` is its
+call, generated once per trace with the checks that make it safe written inline.
 """
 from __future__ import annotations
 
