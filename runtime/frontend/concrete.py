@@ -92,8 +92,8 @@ class ConcreteFunction:
             self.guard = _full_call  # the executor's results need `_run`: no fast path
         # a trace reading places of Python state as inputs or writing into them: the
         # call path runs it with those inputs when its guards hold (`run_with_state`)
-        self.stateful = self.run_with_state if state is not None and (
-            bool(state.lifted) or state.apply is not None) else None
+        self.stateful = self.run_with_state if owner is not None and state is not None \
+            and (bool(state.lifted) or state.apply is not None) else None
         # a call that raises leaves what Python leaves: the writes before the error done
         # (state/after_error.py); only traces that write into the caller's objects
         self._replays = owner is not None and bool(
