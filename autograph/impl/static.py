@@ -20,7 +20,8 @@ bindings instead:
 The converted definitions are spliced into the original text in place of the original ones,
 so module-level code, comments and formatting outside functions are kept as they are. Each
 converted `def` gets `@ag__.autograph_artifact` as its innermost decorator (so the runtime
-runs it as is instead of converting it again) and `import autograph.operators as ag__` is
+runs it as is instead of converting it again) and `__import__("autograph.impl.namespace")`,
+which makes `ag__` a builtin rather than a global of the module (`impl/namespace.py`), is
 inserted after the module docstring and `__future__` imports. Functions the runtime would
 not convert either are left untouched: generators, `async def`, `@ag.do_not_convert` and
 `@ag.function(..., autograph=False)`. One definition never stops the others: a generator
@@ -49,7 +50,9 @@ from autograph.pyct.ast_to_gast import ast_to_gast
 from autograph.pyct.blocks import child_blocks
 
 _MISSING = call_trees._MISSING   # "not known statically": the call is decided at run time
-IMPORT_LINE = "import autograph.operators as ag__"
+IMPORT_LINE = "import autograph.operators as ag__"  # (only for another name of it)
+# `ag__` itself reaches the module's functions as a builtin: no global of the module
+INSTALL_LINE = '__import__("autograph.impl.namespace")  # `ag__` (the operators) as a builtin\n'
 ARTIFACT = "ag__.autograph_artifact"
 
 
@@ -330,7 +333,7 @@ class Module:
             out[first - 1:last] = [text]
         at = self._import_line()
         header = ("# Converted by `autograph convert`: control flow calls the `ag__` "
-                  "operators.\n" + IMPORT_LINE + "\n" +
+                  "operators.\n" + INSTALL_LINE +
                   "".join(f"{IMPORT_LINE[:-4]}{alias}\n" for alias in sorted(self.aliases)))
         if at > 0 and not out[at - 1].endswith(("\n", "\r")):
             header = "\n" + header

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -47,3 +48,26 @@ def test_converted_code_means_what_python_means(fn, args, static_module):
     for part in fn.__qualname__.split("."):  # a method: through its class
         converted = getattr(converted, part)
     assert _outcome(converted, args) == expected
+
+
+def test_converted_module_has_no_global_it_did_not_write(static_module):
+    """`ag__` reaches converted code as a builtin: the module's namespace is the user's,
+    and a function remade from converted code with other globals runs as in Python."""
+    assert "ag__" not in vars(static_module)
+    star: dict = {}
+    exec(f"from {static_module.__name__} import *", star)
+    assert "ag__" not in star
+    for fn in (cases.traceback_has_the_frames_python_has, cases.builtins_read_no_attributes):
+        code = getattr(static_module, fn.__name__).__code__
+        ns: dict = {"__name__": "elsewhere"}
+        ns.update({k: v for k, v in vars(cases).items() if not k.startswith("__")})
+        remade = types.FunctionType(code, ns)
+        assert _outcome(remade, (1,)) == _outcome(fn, (1,))
+        assert "ag__" not in ns
+
+
+def test_function_remade_with_empty_globals_finds_the_builtins(static_module):
+    """CPython's test_funcattrs: `type(f)(f.__code__, {})` of a converted `len(s)` call."""
+    ns: dict = {}
+    remade = types.FunctionType(static_module.length_of.__code__, ns)
+    assert remade("abc") == cases.length_of("abc") and ns == {}

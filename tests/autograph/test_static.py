@@ -11,7 +11,7 @@ import textwrap
 import pytest
 
 from autograph.impl import api
-from autograph.impl.static import IMPORT_LINE, Module, convert_module_source
+from autograph.impl.static import INSTALL_LINE, Module, convert_module_source
 from autograph.pyct import parser
 from tests.autograph import corpus, test_golden
 
@@ -49,10 +49,10 @@ def test_import_goes_after_the_docstring_and_future_imports():
     lines = out.splitlines()
     assert lines[:3] == ["#!/usr/bin/env python", '"""Doc."""',
                          "from __future__ import annotations"]
-    assert lines[4] == IMPORT_LINE and lines[5:7] == ["", "import os"]
+    assert lines[4] == INSTALL_LINE.rstrip() and lines[5:7] == ["", "import os"]
     out = _convert("# header comment\nimport os\n\ndef f(x):\n    return x\n")
     assert out.splitlines()[0] == "# header comment"
-    assert IMPORT_LINE in out.splitlines()[2]
+    assert INSTALL_LINE.rstrip() in out.splitlines()[2]
 
 
 def test_names_resolve_from_the_module_text():
