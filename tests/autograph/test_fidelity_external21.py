@@ -7,6 +7,8 @@ outcome (value, or exception type and text).
 from __future__ import annotations
 
 import importlib.util
+import json
+import subprocess
 import sys
 import types
 from pathlib import Path
@@ -71,3 +73,37 @@ def test_function_remade_with_empty_globals_finds_the_builtins(static_module):
     ns: dict = {}
     remade = types.FunctionType(static_module.length_of.__code__, ns)
     assert remade("abc") == cases.length_of("abc") and ns == {}
+
+
+_FRESH_RUN = """
+import json, sys
+sys.path.insert(0, {folder!r})
+import {module} as m
+out = [m.traceback_has_the_frames_python_has(2), m.annotated_names_in_a_try(["4", "y", "quit"]),
+       m.zero_argument_super(1), m.for_iterable_lifetime(1), m.length_of("abcd")]
+loaded = [name for name in ("autograph.impl.calls", "autograph.impl.api", "gast")
+          if name in sys.modules]
+print(json.dumps([repr(out), loaded]))
+"""
+
+
+@pytest.mark.parametrize("which", ["original", "converted"])
+def test_converted_module_on_python_values_loads_no_compiler(which, tmp_path):
+    """A fresh process running `autograph convert` output on Python values gets what the
+    original gives without loading the compiler: no trace is being built, so every callee
+    runs as written (the start cost of a converted program is its imports only)."""
+    module = "external21_fresh"
+    text = CASES_FILE.read_text()
+    if which == "converted":
+        text = convert_module_source(text, str(CASES_FILE))
+    (tmp_path / f"{module}.py").write_text(text)
+    script = _FRESH_RUN.format(folder=str(tmp_path), module=module)
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True, cwd=tmp_path)
+    out, loaded = json.loads(run.stdout.strip().splitlines()[-1])
+    expected = repr([cases.traceback_has_the_frames_python_has(2),
+                     cases.annotated_names_in_a_try(["4", "y", "quit"]),
+                     cases.zero_argument_super(1), cases.for_iterable_lifetime(1),
+                     cases.length_of("abcd")])
+    assert out == expected.replace("tests.autograph.external21_cases", module)
+    assert loaded == []
