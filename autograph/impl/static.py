@@ -387,10 +387,12 @@ def collector_paused():
 
 def _check_compiles(text: str, filename: str, d: Definition) -> None:
     """The converted code of one definition compiles (on its own, as a module-level
-    `def`: it replaces a definition at the module's or a class's level, the rest of the
+    `def`, a method in a class of its own: it replaces a definition at the module's or a class's level, the rest of the
     module is the input's own text, which compiles). Checked definition by definition,
     the memory it takes is one function's, not that of the whole converted module,
     several times the input's size."""
+    if d.is_method:  # (in a class body, as it will run: `nonlocal __class__` is legal)
+        text = "class Checked:\n" + _indent(text, "    ")
     try:
         compile(text, filename, "exec", dont_inherit=True)
     except SyntaxError as e:  # a bug of the converter, not of the input
