@@ -45,6 +45,7 @@ from autograph.errors import ConversionError
 from autograph.impl.api import _explicit_super
 from autograph.impl.context import Context, FunctionInfo
 from autograph.impl.conversion import convert_function_node
+from autograph.impl.module_paths import add_fast_paths
 from autograph.pyct import parser
 from autograph.pyct.ast_to_gast import ast_to_gast
 from autograph.pyct.blocks import child_blocks
@@ -253,8 +254,9 @@ class Module:
         found = [d for d in self.definitions if d.qualname == qualname]
         return found[-1] if found else None
 
-    def _convert(self, d: Definition):
-        """(converted gast node, its original return annotation). Only this definition
+    def _convert(self, d: Definition, fast: bool = False):
+        """(converted gast node, its original return annotation); `fast`: with the fast
+        paths of the module it writes (`module_paths.py`). Only this definition
         is made a gast tree, and nothing keeps it: the memory a conversion holds is
         the module's `ast` tree and one function's gast tree at a time."""
         with parser.recursion_room(self.depth):
@@ -278,6 +280,8 @@ class Module:
             _explicit_super(node, generated=ctx.namer.generated)
         if ctx.out.ops_name != "ag__":  # the function uses `ag__` itself
             self.aliases.add(ctx.out.ops_name)
+        if fast:
+            add_fast_paths(node, ctx)
         return node, returns
 
     def function_code(self, qualname: str) -> str:
@@ -306,7 +310,7 @@ class Module:
             first, last = d.node.lineno, d.node.end_lineno
             with collector_paused():
                 try:
-                    node, returns = self._convert(d)
+                    node, returns = self._convert(d, fast=True)
                 except ConversionError as e:
                     if strict:
                         raise

@@ -218,12 +218,51 @@ def length_of(s):
     return len(s)
 
 
+# -- the written module's inline calls of names and subscript stores -------------------------
+class Recorded:
+    """Records each item store (an object that is neither a list nor a dict)."""
+
+    def __init__(self):
+        self.stores = []
+
+    def __setitem__(self, key, value):
+        self.stores.append((key, value))
+
+
+def _twice(v):
+    return 2 * v
+
+
+def calls_and_item_stores(n):
+    xs, d, r = [0] * 3, {}, Recorded()
+    for i in range(n):
+        xs[i % 3] = _twice(i)
+        xs[i % 3] += 1
+        d[str(i)] = len(xs) + i
+        r[i] = abs(-i)
+    squares = [v * v for v in map(_twice, range(n))]
+    try:
+        xs[7] = 1
+    except IndexError as e:
+        squares.append(str(e))
+    return xs, d, r.stores, squares
+
+
+def array_item_stores(x):
+    """Traced by ag.function from the written module: stores into an array and calls."""
+    y = x.copy()
+    for i in range(3):
+        y[i] = _twice(y[i]) + len(y)
+    return y
+
+
 CASES = [
     (annotated_names_in_a_try, (["1", "x", "3", "exit"],)),
     (annotated_names_in_a_try, (["quit"],)),
     (super_in_nested_defs, (1,)), (super_in_nested_defs, (-1,)),
     (zero_argument_super, (1,)), (zero_argument_super, (-1,)),
     (for_iterable_lifetime, (1,)), (for_iterable_lifetime, (5,)),
+    (calls_and_item_stores, (0,)), (calls_and_item_stores, (5,)),
     *[(number_constructors_with_other_arguments, (k,)) for k in range(13)],
     (builtins_read_no_attributes, (1,)),
     (traceback_has_the_frames_python_has, (3,)),

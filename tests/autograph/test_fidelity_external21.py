@@ -13,11 +13,13 @@ import sys
 import types
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import autograph as ag
 from autograph.impl.static import convert_module_source
 from tests.autograph import external21_cases as cases
+from tests.helpers import assert_same
 
 CASES_FILE = Path(cases.__file__)
 
@@ -107,3 +109,15 @@ def test_converted_module_on_python_values_loads_no_compiler(which, tmp_path):
                      cases.length_of("abcd")])
     assert out == expected.replace("tests.autograph.external21_cases", module)
     assert loaded == []
+
+
+def test_written_module_takes_its_fast_paths_only_outside_traces(static_module):
+    """The written module calls names inline and stores into lists and dicts as written
+    on Python values; traced by ag.function, the same code takes the graph forms and
+    equals eager NumPy (and `jit_compile=True`)."""
+    x = np.arange(4.0)
+    expected = cases.array_item_stores(x)
+    for jit in (False, True):
+        got = ag.function(static_module.array_item_stores, jit_compile=jit)(x)
+        assert_same(got, expected)
+    assert_same(static_module.array_item_stores(x), expected)
