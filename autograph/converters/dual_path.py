@@ -27,7 +27,7 @@ one cheap question of its already evaluated test or iterable:
 
     for x in xs:                  iterable = xs
         s += x            =>      if ag__.python_iterable(iterable, False):
-                                      for x in iterable:
+                                      for x in (iterable, iterable := None)[0]:
                                           s += x
                                   else:
                                       def loop_body(x, s): ...
@@ -113,7 +113,12 @@ def convert_for(node, ctx, taken: frozenset, dual_block: Callable,
     if inline_extra is not None:
         body = body + templates.replace("if stop:\n    break", origin=inline,
                                         stop=_stop(inline_extra))
-    source, inline.iter, inline.body = inline.iter, templates.name_node(iterable), body
+    # the inline loop takes the iterable from the temporary and empties it, so the frame
+    # holds it no longer than Python's `for` does (its stack): after the loop, or when
+    # `iter()` or the body raises, a generator or coroutine is freed as in Python
+    release = templates.replace_expr("(iterable, iterable := None)[0]", origin=inline,
+                                     iterable=iterable)
+    source, inline.iter, inline.body = inline.iter, release, body
     flagged = gast.Constant(value=extra is not None, kind=None)
     return templates.replace(
         "iterable = source\nif ag__.python_iterable(iterable, flagged):\n    inline\n"

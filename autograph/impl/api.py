@@ -259,20 +259,24 @@ def _user_qualnames(code, old: str, new: str, generated: set):
 
 
 def _explicit_super(node, shadowed: bool = False, generated=frozenset()) -> None:
-    """`super()` -> `super(__class__, self)`: the zero-argument form needs a class body.
-    Not when `super` is the function's own name for something else (a local, or a global
-    of the module when `shadowed`): then `super()` calls that. A `def` of the user's
-    nested in it (one not named in `generated`) has its own first parameter, as in
+    """`super()` -> `super(__class__, self)` where the converter moved it into a function
+    it generated (a branch or loop body, a lambda): there the zero-argument form would
+    read that function's first argument. `super()` left in the user's own def is left as
+    written, so it reads what Python reads (a deleted first argument raises Python's
+    RuntimeError); so is one in a comprehension (Python gives it the comprehension's
+    iterator). Not when `super` is the function's own name for something else (a local,
+    or a global of the module when `shadowed`): then `super()` calls that. A `def` of the
+    user's nested in it (one not named in `generated`) has its own first parameter, as in
     Python: its `super()` names that one, or stays as written when it has none."""
     params = node.args.posonlyargs + node.args.args
     if not params or shadowed or _binds_super(node):
         return
     first = params[0].id
-    stack = [node]
+    stack = [(c, False) for c in gast.iter_child_nodes(node)]
     while stack:
-        n = stack.pop()
-        if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and \
-                n.func.id == "super" and not n.args:
+        n, moved = stack.pop()
+        if moved and isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and \
+                n.func.id == "super" and not n.args and not n.keywords:
             n.args = [templates.name_node("__class__"), templates.name_node(first)]
         for c in gast.iter_child_nodes(n):
             if isinstance(c, gast.ClassDef):
@@ -280,7 +284,13 @@ def _explicit_super(node, shadowed: bool = False, generated=frozenset()) -> None
             if isinstance(c, gast.FunctionDef) and c.name not in generated:
                 _explicit_super(c, generated=generated)
                 continue
-            stack.append(c)
+            if isinstance(c, _COMPREHENSIONS):
+                stack.append((c, False))
+            else:
+                stack.append((c, moved or isinstance(c, (gast.FunctionDef, gast.Lambda))))
+
+
+_COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 
 
 def _binds_super(node) -> bool:

@@ -20,7 +20,8 @@ bindings instead:
 The converted definitions are spliced into the original text in place of the original ones,
 so module-level code, comments and formatting outside functions are kept as they are. Each
 converted `def` gets `@ag__.autograph_artifact` as its innermost decorator (so the runtime
-runs it as is instead of converting it again) and `import autograph.operators as ag__` is
+runs it as is instead of converting it again) and `__import__("autograph.impl.namespace")`,
+which makes `ag__` a builtin rather than a global of the module (`impl/namespace.py`), is
 inserted after the module docstring and `__future__` imports. Functions the runtime would
 not convert either are left untouched: generators, `async def`, `@ag.do_not_convert` and
 `@ag.function(..., autograph=False)`. One definition never stops the others: a generator
@@ -44,12 +45,15 @@ from autograph.errors import ConversionError
 from autograph.impl.api import _explicit_super
 from autograph.impl.context import Context, FunctionInfo
 from autograph.impl.conversion import convert_function_node
+from autograph.impl.module_paths import add_fast_paths
 from autograph.pyct import parser
 from autograph.pyct.ast_to_gast import ast_to_gast
 from autograph.pyct.blocks import child_blocks
 
 _MISSING = call_trees._MISSING   # "not known statically": the call is decided at run time
-IMPORT_LINE = "import autograph.operators as ag__"
+IMPORT_LINE = "import autograph.operators as ag__"  # (only for another name of it)
+# `ag__` itself reaches the module's functions as a builtin: no global of the module
+INSTALL_LINE = '__import__("autograph.impl.namespace")  # `ag__` (the operators) as a builtin\n'
 ARTIFACT = "ag__.autograph_artifact"
 
 
@@ -250,8 +254,9 @@ class Module:
         found = [d for d in self.definitions if d.qualname == qualname]
         return found[-1] if found else None
 
-    def _convert(self, d: Definition):
-        """(converted gast node, its original return annotation). Only this definition
+    def _convert(self, d: Definition, fast: bool = False):
+        """(converted gast node, its original return annotation); `fast`: with the fast
+        paths of the module it writes (`module_paths.py`). Only this definition
         is made a gast tree, and nothing keeps it: the memory a conversion holds is
         the module's `ast` tree and one function's gast tree at a time."""
         with parser.recursion_room(self.depth):
@@ -275,6 +280,8 @@ class Module:
             _explicit_super(node, generated=ctx.namer.generated)
         if ctx.out.ops_name != "ag__":  # the function uses `ag__` itself
             self.aliases.add(ctx.out.ops_name)
+        if fast:
+            add_fast_paths(node, ctx)
         return node, returns
 
     def function_code(self, qualname: str) -> str:
@@ -303,7 +310,7 @@ class Module:
             first, last = d.node.lineno, d.node.end_lineno
             with collector_paused():
                 try:
-                    node, returns = self._convert(d)
+                    node, returns = self._convert(d, fast=True)
                 except ConversionError as e:
                     if strict:
                         raise
@@ -330,7 +337,7 @@ class Module:
             out[first - 1:last] = [text]
         at = self._import_line()
         header = ("# Converted by `autograph convert`: control flow calls the `ag__` "
-                  "operators.\n" + IMPORT_LINE + "\n" +
+                  "operators.\n" + INSTALL_LINE +
                   "".join(f"{IMPORT_LINE[:-4]}{alias}\n" for alias in sorted(self.aliases)))
         if at > 0 and not out[at - 1].endswith(("\n", "\r")):
             header = "\n" + header
@@ -384,10 +391,12 @@ def collector_paused():
 
 def _check_compiles(text: str, filename: str, d: Definition) -> None:
     """The converted code of one definition compiles (on its own, as a module-level
-    `def`: it replaces a definition at the module's or a class's level, the rest of the
+    `def`, a method in a class of its own: it replaces a definition at the module's or a class's level, the rest of the
     module is the input's own text, which compiles). Checked definition by definition,
     the memory it takes is one function's, not that of the whole converted module,
     several times the input's size."""
+    if d.is_method:  # (in a class body, as it will run: `nonlocal __class__` is legal)
+        text = "class Checked:\n" + _indent(text, "    ")
     try:
         compile(text, filename, "exec", dont_inherit=True)
     except SyntaxError as e:  # a bug of the converter, not of the input
