@@ -12,7 +12,7 @@ rewritten. A nested target updates each level, so a write into an array held in 
 container lands in a graph too (the inner indices are read twice, so only when they
 have no effects):
 
-    d['m'][i] = v     =>   d = ag__.setitem(d, 'm', ag__.setitem(d['m'], i, v))
+    d['m'][i] = v     =>   d = ag__.setitem(d, 'm', ag__.setitem(d['m'], i, v), nested=True)
 
 Subscript loads of NumPy's index tricks become an operator call, since their
 `__getitem__` converts every item to a concrete array:
@@ -76,6 +76,10 @@ def _assign(node, walk):
     t = node.targets[0]
     if isinstance(t.value, gast.Subscript):  # `d['m'][i] = v`: update `d['m']` first
         return _nested(node, t, node.value, None, walk)
+    if getattr(node, "_outer_store", False):  # of a nested target: only if a new value
+        return templates.replace("base = ag__.setitem(base, index, value, nested=True)",
+                                 origin=node, base=t.value, value=node.value,
+                                 index=_index_expr(t.slice, walk.ctx))
     if _has_effects(node.value) and _has_effects(t.slice):
         # Python evaluates the value before the index (`a[randint()] = choice()`): keep it so
         value = walk.ctx.namer.new("value")
@@ -88,10 +92,13 @@ def _assign(node, walk):
 
 def _nested(node, t, value, op, walk) -> list:
     """`base[i][j] (op)= v` as `base[i] = ag__.setitem(base[i], j, v(, op))`, itself
-    rewritten the same way."""
+    rewritten the same way, its outer store made only when the inner update gave a new
+    value (`nested=True`): a list inside a tuple is updated in place, as Python
+    does, and `base.__setitem__` is not called again."""
     template = "base = ag__.setitem(base, index, value" + (", op)" if op is not None else ")")
     (outer,) = templates.replace(template, origin=node, base=t.value,
                                  index=_index_expr(t.slice, walk.ctx), value=value, op=op)
+    outer._outer_store = True
     return _assign(outer, walk)
 
 

@@ -6,6 +6,8 @@ measurements). Each runs as written, through `ag.to_graph` and from a module wri
 import math
 import sys
 
+import numpy as np
+
 
 # -- a converted callee is called by its caller's frame (no wrapper frame between) --------
 def _raises(n):
@@ -256,6 +258,30 @@ def array_item_stores(x):
     return y
 
 
+class StoreLog(dict):
+    """A dict that records each item store made into it."""
+
+    def __setitem__(self, key, value):
+        self.setdefault("log", []).append(key)
+        super().__setitem__(key, value)
+
+
+def nested_item_stores(n):
+    """`a[i][j] = v` writes the inner container in place and stores nothing into the
+    outer one (a list in a tuple, a dict subclass that counts its stores), as Python."""
+    d = StoreLog()
+    dict.__setitem__(d, "a", [0] * 3)
+    for i in range(n):
+        d["a"][i % 3] += i
+    t = ([0, 0], "x")
+    t[0][1] = n
+    grid = np.zeros((2, 3))
+    grid[1][2] = n
+    arrays = {"w": np.zeros(3)}
+    arrays["w"][n % 3] += 2.0
+    return dict(d), t, grid.tolist(), arrays["w"].tolist()
+
+
 CASES = [
     (annotated_names_in_a_try, (["1", "x", "3", "exit"],)),
     (annotated_names_in_a_try, (["quit"],)),
@@ -263,6 +289,7 @@ CASES = [
     (zero_argument_super, (1,)), (zero_argument_super, (-1,)),
     (for_iterable_lifetime, (1,)), (for_iterable_lifetime, (5,)),
     (calls_and_item_stores, (0,)), (calls_and_item_stores, (5,)),
+    (nested_item_stores, (0,)), (nested_item_stores, (4,)),
     *[(number_constructors_with_other_arguments, (k,)) for k in range(13)],
     (builtins_read_no_attributes, (1,)),
     (traceback_has_the_frames_python_has, (3,)),
