@@ -173,8 +173,9 @@ def _refuse_if_catchable(nodes: list, handlers: Callable, where: tuple) -> None:
         raise ConversionError(
             f"this `try` has graph operations in its body and its handler `except "
             f"{caught}` could catch an error they raise when the graph runs, but the `try` "
-            "stays Python (it writes through an attribute or subscript, changes a "
-            "container in place such as `xs.append(v)`, declares a `global`, or has a "
+            "stays Python (it writes an attribute of an item such as `xs[0].y = v`, "
+            "changes a container in place such as `xs.append(v)`, deletes, declares a "
+            "`global`, or has a "
             "`break` / `continue` / `return` inside `finally`), so the graph would not "
             "hand the error to the "
             "handler. Move those statements out of the `try`, test the condition "
