@@ -49,7 +49,7 @@ from __future__ import annotations
 import gast
 
 from autograph.pyct import anno, templates
-from autograph.converters.try_jumps import lower_jumps
+from autograph.converters.try_jumps import lower_finally_jumps, lower_jumps
 from autograph.pyct.blocks import blocks
 
 _JUMPS = (gast.Return, gast.Break, gast.Continue, gast.Global, gast.Nonlocal, gast.Yield,
@@ -92,6 +92,8 @@ def _rewrite_blocks(stmt, fn, ctx, params, declared) -> None:
                     block.append(r)
                 if not lowered and _graph_form_with_jumps(s, fn, ctx, params, declared, out):
                     continue
+                if not lowered and _finally_jumps_form(s, fn, ctx, params, declared, out):
+                    continue
             if isinstance(s, gast.With) and _is_errstate(s):
                 region = gast.Try(body=s.body, handlers=[], orelse=[], finalbody=[])
                 region.__dict__.update(templates._start_of(s))
@@ -116,6 +118,22 @@ def _graph_form_with_jumps(s, fn, ctx, params, declared, out: list) -> bool:
     before, after = jumps
     out.extend(before)
     out.append(_graph_form(copy, fn, ctx, replaced=s, outside=_names(before + after)))
+    out.extend(after)
+    return True
+
+
+def _finally_jumps_form(s, fn, ctx, params, declared, out: list) -> bool:
+    """The graph form of `s` whose `finally` jumps, rewritten without `finally`
+    (try_jumps.lower_finally_jumps: that form is its Python form too), added to `out`;
+    False (`out` unchanged) where it does not apply or is not eligible."""
+    lowered = lower_finally_jumps(s, ctx.namer, _read_outside(fn, s))
+    if lowered is None:
+        return False
+    before, outer, after = lowered
+    if not _eligible(outer, params, declared):
+        return False
+    out.extend(before)
+    out.append(_graph_form(outer, fn, ctx, replaced=s, outside=_names(before + after)))
     out.extend(after)
     return True
 
