@@ -261,6 +261,9 @@ def lower_finally_jumps(t, namer, read_outside: frozenset = frozenset()) -> tupl
     inner = templates.clone(t)
     inner.finalbody = []
     final = gast.Try(body=templates.clone(t.finalbody), handlers=[], orelse=[], finalbody=[])
+    if not flatten_finally_jumps(inner, namer, read_outside) or \
+            not flatten_finally_jumps(final, namer, read_outside):
+        return None
     final.__dict__.update(templates._start_of(t))
     final_jumps = lower_jumps(final, namer, read_outside)
     if not final_jumps or not final_jumps[0]:
@@ -289,3 +292,30 @@ def lower_finally_jumps(t, namer, read_outside: frozenset = frozenset()) -> tupl
     before = final_jumps[0] + (body_jumps[0] if body_jumps else [])
     after = final_jumps[1] + (body_jumps[1] if body_jumps else [])
     return before, outer, after
+
+
+def flatten_finally_jumps(t, namer, read_outside: frozenset = frozenset()) -> bool:
+    """Rewrite each `try` nested in `t`'s blocks whose `finally` jumps into its form
+    without `finally` (`lower_finally_jumps`, innermost first), so that `t`'s own jumps
+    can be lowered; False when one cannot be (`t` is then partly rewritten: call this
+    on a copy)."""
+    loaded = frozenset(read_outside) | {n.id for n in _walk([t]) if isinstance(n, gast.Name)
+                                        and isinstance(n.ctx, gast.Load)}
+    for owner, field in blocks(t):
+        out = []
+        for s in getattr(owner, field):
+            if isinstance(s, _SCOPES):
+                out.append(s)
+                continue
+            if not flatten_finally_jumps(s, namer, loaded):
+                return False
+            if isinstance(s, gast.Try) and s.finalbody and not _scan_finally(s.finalbody):
+                lowered = lower_finally_jumps(s, namer, loaded)
+                if lowered is None:
+                    return False
+                before, outer, after = lowered
+                out += before + [outer] + after
+                continue
+            out.append(s)
+        setattr(owner, field, out)
+    return True

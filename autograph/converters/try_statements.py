@@ -49,7 +49,8 @@ from __future__ import annotations
 import gast
 
 from autograph.pyct import anno, templates
-from autograph.converters.try_jumps import lower_finally_jumps, lower_jumps
+from autograph.converters.try_jumps import (flatten_finally_jumps, lower_finally_jumps,
+                                            lower_jumps)
 from autograph.pyct.blocks import blocks
 
 _JUMPS = (gast.Return, gast.Break, gast.Continue, gast.Global, gast.Nonlocal, gast.Yield,
@@ -71,8 +72,10 @@ def transform(node, ctx) -> None:
             params.add(a.id)
     declared = {n for s in _walk(node.body) if isinstance(s, (gast.Global,))
                 for n in s.names}
-    # the function's own variables (a subscript store into one is carried as state)
-    local_names = (params | set(_stored(node.body))) - declared
+    # the function's own variables and its `nonlocal`s (a generated function's: the
+    # enclosing function's variables): a subscript store into one is carried as state
+    nonlocals = {n for s in _walk(node.body) if isinstance(s, gast.Nonlocal) for n in s.names}
+    local_names = (params | set(_stored(node.body)) | nonlocals) - declared
     _rewrite_blocks(node, node, ctx, local_names, declared)
 
 
@@ -112,6 +115,8 @@ def _graph_form_with_jumps(s, fn, ctx, params, declared, out: list) -> bool:
     to a jump code (converters/try_jumps.py), added to `out`; False (`out` unchanged)
     when `s` has none, or they cannot be lowered, or the copy is not eligible."""
     copy = templates.clone(s)
+    if not flatten_finally_jumps(copy, ctx.namer, _read_outside(fn, s)):
+        return False
     jumps = lower_jumps(copy, ctx.namer, _read_outside(fn, s))
     if not jumps or not jumps[0] or not _eligible(copy, params, declared):
         return False
@@ -132,8 +137,9 @@ def _finally_jumps_form(s, fn, ctx, params, declared, out: list) -> bool:
     before, outer, after = lowered
     if not _eligible(outer, params, declared):
         return False
+    whole = gast.Try(body=[s], handlers=[], orelse=[], finalbody=[])  # (all of `s` is inside)
     out.extend(before)
-    out.append(_graph_form(outer, fn, ctx, replaced=s, outside=_names(before + after)))
+    out.append(_graph_form(outer, fn, ctx, replaced=whole, outside=_names(before + after)))
     out.extend(after)
     return True
 

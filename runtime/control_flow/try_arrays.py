@@ -62,10 +62,15 @@ class Tracked:
         out = sorted(tracked.values(), key=lambda p: p[0])
         return out
 
-    def check(self, written: list, leaves: list, where: str) -> None:
-        """Each written array's variable holds a version of it in `leaves`."""
+    def check(self, written: list, leaves: list, where: str, g_body=None) -> None:
+        """Each written array's variable holds a version of it in `leaves` (a value of
+        a loop or branch inside `g_body` is the construct's own: a handler cannot read
+        it, try_state.py)."""
         for k, root in written:
             v = leaves[k] if k < len(leaves) else None
+            if type(v) is Tensor and g_body is not None and v.graph is not g_body and \
+                    isinstance(v.graph, Graph) and within(v.graph, g_body):
+                continue
             if type(v) is not Tensor or views._lookup(self.table, v) is not root:
                 _refuse(self.labels[k] if k < len(self.labels) else None, where)
 

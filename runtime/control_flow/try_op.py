@@ -214,7 +214,7 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
     written = tracked.written(g_body)
     if written:  # arrays the body wrote into: their latest value follows the state
         for _, leaves in snaps:
-            tracked.check(written, leaves, " around operations that may fail")
+            tracked.check(written, leaves, " around operations that may fail", g_body)
         set_state = tracked.following(written, set_state)
     if error is not None:
         caught = any(catches(h[0], error) for h in handlers)
