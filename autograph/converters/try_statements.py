@@ -366,7 +366,13 @@ def _graph_form(t, fn, ctx, replaced=None, outside=frozenset()):
             f"{names['try_set_state']}, ({''.join(repr(n) + ', ' for n in state)}))\n")
     subs = {f"KIND{i}": templates.clone(h.type) if h.type is not None else
             gast.Tuple(elts=[], ctx=gast.Load()) for i, h in enumerate(t.handlers)}
-    stmts = templates.replace(src, origin=t, **subs) + _unbound_temporaries(t, state)
+    # a handler's `as` name is unbound after the `try` (Python deletes it; tracing the
+    # handler bound it to the caught exception's stand-in): `Undefined`, as the Python
+    # form leaves it
+    unbound = "".join(f"{h.name.id} = ag__.Undefined('{h.name.id}')\n"
+                      for h in t.handlers if isinstance(h.name, gast.Name))
+    stmts = templates.replace(src + unbound, origin=t, **subs) + \
+        _unbound_temporaries(t, state)
     defs = {s.name: s for s in stmts if isinstance(s, gast.FunctionDef)}
     defs[names["try_body"]].body[-1:] = templates.clone(t.body)
     for (fname, ename), h in zip(handler_fns, t.handlers):
