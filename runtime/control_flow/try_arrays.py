@@ -62,6 +62,25 @@ class Tracked:
         out = sorted(tracked.values(), key=lambda p: p[0])
         return out
 
+    def written_in(self, g, written: list) -> list:
+        """The arrays of state variables the handler `g` wrote into that no path wrote
+        before, added to `written` (and returned); refuses an outer array no state
+        variable holds."""
+        if self.table is None:
+            return []
+        known = {id(root) for _, root in written}
+        new = []
+        for k, root in self.roots.values():
+            if id(root) not in known and _inside(root.latest, g):
+                new.append((k, root))
+        for t, arr in list(self.table.values()):
+            root = views._root(arr)
+            if id(root) not in self.roots and _inside(root.latest, g) and \
+                    isinstance(t.graph, Graph) and not within(t.graph, g):
+                _refuse(None)
+        written.extend(new)
+        return new
+
     def check(self, written: list, leaves: list, where: str, g_body=None) -> None:
         """Each written array's variable holds a version of it in `leaves` (a value of
         a loop or branch inside `g_body` is the construct's own: a handler cannot read
@@ -97,6 +116,10 @@ class Tracked:
 _UNKNOWN = ("This array is written inside a graph `try` whose handler cannot tell which "
             "value it held where the error was raised: read it through the variable the "
             "`try` assigns, or write it before the `try`.")
+
+
+def _inside(t, g) -> bool:
+    return isinstance(t, Tensor) and isinstance(t.graph, Graph) and within(t.graph, g)
 
 
 def _refuse(label, where: str = "") -> None:

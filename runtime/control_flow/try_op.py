@@ -211,11 +211,10 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
         raise error
     if refusal is not None:
         raise refusal
-    written = tracked.written(g_body)
-    if written:  # arrays the body wrote into: their latest value follows the state
-        for _, leaves in snaps:
-            tracked.check(written, leaves, " around operations that may fail", g_body)
-        set_state = tracked.following(written, set_state)
+    written = tracked.written(g_body)  # (and the handlers', added as they are traced)
+    for _, leaves in snaps if written else ():
+        tracked.check(written, leaves, " around operations that may fail", g_body)
+    set_state = tracked.following(written, set_state)  # arrays follow their variable
     if error is not None:
         caught = any(catches(h[0], error) for h in handlers)
         drop_foreign(g_body, get_state, set_state, init, names if caught else None)
@@ -256,6 +255,10 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
                 raise
 
         g, err = _trace(f"except_{index}", graph, run)
+        new = tracked.written_in(g, written)
+        for lv in ([body_leaves] if error is None else []) + h_leaves:
+            if lv is not None:
+                tracked.check(new, lv, "")
         if cleanup:
             _check_untainted(g, [x for x in stand_ins if x is not None])
         if isinstance(err, _Raised):

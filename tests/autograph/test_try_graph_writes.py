@@ -160,6 +160,28 @@ def fills_in_a_loop(out, ms):
     return out
 
 
+def raises_in_finally_after_writes(out, n, x):
+    if x < -2:
+        try:
+            n = n + 1
+        finally:
+            for i in range(n):  # (writes on a path that ends in an error only)
+                out[i % 4] = 2.0
+            raise ValueError("bad")
+    return x
+
+
+def written_by_the_handler_only(xs, n):
+    a = n
+    try:
+        a = (a + int(np.array([3, 5, 7])[-n])) % 1009
+    except LookupError:
+        xs[1] = xs[a % 4] + 1
+    except ArithmeticError:
+        a = a + 1
+    return a
+
+
 ARGS = {  # name -> a function making fresh arguments for one input
     "attribute_writes": lambda m: (Box(), m),
     "list_item_writes": lambda m: ([np.zeros((2, 2)), np.ones((2, 2))], m),
@@ -177,6 +199,10 @@ CASES += [("writes_between_lookups", lambda k: (Box(np.float64(0.5), 1), np.aran
            np.int64(k)) for k in (-9, 0, 1, 2, 5)]
 CASES += [("fills_in_a_loop", lambda ms: (np.zeros(ms.shape[0]), ms), ms)
           for ms in ("mixed", "regular3")]
+CASES += [("written_by_the_handler_only", lambda n: (np.array([3.0, 2.5, -1.5, 1.0]), n),
+           np.int64(n)) for n in (1, 5)]
+CASES += [("raises_in_finally_after_writes", lambda x: (np.zeros(4), np.int64(2), x),
+           np.float64(x)) for x in (-3.0, -1.5)]
 INPUTS = {"singular": SINGULAR, "regular": REGULAR, "mixed": MIXED,
           "regular3": np.stack([REGULAR] * 3)}
 
