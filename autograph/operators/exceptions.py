@@ -303,7 +303,7 @@ def _try_except(body, handlers, orelse, get_state, set_state, names, where) -> N
     if pending is not None:
         _hand_over(pending, path, kinds, get_state, set_state)
     elif orelse is not None:
-        _on_body_path(path, orelse, get_state, set_state)
+        _on_body_path(path, orelse, get_state, set_state, names)
 
 
 def _relevant(kinds: tuple, nodes: list) -> bool:
@@ -339,8 +339,11 @@ def _linear_algebra(node) -> bool:
         op.kernel is None  # (a control-flow or other kernel-less node: may raise anything)
 
 
-def _on_body_path(path, fn: Callable, get_state: Callable, set_state: Callable) -> None:
-    """Run `fn` (on the state) only where the body finished: `path` is -1."""
+def _on_body_path(path, fn: Callable, get_state: Callable, set_state: Callable,
+                  names: tuple | None = None) -> None:
+    """Run `fn` (on the state) only where the body finished: `path` is -1. `names`: the
+    state's variables (an array the `else` writes into is then the same array after it,
+    for its other names and the caller)."""
     if not isinstance(path, runtime.Tensor):
         if path == -1:
             fn()
@@ -351,7 +354,8 @@ def _on_body_path(path, fn: Callable, get_state: Callable, set_state: Callable) 
         fn()
         return get_state()
 
-    set_state(runtime.cond(path == -1, run, lambda *state: state, get_state()))
+    set_state(runtime.cond(path == -1, run, lambda *state: state, get_state(),
+                           names=list(names) if names is not None else None))
 
 
 def _hand_over(error: BaseException, path, kinds: list, get_state, set_state) -> None:

@@ -81,6 +81,22 @@ class Tracked:
         written.extend(new)
         return new
 
+    def pass_through(self, written: list, paths: list, out: list) -> None:
+        """An array variable no path writes or rebinds is the same array after the
+        node (its output is the array's value, for its other names and the caller)."""
+        if self.table is None:
+            return
+        known = {id(root) for _, root in written}
+        for k, root in self.roots.values():
+            v = out[k]
+            if id(root) in known or type(v) is not Tensor or \
+                    views._lookup(self.table, v) is not None or \
+                    not all(views._lookup(self.table, lv[k]) is root for lv in paths):
+                continue
+            root.latest = v
+            views._register(self.table, v, root)
+            root.version += 1
+
     def check(self, written: list, leaves: list, where: str, g_body=None) -> None:
         """Each written array's variable holds a version of it in `leaves` (a value of
         a loop or branch inside `g_body` is the construct's own: a handler cannot read

@@ -278,6 +278,7 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
         h_leaves.append(leaves)
     paths = [(g_body, body_leaves)] + [(g, lv) for (g, *_), lv in zip(g_handlers, h_leaves)]
     out = _finish(graph, paths, init_leaves, g_handlers, labels, errstate)
+    tracked.pass_through(written, [lv for _, lv in paths if lv is not None], out)
     set_state(unflatten(tree, out[:-1]))
     return out[-1], error
 

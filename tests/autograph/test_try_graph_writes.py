@@ -182,6 +182,16 @@ def written_by_the_handler_only(xs, n):
     return a
 
 
+def written_by_else(xs, n):
+    try:
+        v = xs[n] * 2
+    except IndexError:
+        v = 0.0
+    else:
+        xs[1] = v
+    return v
+
+
 ARGS = {  # name -> a function making fresh arguments for one input
     "attribute_writes": lambda m: (Box(), m),
     "list_item_writes": lambda m: ([np.zeros((2, 2)), np.ones((2, 2))], m),
@@ -201,6 +211,8 @@ CASES += [("fills_in_a_loop", lambda ms: (np.zeros(ms.shape[0]), ms), ms)
           for ms in ("mixed", "regular3")]
 CASES += [("written_by_the_handler_only", lambda n: (np.array([3.0, 2.5, -1.5, 1.0]), n),
            np.int64(n)) for n in (1, 5)]
+CASES += [("written_by_else", lambda n: (np.array([3.0, 2.5, -1.5, 1.0]), n), np.int64(n))
+          for n in (0, 9)]
 CASES += [("raises_in_finally_after_writes", lambda x: (np.zeros(4), np.int64(2), x),
            np.float64(x)) for x in (-3.0, -1.5)]
 INPUTS = {"singular": SINGULAR, "regular": REGULAR, "mixed": MIXED,
