@@ -83,7 +83,8 @@ class Tracked:
 
     def pass_through(self, written: list, paths: list, out: list) -> None:
         """An array variable no path writes or rebinds is the same array after the
-        node (its output is the array's value, for its other names and the caller)."""
+        node: its output stands for that array (a later write through it reaches the
+        array's other names and the caller; reading it reads the array)."""
         if self.table is None:
             return
         known = {id(root) for _, root in written}
@@ -93,9 +94,7 @@ class Tracked:
                     views._lookup(self.table, v) is not None or \
                     not all(views._lookup(self.table, lv[k]) is root for lv in paths):
                 continue
-            root.latest = v
-            views._register(self.table, v, root)
-            root.version += 1
+            views._register(self.table, v, root)  # (its value: the array's, unchanged)
 
     def check(self, written: list, leaves: list, where: str, g_body=None) -> None:
         """Each written array's variable holds a version of it in `leaves` (a value of

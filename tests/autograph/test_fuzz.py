@@ -99,7 +99,7 @@ def test_fuzz_seed_with_try_on_the_graph_path(seed, tmp_path):
 # handler's name of a nested `try` taken for state, jumps in nested `finally`s, a handler's
 # name left unbound after a graph `try`)
 @pytest.mark.parametrize("seed", list(range(10)) + [12, 24, 44, 69, 71, 76, 130, 148, 161, 168,
-                                                    186])
+                                                    186, 190, 271, 335, 779])
 def test_fuzz_seed_with_writes_and_finally_jumps_in_try(seed, tmp_path):
     """Attribute, list-item and argument-array writes and jumps in `finally` inside graph
     `try`s (fuzz_try_writes.py): ag.function, jit_compile=True and ag.to_graph give eager
