@@ -31,6 +31,7 @@ from autograph.operators.py_builtins import (
 )
 from autograph.operators.py_builtins import bool_, complex_, index_, isinstance_
 from autograph.operators.item import item_
+from autograph.operators.try_writes import put_attr, put_back
 from autograph.operators.with_statements import errstate_region, with_manager
 from autograph.operators.variables import (UNSET, Undefined, ld, ld_attr, set_attr, setitem,
                                           setitem_attr)
@@ -44,7 +45,7 @@ __all__ = [
 ]
 __all__ += ["isinstance_", "item_", "array_", "defined", "ld_declared", "next_", "try_stmt", "bool_",
             "complex_", "index_", "index_trick", "with_locals", "enter_call", "explained_recursion",
-            "leave_call", "array_item", "array_like"]
+            "leave_call", "array_item", "array_like", "put_attr", "put_back"]
 __all__ += ["symbolic", "python_iterable", "ndarray", "set_", "tracing_anywhere", "builtins",
             "converted_at", "MethodType", "bind", "BuiltinMethodType"]
 

@@ -34,6 +34,7 @@ from runtime.core import tracing
 from runtime.core.graph import Graph
 from runtime.core.registry import OpDef, add_node
 from runtime.core.tensor import Tensor
+from runtime.ops.constant import constant
 from runtime.ops.path_result import AS_COMPUTED, PYTHON_INT, PYTHON_NUMBER
 
 
@@ -105,6 +106,7 @@ class Marked:
 def mark(g_body: Graph, points: list) -> Marked | None:
     """Store each point's value (`points`: (body node, value before it)) just before its
     node; the Marked a handler reads, or None where the values do not allow it."""
+    points = _arrays_as_constants(g_body, points)
     position = {id(n): i for i, n in enumerate(g_body.nodes)}
     typed, numbers = [], []
     for node, v in points:
@@ -162,3 +164,18 @@ def mark(g_body: Graph, points: list) -> Marked | None:
         out.append(node)
     g_body.nodes[:] = out
     return Marked(var, shape, dtype, weak, number_dtype if kinded else None)
+
+
+def _arrays_as_constants(g_body: Graph, points: list) -> list:
+    """NumPy arrays among the values (a Python object's attribute the body replaces) as
+    constants made first in the body, so that a mark can store them."""
+    made: dict = {}
+    for _, v in points:
+        if type(v) is np.ndarray and v.ndim and v.dtype.kind in "biufc" and id(v) not in made:
+            with tracing.graph_context(g_body):
+                made[id(v)] = constant(v)
+    if not made:
+        return points
+    new = g_body.nodes[-len(made):]
+    g_body.nodes[:] = new + g_body.nodes[:-len(made)]
+    return [(node, made.get(id(v), v)) for node, v in points]

@@ -22,7 +22,8 @@ from runtime.frontend.signature import (
     IdentityKey, describe_part, has_aliases, is_array_part, key_fits, key_of, mark_aliases,
 )
 from runtime.passes.pipeline import optimize as optimize_graph
-from runtime.state.after_error import effects_before_failure, raised_by_graph, replay_blocker
+from runtime.state.after_error import (effects_before_failure, raised_by_graph, replay_blocker,
+                                       writes_on_error_paths)
 from runtime.state.writeback import apply_container_writes, cannot_raise, writing_back
 
 
@@ -97,7 +98,8 @@ class ConcreteFunction:
         # a call that raises leaves what Python leaves: the writes before the error done
         # (state/after_error.py); only traces that write into the caller's objects
         self._replays = owner is not None and bool(
-            writeback or self._container_writes or (state is not None and state.apply))
+            writeback or self._container_writes or (state is not None and state.apply)
+            or writes_on_error_paths(graph))
         self._blocker = replay_blocker(graph, owner.has_python_code) if self._replays \
             else None
         # arguments and arrays of Python state written into, when no list or dict

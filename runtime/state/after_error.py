@@ -62,6 +62,14 @@ def replay_blocker(graph: Graph, has_python: bool = True) -> str | None:
     return None
 
 
+def writes_on_error_paths(graph: Graph) -> bool:
+    """Whether `graph` has a `try` node (its body and handlers are `in_order` graphs,
+    control_flow/try_op.py): its handlers and `finally` may write the caller's objects on
+    paths that end in an error only, which give no write-back, so a failing call runs the
+    Python function again."""
+    return any(g.__dict__.get("in_order") for node in graph.walk() for g in node.subgraphs())
+
+
 def raised_by_graph(error: BaseException, filename: str) -> bool:
     """Whether `error` was raised while the generated executor (source `filename`) ran,
     rather than by a check made before it started."""
@@ -75,6 +83,9 @@ def raised_by_graph(error: BaseException, filename: str) -> bool:
 
 _NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__)) + os.sep
 _CONTROL_FLOW_DIR = os.sep + os.path.join("runtime", "control_flow") + os.sep
+# a graph `try`'s body (or `with np.errstate` region) is traced where it stands, run or
+# not by no condition: an error raised there while tracing is raised where Python raises it
+_TRY_BODY = os.sep + os.path.join("runtime", "control_flow", "try_op.py")
 
 
 def raised_by_python_code(error: BaseException) -> bool:
@@ -90,7 +101,8 @@ def raised_by_python_code(error: BaseException) -> bool:
     while tb is not None:
         frames.append(tb.tb_frame.f_code)
         tb = tb.tb_next
-    if any(_CONTROL_FLOW_DIR in os.path.abspath(c.co_filename) for c in frames):
+    if any(_CONTROL_FLOW_DIR in path and not path.endswith(_TRY_BODY)
+           for path in (os.path.abspath(c.co_filename) for c in frames)):
         return False
     while frames and os.path.abspath(frames[-1].co_filename).startswith(_NUMPY_DIR):
         frames.pop()
