@@ -37,24 +37,26 @@ the float guards are tested per element too.
 """
 from __future__ import annotations
 
-import platform
 import re
-import sys
 
 import numpy as np
 
 from runtime.core.liveness import live_nodes
 from runtime.core.graph import Graph, Node
+from runtime.jit.array_ops import is_array_op, lower_array_op
 from runtime.jit.element_ops import is_element_op, lower_element, writes_input
-from runtime.jit.ops import cast, control_kind, dtype_of, literal, lower_node
+from runtime.jit.ops import cast, control_kind, dtype_of, fe_flags, literal, lower_node
 from runtime.jit.regions import Region
 from runtime.core.tensor import Tensor
 
 
 class _Emitter:
-    def __init__(self, scalar: bool, flags: bool = False):
+    def __init__(self, scalar: bool, flags: int | None = None):
         self.scalar = scalar
-        self.flags = flags  # float guards are left to the IEEE flags (array kernels)
+        # the IEEE flags NumPy reports, when float guards are left to them (array kernels,
+        # and scalar regions holding whole-array ops: tested per loop iteration and at
+        # the end), else None
+        self.flags = flags
         self.lines: list[str] = []
         self.names: dict[int, str] = {}
         self.used: set[str] = set()
@@ -117,6 +119,12 @@ class _Emitter:
             low = lower_element(node, self.names, out, in_place)
             if node.outputs[0].ndim:
                 self.owned.add(id(node.outputs[0]))  # a copy, or a dead owner's buffer
+        elif self.scalar and is_array_op(node):  # loops over a small array (array_ops.py)
+            low = lower_array_op(node, self.names, out, self.bail, self.flags is not None)
+            if node.outputs[0].ndim:
+                self.owned.add(id(node.outputs[0]))  # a fresh array
+            if low is not None and low.defers:
+                self.deferred += 1
         else:
             low = lower_node(node, [self.ref(x) for x in node.inputs], out, self.scalar)
         assert low is not None, node  # the partition only admits lowerable nodes
@@ -128,7 +136,7 @@ class _Emitter:
         for k, line in enumerate(low.lines):
             self.emit(indent, line + (origin if k == len(low.lines) - 1 else ""))
         self.names[id(node.outputs[0])] = low.result or out
-        if low.guards and not (low.ieee and self.flags):
+        if low.guards and not (low.ieee and self.flags is not None):
             test = " or ".join(low.guards)
             if self.scalar:  # tested once per loop iteration (see `_bail_if_deferred`)
                 self.emit(indent, f"deferred = deferred | ({test})")
@@ -218,6 +226,9 @@ class _Emitter:
         self.body(live_nodes(g_body), indent + 1, g_body.outputs)
         if self.deferred > guarded:  # a guard fired: no further iteration on its value
             self._bail_if_deferred(indent + 1)
+        if self.flags is not None and self.scalar:  # (also ends a loop on NaN's path)
+            self.emit(indent + 1, f"if fe_test({self.flags}) != 0:")
+            self.emit(indent + 2, self.bail)
         if carried:
             results = self._results(g_body, node.outputs)
             self.emit(indent + 1, f"{', '.join(carried)} = {', '.join(results)}")
@@ -251,8 +262,14 @@ def _zero(t: Tensor) -> str:
     return f"np.{t.dtype.name}(0)" if t.dtype.kind != "b" else "False"
 
 
+def _holds_array_ops(nodes) -> bool:
+    return any(is_array_op(n) and not is_element_op(n.op) or
+               any(_holds_array_ops(s.nodes) for s in n.subgraphs()) for n in nodes)
+
+
 def scalar_source(region: Region, fname: str) -> str:
-    e = _Emitter(scalar=True)
+    flags = fe_flags() if _holds_array_ops(region.nodes) else None
+    e = _Emitter(scalar=True, flags=None if flags is None else flags[1])
     params = [e.fresh(x.name) for x in region.inputs]
     for x, p in zip(region.inputs, params):
         e.names[id(x)] = p
@@ -263,26 +280,17 @@ def scalar_source(region: Region, fname: str) -> str:
     e.bail = f"return ({''.join(z + ', ' for z in zeros)}True)"
     e.emit(0, f"def {fname}({', '.join(params)}):")
     e.emit(1, "deferred = False")
+    if flags is not None:  # whole-array ops: their float guards are the IEEE flags
+        e.emit(1, f"fe_clear({flags[0]})")
     e.body(region.nodes, 1, region.outputs)
     if e.deferred:
         e._bail_if_deferred(1)
     else:
         e.lines.pop(1)
     results = [e.names[id(o)] for o in region.outputs]
-    e.emit(1, f"return ({''.join(r + ', ' for r in results)}False)")
+    bad = "False" if flags is None else f"fe_test({flags[1]}) != 0"
+    e.emit(1, f"return ({''.join(r + ', ' for r in results)}{bad})")
     return "\n".join(e.lines) + "\n"
-
-
-def fe_flags() -> tuple[int, int] | None:
-    """(every exception flag, the flags NumPy reports) in this platform's <fenv.h>, or None
-    where they are not known here (the float guards are then tested per element)."""
-    machine = platform.machine().lower()
-    if sys.platform.startswith(("linux", "darwin")):
-        if machine in ("x86_64", "amd64", "i386", "i686"):
-            return 0x3D, 0x1D   # invalid 1, divbyzero 4, overflow 8, underflow 16; inexact 32
-        if machine in ("aarch64", "arm64"):
-            return 0x1F, 0x0F   # invalid 1, divbyzero 2, overflow 4, underflow 8; inexact 16
-    return None
 
 
 FE_DECLARATIONS = ('fe_clear = types.ExternalFunction("feclearexcept", types.intc(types.intc))\n'
@@ -292,7 +300,7 @@ FE_DECLARATIONS = ('fe_clear = types.ExternalFunction("feclearexcept", types.int
 def array_source(region: Region, fname: str) -> str:
     """The kernel `fname(inputs..., outputs...)` of an array region (see the module doc)."""
     flags = fe_flags()
-    e = _Emitter(scalar=False, flags=flags is not None)
+    e = _Emitter(scalar=False, flags=None if flags is None else flags[1])
     params = [e.fresh(x.name) for x in region.inputs]
     outs = [e.fresh(o.name + "_out") for o in region.outputs]
     e.emit(0, f"def {fname}({', '.join(params + outs)}):")
