@@ -67,6 +67,9 @@ class _Emitter:
         # ids of the array values whose buffer nothing else holds: written in place when
         # nothing reads them afterwards (by value: a name may stand for several values)
         self.owned: set[int] = set()
+        # checks already passed on every path to the current line (each name holds one
+        # value in its scope): `d[i - 1, j]` then `d[i - 1, j - 1]` test `i - 1` once
+        self.passed: set[str] = set()
 
     def fresh(self, base: str) -> str:
         base = "t_" + re.sub(r"\W", "_", base)
@@ -130,8 +133,10 @@ class _Emitter:
         assert low is not None, node  # the partition only admits lowerable nodes
         origin = f"  # {node.origin.filename.rsplit('/', 1)[-1]}:{node.origin.lineno}" \
             if node.origin is not None else ""
-        if low.checks:  # before the lines: an index is tested before memory is touched
-            self.emit(indent, f"if {' or '.join(low.checks)}:")
+        checks = [c for c in low.checks if c not in self.passed]
+        self.passed.update(checks)
+        if checks:  # before the lines: an index is tested before memory is touched
+            self.emit(indent, f"if {' or '.join(checks)}:")
             self.emit(indent + 1, self.bail)
         for k, line in enumerate(low.lines):
             self.emit(indent, line + (origin if k == len(low.lines) - 1 else ""))
@@ -180,13 +185,16 @@ class _Emitter:
         # a branch may write into an input array this node is the last to read
         owned = {k for k, x in enumerate(rest) if self._sole(x, p, last or {}, node)}
         self.emit(indent, f"if {self.value(pred, dtype_of(pred) or np.dtype(bool))}:")
+        passed = set(self.passed)
         for i, sub in enumerate((node.attrs["then"], node.attrs["else_"])):
             if i == 1:
                 self.emit(indent, "else:")
+            self.passed = set(passed)  # a branch's checks hold in that branch only
             self._bind(sub, ins, indent + 1, owned)
             self.body(live_nodes(sub), indent + 1, sub.outputs)
             results = self._results(sub, node.outputs)
             self.emit(indent + 1, f"{', '.join(outs)} = {', '.join(results)}" if outs else "pass")
+        self.passed = passed
         for o, name in zip(node.outputs, outs):
             self.names[id(o)] = name
             if o.ndim:
@@ -213,6 +221,7 @@ class _Emitter:
             self.emit(indent, f"{counter} = 0")
             limit = self.value(ins[-1], np.dtype(np.int64))
         guarded = self.deferred
+        passed = set(self.passed)  # the body's checks hold in one iteration only
         self.emit(indent, "while True:")
         self._bind(g_cond, carried + cap_exprs, indent + 1)
         self.body(live_nodes(g_cond), indent + 1, g_cond.outputs)
@@ -232,6 +241,7 @@ class _Emitter:
         if carried:
             results = self._results(g_body, node.outputs)
             self.emit(indent + 1, f"{', '.join(carried)} = {', '.join(results)}")
+        self.passed = passed
         outs = [self.fresh(o.name) for o in node.outputs]
         if outs:
             self.emit(indent, f"{', '.join(outs)} = {', '.join(carried)}")
