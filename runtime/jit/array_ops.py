@@ -34,9 +34,13 @@ from runtime.jit.ops import SUPPORTED, Lowered, dtype_of, fe_flags, is_cheap, lo
 # from here on NumPy's SIMD loops beat per-element guards (larger elementwise runs
 # become array kernels instead, regions.py)
 SMALL_ELEMENTS = 1 << 11
+# the reductions, keyed by op name (a lookup, as the backend's other tables)
 _EXTREMA = {"max": ">", "amax": ">", "min": "<", "amin": "<"}
 _SUMS = {"sum": False, "mean": True}  # name -> divides by the count
 _MOMENTS = {"var": False, "std": True}  # name -> takes the square root
+_REDUCTION = {**dict.fromkeys(_EXTREMA, "extremum"), **dict.fromkeys(_SUMS, "sum"),
+              **dict.fromkeys(_MOMENTS, "moment")}
+_VIEWS = {"getitem": True}
 
 
 def _shape(x) -> tuple | None:
@@ -58,16 +62,14 @@ def is_array_op(node: Node) -> bool:
     lower: decided by its op and result rank, before trying."""
     if len(node.outputs) != 1:
         return False
-    name = node.op.name
-    if name in _EXTREMA or name in _SUMS or name in _MOMENTS:
+    if _REDUCTION.get(node.op.name):
         return bool(node.inputs) and isinstance(node.inputs[0], Tensor) and node.inputs[0].ndim > 0
     return is_cheap(node.op) and node.outputs[0].ndim > 0
 
 
 def order_sensitive(node: Node) -> bool:
     """A float sum: its value depends on the order NumPy adds in."""
-    return (node.op.name in _SUMS or node.op.name in _MOMENTS) and \
-        node.inputs[0].dtype.kind == "f"
+    return _REDUCTION.get(node.op.name) in ("sum", "moment") and node.inputs[0].dtype.kind == "f"
 
 
 class _Probe(dict):
@@ -92,7 +94,7 @@ def lower_array_op(node: Node, names: dict, out: str, bail: str,
     flags (source.py), so the loops run branch-free."""
     if node.has_effects or len(node.outputs) != 1:
         return None
-    if node.op.name in _EXTREMA or node.op.name in _SUMS or node.op.name in _MOMENTS:
+    if _REDUCTION.get(node.op.name):
         return _reduce(node, names, out, flags)
     if not is_cheap(node.op) or not _small_array(node.outputs[0]):
         return None
@@ -152,7 +154,7 @@ def _elementwise(node: Node, names: dict, out: str, bail: str, flags: bool) -> L
 
 def _axis(node: Node, ndim: int) -> tuple[int | None, bool] | None:
     attrs = dict(node.attrs)
-    if node.op.name in _MOMENTS:
+    if _REDUCTION.get(node.op.name) == "moment":
         attrs.pop("ddof", None)
     keepdims = attrs.pop("keepdims", False)
     axis = attrs.pop("axis", None)
@@ -178,11 +180,13 @@ def _reduce(node: Node, names: dict, out: str, flags: bool) -> Lowered | None:
     axis, keepdims = got
     src = names[id(x)]
     name, dt, rdt = node.op.name, x.dtype, o.dtype
-    if name in _EXTREMA:
+    kind = _REDUCTION.get(name)
+    if kind == "extremum":
         if dt != rdt or dt.kind not in "iuf":
             return None
         return _extremum(src, shape, axis, keepdims, _EXTREMA[name], dt, out)
-    if name in ("mean", "var", "std") and (dt != np.dtype(np.float64) or rdt != dt):
+    divides = kind == "moment" or _SUMS.get(name, False)  # mean, var, std
+    if divides and (dt != np.dtype(np.float64) or rdt != dt):
         return None  # (NumPy divides a float32 sum by an int64 count in float64)
     if dt.kind == "f" and rdt == dt:
         if not flags:  # a sum's overflow shows in the IEEE flags only
@@ -191,20 +195,20 @@ def _reduce(node: Node, names: dict, out: str, flags: bool) -> Lowered | None:
             return None  # NumPy adds a strided view row by row, not as one run
         if axis is not None and axis != len(shape) - 1 and not (len(shape) == 2 and axis == 0):
             return None
-        if name in _MOMENTS:
+        if kind == "moment":
             ddof = node.attrs.get("ddof", 0)
             n = int(np.prod(shape)) if axis is None else shape[axis]
             if type(ddof) is not int or not n - ddof > 0:
                 return None  # NumPy warns about the degrees of freedom
             return _moment(src, shape, axis, keepdims, dt, out, n - ddof, _MOMENTS[name])
         return _float_sum(src, shape, axis, keepdims, dt, out, _SUMS[name])
-    if name == "sum" and dt.kind in "iub" and dt != np.dtype(np.uint64) and rdt == np.dtype(np.int64):
+    if not divides and dt.kind in "iub" and dt != np.dtype(np.uint64) and rdt == np.dtype(np.int64):
         return _int_sum(src, shape, axis, keepdims, out)
     return None
 
 
 def _is_view(x: Tensor) -> bool:
-    return x.node is not None and x.node.op.name == "getitem"
+    return x.node is not None and _VIEWS.get(x.node.op.name, False)
 
 
 def _result_shape(shape: tuple, axis, keepdims: bool) -> tuple:
