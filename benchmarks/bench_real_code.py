@@ -364,6 +364,16 @@ def distribution(ratios: list[float]) -> str:
     return f"median {med:.2f}, quartiles {q1:.2f}-{q3:.2f}, max {max(ratios):.2f}"
 
 
+def _jit_summary(fn, args, kwargs) -> str:
+    """What jit_compile=True made of the trace: its compiled regions, and the ops left
+    to NumPy (why it is not faster)."""
+    report = fn.get_concrete_function(*args, **kwargs).jit_report or []
+    regions = sum(line.startswith("region") and "not compiled" not in line for line in report)
+    left = sorted({line.split()[1] for line in report if line.startswith("NumPy:")})
+    failed = sum("not compiled" in line for line in report)
+    return f"{regions} / {', '.join(left) or '-'}" + (f" ({failed} refused)" if failed else "")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=15)
@@ -376,7 +386,7 @@ def main() -> None:
     warnings.simplefilter("ignore", ag.JitFallbackWarning)
     variants = [{}] if options.no_jit else [{}, {"jit_compile": True}]
     print(f"{'function':42} {'eager':>9} {'first call':>11} {'graph/eager':>12} "
-          f"{'(quartiles)':>11} {'jit/eager':>10}")
+          f"{'(quartiles)':>11} {'jit/eager':>10}  jit: compiled regions / ops left to NumPy")
     graph_ratios, jit_ratios = [], []
     for name, eager, make, args, kwargs in cases():
         if options.only and options.only not in name:
@@ -400,7 +410,7 @@ def main() -> None:
         if len(times) > 2:
             j, _, _ = paired_ratio(times[2], times[0])
             jit_ratios.append(j)
-            jit = f"{j:10.2f}"
+            jit = f"{j:10.2f}  {_jit_summary(fn, args, kwargs)}"
         eager_t = statistics.median(times[0])
         print(f"{name:42} {eager_t * 1e6:7.1f}us {first[0] * 1e3:9.1f}ms {g:12.2f} "
               f"{gq1:5.2f}-{gq3:<5.2f} {jit}", flush=True)
