@@ -34,7 +34,8 @@ def clone(graph: Graph, parent: Graph | None = None, mapping: dict | None = None
     new.outputs = [mapping.get(id(x), x) if isinstance(x, Tensor) else x for x in graph.outputs]
     marks = getattr(graph, "operator_results", None)
     if marks:  # 0-d results of Python operators (`d ** t`): the copy spells them the same
-        new.operator_results = TensorMap((mapping[id(t)], True) for t in marks)
+        new.operator_results = TensorMap((mapping[id(t)], True) for t in marks
+                                         if id(t) in mapping)  # (not values passes dropped)
     return new, mapping
 
 
