@@ -28,6 +28,7 @@ import gast
 
 from autograph.pyct import templates
 from autograph.pyct.blocks import blocks, child_blocks, statements
+from autograph.pyct.all_nodes import all_nodes
 
 _DEFS = (gast.FunctionDef, gast.AsyncFunctionDef)
 
@@ -44,7 +45,7 @@ def transform(fn_node, namer, class_name: str | None, walrus: bool = True) -> No
     if not walrus:
         return
     for node in defs:
-        if any(isinstance(n, gast.While) and _has_walrus(n.test) for n in gast.walk(node)):
+        if any(isinstance(n, gast.While) and _has_walrus(n.test) for n in all_nodes(node)):
             node.body = _walrus_block(node.body, namer)
 
 

@@ -39,6 +39,7 @@ from autograph.impl.context import Context, FunctionInfo, assumptions_hold
 from autograph.impl.conversion import convert_function_node
 from autograph import operators
 from autograph.pyct import anno, gast_to_ast, parser, registry, templates
+from autograph.pyct.all_nodes import all_nodes
 from runtime.core import log
 from runtime.core.errors import HELPER_CODES
 from runtime.core.tracing import building as tracing_anywhere
@@ -286,7 +287,7 @@ def _explicit_super(node, shadowed: bool = False, generated=frozenset()) -> None
 def _binds_super(node) -> bool:
     """Whether the function binds the name `super` (def, class, assignment, import,
     parameter) anywhere in its body."""
-    for n in gast.walk(node):
+    for n in all_nodes(node):
         if isinstance(n, (gast.FunctionDef, gast.ClassDef)) and n.name == "super" or \
                 isinstance(n, gast.Name) and n.id == "super" and \
                 isinstance(n.ctx, (gast.Store, gast.Param, gast.Del)) or \

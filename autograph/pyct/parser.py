@@ -28,6 +28,7 @@ import gast
 from autograph.errors import ConversionError
 from autograph.pyct import anno, gast_to_ast
 from autograph.pyct.ast_to_gast import ast_to_gast
+from autograph.pyct.all_nodes import all_nodes
 
 
 class Source(NamedTuple):
@@ -85,10 +86,13 @@ def _parse_text(text: str, first_line: int) -> gast.Module:
     else:
         tree = ast.parse("\n" * (first_line - 1) + text)
     depth = nesting_depth(tree)
+    kinds: list = []
     with recursion_room(depth):
-        module = ast_to_gast(tree)
+        module = ast_to_gast(tree, kinds)
+    kinds = frozenset(kinds)  # (of the whole text: the function's own, or more)
     for node in module.body:
         anno.set_(node, anno.DEPTH, depth)
+        anno.set_(node, anno.KINDS, kinds)
     return module
 
 
@@ -186,7 +190,7 @@ def _find_lambda(fn, src: Source, module) -> gast.Lambda:
             raise _no_source(fn, "the source line of the lambda cannot be parsed")
         tree = gast.gast_to_ast(module)
     args = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
-    candidates = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)
+    candidates = [n for n in all_nodes(tree) if isinstance(n, ast.Lambda)
                   and n.lineno == code.co_firstlineno
                   and [a.arg for a in n.args.args + n.args.kwonlyargs] == args]
     if len(candidates) > 1:
@@ -234,7 +238,7 @@ def unparse(node) -> str:
         return "\n".join(unparse(n) for n in node)
     markers = _insert_note_markers(node)
     try:
-        text = ast.unparse(gast_to_ast.convert(node))
+        text = _Unparser().visit(gast_to_ast.convert(node))
     finally:
         for block, marker, _ in markers:
             block.remove(marker)
@@ -245,6 +249,25 @@ def unparse(node) -> str:
     keep = [line for i, line in enumerate(lines)
             if line or i + 1 >= len(lines) or not _DEF_START.match(lines[i + 1])]
     return "\n".join(keep)
+
+
+class _Unparser(ast._Unparser):
+    """`ast.unparse`'s own writer (so the text is the same), with its visit method looked
+    up once per node class instead of by name for every node (a tenth of its time)."""
+
+    _methods: dict = {}
+
+    def traverse(self, node):
+        if isinstance(node, list):
+            for item in node:
+                self.traverse(item)
+            return
+        cls = node.__class__
+        method = self._methods.get(cls)
+        if method is None:
+            method = self._methods[cls] = getattr(
+                type(self), "visit_" + cls.__name__, ast.NodeVisitor.generic_visit)
+        method(self, node)
 
 
 _MARKER_LINE = re.compile(r"^([ \t]*)(ag__note_\d+__)$", re.M)
