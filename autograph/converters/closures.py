@@ -29,7 +29,7 @@ import gast
 from autograph.pyct import anno, templates
 from autograph.pyct.activity import _scope_free_reads, bound_names, declared
 from autograph.pyct.blocks import statements
-from autograph.pyct.all_nodes import all_nodes
+from autograph.pyct.all_nodes import all_nodes, child_nodes
 
 _FUNCTION_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
@@ -51,7 +51,7 @@ def captured_names(fn_node, local: set) -> set:
                 if isinstance(inner, gast.Nonlocal):
                     out.update(inner.names)
             continue
-        stack.extend(gast.iter_child_nodes(n))
+        stack.extend(child_nodes(n))
     return out & set(local)
 
 

@@ -20,7 +20,7 @@ import gast
 from autograph.errors import ConversionError
 from autograph.pyct import anno, templates
 from autograph.pyct.activity import qualified_name
-from autograph.pyct.all_nodes import all_nodes
+from autograph.pyct.all_nodes import all_nodes, child_nodes
 
 _KNOWN = ("maximum_iterations", "shape_invariants")
 _DEFS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda)
@@ -54,13 +54,13 @@ def transform(fn_node, ctx, nested: bool = False) -> None:
 
 
 def _walk_outside_defs(fn_node):
-    todo = list(gast.iter_child_nodes(fn_node))
+    todo = list(child_nodes(fn_node))
     while todo:
         node = todo.pop()
         if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
             continue
         yield node
-        todo.extend(gast.iter_child_nodes(node))
+        todo.extend(child_nodes(node))
 
 
 def _statements(stmts, loop, inside: str, ctx) -> list:

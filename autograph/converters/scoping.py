@@ -28,7 +28,7 @@ import gast
 
 from autograph.pyct import templates
 from autograph.pyct.blocks import blocks, child_blocks, statements
-from autograph.pyct.all_nodes import all_nodes
+from autograph.pyct.all_nodes import all_nodes, child_nodes
 
 _DEFS = (gast.FunctionDef, gast.AsyncFunctionDef)
 
@@ -104,7 +104,7 @@ def _has_walrus(expr) -> bool:
         if isinstance(n, gast.NamedExpr):
             return True
         if not isinstance(n, gast.Lambda):  # a lambda's own walrus binds inside it
-            stack.extend(gast.iter_child_nodes(n))
+            stack.extend(child_nodes(n))
     return False
 
 
@@ -166,7 +166,7 @@ def _mangle(fn_node, class_name: str) -> None:
             n.name = mangled(n.name, class_name)
         elif isinstance(n, (gast.Global, gast.Nonlocal)):
             n.names = [mangled(x, class_name) for x in n.names]
-        stack.extend(gast.iter_child_nodes(n))
+        stack.extend(child_nodes(n))
 
 
 def class_of(qualname: str) -> str | None:

@@ -43,7 +43,7 @@ import gast
 from autograph.pyct import anno, templates
 from autograph.converters.try_jumps import lower_jumps
 from autograph.pyct.blocks import blocks
-from autograph.pyct.all_nodes import all_nodes
+from autograph.pyct.all_nodes import all_nodes, child_nodes
 
 _JUMPS = (gast.Return, gast.Break, gast.Continue, gast.Global, gast.Nonlocal, gast.Yield,
           gast.YieldFrom, gast.Await, gast.Delete, gast.Import, gast.ImportFrom)
@@ -178,7 +178,7 @@ def _walk(stmts):
         yield n
         if isinstance(n, _SCOPES):
             continue
-        stack.extend(gast.iter_child_nodes(n))
+        stack.extend(child_nodes(n))
 
 
 def _parts(t) -> list:

@@ -47,7 +47,7 @@ from autograph.impl.conversion import convert_function_node
 from autograph.pyct import anno, parser
 from autograph.pyct.ast_to_gast import ast_to_gast
 from autograph.pyct.blocks import child_blocks
-from autograph.pyct.all_nodes import all_nodes
+from autograph.pyct.all_nodes import all_nodes, child_nodes
 
 _MISSING = call_trees._MISSING   # "not known statically": the call is decided at run time
 IMPORT_LINE = "import autograph.operators as ag__"
@@ -119,7 +119,7 @@ def _own_yield(node) -> bool:
         if isinstance(n, (ast.Yield, ast.YieldFrom)):
             return True
         if not isinstance(n, _SCOPES):
-            stack.extend(ast.iter_child_nodes(n))
+            stack.extend(child_nodes(n))
     return False
 
 

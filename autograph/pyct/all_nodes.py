@@ -29,3 +29,16 @@ def all_nodes(node) -> Iterator:
             elif isinstance(v, _AST):
                 push(v)
         yield node
+
+
+def child_nodes(node) -> list:
+    """The direct children of `node`, in `ast.iter_child_nodes`' order (a list)."""
+    out = []
+    d = node.__dict__
+    for field in node._fields:
+        v = d.get(field)
+        if type(v) is list:
+            out.extend([item for item in v if isinstance(item, _AST)])
+        elif isinstance(v, _AST):
+            out.append(v)
+    return out

@@ -26,8 +26,9 @@ from typing import NamedTuple
 import gast
 
 from autograph.errors import ConversionError
-from autograph.pyct import anno, gast_to_ast
+from autograph.pyct import anno
 from autograph.pyct.ast_to_gast import ast_to_gast
+from autograph.pyct.gast_unparse import unparse_gast
 from autograph.pyct.all_nodes import all_nodes
 
 
@@ -238,7 +239,7 @@ def unparse(node) -> str:
         return "\n".join(unparse(n) for n in node)
     markers = _insert_note_markers(node)
     try:
-        text = _Unparser().visit(gast_to_ast.convert(node))
+        text = unparse_gast(node)
     finally:
         for block, marker, _ in markers:
             block.remove(marker)
@@ -249,25 +250,6 @@ def unparse(node) -> str:
     keep = [line for i, line in enumerate(lines)
             if line or i + 1 >= len(lines) or not _DEF_START.match(lines[i + 1])]
     return "\n".join(keep)
-
-
-class _Unparser(ast._Unparser):
-    """`ast.unparse`'s own writer (so the text is the same), with its visit method looked
-    up once per node class instead of by name for every node (a tenth of its time)."""
-
-    _methods: dict = {}
-
-    def traverse(self, node):
-        if isinstance(node, list):
-            for item in node:
-                self.traverse(item)
-            return
-        cls = node.__class__
-        method = self._methods.get(cls)
-        if method is None:
-            method = self._methods[cls] = getattr(
-                type(self), "visit_" + cls.__name__, ast.NodeVisitor.generic_visit)
-        method(self, node)
 
 
 _MARKER_LINE = re.compile(r"^([ \t]*)(ag__note_\d+__)$", re.M)
