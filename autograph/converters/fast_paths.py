@@ -54,6 +54,7 @@ import builtins
 import gast
 
 from autograph.pyct import templates
+from autograph.pyct.all_nodes import all_nodes
 
 SITE_PREFIX = "ag__site"  # closure cells `impl/api.py` gives the compiled function
 
@@ -138,7 +139,7 @@ _AUGMENTED = {"+=": gast.Add, "-=": gast.Sub, "*=": gast.Mult, "/=": gast.Div,
 def compile_subscript_stores(node, ctx) -> None:
     """Give each `x = ag__.setitem(x, i, v(, op))` in `node` its inline path, in place."""
     ops = ctx.out.ops_name
-    for n in gast.walk(node):
+    for n in all_nodes(node):
         for field in ("body", "orelse", "finalbody"):
             stmts = getattr(n, field, None)
             if isinstance(stmts, list) and any(_is_store(s, ops) for s in stmts):
@@ -177,7 +178,7 @@ def _is_store(stmt, ops: str) -> bool:
                                     call.args[3].value in _AUGMENTED):
         return False
     return not any(isinstance(a, gast.Starred) for a in call.args) and not any(
-        _is_ag_setitem(n, ops) for a in call.args[1:] for n in gast.walk(a))
+        _is_ag_setitem(n, ops) for a in call.args[1:] for n in all_nodes(a))
 
 
 def _is_ag_setitem(n, ops: str) -> bool:

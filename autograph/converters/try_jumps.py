@@ -62,6 +62,7 @@ import gast
 
 from autograph.pyct import templates
 from autograph.pyct.blocks import blocks
+from autograph.pyct.all_nodes import child_nodes
 
 _LOOPS = (gast.For, gast.While, gast.AsyncFor)
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda)
@@ -173,7 +174,7 @@ def _walk(stmts):
         n = stack.pop()
         yield n
         if not isinstance(n, _SCOPES):
-            stack.extend(gast.iter_child_nodes(n))
+            stack.extend(child_nodes(n))
 
 
 def _has_jump(block: list) -> bool:

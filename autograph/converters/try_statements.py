@@ -52,6 +52,7 @@ from autograph.pyct import anno, templates
 from autograph.converters.try_jumps import (flatten_finally_jumps, lower_finally_jumps,
                                             lower_jumps)
 from autograph.pyct.blocks import blocks
+from autograph.pyct.all_nodes import all_nodes, child_nodes
 
 _JUMPS = (gast.Return, gast.Break, gast.Continue, gast.Global, gast.Nonlocal, gast.Yield,
           gast.YieldFrom, gast.Await, gast.Delete, gast.Import, gast.ImportFrom)
@@ -146,16 +147,16 @@ def _finally_jumps_form(s, fn, ctx, params, declared, out: list) -> bool:
 
 def _read_outside(fn, stmt) -> frozenset:
     """The names `fn` reads outside the statement `stmt` (or declares `nonlocal`)."""
-    inside = {id(n) for n in gast.walk(stmt)}
-    return frozenset({n.id for n in gast.walk(fn) if isinstance(n, gast.Name) and
+    inside = {id(n) for n in all_nodes(stmt)}
+    return frozenset({n.id for n in all_nodes(fn) if isinstance(n, gast.Name) and
                       isinstance(n.ctx, gast.Load) and id(n) not in inside} |
-                     {n for s in gast.walk(fn) if isinstance(s, gast.Nonlocal) for n in s.names})
+                     {n for s in all_nodes(fn) if isinstance(s, gast.Nonlocal) for n in s.names})
 
 
 def _names(stmts: list) -> set:
     """The names in statements put around a `try` (not yet in the function: its
     variables read there are state of the `try`)."""
-    return {n.id for st in stmts for n in gast.walk(st) if isinstance(n, gast.Name)}
+    return {n.id for st in stmts for n in all_nodes(st) if isinstance(n, gast.Name)}
 
 
 def _lower_returns(t, ctx) -> tuple:
@@ -214,7 +215,7 @@ def _walk(stmts):
         yield n
         if isinstance(n, _SCOPES):
             continue
-        stack.extend(gast.iter_child_nodes(n))
+        stack.extend(child_nodes(n))
 
 
 def _parts(t) -> list:
@@ -308,10 +309,10 @@ def _state(t, fn, replaced=None, outside_names=frozenset()) -> list:
     handler_names = {h.name.id for h in t.handlers if isinstance(h.name, gast.Name)}
     names = [n for n in _stored(_parts(t), places=True) if n not in handler_names]
     body_ids = {id(n) for n in _walk(t.body + (replaced.body if replaced is not None else []))}
-    outside = {n.id for n in gast.walk(fn) if isinstance(n, gast.Name) and
+    outside = {n.id for n in all_nodes(fn) if isinstance(n, gast.Name) and
                id(n) not in body_ids}
     # a generated body declares the enclosing function's variables `nonlocal`
-    outside.update(n for s in gast.walk(fn) if isinstance(s, gast.Nonlocal) for n in s.names)
+    outside.update(n for s in all_nodes(fn) if isinstance(s, gast.Nonlocal) for n in s.names)
     outside.update(outside_names)
     return [n for n in names if n in outside or "." in n]  # (an attribute: seen outside)
 

@@ -39,6 +39,7 @@ from autograph.impl.context import Context, FunctionInfo, assumptions_hold
 from autograph.impl.conversion import convert_function_node
 from autograph import operators
 from autograph.pyct import anno, gast_to_ast, parser, registry, templates
+from autograph.pyct.all_nodes import all_nodes, child_nodes
 from runtime.core import log
 from runtime.core.errors import HELPER_CODES
 from runtime.core.tracing import building as tracing_anywhere
@@ -278,7 +279,7 @@ def _explicit_super(node, shadowed: bool = False, generated=frozenset()) -> None
         if moved and isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and \
                 n.func.id == "super" and not n.args and not n.keywords:
             n.args = [templates.name_node("__class__"), templates.name_node(first)]
-        for c in gast.iter_child_nodes(n):
+        for c in child_nodes(n):
             if isinstance(c, gast.ClassDef):
                 continue  # a nested class's methods have their own `__class__` and self
             if isinstance(c, gast.FunctionDef) and c.name not in generated:
@@ -296,7 +297,7 @@ _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp
 def _binds_super(node) -> bool:
     """Whether the function binds the name `super` (def, class, assignment, import,
     parameter) anywhere in its body."""
-    for n in gast.walk(node):
+    for n in all_nodes(node):
         if isinstance(n, (gast.FunctionDef, gast.ClassDef)) and n.name == "super" or \
                 isinstance(n, gast.Name) and n.id == "super" and \
                 isinstance(n.ctx, (gast.Store, gast.Param, gast.Del)) or \

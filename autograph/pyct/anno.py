@@ -11,6 +11,8 @@ from typing import Any
 
 # -- parsing (pyct/parser.py) -------------------------------------------------------------
 DEPTH = "ag_depth"                  # FunctionDef: nesting depth of its source (recursion room)
+KINDS = "ag_kinds"                  # FunctionDef: the names of the `ast` node classes of its
+                                    # source (`ast_to_gast`): passes skip what is absent
 
 # -- scope rewrites / pipeline (impl/conversion.py) ---------------------------------------
 USER_AG_NAME = "ag_user"            # Name: the user's own `ag__`, not the operators module
@@ -48,7 +50,7 @@ LIVE_HEAD = "ag_live_head"          # While/For: names live at the loop head (fi
 WRITES = "_ag_w"                    # compound statement: memo of the names it writes
 
 KEYS = frozenset({
-    DEPTH, USER_AG_NAME, DONE, PYTHON_ONLY, TRY_SWITCH, NOTE, LOOP_OPTIONS, FLAG, GENERATED, EXTRA_TEST,
+    DEPTH, KINDS, USER_AG_NAME, DONE, PYTHON_ONLY, TRY_SWITCH, NOTE, LOOP_OPTIONS, FLAG, GENERATED, EXTRA_TEST,
     BOOL_OP, DUAL, GETTER, MAYBE_IN, MUST_IN, ATTRS_IN, MAYBE_UNDEFINED, LIVE_OUT, LIVE_BODY,
     LIVE_ORELSE, LIVE_HEAD, WRITES,
 })
