@@ -93,8 +93,8 @@ def convert_while(node, ctx, taken: frozenset, dual_block: Callable,
     test = templates.replace_expr("(cond := test).__class__ is bool or "
                                   "not ag__.symbolic(cond)", origin=inline, cond=cond,
                                   test=inline.test)
-    loop = gast.While(test=test, body=body, orelse=functional)
-    templates.copy_location(loop, inline)
+    loop = gast.copy_location(gast.While(test=test, body=body, orelse=functional), inline)
+    anno.set_(loop, anno.MUST_IN, anno.get(inline, anno.MUST_IN, frozenset()))
     return [loop]
 
 
