@@ -34,6 +34,7 @@ import gast
 
 from autograph.converters.fast_paths import (SITE_PREFIX, TRACING_CELL, CallSite,
                                             compile_call_sites, compile_subscript_stores)
+from autograph.converters.bound_reads import bind_reads
 from autograph.converters.fast_tests import compile_tests
 from autograph.errors import ConversionError
 from autograph.impl.context import Context, FunctionInfo, assumptions_hold
@@ -144,6 +145,7 @@ def _compile_node(fn, node, src, ctx) -> tuple:
     cells = compile_call_sites(node, ctx)  # (cells the factory makes: see `_instantiate`)
     compile_subscript_stores(node, ctx, cells)
     compile_tests(node, ctx)
+    bind_reads(node, ctx)
     if name is None:
         body = templates.replace("return fn", origin=node, fn=node)
     else:

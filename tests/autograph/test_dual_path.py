@@ -630,3 +630,52 @@ def appends_to_attributes(f, r, n):
 def test_appends_to_attributes_run_as_written_on_python_values():
     got = ag.to_graph(appends_to_attributes)(Frozen([]), Recorder(), 3)
     assert got == appends_to_attributes(Frozen([]), Recorder(), 3)
+
+
+# -- reads of branch functions bound when they are made (converters/bound_reads.py) ----------
+def read_in_branch_then_written(x):
+    a = np.zeros(3)
+    if x > 0:                # symbolic: the branch only reads `a`
+        y = a.sum() + x
+    else:
+        y = x - a[1]
+    a[0] = x                 # then a symbolic value written into the array `a` alone holds
+    return y, a
+
+
+def appended_in_symbolic_loop(x, n):
+    out = []
+    k = 0
+    while k < n:             # a Python test: the loop runs inline
+        if x > k:            # symbolic: the branch only reads `out` and `k`
+            v = x * k
+        else:
+            v = x
+        out.append(v)
+        k += 1
+    return out
+
+
+@pytest.mark.parametrize("fn, args", [
+    (read_in_branch_then_written, (np.float64(2.0),)),
+    (read_in_branch_then_written, (np.float64(-2.0),)),
+    (appended_in_symbolic_loop, (np.float64(1.5), 3)),
+])
+def test_branches_reading_variables_equal_the_original(fn, args):
+    got, want = ag.function(fn)(*args), fn(*args)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w)
+        assert type(g) is type(w)
+
+
+def test_a_recursive_call_does_not_make_its_argument_a_cell():
+    """(`fib(n)` reads `n` in its functional form: a cell would cost every call.)"""
+    def fib(n):
+        if n < 2:
+            return n
+        return fib(n - 1) + fib(n - 2)
+    converted = ag.to_graph(fib)
+    assert converted(12) == fib(12)
+    if fast_tests.ENABLED:
+        assert converted.__code__.co_cellvars == ()
