@@ -100,7 +100,10 @@ def _block(stmts: list, ops: str, names: tuple, scope) -> list:
             inline = stmt.body[0] if len(stmt.body) == 1 else None
             if cond is not None and isinstance(inline, gast.If) and \
                     _is_name(inline.test, cond):
-                evaluated = out[-1] if out and _assigns(out[-1], cond) else None
+                # (the generated `cond = test` only: a name of the user's tested as it is
+                # keeps the assignment before it)
+                evaluated = out[-1] if out and _assigns(out[-1], cond) and \
+                    anno.get(out[-1], anno.DUAL, False) else None
                 test = evaluated.value if evaluated is not None else inline.test
                 handled = _handled(inline, test, cond, stmt.orelse, ops, names,
                                    assigned=evaluated is not None, scope=scope)

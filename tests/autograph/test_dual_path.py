@@ -74,12 +74,25 @@ def uses_counter(k):
     return c.bump(1)
 
 
+def named_after_assignment(x, k):
+    b = k * 2                # the user's own name, assigned right before it is tested
+    if b:
+        y = x + b
+    else:
+        y = x
+    c = x > k
+    if c:
+        y = y * 2.0
+    return y, b
+
+
 PYTHON_CASES = [
     (collatz, [(27,), (1,), (6,)]),
     (search, [([1, 5, 9], 4), ([], 0), ([99, 100], 50)]),
     (mixed, [args + ([0, 2],) for args in
              itertools.product([0, 1, 9], [0, True, [], "x"], [None, 0, 2, True])]),
     (uses_counter, [(0,), (5,), (12,)]),
+    (named_after_assignment, [(1.5, 1), (1.5, 0)]),
 ]
 
 
@@ -493,6 +506,8 @@ def subscripts_in_tests(x, xs):
 
 
 HANDOVER_CASES = [
+    (named_after_assignment, [(np.float64(1.5), 1), (np.float64(1.5), 0),
+                              (np.float64(0.5), np.int64(3))]),
     (subscripts_in_tests, [(np.float64(0.5), [1.0, 0.0, 3.0]),
                            (np.float64(1.5), np.array([1.0, 0.0, 3.0]))]),
     (negated_tests, [(np.float64(2.0), 1), (np.float64(0.5), 5), (np.float64(1.5), 0)]),
