@@ -32,8 +32,10 @@ from typing import Callable
 
 import gast
 
-from autograph.converters.fast_paths import (SITE_PREFIX, CallSite, compile_call_sites,
-                                            compile_subscript_stores)
+from autograph.converters.fast_paths import (SITE_PREFIX, TRACING_CELL, CallSite,
+                                            compile_call_sites, compile_subscript_stores)
+from autograph.converters.bound_reads import bind_reads
+from autograph.converters.fast_tests import compile_tests
 from autograph.errors import ConversionError
 from autograph.impl.context import Context, FunctionInfo, assumptions_hold
 from autograph.impl.conversion import convert_function_node
@@ -142,7 +144,9 @@ def _compile_node(fn, node, src, ctx) -> tuple:
         if a is not None:  # (evaluated in the factory, where the def's scope is not)
             a.annotation = None
     cells = compile_call_sites(node, ctx)  # (cells the factory makes: see `_instantiate`)
-    compile_subscript_stores(node, ctx)
+    compile_subscript_stores(node, ctx, cells)
+    compile_tests(node, ctx)
+    bind_reads(node, ctx)
     if name is None:
         body = templates.replace("return fn", origin=node, fn=node)
     else:
@@ -211,9 +215,8 @@ def _count_calls(node, ctx) -> str:
     return tracing
 
 
-# a closure cell of each converted function holding the runtime's list of graphs being
-# built on any thread (`tracing_anywhere`): read at each call, one load
-TRACING_CELL = "ag__tracing"
+# TRACING_CELL: a closure cell of each converted function holding the runtime's list of
+# graphs being built on any thread (`tracing_anywhere`): read at each call, one load
 
 
 def qualname_of(prefix: str, parts: list) -> str:

@@ -35,7 +35,8 @@ EXTRA_TEST = "ag_extra_test"        # For: must stay true to keep iterating (`no
 BOOL_OP = "ag_bool_op"              # Call: an ag__.and_/or_/not_ call (gives a truth value)
 DUAL = "ag_dual"                    # IfExp `inline if <operand is a bool> else functional`:
                                     # its functional form alone; NamedExpr: a generated
-                                    # one (logical_expressions.dual)
+                                    # one (logical_expressions.dual); Assign: the generated
+                                    # `cond = test` of a dual-path `if` (dual_path.py)
 GETTER = "ag_getter"                # Lambda: a generated `locals()` getter, not a user closure
 
 # -- analysis (pyct/dataflow.py, pyct/activity.py) ----------------------------------------
