@@ -3,8 +3,9 @@
 Each row calls one small traced function (`x + y` on 4-element arrays) through one
 calling convention and reports the median time per call, the overhead over calling the
 same compiled executor directly, and that overhead as a multiple of the positional
-row's (issue 25's target: at most 1 µs of overhead for every convention). A last pair
-of rows is a function that writes into its argument, against eager NumPy.
+row's (issue 25's target: at most 1 µs of overhead for every convention). The last
+rows are functions that write into their arguments, against eager NumPy (medians of
+paired ratios).
 
     python benchmarks/bench_calls.py [--repeats N] [--inner N] [--wall]
 
@@ -41,6 +42,10 @@ def var_args(x, *rest, **options):
     return x + rest[0]
 
 
+def keyword_options(x, **options):
+    return x + options["y"]
+
+
 class Model:
     def __init__(self):
         self.bias = 1.0
@@ -49,11 +54,28 @@ class Model:
     def forward(self, x, y):
         return x + y
 
+    @ag.function(input_signature=[ag.TensorSpec((None,), np.float64)] * 2)
+    def forward_sig(self, x, y):
+        return x + y
+
 
 def writes_into(x):
     x[0] = 5.0
     x += 1.0
     return x
+
+
+def clip_into(x):
+    np.minimum(x, 1.0, out=x)
+    np.maximum(x, -1.0, out=x)
+    return x
+
+
+def momentum_into(p, v, g):
+    v *= 0.9
+    v += g
+    p -= 0.01 * v
+    return p
 
 
 CLOCK = [time.process_time]
@@ -74,18 +96,26 @@ def rows(repeats: int, inner: int) -> list[tuple[str, float, float]]:
     f_kw = ag.function(keyword_only)
     f_var = ag.function(var_args)
     f_sig = ag.function(positional, input_signature=[ag.TensorSpec((None,), np.float64)] * 2)
+    f_opt = ag.function(keyword_options)
     model = Model()
+    bound = model.forward  # bound once, called many times
     cases = {
         "positional  f(x, y)": (lambda: f_pos(X, Y), f_pos, (X, Y), {}),
         "keyword     f(x, y=y)": (lambda: f_pos(X, y=Y), f_pos, (X, Y), {}),
         "defaults    f(x)": (lambda: f_def(X), f_def, (X,), {}),
         "defaults    f(x, scale=3.0)": (lambda: f_def(X, scale=3.0), f_def, (X,), {"scale": 3.0}),
         "kw-only     f(x, y=y)": (lambda: f_kw(X, y=Y), f_kw, (X,), {"y": Y}),
+        "*args       f(x, y)": (lambda: f_var(X, Y), f_var, (X, Y), {}),
         "*args       f(x, y, flag=1)": (lambda: f_var(X, Y, flag=1), f_var, (X, Y), {"flag": 1}),
+        "**kwargs    f(x, y=y)": (lambda: f_opt(X, y=Y), f_opt, (X,), {"y": Y}),
         "method      m.forward(x, y)": (lambda: model.forward(X, Y), Model.forward,
                                         (model, X, Y), {}),
         "method      Model.forward(m, x, y)": (lambda: Model.forward(model, X, Y),
                                               Model.forward, (model, X, Y), {}),
+        "method      bound once: b(x, y)": (lambda: bound(X, Y), Model.forward,
+                                           (model, X, Y), {}),
+        "method      with input_signature": (lambda: model.forward_sig(X, Y),
+                                             Model.forward_sig, (model, X, Y), {}),
         "signature   f(x, y)": (lambda: f_sig(X, Y), f_sig, (X, Y), {}),
     }
     timed = {}
@@ -103,16 +133,27 @@ def rows(repeats: int, inner: int) -> list[tuple[str, float, float]]:
             for name, (_, _, c, b) in timed.items()]
 
 
-def writes_row(repeats: int, inner: int) -> tuple[float, float]:
-    """(median graph time, median eager time) of a function writing into its argument."""
-    f = ag.function(writes_into)
-    a, b = np.zeros(8), np.zeros(8)
-    f(a)
-    graph_t, eager_t = [], []
-    for _ in range(repeats):
-        graph_t.append(_per_call(lambda: f(a), inner))
-        eager_t.append(_per_call(lambda: writes_into(b), inner))
-    return statistics.median(graph_t), statistics.median(eager_t)
+WRITES = {"x[0] = 5.0; x += 1.0": (writes_into, 1),
+          "np.minimum(x, 1, out=x); ...": (clip_into, 1),
+          "v *= 0.9; v += g; p -= 0.01 * v": (momentum_into, 3)}
+
+
+def writes_rows(repeats: int, inner: int) -> list[tuple[str, float, float, float]]:
+    """(name, median graph time, median eager time, median of paired ratios) of
+    functions writing into their arguments (small values: they stay finite)."""
+    out = []
+    for name, (fn, n) in WRITES.items():
+        f = ag.function(fn)
+        graph_args = [np.full(8, 1e-3) for _ in range(n)]
+        eager_args = [np.full(8, 1e-3) for _ in range(n)]
+        f(*graph_args)
+        graph_t, eager_t = [], []
+        for _ in range(repeats):
+            graph_t.append(_per_call(lambda: f(*graph_args), inner))
+            eager_t.append(_per_call(lambda: fn(*eager_args), inner))
+        out.append((name, statistics.median(graph_t), statistics.median(eager_t),
+                    statistics.median(g / e for g, e in zip(graph_t, eager_t))))
+    return out
 
 
 def main() -> None:
@@ -129,10 +170,9 @@ def main() -> None:
     for name, t, bare in table:
         over = t - bare
         print(f"{name:32} {t * 1e6:8.2f}us {over * 1e6:8.2f}us {over / base:13.2f}")
-    graph, eager = writes_row(options.repeats, options.inner)
-    print(f"\n{'writes into its argument':32} {'graph':>10} {'eager':>10} {'graph/eager':>13}")
-    print(f"{'x[0] = 5.0; x += 1.0':32} {graph * 1e6:8.2f}us {eager * 1e6:8.2f}us "
-          f"{graph / eager:13.2f}")
+    print(f"\n{'writes into its arguments':32} {'graph':>10} {'eager':>10} {'graph/eager':>13}")
+    for name, graph, eager, ratio in writes_rows(options.repeats, options.inner):
+        print(f"{name:32} {graph * 1e6:8.2f}us {eager * 1e6:8.2f}us {ratio:13.2f}")
 
 
 if __name__ == "__main__":

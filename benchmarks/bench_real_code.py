@@ -2,11 +2,12 @@
 
     python benchmarks/bench_real_code.py [--rounds N] [--only NAME] [--no-jit] [--wall]
 
-Twenty-three functions in everyday idioms: methods with defaults on small classes,
+Twenty-five functions in everyday idioms: methods with defaults on small classes,
 in-place updates of arguments and of `self`, solvers written
 `for i in range(max_iter): ...; if np.max(np.abs(dx)) < tol: break`, dynamic programming
 over arrays, early returns from loops over 10,000 elements (`range(xs.shape[0])` and
-`enumerate(xs)`), small-array model code, normalisation and statistics helpers. Each
+`enumerate(xs)`), small-array model code, normalisation and statistics helpers, an
+im2col convolution and an Adam step as NumPy ML libraries write them. Each
 runs undecorated (eager), under `ag.function` (graph) and under
 `ag.function(jit_compile=True)` (jit), batches of the three alternating in one process;
 a ratio is the median over rounds of the ratios of batches run back to back
@@ -234,10 +235,43 @@ def lstm_cell(x, h, c, W, U, b):
     return o * np.tanh(c), c
 
 
+# -- layer and optimizer code in the style of NumPy ML libraries ----------------------
+def conv2d_forward(X, W, b, pad=1):
+    """NHWC convolution, stride 1, by im2col: zero padding, windows stacked, one matmul."""
+    n, h, w, c = X.shape
+    kh, kw, _, out_c = W.shape
+    Xp = np.pad(X, ((0, 0), (pad, pad), (pad, pad), (0, 0)), mode="constant",
+                constant_values=0)
+    cols = np.stack([Xp[:, i:i + h, j:j + w, :] for i in range(kh) for j in range(kw)],
+                    axis=3)
+    cols = np.reshape(cols, (n * h * w, kh * kw * c))
+    Wm = np.transpose(np.reshape(np.transpose(W, (3, 0, 1, 2)), (out_c, -1)))
+    return np.reshape(cols @ Wm + b, (n, h, w, out_c))
+
+
+class Adam:
+    def __init__(self, shape, lr=0.001, decay1=0.9, decay2=0.999, eps=1e-7, clip_norm=1.0):
+        self.lr, self.decay1, self.decay2, self.eps = lr, decay1, decay2, eps
+        self.clip_norm = clip_norm
+        self.mean, self.var, self.t = np.zeros(shape), np.zeros(shape), 0
+
+    def update(self, param, grad):
+        g_norm = np.linalg.norm(grad)
+        if g_norm > self.clip_norm:
+            grad = grad * self.clip_norm / g_norm
+        self.t += 1
+        self.mean = self.decay1 * self.mean + (1 - self.decay1) * grad
+        self.var = self.decay2 * self.var + (1 - self.decay2) * grad ** 2
+        m_hat = self.mean / (1 - self.decay1 ** self.t)
+        v_hat = self.var / (1 - self.decay2 ** self.t)
+        return param - self.lr * m_hat / (np.sqrt(v_hat) + self.eps)
+
+
 def cases() -> list[tuple[str, object, object, tuple, dict]]:
     """(name, eager callable, factory(options) -> decorated callable, args, kwargs)."""
     scaler, model, bn = StandardScaler(8), LinearRegression(8, 3), BatchNorm(16)
     bn_graph, bn_jit = BatchNorm(16), BatchNorm(16)  # state written per call: one each
+    adam, adam_graph, adam_jit = Adam((8, 4)), Adam((8, 4)), Adam((8, 4))
     x8 = RNG.normal(size=(32, 8))
     probs = softmax(RNG.normal(size=(64, 10)))
     labels = RNG.integers(0, 10, size=64)
@@ -298,6 +332,11 @@ def cases() -> list[tuple[str, object, object, tuple, dict]]:
          (RNG.normal(size=(4, n)), np.zeros((4, n)), np.zeros((4, n)),
           RNG.normal(size=(n, 4 * n)) * 0.1, RNG.normal(size=(n, 4 * n)) * 0.1,
           np.zeros(4 * n)), {}),
+        ("conv2d_forward 2x6x6x3, 3x3x3x4 (im2col)", *plain(conv2d_forward),
+         (RNG.normal(size=(2, 6, 6, 3)), RNG.normal(size=(3, 3, 3, 4)), np.zeros(4)), {}),
+        ("adam.update(p, g) (norm clip, writes self)",
+         *method(adam, "update", {False: adam_graph, True: adam_jit}),
+         (RNG.normal(size=(8, 4)), RNG.normal(size=(8, 4))), {}),
     ]
     return rows
 
@@ -325,6 +364,16 @@ def distribution(ratios: list[float]) -> str:
     return f"median {med:.2f}, quartiles {q1:.2f}-{q3:.2f}, max {max(ratios):.2f}"
 
 
+def _jit_summary(fn, args, kwargs) -> str:
+    """What jit_compile=True made of the trace: its compiled regions, and the ops left
+    to NumPy (why it is not faster)."""
+    report = fn.get_concrete_function(*args, **kwargs).jit_report or []
+    regions = sum(line.startswith("region") and "not compiled" not in line for line in report)
+    left = sorted({line.split()[1] for line in report if line.startswith("NumPy:")})
+    failed = sum("not compiled" in line for line in report)
+    return f"{regions} / {', '.join(left) or '-'}" + (f" ({failed} refused)" if failed else "")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=15)
@@ -337,7 +386,7 @@ def main() -> None:
     warnings.simplefilter("ignore", ag.JitFallbackWarning)
     variants = [{}] if options.no_jit else [{}, {"jit_compile": True}]
     print(f"{'function':42} {'eager':>9} {'first call':>11} {'graph/eager':>12} "
-          f"{'(quartiles)':>11} {'jit/eager':>10}")
+          f"{'(quartiles)':>11} {'jit/eager':>10}  jit: compiled regions / ops left to NumPy")
     graph_ratios, jit_ratios = [], []
     for name, eager, make, args, kwargs in cases():
         if options.only and options.only not in name:
@@ -361,7 +410,7 @@ def main() -> None:
         if len(times) > 2:
             j, _, _ = paired_ratio(times[2], times[0])
             jit_ratios.append(j)
-            jit = f"{j:10.2f}"
+            jit = f"{j:10.2f}  {_jit_summary(fn, args, kwargs)}"
         eager_t = statistics.median(times[0])
         print(f"{name:42} {eager_t * 1e6:7.1f}us {first[0] * 1e3:9.1f}ms {g:12.2f} "
               f"{gq1:5.2f}-{gq3:<5.2f} {jit}", flush=True)

@@ -12,7 +12,7 @@ rewritten. A nested target updates each level, so a write into an array held in 
 container lands in a graph too (the inner indices are read twice, so only when they
 have no effects):
 
-    d['m'][i] = v     =>   d = ag__.setitem(d, 'm', ag__.setitem(d['m'], i, v))
+    d['m'][i] = v     =>   d = ag__.setitem(d, 'm', ag__.setitem(d['m'], i, v), nested=True)
 
 Subscript loads of NumPy's index tricks become an operator call, since their
 `__getitem__` converts every item to a concrete array:
@@ -33,6 +33,7 @@ import gast
 
 from autograph.pyct import templates, transformer
 from autograph.pyct.activity import qualified_name
+from autograph.pyct.all_nodes import all_nodes
 
 
 def _index_expr(index, ctx):
@@ -76,6 +77,10 @@ def _assign(node, walk):
     t = node.targets[0]
     if isinstance(t.value, gast.Subscript):  # `d['m'][i] = v`: update `d['m']` first
         return _nested(node, t, node.value, None, walk)
+    if getattr(node, "_outer_store", False):  # of a nested target: only if a new value
+        return templates.replace("base = ag__.setitem(base, index, value, nested=True)",
+                                 origin=node, base=t.value, value=node.value,
+                                 index=_index_expr(t.slice, walk.ctx))
     if _has_effects(node.value) and _has_effects(t.slice):
         # Python evaluates the value before the index (`a[randint()] = choice()`): keep it so
         value = walk.ctx.namer.new("value")
@@ -88,17 +93,20 @@ def _assign(node, walk):
 
 def _nested(node, t, value, op, walk) -> list:
     """`base[i][j] (op)= v` as `base[i] = ag__.setitem(base[i], j, v(, op))`, itself
-    rewritten the same way."""
+    rewritten the same way, its outer store made only when the inner update gave a new
+    value (`nested=True`): a list inside a tuple is updated in place, as Python
+    does, and `base.__setitem__` is not called again."""
     template = "base = ag__.setitem(base, index, value" + (", op)" if op is not None else ")")
     (outer,) = templates.replace(template, origin=node, base=t.value,
                                  index=_index_expr(t.slice, walk.ctx), value=value, op=op)
+    outer._outer_store = True
     return _assign(outer, walk)
 
 
 def _has_effects(node) -> bool:
     """Whether evaluating `node` may do something (a call, `:=`, `await`, `yield`)."""
     return any(isinstance(n, (gast.Call, gast.NamedExpr, gast.Await, gast.Yield,
-                              gast.YieldFrom)) for n in gast.walk(node))
+                              gast.YieldFrom)) for n in all_nodes(node))
 
 
 def _aug_assign(node, walk):
@@ -148,7 +156,7 @@ def _may_be_symbolic(index) -> bool:
     """Whether an index reads a value (a name, call, ...), not only literal numbers."""
     return any(not isinstance(n, (gast.Constant, gast.Slice, gast.Tuple, gast.UnaryOp,
                                   gast.USub, gast.Load, gast.expr_context))
-               for n in gast.walk(index))
+               for n in all_nodes(index))
 
 
 LOADS = {gast.Subscript: _load}

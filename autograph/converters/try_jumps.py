@@ -33,9 +33,28 @@ runs only where the body did not jump. The jumps made after the `try` are conver
 as any other (a symbolic code makes them symbolic).
 
 A `return` inside a loop nested in the `try` also breaks out of that loop (and of each
-loop around it, up to the `try`). Not lowered (the `try` stays Python, refused by
-operators/exceptions.py when a graph handler is needed): a jump in a `finally` (it
-would swallow the error passing through).
+loop around it, up to the `try`).
+
+A jump in `finally` drops the error passing through and the jump pending from the body,
+handlers or `else` (`lower_finally_jumps`). The `finally` becomes a catch-all handler
+that re-raises where it did not jump, and the same code where nothing was raised; its
+jumps get a code of their own, made before the others:
+
+    try:                              try_jump = 0 ...; try_jump_1 = 0 ...
+        B                             try:
+    except E:                             try:
+        H                       =>            B'  (jumps lowered: try_jump)
+    finally:                              except E:
+        if c:                                 H'
+            return v                  except BaseException as try_error:
+        F2                                F'  (jumps lowered: try_jump_1)
+                                          if try_jump_1 == 0:
+                                              raise try_error
+                                      else:
+                                          F'
+                                      if try_jump_1 == 3:
+                                          return try_return_1
+                                      <the jumps of try_jump>
 """
 from __future__ import annotations
 
@@ -43,6 +62,7 @@ import gast
 
 from autograph.pyct import anno, templates
 from autograph.pyct.blocks import blocks
+from autograph.pyct.all_nodes import child_nodes
 
 _LOOPS = (gast.For, gast.While, gast.AsyncFor)
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda)
@@ -156,7 +176,7 @@ def _walk(stmts):
         n = stack.pop()
         yield n
         if not isinstance(n, _SCOPES):
-            stack.extend(gast.iter_child_nodes(n))
+            stack.extend(child_nodes(n))
 
 
 def _has_jump(block: list) -> bool:
@@ -236,3 +256,72 @@ def _lower_inside(s, code: str, value: str | None, needed: frozenset,
         guard = templates.replace("if code == 0:\n    pass", origin=s.orelse[0], code=code)
         guard[0].body = s.orelse
         s.orelse = guard
+
+
+def lower_finally_jumps(t, namer, read_outside: frozenset = frozenset()) -> tuple | None:
+    """For a `try` whose `finally` jumps (see the module docstring): (statements before,
+    the `try` without `finally` that stands for it, statements after), or None when its
+    jumps cannot be lowered (`t` is unchanged either way)."""
+    if not t.finalbody or _scan_finally(t.finalbody):
+        return None
+    inner = templates.clone(t)
+    inner.finalbody = []
+    final = gast.Try(body=templates.clone(t.finalbody), handlers=[], orelse=[], finalbody=[])
+    if not flatten_finally_jumps(inner, namer, read_outside) or \
+            not flatten_finally_jumps(final, namer, read_outside):
+        return None
+    final.__dict__.update(templates._start_of(t))
+    final_jumps = lower_jumps(final, namer, read_outside)
+    if not final_jumps or not final_jumps[0]:
+        return None
+    if inner.handlers or inner.orelse:
+        body_jumps = lower_jumps(inner, namer, read_outside)
+        if body_jumps is None:
+            return None
+        protected = [inner]
+    else:  # (no handlers: the body alone)
+        holder = gast.Try(body=inner.body, handlers=[], orelse=[], finalbody=[])
+        holder.__dict__.update(templates._start_of(t))
+        body_jumps = lower_jumps(holder, namer, read_outside)
+        if body_jumps is None:
+            return None
+        protected = holder.body
+    code = final_jumps[0][0].targets[0].id
+    error = namer.new("try_error")
+    outer = templates.replace(
+        "try:\n    pass\nexcept BaseException as error:\n    pass\n"
+        "    if code == 0:\n        raise error\nelse:\n    pass", origin=t,
+        error=error, code=code)[0]
+    outer.body = protected
+    outer.handlers[0].body[:1] = templates.clone(final.body)
+    outer.orelse = templates.clone(final.body)
+    before = final_jumps[0] + (body_jumps[0] if body_jumps else [])
+    after = final_jumps[1] + (body_jumps[1] if body_jumps else [])
+    return before, outer, after
+
+
+def flatten_finally_jumps(t, namer, read_outside: frozenset = frozenset()) -> bool:
+    """Rewrite each `try` nested in `t`'s blocks whose `finally` jumps into its form
+    without `finally` (`lower_finally_jumps`, innermost first), so that `t`'s own jumps
+    can be lowered; False when one cannot be (`t` is then partly rewritten: call this
+    on a copy)."""
+    loaded = frozenset(read_outside) | {n.id for n in _walk([t]) if isinstance(n, gast.Name)
+                                        and isinstance(n.ctx, gast.Load)}
+    for owner, field in blocks(t):
+        out = []
+        for s in getattr(owner, field):
+            if isinstance(s, _SCOPES):
+                out.append(s)
+                continue
+            if not flatten_finally_jumps(s, namer, loaded):
+                return False
+            if isinstance(s, gast.Try) and s.finalbody and not _scan_finally(s.finalbody):
+                lowered = lower_finally_jumps(s, namer, loaded)
+                if lowered is None:
+                    return False
+                before, outer, after = lowered
+                out += before + [outer] + after
+                continue
+            out.append(s)
+        setattr(owner, field, out)
+    return True

@@ -28,9 +28,17 @@ first (`_lower_returns`); other `break` / `continue` / `return`s become a jump c
 made after the `try` (converters/try_jumps.py), in the graph form and the Python form
 alike. A `try` with only `finally` gets the graph form too. Left as Python (with the
 refusal of `operators/exceptions.py` for errors a graph raises): a `try` whose jumps
-cannot be lowered (see try_jumps.py), `global` names, imports, `del`, nested definitions, writes through attributes or
-subscripts (state outside the function: its writes before an error are not yet kept
-exactly), or a call of a method that changes a container in place (`xs.append(v)`).
+cannot be lowered (see try_jumps.py), `global` names, imports, `del`, nested definitions,
+a write the state cannot carry (`xs[0].y = v`, `f()[0] = v`, an item of a variable that
+is not the function's own), or a call of a method that changes a container in place
+(`xs.append(v)`).
+
+Writes through attributes and subscripts are state like variables: `box.x = v` and
+`box.x[i] = v` carry the path 'box.x' (read with `ld_attr`, written with `put_attr`),
+`xs[i] = v` the variable `xs` (written back with `put_back`, so a list or dict stays
+the object the caller holds: operators/try_writes.py). The handler so sees what was
+written before the error, and an array written in place keeps its aliases on the
+path's value (runtime/control_flow/try_arrays.py).
 
 `with np.errstate(...):` (one manager, no `as`) gets the same graph form with no
 handlers, calling `ag__.errstate_region(lambda: <manager>, ...)` instead: its body
@@ -41,8 +49,10 @@ from __future__ import annotations
 import gast
 
 from autograph.pyct import anno, templates
-from autograph.converters.try_jumps import lower_jumps, no_value_yet
+from autograph.converters.try_jumps import (flatten_finally_jumps, lower_finally_jumps,
+                                            lower_jumps, no_value_yet)
 from autograph.pyct.blocks import blocks
+from autograph.pyct.all_nodes import all_nodes, child_nodes
 
 _JUMPS = (gast.Return, gast.Break, gast.Continue, gast.Global, gast.Nonlocal, gast.Yield,
           gast.YieldFrom, gast.Await, gast.Delete, gast.Import, gast.ImportFrom)
@@ -58,9 +68,16 @@ def transform(node, ctx) -> None:
     """Give each eligible `try` directly in function `node` its graph form."""
     params = {a.id for a in node.args.args + node.args.kwonlyargs +
               node.args.posonlyargs if isinstance(a, gast.Name)}
+    for a in (node.args.vararg, node.args.kwarg):
+        if isinstance(a, gast.Name):
+            params.add(a.id)
     declared = {n for s in _walk(node.body) if isinstance(s, (gast.Global,))
                 for n in s.names}
-    _rewrite_blocks(node, node, ctx, params, declared)
+    # the function's own variables and its `nonlocal`s (a generated function's: the
+    # enclosing function's variables): a subscript store into one is carried as state
+    nonlocals = {n for s in _walk(node.body) if isinstance(s, gast.Nonlocal) for n in s.names}
+    local_names = (params | set(_stored(node.body)) | nonlocals) - declared
+    _rewrite_blocks(node, node, ctx, local_names, declared)
 
 
 def _rewrite_blocks(stmt, fn, ctx, params, declared) -> None:
@@ -78,6 +95,8 @@ def _rewrite_blocks(stmt, fn, ctx, params, declared) -> None:
                     del block[-2 if len(before) else -1:]
                     block.append(r)
                 if not lowered and _graph_form_with_jumps(s, fn, ctx, params, declared, out):
+                    continue
+                if not lowered and _finally_jumps_form(s, fn, ctx, params, declared, out):
                     continue
             if isinstance(s, gast.With) and _is_errstate(s):
                 region = gast.Try(body=s.body, handlers=[], orelse=[], finalbody=[])
@@ -97,6 +116,8 @@ def _graph_form_with_jumps(s, fn, ctx, params, declared, out: list) -> bool:
     to a jump code (converters/try_jumps.py), added to `out`; False (`out` unchanged)
     when `s` has none, or they cannot be lowered, or the copy is not eligible."""
     copy = templates.clone(s)
+    if not flatten_finally_jumps(copy, ctx.namer, _read_outside(fn, s)):
+        return False
     jumps = lower_jumps(copy, ctx.namer, _read_outside(fn, s))
     if not jumps or not jumps[0] or not _eligible(copy, params, declared):
         return False
@@ -107,18 +128,35 @@ def _graph_form_with_jumps(s, fn, ctx, params, declared, out: list) -> bool:
     return True
 
 
+def _finally_jumps_form(s, fn, ctx, params, declared, out: list) -> bool:
+    """The graph form of `s` whose `finally` jumps, rewritten without `finally`
+    (try_jumps.lower_finally_jumps: that form is its Python form too), added to `out`;
+    False (`out` unchanged) where it does not apply or is not eligible."""
+    lowered = lower_finally_jumps(s, ctx.namer, _read_outside(fn, s))
+    if lowered is None:
+        return False
+    before, outer, after = lowered
+    if not _eligible(outer, params, declared):
+        return False
+    whole = gast.Try(body=[s], handlers=[], orelse=[], finalbody=[])  # (all of `s` is inside)
+    out.extend(before)
+    out.append(_graph_form(outer, fn, ctx, replaced=whole, outside=_names(before + after)))
+    out.extend(after)
+    return True
+
+
 def _read_outside(fn, stmt) -> frozenset:
     """The names `fn` reads outside the statement `stmt` (or declares `nonlocal`)."""
-    inside = {id(n) for n in gast.walk(stmt)}
-    return frozenset({n.id for n in gast.walk(fn) if isinstance(n, gast.Name) and
+    inside = {id(n) for n in all_nodes(stmt)}
+    return frozenset({n.id for n in all_nodes(fn) if isinstance(n, gast.Name) and
                       isinstance(n.ctx, gast.Load) and id(n) not in inside} |
-                     {n for s in gast.walk(fn) if isinstance(s, gast.Nonlocal) for n in s.names})
+                     {n for s in all_nodes(fn) if isinstance(s, gast.Nonlocal) for n in s.names})
 
 
 def _names(stmts: list) -> set:
     """The names in statements put around a `try` (not yet in the function: its
     variables read there are state of the `try`)."""
-    return {n.id for st in stmts for n in gast.walk(st) if isinstance(n, gast.Name)}
+    return {n.id for st in stmts for n in all_nodes(st) if isinstance(n, gast.Name)}
 
 
 def _lower_returns(t, ctx) -> tuple:
@@ -181,7 +219,7 @@ def _walk(stmts):
         yield n
         if isinstance(n, _SCOPES):
             continue
-        stack.extend(gast.iter_child_nodes(n))
+        stack.extend(child_nodes(n))
 
 
 def _parts(t) -> list:
@@ -189,15 +227,21 @@ def _parts(t) -> list:
 
 
 def _eligible(t, params: set, declared: set) -> bool:
+    """Whether `t` can take the graph form; `params`: the function's own variables."""
+    stored = set(_stored(_parts(t)))
     own_loops = {id(j) for loop in _walk(_parts(t)) if isinstance(loop, (gast.For, gast.While))
                  for j in _walk(loop.body) if isinstance(j, (gast.Break, gast.Continue))}
     for n in _walk(_parts(t) + [h.type for h in t.handlers if h.type is not None]):
         if isinstance(n, _JUMPS) and id(n) not in own_loops or \
                 isinstance(n, (gast.FunctionDef, gast.ClassDef)):
             return False
-        if isinstance(n, (gast.Attribute, gast.Subscript)) and \
-                isinstance(n.ctx, (gast.Store, gast.Del)):
+        if isinstance(n, (gast.Attribute, gast.Subscript)) and isinstance(n.ctx, gast.Del):
             return False
+        if isinstance(n, (gast.Attribute, gast.Subscript)) and \
+                isinstance(n.ctx, gast.Store):
+            place = _write_place(n, params)
+            if place is None or "." in place and place.split(".")[0] in stored:
+                return False
         if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and \
                 n.func.attr in _MUTATORS:
             return False
@@ -207,13 +251,58 @@ def _eligible(t, params: set, declared: set) -> bool:
                    for h in t.handlers)
 
 
-def _stored(stmts) -> list:
+def _stored(stmts, places: bool = False) -> list:
+    """The variables `stmts` assign, in order; with `places`, also what they write through
+    subscripts and attributes (see `_write_place`)."""
     seen: dict = {}
     for n in _walk(stmts):
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
-            seen.setdefault(n.id, (n.lineno if hasattr(n, "lineno") else 0, n.col_offset
-                                   if hasattr(n, "col_offset") else 0))
+            key = n.id
+        elif places and isinstance(n, (gast.Attribute, gast.Subscript)) and \
+                isinstance(n.ctx, gast.Store):
+            key = _write_place(n)
+        else:
+            continue
+        seen.setdefault(key, (n.lineno if hasattr(n, "lineno") else 0, n.col_offset
+                              if hasattr(n, "col_offset") else 0))
     return sorted(seen, key=lambda k: (seen[k], k))
+
+
+def _chain(n) -> list | None:
+    """['o', 'a', 'b'] for the expression `o.a.b` (a name alone too), None for any other."""
+    parts = []
+    while isinstance(n, gast.Attribute):
+        parts.append(n.attr)
+        n = n.value
+    return [n.id] + parts[::-1] if isinstance(n, gast.Name) else None
+
+
+def _write_place(n, local_names=None) -> str | None:
+    """What a store through a subscript or attribute writes, carried as state of the
+    `try` like a variable: the variable `xs` of `xs[i] = v` or `xs[i][j] = v` (one of the
+    function's own, `local_names`), the attribute path 'o.x' of `o.x = v`, `o.x += 1` or
+    `o.x[i] = v`; None where it is none of these (`xs[0].y = v`, `f()[0] = v`)."""
+    if isinstance(n, gast.Subscript):
+        while isinstance(n, gast.Subscript):
+            n = n.value
+        chain = _chain(n)
+        if chain is not None and len(chain) == 1:
+            return chain[0] if local_names is None or chain[0] in local_names else None
+    else:
+        chain = _chain(n)
+    return ".".join(chain) if chain else None
+
+
+def _subscript_bases(stmts) -> set:
+    """The variables `stmts` store into through subscripts (lists and dicts among them
+    are written back in place: `put_back`)."""
+    out = set()
+    for n in _walk(stmts):
+        if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store):
+            place = _write_place(n)
+            if place is not None and "." not in place:
+                out.add(place)
+    return out
 
 
 def _state(t, fn, replaced=None, outside_names=frozenset()) -> list:
@@ -224,12 +313,12 @@ def _state(t, fn, replaced=None, outside_names=frozenset()) -> list:
     it read after. `replaced`: the statement of `fn` that `t` stands for (when `t` is a
     rewritten copy); `outside_names`: names read by statements not yet in `fn`."""
     handler_names = {h.name.id for h in t.handlers if isinstance(h.name, gast.Name)}
-    names = [n for n in _stored(_parts(t)) if n not in handler_names]
+    names = [n for n in _stored(_parts(t), places=True) if n not in handler_names]
     part_of: dict = {}
     for stmt in [t] + ([replaced] if replaced is not None else []):
         parts = [stmt.body, stmt.orelse, stmt.finalbody] + [h.body for h in stmt.handlers]
         for i, part in enumerate(parts):
-            part_of.update((id(n), i) for s in part for n in gast.walk(s))
+            part_of.update((id(n), i) for s in part for n in all_nodes(s))
     places: dict = {}
     stored: set = set()
     read_first: set = set()  # (name, part) read before it is first assigned there
@@ -242,7 +331,7 @@ def _state(t, fn, replaced=None, outside_names=frozenset()) -> list:
             read_first.add((n.id, part))
     # a generated body declares the enclosing function's variables `nonlocal`
     outside = set(outside_names)
-    outside.update(n for s in gast.walk(fn) if isinstance(s, gast.Nonlocal) for n in s.names)
+    outside.update(n for s in all_nodes(fn) if isinstance(s, gast.Nonlocal) for n in s.names)
 
     def temporary(name: str) -> bool:
         where = places.get(name, set())
@@ -250,7 +339,7 @@ def _state(t, fn, replaced=None, outside_names=frozenset()) -> list:
             return False
         return (name, next(iter(where))) not in read_first
 
-    return [n for n in names if not temporary(n)]
+    return [n for n in names if "." in n or not temporary(n)]  # (an attribute: seen outside)
 
 
 def _in_order(node):
@@ -272,7 +361,7 @@ def _in_order(node):
         else:
             yield from _in_order(node.target)
         return
-    for child in gast.iter_child_nodes(node):
+    for child in child_nodes(node):
         yield from _in_order(child)
 
 
@@ -302,7 +391,8 @@ def _bare_raise(stmts, name: str) -> None:
 
 def _graph_form(t, fn, ctx, replaced=None, outside=frozenset()):
     state = _state(t, fn, replaced, outside)
-    nonlocal_line = f"    nonlocal {', '.join(state)}\n" if state else ""
+    plain = [n for n in state if "." not in n]
+    nonlocal_line = f"    nonlocal {', '.join(plain)}\n" if plain else ""
     names = {k: ctx.namer.new(k) for k in ("try_body", "try_else", "try_finally",
                                             "try_get_state", "try_set_state", "vars_")}
     ctx.namer.generated.update(n for k, n in names.items() if k != "vars_")
@@ -318,11 +408,7 @@ def _graph_form(t, fn, ctx, replaced=None, outside=frozenset()):
         src += f"def {names['try_else']}():\n{nonlocal_line}    pass\n"
     if t.finalbody:
         src += f"def {names['try_finally']}():\n{nonlocal_line}    pass\n"
-    getters = "".join(f"ag__.ld_declared(lambda: {n}, '{n}'), " for n in state)
-    src += f"def {names['try_get_state']}():\n    return ({getters})\n"
-    src += f"def {names['try_set_state']}({names['vars_']}):\n{nonlocal_line}"
-    src += f"    ({', '.join(state)}{',' if state else ''}) = {names['vars_']}\n" if state \
-        else "    pass\n"
+    src += _state_functions(state, names, nonlocal_line, _subscript_bases(_parts(t)))
     kinds = "".join(f"(lambda: KIND{i}, {f}), " for i, (f, _) in enumerate(handler_fns))
     src += (f"ag__.try_graph({names['try_body']}, ({kinds}), "
             f"{names['try_else'] if t.orelse else None}, "
@@ -330,7 +416,13 @@ def _graph_form(t, fn, ctx, replaced=None, outside=frozenset()):
             f"{names['try_set_state']}, ({''.join(repr(n) + ', ' for n in state)}))\n")
     subs = {f"KIND{i}": templates.clone(h.type) if h.type is not None else
             gast.Tuple(elts=[], ctx=gast.Load()) for i, h in enumerate(t.handlers)}
-    stmts = templates.replace(src, origin=t, **subs) + _unbound_temporaries(t, state)
+    # a handler's `as` name is unbound after the `try` (Python deletes it; tracing the
+    # handler bound it to the caught exception's stand-in): `Undefined`, as the Python
+    # form leaves it
+    unbound = "".join(f"{h.name.id} = ag__.Undefined('{h.name.id}')\n"
+                      for h in t.handlers if isinstance(h.name, gast.Name))
+    stmts = templates.replace(src + unbound, origin=t, **subs) + \
+        _unbound_temporaries(t, state)
     defs = {s.name: s for s in stmts if isinstance(s, gast.FunctionDef)}
     defs[names["try_body"]].body[-1:] = templates.clone(t.body)
     for (fname, ename), h in zip(handler_fns, t.handlers):
@@ -347,6 +439,27 @@ def _graph_form(t, fn, ctx, replaced=None, outside=frozenset()):
     switch.body = stmts
     switch.orelse = [t]
     return switch
+
+
+def _state_functions(state: list, names: dict, nonlocal_line: str, bases: set) -> str:
+    """The source of `try_get_state` / `try_set_state`: an attribute path is read with
+    `ld_attr` and written with `put_attr`, a variable written through subscripts with
+    `put_back` (a list or dict stays the same object), any other assigned."""
+    getters = "".join(f"ag__.ld_attr({n.split('.', 1)[0]}, '{n.split('.', 1)[1]}'), "
+                      if "." in n else f"ag__.ld_declared(lambda: {n}, '{n}'), "
+                      for n in state)
+    src = f"def {names['try_get_state']}():\n    return ({getters})\n"
+    src += f"def {names['try_set_state']}({names['vars_']}):\n{nonlocal_line}"
+    vars_ = names["vars_"]
+    for i, n in enumerate(state):
+        if "." in n:
+            root, path = n.split(".", 1)
+            src += f"    ag__.put_attr({root}, '{path}', {vars_}[{i}])\n"
+        elif n in bases:
+            src += f"    {n} = ag__.put_back(lambda: {n}, {vars_}[{i}])\n"
+        else:
+            src += f"    {n} = {vars_}[{i}]\n"
+    return src if state else src + "    pass\n"
 
 
 def _is_errstate(w) -> bool:

@@ -20,7 +20,8 @@ bindings instead:
 The converted definitions are spliced into the original text in place of the original ones,
 so module-level code, comments and formatting outside functions are kept as they are. Each
 converted `def` gets `@ag__.autograph_artifact` as its innermost decorator (so the runtime
-runs it as is instead of converting it again) and `import autograph.operators as ag__` is
+runs it as is instead of converting it again) and `__import__("autograph.impl.namespace")`,
+which makes `ag__` a builtin rather than a global of the module (`impl/namespace.py`), is
 inserted after the module docstring and `__future__` imports. Functions the runtime would
 not convert either are left untouched: generators, `async def`, `@ag.do_not_convert` and
 `@ag.function(..., autograph=False)`. One definition never stops the others: a generator
@@ -44,12 +45,16 @@ from autograph.errors import ConversionError
 from autograph.impl.api import _explicit_super
 from autograph.impl.context import Context, FunctionInfo
 from autograph.impl.conversion import convert_function_node
-from autograph.pyct import parser
+from autograph.impl.module_paths import add_fast_paths
+from autograph.pyct import anno, parser
 from autograph.pyct.ast_to_gast import ast_to_gast
 from autograph.pyct.blocks import child_blocks
+from autograph.pyct.all_nodes import all_nodes, child_nodes
 
 _MISSING = call_trees._MISSING   # "not known statically": the call is decided at run time
-IMPORT_LINE = "import autograph.operators as ag__"
+IMPORT_LINE = "import autograph.operators as ag__"  # (only for another name of it)
+# `ag__` itself reaches the module's functions as a builtin: no global of the module
+INSTALL_LINE = '__import__("autograph.impl.namespace")  # `ag__` (the operators) as a builtin\n'
 ARTIFACT = "ag__.autograph_artifact"
 
 
@@ -118,7 +123,7 @@ def _own_yield(node) -> bool:
         if isinstance(n, (ast.Yield, ast.YieldFrom)):
             return True
         if not isinstance(n, _SCOPES):
-            stack.extend(ast.iter_child_nodes(n))
+            stack.extend(child_nodes(n))
     return False
 
 
@@ -142,7 +147,7 @@ class _Bindings:
         self._scan(tree.body)
         if not may_declare_global:
             return
-        for n in ast.walk(tree):  # `global x` in a function: x is (re)bound at run time
+        for n in all_nodes(tree):  # `global x` in a function: x is (re)bound at run time
             if isinstance(n, ast.Global):
                 for name in n.names:
                     self.kinds.setdefault(name, []).append(None)
@@ -184,7 +189,7 @@ class _Bindings:
                     self._scan(block)
 
     def _scan_expression(self, node) -> None:
-        for n in ast.walk(node):
+        for n in all_nodes(node):
             if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
                 self._bind(n.id, None)
             elif isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name:
@@ -250,12 +255,15 @@ class Module:
         found = [d for d in self.definitions if d.qualname == qualname]
         return found[-1] if found else None
 
-    def _convert(self, d: Definition):
-        """(converted gast node, its original return annotation). Only this definition
+    def _convert(self, d: Definition, fast: bool = False):
+        """(converted gast node, its original return annotation); `fast`: with the fast
+        paths of the module it writes (`module_paths.py`). Only this definition
         is made a gast tree, and nothing keeps it: the memory a conversion holds is
         the module's `ast` tree and one function's gast tree at a time."""
+        kinds: list = []
         with parser.recursion_room(self.depth):
-            node = ast_to_gast(d.node)
+            node = ast_to_gast(d.node, kinds)
+        anno.set_(node, anno.KINDS, frozenset(kinds))
         first = min([node.lineno] + [x.lineno for x in node.decorator_list])
         source = "".join(self.lines[first - 1:node.end_lineno])
         # (the qualified name: private names are mangled with the class name)
@@ -275,6 +283,8 @@ class Module:
             _explicit_super(node, generated=ctx.namer.generated)
         if ctx.out.ops_name != "ag__":  # the function uses `ag__` itself
             self.aliases.add(ctx.out.ops_name)
+        if fast:
+            add_fast_paths(node, ctx)
         return node, returns
 
     def function_code(self, qualname: str) -> str:
@@ -303,7 +313,7 @@ class Module:
             first, last = d.node.lineno, d.node.end_lineno
             with collector_paused():
                 try:
-                    node, returns = self._convert(d)
+                    node, returns = self._convert(d, fast=True)
                 except ConversionError as e:
                     if strict:
                         raise
@@ -313,10 +323,11 @@ class Module:
                 node.returns = returns
                 line = self.lines[first - 1]
                 indent = line[:len(line) - len(line.lstrip())]
+                # (the text is not compiled again to check it: that cost more than six
+                # times compiling the input, and the suite compiles every converter's output)
                 with parser.recursion_room(self.depth):
                     text = f"@{ARTIFACT}\n" + parser.unparse(node) + "\n"
                     del node, returns  # (the next definition's tree replaces this one)
-                    _check_compiles(text, self.filename, d)
             edits.append((first, last, _indent(text, indent)))
         if strict and self.notes:
             note = self.notes[0]
@@ -330,7 +341,7 @@ class Module:
             out[first - 1:last] = [text]
         at = self._import_line()
         header = ("# Converted by `autograph convert`: control flow calls the `ag__` "
-                  "operators.\n" + IMPORT_LINE + "\n" +
+                  "operators.\n" + INSTALL_LINE +
                   "".join(f"{IMPORT_LINE[:-4]}{alias}\n" for alias in sorted(self.aliases)))
         if at > 0 and not out[at - 1].endswith(("\n", "\r")):
             header = "\n" + header
@@ -380,19 +391,6 @@ def collector_paused():
     finally:
         if collecting:
             gc.enable()
-
-
-def _check_compiles(text: str, filename: str, d: Definition) -> None:
-    """The converted code of one definition compiles (on its own, as a module-level
-    `def`: it replaces a definition at the module's or a class's level, the rest of the
-    module is the input's own text, which compiles). Checked definition by definition,
-    the memory it takes is one function's, not that of the whole converted module,
-    several times the input's size."""
-    try:
-        compile(text, filename, "exec", dont_inherit=True)
-    except SyntaxError as e:  # a bug of the converter, not of the input
-        raise RuntimeError(f"the converted code of {filename} does not compile "
-                           f"({d.qualname}, line {d.node.lineno}): {e}") from e
 
 
 def source_lines(text: str) -> list[str]:

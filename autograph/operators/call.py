@@ -27,21 +27,31 @@ from runtime.core.errors import TracingRecursionError, recursion_cycle
 def converted(f):
     """Stands in until the compiler injects its own (converted code can run before the
     compiler was imported: a module written by `autograph convert` imports only the
-    operators): loads the compiler through the loader `autograph.api` registered, which
-    replaces this function in `ag__`, then forwards to it."""
+    operators). While no trace is being built on any thread, nothing can be symbolic and
+    every callee, converted or not, does on Python values what it does as written: `f`
+    itself, so converted code that never meets a symbolic value never loads the compiler.
+    Otherwise it loads the compiler through the loader `autograph.api` registered, which
+    replaces this function in `ag__`, and forwards to it."""
+    if not _tracing_anywhere:
+        return f
     return _compiler_entry("converted")(f)
 
 
 def converted_at(site, f):
     """Stands in for the compiler's call-site `converted` (`converters/fast_paths.py`)
-    until the compiler is loaded, as `converted` does."""
+    until the compiler is loaded, as `converted` does (the site stays empty)."""
+    if not _tracing_anywhere:
+        return f
     return _compiler_entry("converted_at")(site, f)
 
 
 def converted_call(f, *args, **kwargs):
     """`f(*args, **kwargs)` as converted code makes it: the form modules written by earlier
     versions of `autograph convert` call."""
-    return _compiler_entry("converted")(f)(*args, **kwargs)
+    return converted(f)(*args, **kwargs)
+
+
+_tracing_anywhere = tracing.building  # empty while no thread builds a graph
 
 
 def _compiler_entry(name: str) -> Callable:

@@ -173,8 +173,9 @@ def _refuse_if_catchable(nodes: list, handlers: Callable, where: tuple) -> None:
         raise ConversionError(
             f"this `try` has graph operations in its body and its handler `except "
             f"{caught}` could catch an error they raise when the graph runs, but the `try` "
-            "stays Python (it writes through an attribute or subscript, changes a "
-            "container in place such as `xs.append(v)`, declares a `global`, or has a "
+            "stays Python (it writes an attribute of an item such as `xs[0].y = v`, "
+            "changes a container in place such as `xs.append(v)`, deletes, declares a "
+            "`global`, or has a "
             "`break` / `continue` / `return` inside `finally`), so the graph would not "
             "hand the error to the "
             "handler. Move those statements out of the `try`, test the condition "
@@ -302,7 +303,7 @@ def _try_except(body, handlers, orelse, get_state, set_state, names, where) -> N
     if pending is not None:
         _hand_over(pending, path, kinds, get_state, set_state)
     elif orelse is not None:
-        _on_body_path(path, orelse, get_state, set_state)
+        _on_body_path(path, orelse, get_state, set_state, names)
 
 
 def _relevant(kinds: tuple, nodes: list) -> bool:
@@ -338,8 +339,11 @@ def _linear_algebra(node) -> bool:
         op.kernel is None  # (a control-flow or other kernel-less node: may raise anything)
 
 
-def _on_body_path(path, fn: Callable, get_state: Callable, set_state: Callable) -> None:
-    """Run `fn` (on the state) only where the body finished: `path` is -1."""
+def _on_body_path(path, fn: Callable, get_state: Callable, set_state: Callable,
+                  names: tuple | None = None) -> None:
+    """Run `fn` (on the state) only where the body finished: `path` is -1. `names`: the
+    state's variables (an array the `else` writes into is then the same array after it,
+    for its other names and the caller)."""
     if not isinstance(path, runtime.Tensor):
         if path == -1:
             fn()
@@ -350,7 +354,8 @@ def _on_body_path(path, fn: Callable, get_state: Callable, set_state: Callable) 
         fn()
         return get_state()
 
-    set_state(runtime.cond(path == -1, run, lambda *state: state, get_state()))
+    set_state(runtime.cond(path == -1, run, lambda *state: state, get_state(),
+                           names=list(names) if names is not None else None))
 
 
 def _hand_over(error: BaseException, path, kinds: list, get_state, set_state) -> None:

@@ -69,7 +69,7 @@ def check(target: np.ndarray, refs: int) -> None:
             break
         # held by x's base pointer and `getrefcount`'s argument; the parent `a` of the
         # temporary `a[0]` also by its name and as the pending argument of the outer
-        # `a = ag__.setitem(a, 0, ag__.setitem(a[0], 1, v))`
+        # `a = ag__.setitem(a, 0, ag__.setitem(a[0], 1, v), nested=True)`
         shared = sys.getrefcount(x.base) - trace_holders(x.base) > \
             (4 if temporary and x is target else 2)
         x = x.base

@@ -142,9 +142,15 @@ def set_attr(obj, path: str, value) -> None:
     setattr(obj, last, value)
 
 
-def setitem(target, index, value, op: str | None = None):
+def setitem(target, index, value, op: str | None = None, nested: bool = False):
     """`target[index] = value` (or `target[index] op value`, e.g. op '+='), returning the
-    updated target."""
+    updated target. `nested`: the outer store of `target[index][j] = v`, `value` being
+    the inner update's result, made only when that update gave a new value (a graph
+    value, updated functionally): an update in place (a list, an array, a view) has
+    landed already, so a list in a tuple is written as Python writes it and a
+    container's `__setitem__` runs only where Python runs it."""
+    if nested and not isinstance(value, Tensor) and not isinstance(target, Tensor):
+        return target
     if isinstance(target, Tensor) or (isinstance(value, Tensor) and _is_array(target)) \
             or (_is_array(target) and _has_tensor(index)):
         if isinstance(target, Tensor):

@@ -1,7 +1,7 @@
 """Parsing user functions into gast trees that keep their origin (file, line, column).
 
-The source of a function comes from `inspect` (cached per code object, since finding
-it is the slowest step of a conversion). Instead of dedenting, an indented source is
+The source of a function comes from its file through `linecache`, as `inspect` finds
+it (cached per code object). Instead of dedenting, an indented source is
 parsed inside an `if 1:` header so every node keeps the column it has in the user's
 file; line numbers are shifted to the file's numbering. The result: every node of the
 parsed tree carries the user's real `lineno` / `col_offset`, and the converted code is
@@ -26,8 +26,10 @@ from typing import NamedTuple
 import gast
 
 from autograph.errors import ConversionError
-from autograph.pyct import anno, gast_to_ast
+from autograph.pyct import anno
 from autograph.pyct.ast_to_gast import ast_to_gast
+from autograph.pyct.gast_unparse import unparse_gast
+from autograph.pyct.all_nodes import all_nodes
 
 
 class Source(NamedTuple):
@@ -63,14 +65,38 @@ def get_source(fn: types.FunctionType) -> Source:
     if filename.startswith("<") and not linecache.getlines(filename):
         raise _no_source(fn, f"it was defined in {filename}")
     try:
-        # the code object, not the function: inspect would follow `__wrapped__` (set by
-        # functools.wraps) to the wrapped function's source instead of the wrapper's
-        lines, first = inspect.getsourcelines(code)
+        lines, first = _source_lines(code, getattr(fn, "__globals__", None))
     except (OSError, TypeError) as e:
         raise _no_source(fn, str(e)) from None
     src = Source("".join(lines), filename, max(first, 1))
     _SOURCE_CACHE[key] = src
     return src
+
+
+# the line a code object's source starts on, as `inspect.findsource` finds it
+_DEF_LINE = re.compile(r"^(\s*def\s)|(\s*async\s+def\s)|(.*(?<!\w)lambda(:|\s))|^(\s*@)")
+
+
+def _source_lines(code: types.CodeType, module_globals) -> tuple[list[str], int]:
+    """The lines of `code`'s definition and the number of the first, as
+    `inspect.getsourcelines(code)` gives them, read from the file through `linecache`
+    (`module_globals` finds a loader's source). The code object, not the function:
+    inspect would follow `__wrapped__` (set by functools.wraps) to the wrapped
+    function's source; and not `inspect` itself: for a code object it first looks for
+    its module by scanning the absolute path of every module imported (a tenth of a
+    second on a first conversion)."""
+    linecache.checkcache(code.co_filename)  # a file edited since: its new lines
+    lines = linecache.getlines(code.co_filename, module_globals)
+    if not lines:
+        raise OSError("could not get source code")
+    lnum = code.co_firstlineno - 1
+    while lnum > 0:
+        if lnum >= len(lines):
+            raise OSError("lineno is out of bounds")
+        if _DEF_LINE.match(lines[lnum]):
+            break
+        lnum -= 1
+    return inspect.getblock(lines[lnum:]), lnum + 1
 
 
 def _parse_text(text: str, first_line: int) -> gast.Module:
@@ -85,10 +111,13 @@ def _parse_text(text: str, first_line: int) -> gast.Module:
     else:
         tree = ast.parse("\n" * (first_line - 1) + text)
     depth = nesting_depth(tree)
+    kinds: list = []
     with recursion_room(depth):
-        module = ast_to_gast(tree)
+        module = ast_to_gast(tree, kinds)
+    kinds = frozenset(kinds)  # (of the whole text: the function's own, or more)
     for node in module.body:
         anno.set_(node, anno.DEPTH, depth)
+        anno.set_(node, anno.KINDS, kinds)
     return module
 
 
@@ -186,7 +215,7 @@ def _find_lambda(fn, src: Source, module) -> gast.Lambda:
             raise _no_source(fn, "the source line of the lambda cannot be parsed")
         tree = gast.gast_to_ast(module)
     args = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
-    candidates = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)
+    candidates = [n for n in all_nodes(tree) if isinstance(n, ast.Lambda)
                   and n.lineno == code.co_firstlineno
                   and [a.arg for a in n.args.args + n.args.kwonlyargs] == args]
     if len(candidates) > 1:
@@ -234,7 +263,7 @@ def unparse(node) -> str:
         return "\n".join(unparse(n) for n in node)
     markers = _insert_note_markers(node)
     try:
-        text = ast.unparse(gast_to_ast.convert(node))
+        text = unparse_gast(node)
     finally:
         for block, marker, _ in markers:
             block.remove(marker)

@@ -36,6 +36,7 @@ from runtime.core import tracing
 from runtime.core.graph import Graph
 from runtime.core.registry import OpDef, add_node
 from runtime.core.tensor import Tensor
+from runtime.ops.constant import constant
 from runtime.ops.path_result import AS_COMPUTED, PYTHON_INT, PYTHON_NUMBER
 
 
@@ -108,6 +109,7 @@ def mark(g_body: Graph, points: list) -> Marked | None:
     """Store each point's value (`points`: (node, value before it in the body's values,
     the same in the values of the node's own graph: a branch of the body's)) just before
     its node; the Marked a handler reads, or None where the values do not allow it."""
+    points = _arrays_as_constants(g_body, points)
     where = _graphs_of(g_body)
     typed, numbers, placed = [], [], []
     for node, v, inner in points:
@@ -196,3 +198,20 @@ def within_graph(g: Graph, t: Tensor) -> Tensor | None:
         return None
     outer = within_graph(g.parent, t)
     return None if outer is None else g.captures.get(outer)
+
+
+def _arrays_as_constants(g_body: Graph, points: list) -> list:
+    """NumPy arrays among the values (a Python object's attribute the body replaces) as
+    constants made first in the body, so that a mark can store them."""
+    made: dict = {}
+    for _, v, _ in points:
+        if type(v) is np.ndarray and v.ndim and v.dtype.kind in "biufc" and id(v) not in made:
+            with tracing.graph_context(g_body):
+                made[id(v)] = constant(v)
+    if not made:
+        return points
+    new = g_body.nodes[-len(made):]
+    g_body.nodes[:] = new + g_body.nodes[:-len(made)]
+    # (a value seen in a branch of the body is the same array: a branch does not see
+    # the constant made here, so that mark is refused, by `within_graph`)
+    return [(node, made.get(id(v), v), made.get(id(inner), inner)) for node, v, inner in points]

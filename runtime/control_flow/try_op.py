@@ -44,6 +44,7 @@ from runtime.control_flow.common import (
 )
 from runtime.control_flow.cond import COND, _merge_dtype, _merge_shape, _number_like
 from runtime.control_flow.learn_types import is_placeholder, zeros_like
+from runtime.control_flow.try_arrays import Tracked
 from runtime.control_flow.try_marks import Marked, mark
 from runtime.control_flow.try_state import (
     ConversionRefusal,
@@ -181,6 +182,7 @@ def _carried_out(node, subs: list) -> list:
 
 def _trace(name: str, parent: Graph, fn: Callable, get_state=None, trees=(), names=()):
     sub = Graph(name, parent=parent)
+    sub.in_order = True  # (runs where it stands: writes into outer arrays, try_arrays.py)
     if get_state is not None:
         sub.nodes = Snapshots(get_state, trees, names)
     with tracing.graph_context(sub):
@@ -212,6 +214,8 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
     init = get_state()
     init_leaves, tree = flatten(init)
     trees = [flatten(v)[1] for v in init]
+    labels = leaf_names(names, tree, len(init_leaves))
+    tracked = Tracked(init_leaves, labels)
     g_body, error = _trace("try", graph, body, get_state, trees, names)
     snaps, own, refusal = g_body.nodes.seen, g_body.nodes.own, refusals(g_body)
     g_body.nodes = list(g_body.nodes)
@@ -223,6 +227,10 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
         raise error
     if refusal is not None:
         raise refusal
+    written = tracked.written(g_body)  # (and the handlers', added as they are traced)
+    for _, leaves in snaps if written else ():
+        tracked.check(written, leaves, " around operations that may fail", g_body)
+    set_state = tracked.following(written, set_state)  # arrays follow their variable
     if error is not None:
         caught = any(catches(h[0], error) for h in handlers)
         drop_foreign(g_body, get_state, set_state, init, names if caught else None)
@@ -230,6 +238,8 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
                 if relevant(h[0], g_body.nodes)]
     body_leaves = leaves_as(get_state(), trees, names) if error is None else \
         flatten(get_state())[0]
+    if error is None:
+        tracked.check(written, body_leaves, "")
     g_handlers, h_leaves = [], []
     for index, kinds, handler, cleanup in handlers:
         # the state where an operation may raise what this handler catches
@@ -261,6 +271,10 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
                 raise
 
         g, err = _trace(f"except_{index}", graph, run)
+        new = tracked.written_in(g, written)
+        for lv in ([body_leaves] if error is None else []) + h_leaves:
+            if lv is not None:
+                tracked.check(new, lv, "")
         if cleanup:
             _check_untainted(g, [x for x in stand_ins if x is not None])
         if isinstance(err, _Raised):
@@ -275,11 +289,12 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
             for x in leaves:
                 if isinstance(x, Unknown):
                     x._refuse()
+            tracked.check(written, leaves, " in a handler")
         g_handlers.append((g, var, tuple(kinds), index))
         h_leaves.append(leaves)
     paths = [(g_body, body_leaves)] + [(g, lv) for (g, *_), lv in zip(g_handlers, h_leaves)]
-    out = _finish(graph, paths, init_leaves, g_handlers,
-                  leaf_names(names, tree, len(init_leaves)), errstate)
+    out = _finish(graph, paths, init_leaves, g_handlers, labels, errstate)
+    tracked.pass_through(written, [lv for _, lv in paths if lv is not None], out)
     set_state(unflatten(tree, out[:-1]))
     return out[-1], error
 

@@ -164,8 +164,8 @@ class NumpyOperators:
     def clip(self, min=None, max=None, out=None): return np.clip(self, min, max, **_no_out(out))
     def dot(self, b, out=None): return np.dot(self, b, **_no_out(out))
     def squeeze(self, axis=None): return np.squeeze(self, **_given(axis=axis))
-    def flatten(self, order="C"):  # always a copy in NumPy, never a view
-        return TensorProtocol.forget(np.reshape(self, (-1,), order=order))
+    def flatten(self, order="C"):  # always a copy in NumPy, never a view (a ravel may be)
+        return np.copy(np.ravel(self, order=order))
     def ravel(self, order="C"): return np.ravel(self, order=order)
     def copy(self, order="C"): return np.copy(self)
     def take(self, indices, axis=None, out=None, mode="raise"):

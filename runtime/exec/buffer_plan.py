@@ -119,6 +119,7 @@ class BufferPlan:
         self.produced: dict[int, Node] = {}
         self.position: dict[int, int] = {}  # id(value) -> index of the node producing it
         self.element_reads: dict[int, int] = {}  # uses that copy one element (`x[i]`)
+        self.viewless_users: dict[int, bool] = {}  # read only by ufuncs and element writes
         for k, node in enumerate(nodes):
             for o in node.outputs:
                 self.produced[id(o)] = node
@@ -131,13 +132,20 @@ class BufferPlan:
                     if reads and x is node.inputs[0]:
                         self.element_reads[id(x)] = self.element_reads.get(id(x), 0) + 1
                     ok = self.only_ufunc_users.get(id(x), True)
-                    self.only_ufunc_users[id(x)] = ok and (  # users that keep no view
+                    self.only_ufunc_users[id(x)] = ok = ok and (  # users that keep no view
                         isinstance(node.op.kernel, np.ufunc) or bool(node.op.fused)
                         or is_float_2d_matmul(node))
+                    # (an element write copies its value, and its array when not in place)
+                    self.viewless_users[id(x)] = self.viewless_users.get(id(x), True) and (
+                        ok or node.op.emit_in_place is not None)
         for x in outputs:
             if isinstance(x, Tensor):
                 self.last_use[id(x)] = len(nodes)
                 self.uses[id(x)] = self.uses.get(id(x), 0) + 1
+        self.results = {id(x) for x in outputs if isinstance(x, Tensor)}
+        # id(value) -> id(argument written into) whose buffer holds the value: an
+        # intermediate computed into that buffer (`_written_argument`)
+        self.home: dict[int, int] = {}
         self.free: list[str] = []
         self.spare: dict[str, tuple] = {}  # name in `free` -> (shape, dtype, C-contiguous)
         self._taken: tuple = (None, None)  # the last name take_name gave, its spare entry
@@ -178,23 +186,47 @@ class BufferPlan:
             return None
         dying = [x for x in node.inputs
                  if isinstance(x, Tensor) and self.last_use.get(id(x)) == k
-                 and (self._final_into_argument(x, out) or
+                 and (self._written_argument(x) or
                       id(x) in self.produced and _fresh_array(self.produced[id(x)]))
                  and self.only_ufunc_users.get(id(x)) and _same_size(x, out, node)
                  and x.dtype == out.dtype]
+        dying = [x for x in dying if self._may_hold(x, out)]
         for x in dying:  # the argument's final value goes into the argument, as in NumPy
             if id(x) in self.owned:
-                return x
+                return self._housed(x, out)
         # the most recently written one: its lines are likeliest to sit in this core's
         # cache alone. Writing over an operand that BLAS's threads just read from both
         # cores costs more: `s = s + (s @ y) * x` at 256×256 float32 ran 1.07× eager with
         # the sum written over `s`, 0.97× with it written over the product.
-        return max(dying, key=lambda x: self.position.get(id(x), -1), default=None)
+        chosen = max(dying, key=lambda x: self.position.get(id(x), -1), default=None)
+        return None if chosen is None else self._housed(chosen, out)
 
-    def _final_into_argument(self, x: Tensor, out: Tensor) -> bool:
-        """`x` is an argument written into and `out` its final value: computed into its
-        buffer, it needs no copy (`owned` maps such an input's id to its final value)."""
-        return isinstance(self.owned, dict) and self.owned.get(id(x)) is out
+    def _home_of(self, x: Tensor) -> int | None:
+        """id of the argument written into whose buffer holds `x`, or None."""
+        return id(x) if self._written_argument(x) else self.home.get(id(x))
+
+    def _may_hold(self, x: Tensor, out: Tensor) -> bool:
+        """Whether `out` may be computed into `x`'s buffer. In an argument's buffer (the
+        argument's final value is copied there after the call when not computed there)
+        only that final value, or an intermediate that is no result and that only ufuncs
+        and element writes read (their results are new arrays, or go into a buffer
+        checked again here)."""
+        home = self._home_of(x)
+        return home is None or self.owned.get(home) is out or (
+            id(out) not in self.results and self.viewless_users.get(id(out), True))
+
+    def _housed(self, x: Tensor, out: Tensor) -> Tensor:
+        home = self._home_of(x)
+        if home is not None:
+            self.home[id(out)] = home
+        return x
+
+    def _written_argument(self, x: Tensor) -> bool:
+        """`x` is an argument the function writes into (`owned` maps such an input's id
+        to its final value): its buffer takes its final value in the end, so a value
+        computed from it where it dies goes into it, as `np.minimum(x, 1, out=x)` does
+        in NumPy, and its final value then needs no copy."""
+        return isinstance(self.owned, dict) and id(x) in self.owned
 
     def updatable_in_place(self, node: Node, k: int) -> bool:
         """An index update whose array is used only here (or also by element reads before
@@ -208,9 +240,10 @@ class BufferPlan:
                 sum(y is x for y in node.inputs) != 1:
             return False
         if id(x) in self.owned:
-            return True
+            return self._may_hold(x, node.outputs[0]) and self._housed(x, node.outputs[0]) is x
         producer = self.produced.get(id(x))
-        return producer is not None and _owns_result(producer)
+        return producer is not None and _owns_result(producer) and \
+            self._may_hold(x, node.outputs[0]) and self._housed(x, node.outputs[0]) is x
 
     def take_name(self) -> str | None:
         """A variable name freed by a dead value, if any (preferring names whose buffers
@@ -290,5 +323,5 @@ class BufferPlan:
     def _may_be_spare(self, x: Tensor) -> bool:
         """Its buffer is private: a fresh array that only ufuncs read (no view, no alias)."""
         producer = self.produced[id(x)]
-        return x.ndim > 0 and None not in x.static_shape and bool(self.only_ufunc_users.get(id(x))) \
+        return id(x) not in self.home and x.ndim > 0 and None not in x.static_shape and bool(self.only_ufunc_users.get(id(x))) \
             and (_fresh_array(producer) or is_float_2d_matmul(producer))

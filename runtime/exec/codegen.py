@@ -33,6 +33,8 @@ from runtime.core.graph import Graph, Node
 from runtime.core.registry import _recording, recording_threads
 from runtime.core.liveness import live_nodes
 from runtime.exec.buffer_plan import BufferPlan, copies_then_sets
+from runtime.exec.call_forms import bare as _bare, method_form, operator_form, \
+    paren as _paren
 from runtime.exec.generated_source import drop_source_with, register_source
 from runtime.passes.memory_order import reads_memory_order
 from runtime.exec.chunks import emit_region, find_regions
@@ -268,8 +270,8 @@ class CodeGen:
             call = node.op.format(self, ins, node.attrs)
         else:
             args = ins + [f"{k}={self.lit(v)}" for k, v in node.attrs.items()]
-            operator = (_operator_form(node, ins, id(node) in self.as_dot)
-                        or _method_form(node, ins, args)) \
+            operator = (operator_form(node, ins, id(node) in self.as_dot)
+                        or method_form(self, node, ins)) \
                 if reuse is None and spare is None else None
             if operator is not None:
                 call = operator
@@ -416,85 +418,3 @@ def _compile_graph(graph: Graph, out_tree, out_leaves, name: str, parallel: bool
     exec(compile(source, filename, "exec"), namespace)
     drop_source_with(namespace[fname], filename, gen.line_origins)
     return namespace[fname], source, gen, filename
-
-
-_BINARY = {np.add: "+", np.subtract: "-", np.multiply: "*", np.true_divide: "/",
-           np.floor_divide: "//", np.remainder: "%", np.less: "<", np.less_equal: "<=",
-           np.greater: ">", np.greater_equal: ">=", np.equal: "==", np.not_equal: "!=",
-           np.bitwise_and: "&", np.bitwise_or: "|", np.bitwise_xor: "^",
-           np.left_shift: "<<", np.right_shift: ">>"}
-_UNARY = {np.negative: "-", np.invert: "~", np.positive: "+"}
-_SCALARS = (bool, int, float, complex, np.generic)
-
-
-def _operator_form(node: Node, ins: list[str], as_dot: bool = False) -> str | None:
-    """`a + b` instead of `np.add(a, b)`: the same ufunc for arrays, and NumPy's much
-    faster scalar path when the values are NumPy scalars (loops over scalars)."""
-    k = node.op.kernel
-    if node.attrs or not isinstance(k, np.ufunc):
-        return None
-    if any(not isinstance(x, (Tensor, np.ndarray) + _SCALARS) for x in node.inputs) or \
-            not node.outputs[0].weak and all(type(x) in _SCALARS[:4] or isinstance(
-                x, Tensor) and x.weak for x in node.inputs):  # `np.add(n, 1)`: not Python's
-        return None
-    if k is np.matmul and len(ins) == 2 and not as_dot:
-        return f"{_paren(ins[0])} @ {_paren(ins[1])}"  # ndarray.__matmul__: least overhead
-    if k in _BINARY and len(ins) == 2:
-        return f"{_paren(ins[0])} {_BINARY[k]} {_paren(ins[1])}"
-    if k in _UNARY and len(ins) == 1:
-        return f"{_UNARY[k]}{_paren(ins[0])}"
-    return None
-
-
-# NumPy reductions whose method runs the same reduction (`np.sum(x)` → `np.add.reduce`,
-# as `x.sum()`; `np.mean`/`np.std` call the very `_methods` functions `x.mean()` calls),
-# with the keywords they share
-_METHODS = {np.any: "any", np.all: "all", np.max: "max", np.amax: "max", np.min: "min",
-            np.amin: "min", np.sum: "sum", np.prod: "prod", np.mean: "mean", np.std: "std",
-            np.var: "var"}
-_METHOD_KEYWORDS = {"axis", "keepdims", "dtype", "ddof"}
-
-
-def _method_form(node: Node, ins: list[str], args: list[str]) -> str | None:
-    """`x.sum()` instead of `np.sum(x)` for an array: what NumPy's function calls, without
-    its Python-level dispatch (~3 us against ~1 us on a small array; vmap's `while`
-    tests one per iteration, solvers take a max per iteration)."""
-    method = _METHODS.get(node.op.kernel)
-    if method is None or set(node.attrs) - _METHOD_KEYWORDS \
-            or "ddof" in node.attrs and method not in ("std", "var") \
-            or "dtype" in node.attrs and method in ("any", "all", "max", "min"):
-        return None
-    x = node.inputs[0]
-    if len(node.inputs) != 1 or not isinstance(x, Tensor) or x.ndim == 0:
-        return None  # (a 0-d value may be a Python number, which has no method)
-    return f"{_paren(ins[0])}.{method}({', '.join(args[1:])})"
-
-
-def _joined(exprs: list[str]) -> str:
-    return ", ".join(_bare(e) if len(exprs) == 1 else e for e in exprs)
-
-
-def _paren(expr: str) -> str:
-    if re.fullmatch(r"[\w.]+", expr) or _wrapped(expr):  # names, numbers, attributes
-        return expr
-    return f"({expr})"
-
-
-def _wrapped(expr: str) -> bool:
-    """True when `expr` is one parenthesised group: (a + b), not (a) + (b)."""
-    if not (expr.startswith("(") and expr.endswith(")")):
-        return False
-    depth = 0
-    for i, ch in enumerate(expr):
-        depth += ch == "("
-        depth -= ch == ")"
-        if depth == 0 and i < len(expr) - 1:
-            return False
-    return True
-
-
-def _bare(expr: str) -> str:
-    """Drop redundant outer parentheses (statement contexts: if, while, =)."""
-    while _wrapped(expr):
-        expr = expr[1:-1]
-    return expr

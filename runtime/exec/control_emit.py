@@ -21,7 +21,7 @@ from runtime.control_flow.lists import is_list
 from runtime.control_flow.while_loop import WHILE_LOOP
 from runtime.control_flow.try_op import RERAISE, TRY
 from runtime.exec.buffer_plan import updated_in_place
-from runtime.exec.codegen import _bare, _joined, _paren
+from runtime.exec.call_forms import bare as _bare, joined as _joined, paren as _paren
 from runtime.exec.counted_loops import (
     common_shift, counted_loop, counter_span, counting, element_reads, pure_test,
     python_counter,

@@ -8,6 +8,8 @@ op's kernel gives.
     exact_int(i, 1, ...)     →  int64_0 + (i + 1)   (Python ints that cannot leave int64;
                                 exact_add(i, 1, where) with the check otherwise)
     where(c, a, b)[()]       →  int64_0 + (a if c else b)
+    power(d, t) written `d ** t`  →  d ** t   (NumPy's scalar power on NumPy scalars)
+    power(0.999, t) of Python numbers  →  python_power(0.999, t, where)   (Python's `**`)
 
 Why: a ufunc called on scalars costs 0.3–1 µs of dispatch and casting (`np.logical_and`
 on a NumPy bool and a Python bool, `np.where` making a 0-d array), the Python expression
@@ -22,7 +24,7 @@ from runtime.core.graph import Node
 from runtime.core.tensor import Tensor
 from runtime.ops.exact_ints import EXACT_INT, _message
 from runtime.ops.indexing import GETITEM, INDEX_UPDATE
-from runtime.ops.ufuncs import PYTHON_NUMBER
+from runtime.ops.ufuncs import PYTHON_NUMBER, made_by_operator
 
 _MIN, _MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
 _ZERO = np.int64(0)
@@ -257,8 +259,43 @@ def as_numpy(gen, dtype: np.dtype, expr: str) -> str:
     return f"{gen.const(dtype.type, f'np_{dtype.name}')}({expr})"
 
 
+def python_power(a, b, where: str):
+    """`a ** b` of two Python numbers (NumPy scalars standing for them are read as theirs),
+    computed as Python computes it: the C library's `pow`, where NumPy's array loop for
+    `np.power` may differ in the last bit (0.999 ** 7), and Python's errors (`0.0 ** -1`:
+    ZeroDivisionError; overflow: OverflowError) where NumPy would warn."""
+    result = (a.item() if isinstance(a, (np.generic, np.ndarray)) else a) ** \
+        (b.item() if isinstance(b, (np.generic, np.ndarray)) else b)
+    if type(result) is complex:
+        raise ValueError(f"`**` of Python numbers gives a complex number here (a negative base "
+                         f"to a fractional power){where}; the graph holds a float. Write "
+                         "complex(base) ** e for Python's complex result, or np.power for "
+                         "NumPy's nan")
+    return result
+
+
+def _power(gen, node: Node, ins: list[str]) -> str | None:
+    """`a ** b` of single numbers written with the operator. On NumPy scalars `**` runs
+    NumPy's scalar power (the C library's `pow`), which differs in the last bit from the
+    `np.power` loop on some values (0.999 ** 7); on 0-d arrays it is that loop: so the
+    operator, dispatched on the values as they are when the call runs, is eager's. On
+    Python numbers (a weak result of weak or Python operands): Python's power, whose
+    errors NumPy's does not reproduce. (Integer Python results are exact_int's.)"""
+    out = node.outputs[0]
+    if node.attrs or len(ins) != 2 or out.ndim != 0 or not made_by_operator(out):
+        return None
+    if not (out.weak and out.dtype.kind == "f" and all(
+            type(x) in (bool, int, float) or isinstance(x, Tensor) and x.weak
+            and x.ndim == 0 and x.dtype.kind in "biuf" for x in node.inputs)):
+        return f"{_paren_plain(ins[0])} ** {_paren_plain(ins[1])}"
+    origin = node.origin
+    where = f" (at {origin.filename}:{origin.lineno})" if origin is not None else ""
+    return f"{gen.const(python_power, 'python_power')}({ins[0]}, {ins[1]}, " \
+           f"{gen.const(where, 'at_line')})"
+
+
 # by the op record's kernel (a ufunc, NumPy's function, or the op's own)
-_FORMS = {PYTHON_NUMBER.kernel: _python_number, np.logical_not: _logical_not,
+_FORMS = {PYTHON_NUMBER.kernel: _python_number, np.logical_not: _logical_not, np.power: _power,
           np.logical_and: _logical_binary("and", "&"), np.logical_or: _logical_binary("or", "|"),
           EXACT_INT.kernel: _exact_int, np.where: _where, GETITEM.kernel: _getitem}
 _LOGICAL = (np.logical_not, np.logical_and, np.logical_or)

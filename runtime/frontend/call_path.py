@@ -12,7 +12,10 @@ is one) without building a list of leaves:
         (eager or inside a trace?) -> the Python function on the bound arguments
         key part of x    (array: (dtype, shape), leaf) ...
         key part of factor (float: its bits) ...
-        cf = cache.get((k0, k1)) -> guards hold? -> cf._fn(*leaves)
+        cf = the last call's trace if every part equals the last call's (`_F._last`),
+             else cache.get((k0, k1))
+        guards hold? -> cf._fn(*leaves)
+        a trace reading Python state as inputs: cf.stateful(leaves, args)
         anything else (a miss, a nested argument, the same array twice): the full path
 
 `Function.__call__` reads it (`Function._entry`) and `BoundFunction` is a
@@ -32,6 +35,7 @@ import numpy as np
 
 from runtime.core import tracing
 from runtime.frontend.binder import def_parameters
+from runtime.frontend.concrete import MISS
 from runtime.frontend.modes import _run_eagerly
 from runtime.frontend.signature import FloatKey, _identity_key, has_aliases, key_of
 from runtime.frontend.tracebacks import filter_traceback
@@ -46,7 +50,7 @@ _EMPTY_TUPLE, _EMPTY_DICT = (tuple, ()), (dict, ())
 _RESERVED = frozenset({
     "_F", "_state", "_building", "_eager", "_full", "_filter", "_ndarray", "_generic", "_floats",
     "_float_part", "_identity_part", "_ohash", "_oeq", "_seq", "_map", "_aliases",
-    "_EMPTY_TUPLE", "_EMPTY_DICT", "_TUPLE", "_L", "_t", "_n", "_cf", "_e", "_entry", "_make"})
+    "_EMPTY_TUPLE", "_EMPTY_DICT", "_TUPLE", "_L", "_t", "_n", "_v", "_r", "_kv", "_l", "_DICT", "_MISS", "_cf", "_e", "_entry", "_make"})
 
 
 def identity_part(function: Any, a: object) -> tuple | None:
@@ -75,40 +79,46 @@ def float_part(function: Any, a: float) -> tuple:
     return part
 
 
-def _item_part(function, a, leaves: list):
-    t = type(a)
-    if t is _ndarray:
-        leaves.append(a)
-        return (a.dtype, a.shape)
-    if t is float:
-        return function._float_parts.get(a) or float_part(function, a)
-    if t is int or t is bool or t is str or a is None:
-        return (t, a)
-    if isinstance(a, _generic):
-        leaves.append(a)
-        return (a.dtype, ())
-    return None
-
-
 def sequence_part(function: Any, items: tuple, leaves: list) -> tuple | None:
-    """The key part of a `*args` tuple of arrays and Python scalars; None for other items."""
+    """The key part of a `*args` tuple of arrays and Python scalars; None for other items.
+    (Each item's part is made inline, as `key_of` makes it: this runs on every call.)"""
     parts = []
+    append = parts.append
     for a in items:
-        part = _item_part(function, a, leaves)
-        if part is None:
+        t = type(a)
+        if t is _ndarray:
+            leaves.append(a)
+            append((a.dtype, a.shape))
+        elif t is int or t is bool or t is str or a is None:
+            append((t, a))
+        elif t is float:
+            append(function._float_parts.get(a) or float_part(function, a))
+        elif isinstance(a, _generic):
+            leaves.append(a)
+            append((a.dtype, ()))
+        else:
             return None
-        parts.append(part)
     return (tuple, tuple(parts))
 
 
 def mapping_part(function: Any, items: dict, leaves: list) -> tuple | None:
     """The key part of a `**kwargs` dict of arrays and Python scalars; None for others."""
     parts = []
+    append = parts.append
     for name, a in items.items():
-        part = _item_part(function, a, leaves)
-        if part is None:
+        t = type(a)
+        if t is _ndarray:
+            leaves.append(a)
+            append((name, (a.dtype, a.shape)))
+        elif t is int or t is bool or t is str or a is None:
+            append((name, (t, a)))
+        elif t is float:
+            append((name, function._float_parts.get(a) or float_part(function, a)))
+        elif isinstance(a, _generic):
+            leaves.append(a)
+            append((name, (a.dtype, ())))
+        else:
             return None
-        parts.append((name, part))
     return (dict, tuple(parts))
 
 
@@ -169,6 +179,12 @@ def _typical_block(params: list, specs, args: str) -> list[str]:
     input_signature entries fit, and `*args` / `**kwargs` hold arrays and Python scalars.
     No list of leaves is built but those of `*args` / `**kwargs`."""
     tests, parts, leaves, var_leaves = [], [], [], []
+    same, atoms = [], []  # this call's parts against the last call's (`_F._last`)
+
+    def last(check: str, atom: str) -> None:
+        same.append(check.format(f"_l[{len(atoms)}]"))
+        atoms.append(atom)
+
     for i, p in enumerate(params):
         n = p.name
         if p.kind is _P.VAR_POSITIONAL:
@@ -178,13 +194,21 @@ def _typical_block(params: list, specs, args: str) -> list[str]:
                          f"if len(_L{i} := {n}) == 1 and type(_a{i} := {n}[0]) is _ndarray "
                          f"else _seq(_F, {n}, (_L{i} := []))) is not None")
             parts.append(f"_k{i}")
+            last(f"_k{i} == {{}}", f"_k{i}")
             leaves.append(f"*_L{i}")
             var_leaves.append(f"_L{i}")
             continue
-        if p.kind is _P.VAR_KEYWORD:  # none given (the usual call) needs no function call
-            tests.append(f"(_k{i} := _map(_F, {n}, (_L{i} := [])) if {n} else "
-                         f"_EMPTY_DICT if not (_L{i} := ()) else None) is not None")
+        if p.kind is _P.VAR_KEYWORD:  # none given (the usual call), or one option that
+            # is an int, bool, str (`flag=1`) or array (`y=y`), needs no function call
+            tests.append(f"(not (_L{i} := ()) and (_k{i} := _EMPTY_DICT if not {n} else "
+                         f"(_DICT, ((_kv[0], (_t, _kv[1])),)) if len({n}) == 1 and "
+                         f"((_t := type((_kv := (*{n}.items(),)[0])[1])) is int or _t is bool "
+                         f"or _t is str) else "
+                         f"(_DICT, ((_kv[0], (_kv[1].dtype, _kv[1].shape)),)) if len({n}) == 1 "
+                         f"and _t is _ndarray and (_L{i} := (_kv[1],)) else "
+                         f"_map(_F, {n}, (_L{i} := []))) is not None)")
             parts.append(f"_k{i}")
+            last(f"_k{i} == {{}}", f"_k{i}")
             leaves.append(f"*_L{i}")
             var_leaves.append(f"_L{i}")
             continue
@@ -199,30 +223,51 @@ def _typical_block(params: list, specs, args: str) -> list[str]:
                 if t is float else f" or type({n}) is {t.__name__} and (_k{i} := ({t.__name__}, {n}))"
             tests.append(f"({n} is _d{i} and (_k{i} := _dp{i}){other})")
             parts.append(f"_k{i}")
+            last(f"_k{i} == {{}}", f"_k{i}")
         elif i == 0 and n in ("self", "cls") and p.default is _P.empty:
             tests.append(f"(_k0 := _F._identity_parts.get(id({n}))) is not None and "
                          f"_k0[0] is type({n}) and _k0[1].ref() is {n}")
             parts.append("_k0")
+            last("_k0 is {}", "_k0")  # (one part per live object: `identity_part`)
         else:
             tests.append(f"type({n}) is _ndarray")
             parts.append(f"({n}.dtype, {n}.shape)")
             leaves.append(n)
+            last(f"{n}.dtype is {{}}", f"{n}.dtype")
+            last(f"{n}.shape == {{}}", f"{n}.shape")
     fixed = [x for x in leaves if not x.startswith("*")]
     if not leaves or len(fixed) > 4:
         return []
     tests += [f"{a} is not {b}" for j, a in enumerate(fixed) for b in fixed[j + 1:]]
     if var_leaves:  # the same array twice among them: the general branch marks it
-        tests.append(f"(not ({' or '.join(var_leaves)}) or "
-                     f"not _aliases([{', '.join(leaves)}]))")
+        # (one array in `*args` / `**kwargs`, the usual case, is compared inline)
+        some = " or ".join(var_leaves)
+        one = f"({some})[0]" if len(var_leaves) > 1 else f"{var_leaves[0]}[0]"
+        count = " + ".join(f"len({v})" for v in var_leaves)
+        single = " and ".join([f"(_v := {one}) is not {fixed[0]}"] +
+                              [f"_v is not {x}" for x in fixed[1:]]) if fixed else "True"
+        tests.append(f"(not ({some}) or {count} == 1 and {single} or "
+                     f"{count} > 1 and not _aliases([{', '.join(leaves)}]))")
+    # the last call's parts and trace, compared part by part, cost less than making
+    # and hashing the key; equal parts are equal keys (a changed trace for a key resets
+    # `_last`: `Function._retrace_for_state`, `_forget`)
     return [f"if {' and '.join(tests)}:",
-            f"    _cf = _F._cache.get(({''.join(x + ', ' for x in parts)}))",
+            f"    if (_l := _F._last) is not None{''.join(' and ' + c for c in same)}:",
+            "        _cf = _l[-1]",
+            f"    elif (_cf := _F._cache.get(({''.join(x + ', ' for x in parts)})))"
+            " is not None:",
+            f"        _F._last = ({''.join(a + ', ' for a in atoms)}_cf, )",
             f"    if _cf is not None and (_cf.guard is None or _cf.guard({args})):",
             "        _F._calls += 1",
             "        try:",
             f"            return _cf._fn({', '.join(leaves)})",
             "        except Exception as _e:",
             f"            _cf._failed(_e, {args})",
-            "            raise"]
+            "            raise",
+            # a trace with inputs read from Python state (`ConcreteFunction.stateful`)
+            "    if _cf is not None and _cf.stateful is not None and "
+            f"(_r := _cf.stateful([{', '.join(leaves)}], {args})) is not _MISS:",
+            "        return _r"]
 
 
 def make_entry(function: Any) -> Callable:
@@ -260,6 +305,10 @@ def make_entry(function: Any) -> Callable:
                  "if _n > 1 and (_L[0] is _L[1] if _n == 2 else _aliases(_L)):",
                  f"    {slow}",  # the same array twice: one graph input (mark_aliases)
                  f"_cf = _F._cache.get({keys})",
+                 "if _cf is not None and _cf.stateful is not None:",
+                 f"    if (_r := _cf.stateful(_L, {args})) is not _MISS:",
+                 "        return _r",
+                 f"    {slow}",
                  f"if _cf is None or _cf.guard is not None and not _cf.guard({args}):",
                  f"    {slow}",
                  "_F._calls += 1",
@@ -281,7 +330,7 @@ def make_entry(function: Any) -> Callable:
              "_ohash": _object_hash, "_oeq": _object_eq, "_seq": sequence_part,
              "_map": mapping_part, "_aliases": has_aliases,
              "_EMPTY_TUPLE": _EMPTY_TUPLE, "_EMPTY_DICT": _EMPTY_DICT,
-             "_TUPLE": tuple, **consts}
+             "_TUPLE": tuple, "_DICT": dict, "_MISS": MISS, **consts}
     names = ", ".join(scope)
     source = (f"def _make({names}):\n"
               f"    def _entry({', '.join(source_params)}):\n"

@@ -22,7 +22,8 @@ from runtime.frontend.signature import (
     IdentityKey, describe_part, has_aliases, is_array_part, key_fits, key_of, mark_aliases,
 )
 from runtime.passes.pipeline import optimize as optimize_graph
-from runtime.state.after_error import effects_before_failure, raised_by_graph, replay_blocker
+from runtime.state.after_error import (effects_before_failure, raised_by_graph, replay_blocker,
+                                       writes_on_error_paths)
 from runtime.state.writeback import apply_container_writes, cannot_raise, writing_back
 
 
@@ -32,6 +33,9 @@ _GENERATING = threading.Lock()  # one generation of a lazy executor at a time
 
 def _full_call(args) -> bool:
     return False
+
+
+MISS = object()  # `run_with_state`: the guards of the Python state do not hold
 
 
 class ConcreteFunction:
@@ -87,15 +91,23 @@ class ConcreteFunction:
             state is not None and state.apply is not None)
         if self._keep_rest and self.guard is None:
             self.guard = _full_call  # the executor's results need `_run`: no fast path
+        # a trace reading places of Python state as inputs or writing into them: the
+        # call path runs it with those inputs when its guards hold (`run_with_state`)
+        self.stateful = self.run_with_state if owner is not None and state is not None \
+            and (bool(state.lifted) or state.apply is not None) else None
         # a call that raises leaves what Python leaves: the writes before the error done
         # (state/after_error.py); only traces that write into the caller's objects
         self._replays = owner is not None and bool(
-            writeback or self._container_writes or (state is not None and state.apply))
+            writeback or self._container_writes or (state is not None and state.apply)
+            or writes_on_error_paths(graph))
         self._blocker = replay_blocker(graph, owner.has_python_code) if self._replays \
             else None
-        # arguments written into, when nothing else is written and nothing in the graph
-        # raises under NumPy's default errstate: written directly (writeback.py)
-        self._direct = bool(writeback) and not self._keep_rest and not jit_compile and \
+        # arguments and arrays of Python state written into, when no list or dict
+        # argument is and nothing in the graph raises under NumPy's default errstate:
+        # written directly (writeback.py)
+        # (with `jit_compile=True`, when no region was compiled: a compiled region is
+        # no ufunc, so `cannot_raise` is False for it)
+        self._direct = bool(writeback) and not self._container_writes and \
             cannot_raise(run_graph)
         self._pending = (run_graph, out_tree, run_leaves, parallel, n_extra)
         if not lazy:
@@ -119,7 +131,8 @@ class ConcreteFunction:
                                            parallel=parallel, owned_inputs=owned,
                                            on_tape=on_tape)
             fn = writing_back(fn, self.writeback, self.name, n_extra,
-                              keep_rest=self._keep_rest, direct=direct)
+                              keep_rest=self._keep_rest, direct=direct,
+                              n_leaves=len(run_graph.inputs))
         self._fn = fn  # last: another thread reads `_fn` without the lock
         del self._pending
 
@@ -154,6 +167,16 @@ class ConcreteFunction:
         except Exception as e:  # the user's frames only
             filter_traceback(e)
             raise
+
+    def run_with_state(self, leaves: list, args: tuple):
+        """The call path's run of a stateful trace (`stateful`): the state inputs read
+        from the places this trace reads, then `_run`; MISS when its guards do not hold
+        (the Function's full path then finds or makes the trace that fits)."""
+        ins = self.state.enter(args)
+        if ins is None:
+            return MISS
+        self._owner._calls += 1
+        return self._run(leaves, args, ins)
 
     def _run(self, leaves, args=None, ins=None, original=None):
         """Run the executor on `leaves` (and the state inputs `ins`); `args`: the call's

@@ -78,6 +78,7 @@ class Function:
                            for p in self._sig.parameters.values())
         self._nparams = len(self._params)
         self._cache: dict = {}
+        self._last = None  # the call path's last key parts and trace (call_path.py)
         self._relaxed: list[ConcreteFunction] = []
         self._concrete: list[ConcreteFunction] = []
         self._lock = threading.RLock()
@@ -178,6 +179,7 @@ class Function:
                 ins = other.state.enter(args) if other.state is not None else []
                 if ins is not None:
                     self._cache[key] = other
+                    self._last = None
                     return other, ins
             changed = cf.state.failing(args)
             if self._at_trace_limit():
@@ -208,6 +210,7 @@ class Function:
                 self._concrete.remove(new)
                 self._concrete.insert(0, new)
             self._cache[key] = new
+            self._last = None
             self._state_changes.append(", ".join(label for label, _ in changed))
             note_trace(self, key)
             ins = new.state.enter(args) if new.state is not None else []
@@ -306,6 +309,7 @@ class Function:
             # object may die during a call) is not disturbed
             self._cache = {k: cf for k, cf in self._cache.items()
                            if not keyed_on(k) and not keyed_on(cf.key)}
+            self._last = None
             self._concrete = [cf for cf in self._concrete if not keyed_on(cf.key)]
             self._relaxed = [cf for cf in self._relaxed if not keyed_on(cf.key)]
             self._watchers.pop(ident, None)

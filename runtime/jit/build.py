@@ -163,7 +163,11 @@ def _scalar_wrapper(region: Region, fname: str, compiled, fallback):
             glob[f"py_{kind.__name__}"] = kind
         results.append(r if o.ndim else f"py_{kind.__name__}({r})" if kind else
                        f"{o.dtype.name}({r})")
-    return _define(f"run_{fname}", names + consts, [
+    # a float sum adds in NumPy's order for a C-ordered array only (array_ops.py)
+    ordered = [n for x, n in zip(region.inputs, names) if x.ndim] if region.c_order else []
+    first = [f"if not ({' and '.join(f'{n}.flags.c_contiguous' for n in ordered)}):",
+             f"    return fallback({', '.join(names)})"] if ordered else []
+    return _define(f"run_{fname}", names + consts, first + [
         f"{''.join(r + ', ' for r in outs)}bad = compiled({', '.join(args)})",
         "if bad:",
         f"    return fallback({', '.join(names)})",

@@ -17,7 +17,9 @@ the width; float16/complex/uint64 arithmetic) are not in the table: they stay Nu
 from __future__ import annotations
 
 import math
+import platform
 import re
+import sys
 
 import numpy as np
 
@@ -181,8 +183,10 @@ class Lowered:
     kernel may test those flags once instead (see source.py)."""
 
     def __init__(self, lines: list[str], guards: list[str], ieee: bool = False,
-                 checks: list[str] | None = None, result: str | None = None):
+                 checks: list[str] | None = None, result: str | None = None,
+                 defers: bool = False):
         self.lines = lines
+        self.defers = defers        # the lines set `deferred` themselves (array_ops.py)
         self.guards = guards
         self.ieee = ieee
         self.checks = checks or []  # tested before the lines run (an index, a cast)
@@ -388,3 +392,15 @@ def is_cheap(op) -> bool:
 def control_kind(op) -> str | None:
     """'cond' or 'while' for a control-flow op the scalar regions lower as native code."""
     return _CONTROL_BY_NAME.get(op.name) if op.subgraph_attrs else None
+
+
+def fe_flags() -> tuple[int, int] | None:
+    """(every exception flag, the flags NumPy reports) in this platform's <fenv.h>, or None
+    where they are not known here (the float guards are then tested per element)."""
+    machine = platform.machine().lower()
+    if sys.platform.startswith(("linux", "darwin")):
+        if machine in ("x86_64", "amd64", "i386", "i686"):
+            return 0x3D, 0x1D   # invalid 1, divbyzero 4, overflow 8, underflow 16; inexact 32
+        if machine in ("aarch64", "arm64"):
+            return 0x1F, 0x0F   # invalid 1, divbyzero 2, overflow 4, underflow 8; inexact 16
+    return None

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from runtime.core.liveness import live_nodes
+from runtime.jit.array_ops import array_op_lowerable, is_array_op, order_sensitive
 from runtime.core.graph import Graph, Node
 from runtime.jit.element_ops import constant_value, element_lowerable, is_element_op, static_array
 from runtime.jit.ops import SUPPORTED, control_kind, is_cheap, lower_node
@@ -42,6 +43,7 @@ class Region:
     outputs: list[Tensor] = field(default_factory=list)
     shape: tuple = ()               # array regions: the one shape of their values
     constants: list = field(default_factory=list)  # arrays the nodes read, passed in
+    c_order: bool = False           # a float sum inside: its array inputs must be C-ordered
 
 
 def _constant_arrays(nodes) -> list:
@@ -97,6 +99,8 @@ def scalar_lowerable(node: Node) -> bool:
             if not all(scalar_lowerable(n) for n in live_nodes(sub)):
                 return False
         return True
+    if is_array_op(node):  # a small whole-array op or reduction, as loops (array_ops.py)
+        return array_op_lowerable(node)
     if not all(map(_scalar_value, node.inputs)) or not all(map(_scalar_value, node.outputs)):
         return False
     return _trial(node, scalar=True)
@@ -118,15 +122,26 @@ def array_lowerable(node: Node) -> bool:
     return _trial(node, scalar=False)
 
 
-def _count_ops(nodes) -> tuple[int, bool]:
-    count, loops = 0, False
+def _count_ops(nodes) -> tuple[int, bool, bool]:
+    """(ops, whether a loop is among them, whether a whole-array reduction is)."""
+    count, loops, reduces = 0, False, False
     for n in nodes:
         count += 1
         loops |= control_kind(n.op) == "while"
+        reduces |= _REDUCTIONS.get(n.op.name, False) and is_array_op(n)
         for sub in n.subgraphs():
-            c, l_ = _count_ops(sub.nodes)
-            count, loops = count + c, loops or l_
-    return count, loops
+            c, l_, r = _count_ops(sub.nodes)
+            count, loops, reduces = count + c, loops or l_, reduces or r
+    return count, loops, reduces
+
+
+_REDUCTIONS = {"max": True, "amax": True, "min": True, "amin": True, "sum": True, "mean": True,
+               "var": True, "std": True}
+
+
+def _order_sensitive(nodes) -> bool:
+    return any(order_sensitive(n) or any(_order_sensitive(s.nodes) for s in n.subgraphs())
+               for n in nodes)
 
 
 # Below this many elements an array kernel gains nothing on NumPy's own calls (the call
@@ -139,8 +154,18 @@ def _worth(kind: str, nodes: list[Node]) -> bool:
     if kind == "array":
         size = int(np.prod(nodes[0].outputs[0].static_shape))
         return len(nodes) >= 2 and size >= MIN_ARRAY_ELEMENTS
-    count, loops = _count_ops(nodes)
-    return loops or count >= MIN_SCALAR_OPS
+    count, loops, reduces = _count_ops(nodes)
+    # entering a compiled call costs about two elementwise NumPy calls on small arrays,
+    # but a reduction's dispatch costs more than the call (array_ops.py)
+    return loops or count >= MIN_SCALAR_OPS or reduces
+
+
+def _kind(node: Node) -> str | None:
+    """The region kind `node` joins (None: it stays a NumPy call). An elementwise op large
+    enough for an array kernel is one; smaller ones run as loops in a scalar region."""
+    if array_lowerable(node) and int(np.prod(node.outputs[0].static_shape)) >= MIN_ARRAY_ELEMENTS:
+        return "array"
+    return "scalar" if scalar_lowerable(node) else "array" if array_lowerable(node) else None
 
 
 def find_regions(graph: Graph, outputs=None) -> tuple[list[Region], list[Node]]:
@@ -159,7 +184,7 @@ def find_regions(graph: Graph, outputs=None) -> tuple[list[Region], list[Node]]:
         run, run_kind = [], None
 
     for node in nodes:
-        kind = "scalar" if scalar_lowerable(node) else "array" if array_lowerable(node) else None
+        kind = _kind(node)
         if kind == "array" and run_kind == "array" and run \
                 and node.outputs[0].static_shape != run[0].outputs[0].static_shape:
             close()
@@ -195,7 +220,8 @@ def _make_region(kind: str, graph: Graph, run: list[Node], body: list[Node], out
     outs = [o for n in run for o in n.outputs if id(o) in used_after]
     shape = run[0].outputs[0].static_shape if kind == "array" else ()
     constants = _constant_arrays(run) if kind == "scalar" else []
-    return Region(kind, graph, run, inputs, outs, shape, constants)
+    return Region(kind, graph, run, inputs, outs, shape, constants,
+                  c_order=kind == "scalar" and _order_sensitive(run))
 
 
 def splice(region: Region, node: Node) -> None:

@@ -37,24 +37,26 @@ the float guards are tested per element too.
 """
 from __future__ import annotations
 
-import platform
 import re
-import sys
 
 import numpy as np
 
 from runtime.core.liveness import live_nodes
 from runtime.core.graph import Graph, Node
+from runtime.jit.array_ops import is_array_op, lower_array_op
 from runtime.jit.element_ops import is_element_op, lower_element, writes_input
-from runtime.jit.ops import cast, control_kind, dtype_of, literal, lower_node
+from runtime.jit.ops import cast, control_kind, dtype_of, fe_flags, literal, lower_node
 from runtime.jit.regions import Region
 from runtime.core.tensor import Tensor
 
 
 class _Emitter:
-    def __init__(self, scalar: bool, flags: bool = False):
+    def __init__(self, scalar: bool, flags: int | None = None):
         self.scalar = scalar
-        self.flags = flags  # float guards are left to the IEEE flags (array kernels)
+        # the IEEE flags NumPy reports, when float guards are left to them (array kernels,
+        # and scalar regions holding whole-array ops: tested per loop iteration and at
+        # the end), else None
+        self.flags = flags
         self.lines: list[str] = []
         self.names: dict[int, str] = {}
         self.used: set[str] = set()
@@ -65,6 +67,9 @@ class _Emitter:
         # ids of the array values whose buffer nothing else holds: written in place when
         # nothing reads them afterwards (by value: a name may stand for several values)
         self.owned: set[int] = set()
+        # checks already passed on every path to the current line (each name holds one
+        # value in its scope): `d[i - 1, j]` then `d[i - 1, j - 1]` test `i - 1` once
+        self.passed: set[str] = set()
 
     def fresh(self, base: str) -> str:
         base = "t_" + re.sub(r"\W", "_", base)
@@ -117,18 +122,26 @@ class _Emitter:
             low = lower_element(node, self.names, out, in_place)
             if node.outputs[0].ndim:
                 self.owned.add(id(node.outputs[0]))  # a copy, or a dead owner's buffer
+        elif self.scalar and is_array_op(node):  # loops over a small array (array_ops.py)
+            low = lower_array_op(node, self.names, out, self.bail, self.flags is not None)
+            if node.outputs[0].ndim:
+                self.owned.add(id(node.outputs[0]))  # a fresh array
+            if low is not None and low.defers:
+                self.deferred += 1
         else:
             low = lower_node(node, [self.ref(x) for x in node.inputs], out, self.scalar)
         assert low is not None, node  # the partition only admits lowerable nodes
         origin = f"  # {node.origin.filename.rsplit('/', 1)[-1]}:{node.origin.lineno}" \
             if node.origin is not None else ""
-        if low.checks:  # before the lines: an index is tested before memory is touched
-            self.emit(indent, f"if {' or '.join(low.checks)}:")
+        checks = [c for c in low.checks if c not in self.passed]
+        self.passed.update(checks)
+        if checks:  # before the lines: an index is tested before memory is touched
+            self.emit(indent, f"if {' or '.join(checks)}:")
             self.emit(indent + 1, self.bail)
         for k, line in enumerate(low.lines):
             self.emit(indent, line + (origin if k == len(low.lines) - 1 else ""))
         self.names[id(node.outputs[0])] = low.result or out
-        if low.guards and not (low.ieee and self.flags):
+        if low.guards and not (low.ieee and self.flags is not None):
             test = " or ".join(low.guards)
             if self.scalar:  # tested once per loop iteration (see `_bail_if_deferred`)
                 self.emit(indent, f"deferred = deferred | ({test})")
@@ -172,13 +185,16 @@ class _Emitter:
         # a branch may write into an input array this node is the last to read
         owned = {k for k, x in enumerate(rest) if self._sole(x, p, last or {}, node)}
         self.emit(indent, f"if {self.value(pred, dtype_of(pred) or np.dtype(bool))}:")
+        passed = set(self.passed)
         for i, sub in enumerate((node.attrs["then"], node.attrs["else_"])):
             if i == 1:
                 self.emit(indent, "else:")
+            self.passed = set(passed)  # a branch's checks hold in that branch only
             self._bind(sub, ins, indent + 1, owned)
             self.body(live_nodes(sub), indent + 1, sub.outputs)
             results = self._results(sub, node.outputs)
             self.emit(indent + 1, f"{', '.join(outs)} = {', '.join(results)}" if outs else "pass")
+        self.passed = passed
         for o, name in zip(node.outputs, outs):
             self.names[id(o)] = name
             if o.ndim:
@@ -205,6 +221,7 @@ class _Emitter:
             self.emit(indent, f"{counter} = 0")
             limit = self.value(ins[-1], np.dtype(np.int64))
         guarded = self.deferred
+        passed = set(self.passed)  # the body's checks hold in one iteration only
         self.emit(indent, "while True:")
         self._bind(g_cond, carried + cap_exprs, indent + 1)
         self.body(live_nodes(g_cond), indent + 1, g_cond.outputs)
@@ -218,9 +235,13 @@ class _Emitter:
         self.body(live_nodes(g_body), indent + 1, g_body.outputs)
         if self.deferred > guarded:  # a guard fired: no further iteration on its value
             self._bail_if_deferred(indent + 1)
+        if self.flags is not None and self.scalar:  # (also ends a loop on NaN's path)
+            self.emit(indent + 1, f"if fe_test({self.flags}) != 0:")
+            self.emit(indent + 2, self.bail)
         if carried:
             results = self._results(g_body, node.outputs)
             self.emit(indent + 1, f"{', '.join(carried)} = {', '.join(results)}")
+        self.passed = passed
         outs = [self.fresh(o.name) for o in node.outputs]
         if outs:
             self.emit(indent, f"{', '.join(outs)} = {', '.join(carried)}")
@@ -251,8 +272,14 @@ def _zero(t: Tensor) -> str:
     return f"np.{t.dtype.name}(0)" if t.dtype.kind != "b" else "False"
 
 
+def _holds_array_ops(nodes) -> bool:
+    return any(is_array_op(n) and not is_element_op(n.op) or
+               any(_holds_array_ops(s.nodes) for s in n.subgraphs()) for n in nodes)
+
+
 def scalar_source(region: Region, fname: str) -> str:
-    e = _Emitter(scalar=True)
+    flags = fe_flags() if _holds_array_ops(region.nodes) else None
+    e = _Emitter(scalar=True, flags=None if flags is None else flags[1])
     params = [e.fresh(x.name) for x in region.inputs]
     for x, p in zip(region.inputs, params):
         e.names[id(x)] = p
@@ -263,26 +290,17 @@ def scalar_source(region: Region, fname: str) -> str:
     e.bail = f"return ({''.join(z + ', ' for z in zeros)}True)"
     e.emit(0, f"def {fname}({', '.join(params)}):")
     e.emit(1, "deferred = False")
+    if flags is not None:  # whole-array ops: their float guards are the IEEE flags
+        e.emit(1, f"fe_clear({flags[0]})")
     e.body(region.nodes, 1, region.outputs)
     if e.deferred:
         e._bail_if_deferred(1)
     else:
         e.lines.pop(1)
     results = [e.names[id(o)] for o in region.outputs]
-    e.emit(1, f"return ({''.join(r + ', ' for r in results)}False)")
+    bad = "False" if flags is None else f"fe_test({flags[1]}) != 0"
+    e.emit(1, f"return ({''.join(r + ', ' for r in results)}{bad})")
     return "\n".join(e.lines) + "\n"
-
-
-def fe_flags() -> tuple[int, int] | None:
-    """(every exception flag, the flags NumPy reports) in this platform's <fenv.h>, or None
-    where they are not known here (the float guards are then tested per element)."""
-    machine = platform.machine().lower()
-    if sys.platform.startswith(("linux", "darwin")):
-        if machine in ("x86_64", "amd64", "i386", "i686"):
-            return 0x3D, 0x1D   # invalid 1, divbyzero 4, overflow 8, underflow 16; inexact 32
-        if machine in ("aarch64", "arm64"):
-            return 0x1F, 0x0F   # invalid 1, divbyzero 2, overflow 4, underflow 8; inexact 16
-    return None
 
 
 FE_DECLARATIONS = ('fe_clear = types.ExternalFunction("feclearexcept", types.intc(types.intc))\n'
@@ -292,7 +310,7 @@ FE_DECLARATIONS = ('fe_clear = types.ExternalFunction("feclearexcept", types.int
 def array_source(region: Region, fname: str) -> str:
     """The kernel `fname(inputs..., outputs...)` of an array region (see the module doc)."""
     flags = fe_flags()
-    e = _Emitter(scalar=False, flags=flags is not None)
+    e = _Emitter(scalar=False, flags=None if flags is None else flags[1])
     params = [e.fresh(x.name) for x in region.inputs]
     outs = [e.fresh(o.name + "_out") for o in region.outputs]
     e.emit(0, f"def {fname}({', '.join(params + outs)}):")

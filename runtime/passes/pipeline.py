@@ -29,6 +29,7 @@ from runtime.passes.inline_cond import inline_constant_conds
 from runtime.passes.materialize import materialize_constants
 from runtime.passes.matmul_chains import shorten_matmul_chains
 from runtime.core.rewrite import clone
+from runtime.core.tensor_map import TensorMap
 from runtime.passes.simplify import simplify_algebra
 
 PASSES = [inline_constant_conds, fold_constants, simplify_algebra, shorten_matmul_chains,
@@ -56,6 +57,7 @@ def count_nodes(graph: Graph) -> int:
 def optimize(graph: Graph, verify: bool = False) -> tuple[Graph, dict, PassSummary]:
     """Optimize a copy of `graph`; returns (copy, {id(old value): new value}, summary)."""
     optimized, mapping = clone(graph)
+    _carry_operator_marks(graph, mapping)
     summary = PassSummary()
 
     def run(pass_, round_) -> bool:
@@ -72,3 +74,22 @@ def optimize(graph: Graph, verify: bool = False) -> tuple[Graph, dict, PassSumma
     for pass_ in FINAL_PASSES:
         run(pass_, "final")
     return optimized, mapping, summary
+
+
+def _carry_operator_marks(graph: Graph, mapping: dict) -> None:
+    """Mark on the copy the 0-d values the trace marked as results of Python operators
+    (`d ** t`, not `np.power(d, t)`): the executor spells those with the operator, which
+    NumPy scalars compute differently from the ufunc (exec/scalar_forms.py). A value a
+    pass replaces loses its mark and keeps NumPy's function."""
+    graphs = [graph]
+    while graphs:
+        g = graphs.pop()
+        graphs.extend(sub for node in g.nodes for sub in node.subgraphs())
+        for old in getattr(g, "operator_results", None) or ():
+            new = mapping.get(id(old))
+            if new is None:
+                continue
+            table = getattr(new.graph, "operator_results", None)
+            if table is None:
+                table = new.graph.operator_results = TensorMap()
+            table[new] = True

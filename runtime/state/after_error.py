@@ -65,6 +65,14 @@ def replay_blocker(graph: Graph, has_python: bool = True) -> str | None:
     return None
 
 
+def writes_on_error_paths(graph: Graph) -> bool:
+    """Whether `graph` has a `try` node (its body and handlers are `in_order` graphs,
+    control_flow/try_op.py): its handlers and `finally` may write the caller's objects on
+    paths that end in an error only, which give no write-back, so a failing call runs the
+    Python function again."""
+    return any(g.__dict__.get("in_order") for node in graph.walk() for g in node.subgraphs())
+
+
 def raised_by_graph(error: BaseException, filename: str) -> bool:
     """Whether `error` was raised while the generated executor (source `filename`) ran,
     rather than by a check made before it started."""

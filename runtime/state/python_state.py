@@ -250,9 +250,14 @@ class StatePlan:
 
         def dropped(expr: str, kind: str) -> bool:
             # a lifted place's value and an unread list's length are not guarded (and
-            # nothing under an unread list is read)
+            # nothing under an unread list is read), but the places leading to a lifted
+            # one are reached, even under an unread list (a place lifted because it
+            # changed before, such as the item of a list the function only appends to)
             if kind == "check" and (expr in lifted or expr in self.unread):
                 return True
+            if kind == "bind" and any(e == expr or e.startswith((expr + "[", expr + "."))
+                                      for e in lifted):
+                return False
             return any(expr.startswith(e + "[") for e in self.unread)
         self.term_list = [t for t in w.terms if not dropped(t[1], "check")]
         body = [code if kind == "bind" else f"if not ({code}): return @FAIL@"

@@ -22,7 +22,9 @@ from runtime.core.tensor import StateHandle, Tensor
 BUDGET = 2_000           # objects guarded per trace at most
 _SMALL = 1_024            # arrays up to this many bytes are guarded by contents too
 _SCALARS = (int, float, bool, str, bytes, complex, type(None))
-_OPAQUE_TOP = (types.FunctionType, types.BuiltinFunctionType, type)
+# functions, classes and NumPy's own functions (their dispatchers carry a __dict__ of
+# names and docs that no trace depends on): guarded by identity at the top only
+_OPAQUE_TOP = (types.FunctionType, types.BuiltinFunctionType, type, type(np.sum), np.ufunc)
 _OWN = ("runtime.", "autograph.")
 _CALLABLES = (types.FunctionType, types.MethodType, types.BuiltinFunctionType, type)
 _PLAIN_ARGS = (np.ndarray, np.generic, list, dict, tuple, str, bytes, int, float, bool,

@@ -240,8 +240,7 @@ def write(target: Tensor, new: Tensor, kind: str = "assignment destination") -> 
         if refused is not None:
             raise refused
     graph = tracing.current_graph()
-    if root.latest.graph is not graph and a is not root or (
-            a is root and a.latest.graph is not graph):
+    if not _in_order(graph, root.latest.graph):
         raise ValueError(
             f"This write{where()} changes an array defined outside the symbolic `if` / loop "
             "it is in, through a view or alias of it that is not a variable of that "
@@ -266,6 +265,18 @@ def write(target: Tensor, new: Tensor, kind: str = "assignment destination") -> 
     for c in chain[:-1]:
         c.seen = root.version
     return new
+
+
+def _in_order(graph, outer) -> bool:
+    """Whether `graph` is `outer`, or nested in it only through graphs that run where they
+    stand (`in_order`: a graph `try`'s body and handlers, whose writes
+    control_flow/try_arrays.py carries to each path): a write there is the array's
+    next value."""
+    while graph is not outer:
+        if graph is None or not graph.__dict__.get("in_order"):
+            return False
+        graph = graph.parent
+    return True
 
 
 def _detach_layout_views(a: _Array) -> None:

@@ -5,6 +5,11 @@ The graph computes the argument's final value as an extra output (see
 `views.written_inputs`); `writing_back` wraps the generated executor so that, after a
 call, that value is copied into the caller's array. Only functions that write into an
 argument pay for it (one `np.copyto` per written argument and an overlap check).
+
+When the graph cannot raise, a second executor writes into the caller's arrays
+themselves (`direct`: each value computed from an argument goes into its buffer, as
+NumPy's `out=` does, so the final value usually needs no copy); `_direct_call` is its
+call, generated once per trace with the checks that make it safe written inline.
 """
 from __future__ import annotations
 
@@ -28,7 +33,8 @@ except ImportError:  # no cheap way to read it: arguments are never written dire
 
 
 def writing_back(fn: Callable, writeback: list, name: str, n_extra: int,
-                 keep_rest: bool = False, direct: Callable | None = None) -> Callable:
+                 keep_rest: bool = False, direct: Callable | None = None,
+                 n_leaves: int = 0) -> Callable:
     """`fn` returns (results, *final values) when it has `n_extra` final values, else the
     results; the wrapper copies the first final values into the argument arrays at
     `writeback`'s positions and returns the results (with the values after those, when
@@ -89,7 +95,58 @@ def writing_back(fn: Callable, writeback: list, name: str, n_extra: int,
             return out
 
     run.__wrapped__ = fn
+    if direct is not None and not keep_rest and n_extra == n_written and n_leaves:
+        return _direct_call(run, direct, positions, n_leaves)
     return run
+
+
+def _direct_call(checked: Callable, direct: Callable, positions: list, n: int) -> Callable:
+    """The call of a `direct` executor with `n` leaves, written out once: when the
+    arguments written into are plain writable arrays owning their memory, every other
+    leaf owns its memory too (so none overlaps another) and NumPy's errstate is the
+    default one, `direct` runs on them as they are; the final values it did not compute
+    into their argument are copied there. Any other call takes `checked` (`run` above)."""
+    names = [f"a{i}" for i in range(n)]
+    tests = ["_errstate() is _DEFAULT"]
+    for i, a in enumerate(names):
+        if i in positions:
+            tests.append(f"type({a}) is _ndarray and {a}.base is None and {a}.flags.writeable")
+        else:  # a NumPy scalar holds its own value
+            tests.append(f"(type({a}) is _ndarray and {a}.base is None or "
+                         f"isinstance({a}, _generic))")
+    if n <= 4:  # distinct leaves (a call's are: the same array twice is one leaf)
+        tests += [f"{a} is not {b}" for j, a in enumerate(names) for b in names[j + 1:]]
+    else:
+        tests.append(f"len({{{', '.join(f'id({a})' for a in names)}}}) == {n}")
+    finals = [f"v{k}" for k in positions]
+    args = ", ".join(names)
+    same = " and ".join(f"v{k} is a{k}" for k in positions)
+    pairs = ", ".join(f"(v{k}, a{k})" for k in positions)
+    source = (f"def run({args}):\n"
+              f"    if {' and '.join(tests)}:\n"
+              f"        out, {', '.join(finals)}, = _direct({args})\n"
+              f"        if {same}:\n"
+              f"            return out\n"
+              f"        return _copy_finals(out, ({pairs},))\n"
+              f"    return _checked({args})\n")
+    scope = {"_errstate": _errstate, "_DEFAULT": _DEFAULT_ERRSTATE, "_ndarray": _ndarray,
+             "_generic": np.generic, "_direct": direct, "_checked": checked,
+             "_copy_finals": _copy_finals}
+    exec(compile(source, "<argument write-back>", "exec"), scope)  # noqa: S102 - ours
+    run = scope["run"]
+    run.__wrapped__ = checked.__wrapped__
+    return run
+
+
+def _copy_finals(out, finals: tuple):
+    """Copy each (final value, argument) pair's value into the argument when it is not
+    the argument itself; the results, with those values replaced by their arguments."""
+    copied = []
+    for value, target in finals:
+        if value is not target:
+            _copy_into(target, value)
+            copied.append((value, target))
+    return _as_arguments(out, copied) if copied else out
 
 
 def cannot_raise(graph) -> bool:

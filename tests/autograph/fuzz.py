@@ -437,7 +437,7 @@ class _Gen:
         helpers = fuzz_features.HELPERS + "\n\n" if {"linked", "state", "try"} & self.features \
             else ""
         if "graph_try" in self.features:
-            helpers = fuzz_features.fuzz_try.HELPERS + helpers
+            helpers = fuzz_features.fuzz_try.helpers(self.features) + helpers
         if self.features & fuzz_objects.ALL:
             second = _Gen(self.seed + 1_000_003, self.features).function
             return helpers + fuzz_objects.module(self, lines, second)

@@ -243,7 +243,8 @@ def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
         lines.append(f"{pad}ys[{idx}] = {gen.float_expr(env, 1)}")
     elif kind == "draw":
         random_stmt(gen, env, pad, lines)
-    elif kind in ("graph_try", "errstate", "raise_const", "graph_may_raise"):
+    elif kind in ("graph_try", "errstate", "raise_const", "graph_may_raise") + \
+            fuzz_try.fuzz_try_writes.KINDS:
         return fuzz_try.stmt(gen, kind, env, pad, lines)
     else:
         return fuzz_objects.stmt(gen, kind, env, pad, lines)

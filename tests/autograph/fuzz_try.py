@@ -24,7 +24,7 @@ import warnings
 
 import numpy as np
 
-from tests.autograph import fuzz_objects
+from tests.autograph import fuzz_objects, fuzz_try_writes
 
 HELPERS = "import numpy as np\n\n"
 HANDLERS = ["ZeroDivisionError", "FloatingPointError", "IndexError", "ArithmeticError",
@@ -33,11 +33,15 @@ _RAISED = (ValueError, ArithmeticError, LookupError)
 
 
 def setup(features) -> list:
-    return ["tlog = 0"] if "graph_try" in features else []
+    return ["tlog = 0"] + fuzz_try_writes.setup(features) if "graph_try" in features else []
 
 
 def observed(features) -> list:
-    return ["tlog"] if "graph_try" in features else []
+    return ["tlog"] + fuzz_try_writes.observed(features) if "graph_try" in features else []
+
+
+def helpers(features) -> str:
+    return HELPERS + (fuzz_try_writes.HELPERS if fuzz_try_writes.FEATURE in features else "")
 
 
 def kinds(gen, env) -> list:
@@ -48,12 +52,14 @@ def kinds(gen, env) -> list:
         out.append("raise_const")
     if gen.budget > 2 and env.if_depth < 3:
         out += ["graph_try", "graph_try", "errstate"]
-    return out
+    return out + fuzz_try_writes.kinds(gen, env)
 
 
 def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
     """Append one statement of `kind`; True if it always jumps (raise)."""
     r = gen.r
+    if kind in fuzz_try_writes.KINDS:
+        return fuzz_try_writes.stmt(gen, kind, env, pad, lines)
     if kind == "graph_may_raise":
         target = r.choice(gen.int_names)
         if gen.chance(0.5):
@@ -105,6 +111,7 @@ def _try(gen, env, pad: str, lines: list) -> None:
     if not handlers or gen.chance(0.5):
         lines.append(f"{pad}finally:")
         lines.append(_note(gen, pad + "    "))
+        fuzz_try_writes.finally_extra(gen, env, pad + "    ", lines)
 
 
 # Documented refusals (ConversionError at the `try`, naming the variable): a handler or
@@ -116,17 +123,20 @@ def _try(gen, env, pad: str, lines: list) -> None:
 _TRACED_BRANCH = "raised while tracing the"
 REFUSALS = ("which the `try` body assigns around operations that may fail",
             "holds a value of another structure inside the `try`",
-            "its `finally` has a side effect that uses a variable")
+            "its `finally` has a side effect that uses a variable",
+            "in a way the graph cannot carry to each path")  # (try_arrays.py)
 
 
 def _outcome(fn, args):
+    """(kind, the value or error, the array arguments after the call)."""
     args = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+    arrays = [a for a in args if isinstance(a, np.ndarray)]
     try:
-        return "value", fn(*args)
+        return "value", fn(*args), arrays
     except _RAISED as e:
         if any(_TRACED_BRANCH in n for n in getattr(e, "__notes__", ())):
-            return "refused", _TRACED_BRANCH
-        return "raised", f"{type(e).__name__}: {e}"
+            return "refused", _TRACED_BRANCH, arrays
+        return "raised", f"{type(e).__name__}: {e}", arrays
 
 
 def check_graph(fn, sets, same_numeric, fmt, jit: bool = False) -> str | None:
@@ -159,5 +169,9 @@ def check_graph(fn, sets, same_numeric, fmt, jit: bool = False) -> str | None:
                     return None
                 if got[0] != want[0] or (want[0] == "raised" and got[1] != want[1]) or \
                         want[0] == "value" and not same_numeric(want[1], got[1]):
-                    return f"{name}{fmt(args)}: {got!r} != eager NumPy {want!r}"
+                    return f"{name}{fmt(args)}: {got[:2]!r} != eager NumPy {want[:2]!r}"
+                if not all(np.allclose(a, b, rtol=1e-9, atol=0, equal_nan=True)
+                           for a, b in zip(got[2], want[2])):
+                    return f"{name}{fmt(args)}: arguments after the call {got[2]!r} != " \
+                           f"eager NumPy {want[2]!r}"
     return None

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import autograph as ag
+import runtime.state.writeback as writeback
 
 
 def set_then_add(x):
@@ -84,8 +85,54 @@ def divides_in_place(x):
     return x
 
 
+def momentum(p, v):
+    v *= 0.9  # computed into v itself, then v += p into it again: no copy, as in NumPy
+    v += p
+    p -= 0.5 * v
+    return p
+
+
+# an intermediate computed into the argument's buffer must not be a result when the
+# argument's final value is computed elsewhere (it is copied over that buffer)
+def intermediate_returned(x, y):
+    t = x + 1.0
+    np.multiply(y, 2.0, out=x)
+    return t
+
+
+def intermediate_chain_returned(x, y):
+    t = x + 1.0
+    u = t * 2.0
+    np.multiply(y, 3.0, out=x)
+    return u
+
+
+def intermediate_updated_then_returned(x, y):
+    t = x + 1.0
+    t[0] = 5.0
+    x[...] = y
+    return t
+
+
+def intermediate_viewed_then_returned(x, y):
+    t = x + 1.0
+    r = t.reshape(2, 2)
+    x[...] = y
+    return r
+
+
+def intermediate_read_by_results(x, y):
+    t = x + 1.0
+    w = t * 3.0
+    x[...] = y * 2.0
+    return w + 1.0, t.sum()
+
+
 CASES = [set_then_add, ufunc_out, clip_out, add_out_alone, slice_write, reads_before_write, returns_something_else,
-         two_arguments, reads_then_overwrites, chain_with_a_read_between, rebinds_then_writes]
+         two_arguments, reads_then_overwrites, chain_with_a_read_between, rebinds_then_writes,
+         momentum, intermediate_returned, intermediate_chain_returned,
+         intermediate_updated_then_returned, intermediate_viewed_then_returned,
+         intermediate_read_by_results]
 
 
 def _args(fn):
@@ -169,3 +216,58 @@ def test_read_only_and_overlapping_arguments_are_refused_before_writing():
     frozen.flags.writeable = False
     with pytest.raises(ValueError, match="read-only"):
         f(frozen, np.zeros(2))
+
+
+@pytest.mark.parametrize("fn", [clip_out, momentum])
+def test_values_computed_from_an_argument_go_into_it(fn):
+    """`np.minimum(x, 2.0, out=x)` then `np.maximum(x, 1.0, out=x)`, `v *= 0.9` then
+    `v += p`: each step is computed into the argument, as NumPy does, so no argument is
+    copied into after the call."""
+    f = ag.function(fn)
+    f(*_args(fn))
+    assert f.concrete_functions[0]._direct
+    args, expected_args = _args(fn), _args(fn)
+    before = [a.__array_interface__["data"][0] for a in args]
+    copies = []
+    original = writeback._copy_into
+    writeback._copy_into = lambda target, value: copies.append(target) or original(target, value)
+    try:
+        got = f(*args)
+    finally:
+        writeback._copy_into = original
+    assert copies == []
+    _same(got, fn(*expected_args), args, expected_args)
+    assert [a.__array_interface__["data"][0] for a in args] == before
+    for g, e in zip(args, expected_args):
+        np.testing.assert_array_equal(g, e)
+
+
+def five_arguments(a, b, c, d, e):
+    a += b * c - d * e
+    return a
+
+
+@pytest.mark.parametrize("make", [
+    lambda: [np.arange(8.0)[::2], np.ones(4)],                 # a view: checked for overlap
+    lambda: [np.arange(4.0), np.float64(2.0)],                   # a NumPy scalar leaf
+    lambda: [np.arange(4.0), np.arange(8.0)[1:5]],               # another argument is a view
+])
+def test_direct_call_takes_the_checked_path_for_other_arguments(make):
+    f = ag.function(two_arguments)
+    for _ in range(3):
+        args, expected_args = make(), make()
+        _same(f(*args), two_arguments(*expected_args), args, expected_args)
+        for g, e in zip(args, expected_args):
+            np.testing.assert_array_equal(g, e)
+
+
+def test_direct_call_with_many_arguments():
+    f = ag.function(five_arguments)
+    for k in range(3):
+        args = [np.arange(4.0) + i for i in range(5)]
+        expected_args = [np.arange(4.0) + i for i in range(5)]
+        if k == 2:  # the same array twice: one graph input for both, as Python sees it
+            args[3], expected_args[3] = args[1], expected_args[1]
+        _same(f(*args), five_arguments(*expected_args), args, expected_args)
+        for g, e in zip(args, expected_args):
+            np.testing.assert_array_equal(g, e)

@@ -5,6 +5,7 @@ once through `ag.function` (and `jit_compile=True`), for several calls, and comp
 the results and the whole state (attributes, dict and list contents, globals) after
 every call: values, dtypes, shapes and Python types.
 """
+import copy
 import warnings
 
 import numpy as np
@@ -160,6 +161,63 @@ def _change_switch(obj, i):
 def test_facts_the_trace_read_are_guards(options):
     warnings.simplefilter("ignore", ag.RetracingWarning)  # state changes every call here
     run_both(Switch, Switch.apply, n=8, between=_change_switch, **options)
+
+
+class Recorder:
+    """A layer that keeps its inputs (only appended to, never read) and a weight."""
+
+    def __init__(self):
+        self.inputs = []
+        self.w = np.ones(3)
+
+    def forward(self, x, y):
+        self.inputs.append(x)
+        return x * self.w + y
+
+
+def _restore_checkpoint(obj, i):
+    # as a training loop restores a saved model: every attribute is replaced by a
+    # copy, so the list, its items and the weight are new objects each time
+    if i == 0:
+        obj.inputs.append(np.zeros(3))
+        obj.checkpoint = copy.deepcopy(obj.__dict__)
+    saved = obj.__dict__.pop("checkpoint")
+    obj.__dict__.clear()
+    obj.__dict__.update(copy.deepcopy(saved))
+    obj.checkpoint = saved
+
+
+@pytest.mark.parametrize("options", MODES)
+def test_state_restored_from_a_checkpoint_between_calls(options):
+    warnings.simplefilter("ignore", ag.RetracingWarning)  # every call sees new objects
+    run_both(Recorder, Recorder.forward, n=6, between=_restore_checkpoint, **options)
+
+
+scale_by = np.linalg.norm   # a NumPy function under a global name of the user's
+
+
+class Normalizer:
+    def __init__(self):
+        self.eps = 1e-3
+
+    def apply(self, x, y):
+        return x / (scale_by(y) + self.eps)
+
+
+def _rebind_numpy_function(obj, i):
+    global scale_by
+    scale_by = np.sum if i % 2 else np.linalg.norm
+
+
+def test_a_numpy_function_global_is_guarded_by_identity_and_rebinding_it_retraces():
+    warnings.simplefilter("ignore", ag.RetracingWarning)
+    run_both(Normalizer, Normalizer.apply, n=4, between=_rebind_numpy_function)
+    obj, f = Normalizer(), ag.function(Normalizer.apply)
+    f(obj, *args_for(0))
+    # one fact about the global: which function it is (not its name, module or doc)
+    labels = [label for label, _, _ in f.concrete_functions[0].state.term_list]
+    assert labels.count("scale_by") == 1, labels
+    assert not any(label.startswith("scale_by.") for label in labels), labels
 
 
 COUNT = 0

@@ -157,3 +157,16 @@ def test_read_only_and_static_arrays_changed_later_are_seen():
     ro[0], reps[0] = 100.0, 3
     np.testing.assert_array_equal(f(x), g(x))
     assert f(x).shape == (6,)
+
+
+@pytest.mark.parametrize("optimize", [True, False])
+@pytest.mark.parametrize("order", ["C", "F", "A", "K"])
+def test_flatten_of_an_argument_is_a_copy_as_in_numpy(optimize, order):
+    """`x.flatten()` always copies in NumPy (a reshape may return a view)."""
+    f = ag.function(lambda x: x.flatten(order), autograph=False, optimize=optimize)
+    for x in (np.arange(6.0).reshape(2, 3), np.asfortranarray(np.arange(6.0).reshape(2, 3))):
+        got, want = f(x), x.flatten(order)
+        assert got.tobytes() == want.tobytes() and got.strides == want.strides
+        assert np.shares_memory(got, x) == np.shares_memory(want, x)
+        got[0] = -1.0
+        assert x.flat[0] == 0.0

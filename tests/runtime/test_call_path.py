@@ -73,6 +73,10 @@ CALLS = [
     (star, (X, Y, Y), {}),                 # the same array twice in *args
     (star, (X, np.float32(2)), {}),        # a NumPy scalar in *args
     (star, (X, Y), {"k": True}),
+    (star, (X,), {"k": Y}),                # one array in **kwargs (keyed inline)
+    (star, (X,), {"k": X}),                # ... the same array as x: one input
+    (star, (X,), {"k": 2}),
+    (star, (X, Y), {"k": Y, "j": 2.0}),    # two options: keyed by a helper
     (only_keywords, (X,), {"y": Y}),
     (only_keywords, (X,), {"y": 2.0, "z": 0.5}),
 ]
@@ -124,7 +128,7 @@ def test_methods_bound_and_through_the_class():
 def test_input_signature_fast_and_checked_paths():
     f = ag.function(lambda x, y: x + y,
                     input_signature=[ag.TensorSpec((None,), np.float64)] * 2)
-    for n in (2, 3, 2):
+    for n in (2, 3, 2, 2, 3, 3, 2):
         same(f(np.ones(n), np.ones(n)), np.ones(n) + np.ones(n))
     assert f.tracing_count == 1
     with pytest.raises(TypeError):
@@ -156,3 +160,61 @@ def test_eager_mode_and_nested_calls_run_the_python_function():
 
     same(outer(X), scaled(X, shift=1)[0] + 1.0)
     assert f.tracing_count == 0  # traced through, inline
+
+
+class Running:
+    def __init__(self, n):
+        self.mean = np.zeros(n)
+        self.count = 0.0
+
+    def update(self, x, momentum=0.1):
+        self.mean *= 1.0 - momentum  # written in place: the caller's array changes
+        self.mean += momentum * x
+        self.count = self.count + 1.0  # rebound: a float read and written each call
+        return self.mean.sum()
+
+
+@pytest.mark.parametrize("via_class", [False, True])
+def test_traces_reading_and_writing_python_state_take_the_call_path(via_class, monkeypatch):
+    """A trace whose inputs include places of `self` (a float rebound each call, an
+    array written into) runs from the generated call path with those inputs, with
+    Python's results and state after every call; a changed shape still retraces."""
+    update = ag.function(Running.update)
+    graph_obj, eager_obj = Running(4), Running(4)
+    call = (lambda o, *a, **k: update(o, *a, **k)) if via_class else \
+        (lambda o, *a, **k: update.__get__(o)(*a, **k))
+    mean = graph_obj.mean
+    for k in range(3):
+        same(call(graph_obj, X + k), eager_obj.update(X + k))
+    fulls = []
+    original = type(update)._call_bound
+    monkeypatch.setattr(type(update), "_call_bound",
+                        lambda self, args: fulls.append(args) or original(self, args))
+    for k in range(3):
+        same(call(graph_obj, X + k, momentum=0.5), eager_obj.update(X + k, momentum=0.5))
+        same(call(graph_obj, X), eager_obj.update(X))
+    assert len(fulls) == 1  # the new momentum's first call only: it traces
+    assert graph_obj.mean is mean
+    np.testing.assert_array_equal(graph_obj.mean, eager_obj.mean)
+    assert type(graph_obj.count) is float and graph_obj.count == eager_obj.count
+    graph_obj.mean, eager_obj.mean = np.zeros(3), np.zeros(3)  # another shape: traced again
+    same(call(graph_obj, X[:3]), eager_obj.update(X[:3]))
+    np.testing.assert_array_equal(graph_obj.mean, eager_obj.mean)
+
+
+def test_calls_alternating_between_traces_each_run_their_own():
+    """The call path compares a call's key parts with the last call's before looking the
+    key up: calls alternating in shape, dtype, byte order, Python value and `self`
+    each run the trace of their own key."""
+    f = ag.function(scaled, max_traces=None)
+    method = ag.function(Model.forward)
+    models = [Model(np.full(4, 2.0)), Model(np.full(4, 3.0))]
+    arrays = [X, np.arange(3.0), X.astype(np.float32), X.astype(">f8"), X.astype(np.int64)]
+    for _ in range(3):
+        for k, x in enumerate(arrays):
+            same(f(x), scaled(x))
+            same(f(x, scale=0.5 + k), scaled(x, scale=0.5 + k))
+            same(f(x, shift=k), scaled(x, shift=k))
+            m = models[k % 2]
+            same(method(m, X, bias=float(k)), m.forward(X, bias=float(k)))
+    assert f.tracing_count == 3 * len(arrays) - 1  # shift=0 is the default's trace

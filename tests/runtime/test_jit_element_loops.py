@@ -141,6 +141,25 @@ def test_negative_and_out_of_bounds_indices(dtype):
     three_way(sum_at, x, np.zeros(0, np.int64), compiled=False)
 
 
+def index_checked_in_one_branch(x, idx, flags):
+    total = x[0]
+    for k in range(idx.shape[0]):
+        i = idx[k]
+        if flags[k]:
+            total = total + x[i]      # the index is checked here...
+        total = total + x[i - 1]      # ...and `i - 1` on every path
+        if not flags[k]:
+            total = total + x[i]      # so this one must be checked again
+    return total
+
+
+def test_an_index_checked_on_one_path_is_checked_on_the_others():
+    x = np.arange(10.0)
+    idx = np.array([1, 5, 9, 10], np.int64)
+    three_way(index_checked_in_one_branch, x, idx, np.array([True, False, True, True]))
+    three_way(index_checked_in_one_branch, x, idx, np.array([True, False, True, False]))
+
+
 def trace_2d(m, steps):
     i, total = 0, m[0, 0]
     while i < steps:

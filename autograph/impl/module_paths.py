@@ -1,0 +1,45 @@
+"""Fast paths of the code `autograph convert` writes (the module, not `autograph show`).
+
+A converted module mostly runs on Python values, where no trace is being built and
+`ag__.converted(f)` answers `f` itself (`operators/call.py`). The file it writes takes
+that answer inline, for the two constructs that cost most per use, each exact:
+
+    helper(x)        =>  (helper if not ag__.tracing_anywhere else ag__.converted(helper))(x)
+    x = ag__.setitem(x, i, v)   =>   if x.__class__ is list or x.__class__ is dict:
+                                         x[i] = v
+                                     else:
+                                         x = ag__.setitem(x, i, v)
+
+A called name is read twice (reading a name has no effects); an attribute callee
+(`obj.step(x)`) keeps `ag__.converted(obj.step)`, which reads it once. The subscript
+store form is the one `ag.function` compiles (`converters/fast_paths.py`). While a
+trace is being built on any thread every call asks `ag__.converted`, as before.
+`autograph show` and `ag.to_code` print the short form.
+"""
+from __future__ import annotations
+
+import gast
+
+from autograph.converters.fast_paths import compile_subscript_stores
+from autograph.pyct import templates
+
+_CALL = "(f if not ag__.tracing_anywhere else ag__.converted(f))"
+
+
+def add_fast_paths(node, ctx) -> None:
+    """Rewrite the routed calls of names and the subscript stores in `node` (a converted
+    function) in place."""
+    compile_subscript_stores(node, ctx)
+    ops = ctx.out.ops_name
+    template = _CALL.replace("ag__", ops)
+    for n in gast.walk(node):
+        if isinstance(n, gast.Call) and _routes_a_name(n.func, ops):
+            n.func = templates.replace_expr(template, origin=n.func, f=n.func.args[0].id)
+
+
+def _routes_a_name(func, ops: str) -> bool:
+    """Whether `func` is `<ops>.converted(<name>)`."""
+    return isinstance(func, gast.Call) and len(func.args) == 1 and not func.keywords and \
+        isinstance(func.args[0], gast.Name) and isinstance(func.func, gast.Attribute) and \
+        func.func.attr == "converted" and isinstance(func.func.value, gast.Name) and \
+        func.func.value.id == ops
