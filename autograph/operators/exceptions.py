@@ -35,7 +35,7 @@ from autograph.operators import sole_holder
 from autograph.operators.variables import UNSET, Undefined
 from autograph.operators.conditionals import defer_raise, is_symbolic, raised_by_user
 from runtime.core import tracing
-from runtime.core.errors import GraphModeError, StateArrayWrite
+from runtime.core.errors import GraphModeError, LeakedTensorError, StateArrayWrite
 from runtime.core.tensor import describing
 from runtime.control_flow.try_op import RERAISE, ConversionRefusal, reraise, try_except
 from runtime.state.effects import RAISE, raise_
@@ -156,7 +156,7 @@ def tracing_error(error: BaseException) -> bool:
     """Whether `error` is the compiler's (it cannot convert or trace something), never
     an error of the user's program: a user's handler never catches it."""
     return isinstance(error, (ConversionError, GraphModeError, Diagnostic, ConversionRefusal,
-                              StateArrayWrite))
+                              StateArrayWrite, LeakedTensorError))
 
 
 def _refuse_if_catchable(nodes: list, handlers: Callable, where: tuple) -> None:

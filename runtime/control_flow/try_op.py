@@ -381,10 +381,10 @@ def _finish(graph: Graph, paths: list, init: list, handlers: list, labels: list,
             if isinstance(v, Unknown):
                 v._refuse()
             if not (isinstance(v, (Tensor, np.ndarray, np.generic)) or is_python_scalar(v)):
-                raise TypeError(
-                    f"'{labels[k]}' is {v!r:.60} on one path of a `try` traced into a "
-                    "graph and an array on another: give it an array or number on every "
-                    "path.")
+                raise ConversionRefusal(
+                    f"this `try` cannot run in a graph: '{labels[k]}' is {v!r:.60} on one "
+                    "path of it and an array on another: give it an array or number on "
+                    "every path.")
         dtype = aval_of(vals[0])[1]
         shape = aval_of(vals[0])[0]
         for v in vals[1:]:

@@ -44,6 +44,11 @@ class TracingRecursionError(GraphModeError, RecursionError):
     (both branches of a symbolic `if` are traced, so the recursion never ends)."""
 
 
+class LeakedTensorError(ValueError):
+    """A symbolic value used after its trace finished (kept in a global, a list outside
+    the function): the compiler's error, never one a user's handler may catch."""
+
+
 class StateArrayWrite(TypeError):
     """A graph value written in place into a NumPy array that is not an array of the
     trace (`self.grads["W"] += dw`). A Function whose trace reaches that array as Python

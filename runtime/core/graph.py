@@ -15,7 +15,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from runtime.core import picture, printer
-from runtime.core.errors import Origin
+from runtime.core.errors import LeakedTensorError, Origin
 from runtime.core.tensor import Tensor
 from runtime.core.tensor_map import TensorMap
 from runtime.core.verify import verify as verify_graph
@@ -106,7 +106,7 @@ class Graph:
         if t.graph is self:
             return t
         if self.parent is None:
-            raise ValueError(
+            raise LeakedTensorError(
                 f"Tensor {t.name} ({t.dtype}{list(t.shape)}) belongs to another trace that has "
                 "finished (it leaked out through a Python side effect such as a global list). "
                 "Return values from the function instead of storing symbolic Tensors outside it."

@@ -6,13 +6,13 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.core import tracing
-from runtime.core.errors import GraphModeError, is_library_code, user_origin
+from runtime.core.errors import GraphModeError, LeakedTensorError, is_library_code, user_origin
 from runtime.core.tensor_text import _fmt_shape
 
 
 def _check_tracing(t) -> None:
     if not tracing.in_graph_mode():
-        raise ValueError(
+        raise LeakedTensorError(
             f"{t!r} is a symbolic value of a trace that has finished: it cannot be computed "
             "with outside that trace (it leaked out through a Python side effect such as a "
             "global list, or was read from a graph's nodes). Return values from the function "

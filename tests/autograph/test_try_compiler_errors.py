@@ -1,0 +1,60 @@
+"""A `try` that stays Python around code the compiler cannot trace: the compiler's own
+error (a symbolic value of a finished trace, a `try` whose state differs in structure
+per path) is never taken by the user's `except Exception`, which would silently run the
+handler on every call. Each call equals eager Python or raises that error."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from autograph.operators.exceptions import tracing_error
+from tests.helpers import assert_same
+
+
+def nested_finally_return_in_loop(n, xs):
+    log = 0
+    try:
+        try:
+            xs[n % 4] = xs[0]
+        except ValueError:
+            log = 1
+        finally:
+            log = log + 3
+            for e in xs:
+                if e == -e:
+                    return -xs[1], log
+                if n:
+                    break
+        log = log + 1
+    except Exception:  # a user's handler: must not see the compiler's errors
+        log = 7
+    return xs[0], log
+
+
+def nested_finally_return(n, xs):
+    log = 0
+    try:
+        try:
+            xs[1] = xs[0]
+        finally:
+            log = log + 3
+            if xs[0] < 0:
+                return xs[1], log
+        log = log + 1
+    except Exception:
+        log = 7
+    return xs[0], log
+
+
+@pytest.mark.parametrize("fn", [nested_finally_return_in_loop, nested_finally_return])
+@pytest.mark.parametrize("first", [-1.0, 0.0, 2.0])
+def test_the_compilers_error_is_never_a_users_exception(fn, first):
+    xs = np.array([first, -1.0, -2.0, 0.0])
+    expected = fn(np.int64(3), xs.copy())
+    try:
+        got = ag.function(fn)(np.int64(3), xs.copy())
+    except Exception as e:  # noqa: BLE001 - only the compiler's own errors may come out
+        assert tracing_error(e) or isinstance(e, ag.ConversionError), repr(e)
+        return
+    assert_same(got, expected)
