@@ -98,17 +98,31 @@ class Snapshot:
             budget -= 1 + len(values)
             stack.extend(values)
 
+    def rebase(self) -> None:
+        """Compare later changes with the items the containers hold now (a branch's
+        placeholders put into them: `share`); `restore` still puts the saved ones back."""
+        self.base = {k: _items(x, kind) for k, (x, kind, _) in self.saved.items()}
+
     def __bool__(self) -> bool:
         return bool(self.saved)
 
-    def changes(self) -> tuple[list, list]:
-        """(replaced locations `(container, key)`, descriptions of structural changes)."""
+    def changes(self, whole: bool = False) -> tuple[list, list]:
+        """(replaced locations `(container, key)`, descriptions of structural changes).
+        `whole`: a list or dict whose structure changed is the location `(it, WHOLE)`
+        (its items as one value), not a structural change."""
         replaced, structural = [], []
-        for x, kind, items in self.saved.values():
+        base = getattr(self, "base", None)
+        for key, (x, kind, items) in self.saved.items():
+            if base is not None:
+                items = base[key]
             now = _items(x, kind)
             if kind == "object" and self.own:
                 items = {k: v for k, v in items.items() if k not in self.own}
                 now = {k: v for k, v in now.items() if k not in self.own}
+            if whole and (kind == "list" and len(now) != len(items) or
+                          kind == "dict" and now.keys() != items.keys()):
+                replaced.append((x, WHOLE))
+                continue
             if kind == "list":
                 if len(now) != len(items):
                     structural.append(f"a list changes length ({len(items)} -> {len(now)} "
@@ -139,14 +153,66 @@ class Snapshot:
                 d.update(items)
 
 
+def share(orig, new, snapshot: Snapshot):
+    """`orig` holding the leaves of `new` (a copy of its structure, as runtime.cond hands
+    a branch its state): written into `orig`'s lists and dicts in place - only into
+    those `snapshot` puts back as they were afterwards."""
+    t = type(orig)
+    if t is not type(new) or id(orig) not in snapshot.saved:
+        return new
+    if t is list and len(orig) == len(new):
+        for i, v in enumerate(new):
+            v = share(orig[i], v, snapshot)
+            if v is not orig[i]:
+                orig[i] = v
+        return orig
+    if t is dict and orig.keys() == new.keys():
+        for k, v in new.items():
+            v = share(orig[k], v, snapshot)
+            if v is not orig[k]:
+                orig[k] = v
+        return orig
+    return new
+
+
+def holds_container(x) -> bool:
+    """Whether `x` is a list or dict, or a tuple holding one."""
+    t = type(x)
+    return t is list or t is dict or (t is tuple and any(holds_container(v) for v in x))
+
+
+def detached(x):
+    """`x` with a copy of every list / dict (and tuple holding one) in it, so that putting
+    the containers back as they were (`Snapshot.restore`) leaves its items alone."""
+    t = type(x)
+    if t is list:
+        return [detached(v) for v in x]
+    if t is dict:
+        return {k: detached(v) for k, v in x.items()}
+    if t is tuple and holds_container(x):
+        return tuple(detached(v) for v in x)
+    return x
+
+
+WHOLE = object()  # the key of a location that is a whole list or dict (`Snapshot.changes`)
+
+
 def get(location):
     x, key = location
+    if key is WHOLE:
+        return detached(x)
     return getattr(x, key) if _kind(x) == "object" else x[key]
 
 
 def put(location, value) -> None:
     x, key = location
-    if _kind(x) == "object":
+    if key is WHOLE:
+        if type(x) is list:
+            x[:] = value
+        else:
+            x.clear()
+            x.update(value)
+    elif _kind(x) == "object":
         setattr(x, key, value)
     else:
         x[key] = value
@@ -154,6 +220,8 @@ def put(location, value) -> None:
 
 def describe(location) -> str:
     x, key = location
+    if key is WHOLE:
+        return f"the items of a {type(x).__name__}"
     if _kind(x) == "object":
         return f"<{type(x).__name__} object>.{key}"
     return f"<{type(x).__name__}>[{key!r}]"
@@ -168,6 +236,24 @@ def check_structure(structural: list, where: str, what: str) -> None:
             f"that only when (or as often as) the code runs. Build the values as arrays "
             f"(np.where / a loop variable), keep the container's structure fixed and only "
             f"replace its items, or use a Python condition.")
+
+
+def check_same_structure(locations: list, first: list, second: list, where: str,
+                         what: str) -> None:
+    """The whole lists / dicts among `locations` (values `first` after one path, `second`
+    after the other) must have one structure after both: the graph holds one."""
+    for (x, key), a, b in zip(locations, first, second):
+        if key is WHOLE and (len(a) != len(b) if type(x) is list else a.keys() != b.keys()):
+            size = (lambda v: f"{len(v)} items") if type(x) is list else \
+                (lambda v: f"keys {list(v)}")
+            raise Diagnostic(
+                f"{where}: this {what} depends on a symbolic value, so its two paths are "
+                f"traced into one graph - but they leave a Python {type(x).__name__} with a "
+                f"different structure ({size(a)} after the true branch, {size(b)} after "
+                f"the false branch): which one Python gives is known only when the graph "
+                f"runs. Make the same change on both paths (append / add the key in the "
+                f"other branch too), build the values as arrays (np.where), or use a "
+                f"Python condition.")
 
 
 def new_locations(found: list, carried: list) -> list:
