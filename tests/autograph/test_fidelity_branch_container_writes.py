@@ -261,3 +261,27 @@ def test_a_merge_the_graph_cannot_hold_is_a_clear_error(fn, make):
     with pytest.raises((TypeError, ValueError)) as info:
         ag.function(fn)(POSITIVE, make())
     assert f"{__file__.rsplit('/', 1)[1]}:{line}" in str(info.value)
+
+
+def raise_or_write(xs, a):
+    if xs[0] + xs[0] < a:
+        raise ValueError("bad")
+    else:
+        xs[0] = 2.0 - xs[1]
+    return xs[1] + xs[0]
+
+
+@pytest.mark.parametrize("mode", ["function", "jit", "to_graph"])
+def test_an_array_written_on_the_path_that_does_not_raise(mode):
+    """The path that raises gives the array no value: the write on the other one holds."""
+    run = _run("raise_or_write", mode)
+    for a in (-2.0, 9.0):  # writes / raises
+        got, want = np.array([3.0, 0.0, 2.0]), np.array([3.0, 0.0, 2.0])
+        try:
+            expected = raise_or_write(want, a)
+        except ValueError as e:
+            with pytest.raises(ValueError, match=str(e)):
+                run(got, a)
+        else:
+            assert_same(run(got, a), expected)
+        assert_same(got, want)
