@@ -137,7 +137,9 @@ def _symbolic_if(cond, body, orelse, state, names, loc, what="`if`"):
     where = f"{loc[0]}:{loc[1]}"
     record: dict = {}
     labels = _labels(names)
-    snap = containers.Snapshot(containers.roots_of(body, orelse, values=state), names)
+    outer: list = []
+    snap = containers.Snapshot(containers.roots_of(body, orelse, values=state, outer=outer),
+                               names, outer)
     carried: list = []  # container locations a branch replaces: extra outputs
     graph = tracing.current_graph()
     arrays = views.checkpoint() if snap else None

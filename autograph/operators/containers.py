@@ -51,12 +51,14 @@ def _items(x, kind):
     return dict(vars(x))
 
 
-def roots_of(*fns, values=()) -> list:
+def roots_of(*fns, values=(), outer: list | None = None) -> list:
     """What a block can reach: `values`, and the closure cells of `fns` and of the
     functions found there (`add(x)` of a nested `add` that updates a container of the
     enclosing function). Not module globals: a global container outlives the trace, and
     updating it is a Python side effect that runs while tracing (the documented rule for
-    `print` and for appending to an outer list), not a value to carry."""
+    `print` and for appending to an outer list), not a value to carry. `outer`: a list
+    that gets the module-level lists and dicts the functions name, whose replaced items
+    are carried (`GLOBAL[0] = v`) but whose changes of structure stay trace-time effects."""
     out = list(values)
     seen: set = set()
     todo = [f for f in fns if f is not None]
@@ -67,6 +69,10 @@ def roots_of(*fns, values=()) -> list:
         if code is None or id(fn) in seen:
             continue
         seen.add(id(fn))
+        if outer is not None:
+            names = getattr(fn, "__globals__", {})
+            outer.extend(v for v in (names.get(n) for n in code.co_names)
+                         if type(v) is list or type(v) is dict)
         found = []
         for cell in getattr(fn, "__closure__", None) or ():
             try:
@@ -81,22 +87,26 @@ def roots_of(*fns, values=()) -> list:
 class Snapshot:
     """The contents of every container reachable from `roots`, to compare and restore."""
 
-    def __init__(self, roots, names=()):
+    def __init__(self, roots, names=(), outer=()):
         self.saved: dict[int, tuple] = {}   # id -> (container, kind, items)
+        self.outer: set = set()  # ids of containers reached only from `outer` (roots_of)
         # attributes the generated code carries itself (`self.count` in `names`)
         self.own = {n.rsplit(".", 1)[1] for n in names or () if "." in n}
         budget = _LIMIT
-        stack = list(roots)
-        while stack and budget > 0:
-            x = stack.pop()
-            kind = _kind(x)
-            if kind is None or id(x) in self.saved:
-                continue
-            items = _items(x, kind)
-            self.saved[id(x)] = (x, kind, items)
-            values = items if kind == "list" else list(items.values())
-            budget -= 1 + len(values)
-            stack.extend(values)
+        for group, is_outer in ((roots, False), (outer, True)):
+            stack = list(group)
+            while stack and budget > 0:
+                x = stack.pop()
+                kind = _kind(x)
+                if kind is None or id(x) in self.saved:
+                    continue
+                items = _items(x, kind)
+                self.saved[id(x)] = (x, kind, items)
+                if is_outer:
+                    self.outer.add(id(x))
+                values = items if kind == "list" else list(items.values())
+                budget -= 1 + len(values)
+                stack.extend(values)
 
     def rebase(self) -> None:
         """Compare later changes with the items the containers hold now (a branch's
@@ -116,6 +126,8 @@ class Snapshot:
             if base is not None:
                 items = base[key]
             now = _items(x, kind)
+            if key in self.outer and _reshaped(kind, items, now):
+                continue  # (a trace-time effect on module state, as outside the `if`)
             if kind == "object" and self.own:
                 items = {k: v for k, v in items.items() if k not in self.own}
                 now = {k: v for k, v in now.items() if k not in self.own}
@@ -141,7 +153,9 @@ class Snapshot:
         return replaced, structural
 
     def restore(self) -> None:
-        for x, kind, items in self.saved.values():
+        for key, (x, kind, items) in self.saved.items():
+            if key in self.outer and _reshaped(kind, items, _items(x, kind)):
+                continue
             if kind == "list":
                 x[:] = items
             elif kind == "dict":
@@ -151,6 +165,10 @@ class Snapshot:
                 d = vars(x)
                 d.clear()
                 d.update(items)
+
+
+def _reshaped(kind: str, before, now) -> bool:
+    return len(before) != len(now) if kind == "list" else before.keys() != now.keys()
 
 
 def share(orig, new, snapshot: Snapshot):

@@ -122,6 +122,12 @@ def global_items(a):
     return a
 
 
+def global_items_in_loop(a, n):
+    for i in range(n):
+        GLOBAL_ITEMS[0] = GLOBAL_ITEMS[0] + a * i
+    return a
+
+
 def loop_item_store(a, n, xs):
     for i in range(n):
         xs[0] = xs[0] + a * i
@@ -168,6 +174,8 @@ ARGS = {  # name -> a function making fresh arguments for input `a`
     "through_an_alias": lambda a: (a, _lists()),
     "nested_ifs": lambda a: (a, {"x": np.zeros(2), "y": [np.float64(0), np.float64(0)]}),
     "object_attribute_items": lambda a: (a, Holder()),
+    "global_items": lambda a: (a,),
+    "global_items_in_loop": lambda a: (a, np.int64(2)),
     "loop_item_store": lambda a: (a, np.int64(3), _lists()),
     "loop_item_store_read_after": lambda a: (a, np.int64(3), _lists()),
     "while_dict_store": lambda a: (a, np.int64(2), {"s": np.float64(1.0)}),
