@@ -59,6 +59,12 @@ def augmented_dict_store(a, d):
     return d["s"] * 2
 
 
+def python_int_item(a, d):
+    if np.sum(a) > 0:
+        d["n"] += 1  # a Python int, as Python leaves it
+    return a
+
+
 def new_key_on_both_paths(a, d):
     if np.sum(a) > 0:
         d["k"] = a + 1
@@ -168,6 +174,7 @@ ARGS = {  # name -> a function making fresh arguments for input `a`
     "item_store_one_branch": lambda a: (a, _lists()),
     "item_store_read_after": lambda a: (a, _lists()),
     "augmented_dict_store": lambda a: (a, {"s": np.float64(0.5)}),
+    "python_int_item": lambda a: (a, {"n": 0}),
     "new_key_on_both_paths": lambda a: (a, {"j": 1}),
     "append_on_both_paths": lambda a: (a, _lists()),
     "extend_and_pop": lambda a: (a, _lists()),
