@@ -13,11 +13,12 @@ from __future__ import annotations
 import gast
 
 from autograph.pyct import templates
+from autograph.pyct.all_nodes import all_nodes
 
 
 def transform(node) -> None:
     """Rewrite, in place, every `o.a = ag__.setitem(o.a, ...)` in `node`'s tree."""
-    for parent in gast.walk(node):
+    for parent in all_nodes(node):
         for field in ("body", "orelse", "finalbody"):
             body = getattr(parent, field, None)
             if isinstance(body, list):

@@ -34,6 +34,7 @@ from autograph.pyct import templates
 from autograph.pyct.activity import qualified_name
 from autograph.pyct.registry import is_convertible
 from autograph.pyct.transformer import apply, is_ag_call
+from autograph.pyct.all_nodes import all_nodes
 from runtime.ops.dynamic import CREATORS
 
 _MISSING = object()
@@ -141,7 +142,7 @@ def _builds_text(args) -> bool:
     evaluated by `ag__.print_text`, inside a lambda (so not with `:=`, `yield` or `await`,
     which would change meaning there)."""
     if any(isinstance(n, (gast.NamedExpr, gast.Yield, gast.YieldFrom, gast.Await))
-           for a in args for n in gast.walk(a)):
+           for a in args for n in all_nodes(a)):
         return False
     return any(_is_text(a) for a in args)
 
@@ -234,7 +235,7 @@ def names_given_lists(fn_node) -> set:
     """Names the function assigns a list / tuple display or a list comprehension
     (`vals = [a, b]`), which NumPy functions then get by name (`np.max(vals)`)."""
     out = set()
-    for n in gast.walk(fn_node):
+    for n in all_nodes(fn_node):
         if isinstance(n, gast.Assign) and isinstance(n.value, (gast.List, gast.Tuple,
                                                                 gast.ListComp)):
             out.update(t.id for t in n.targets if isinstance(t, gast.Name))

@@ -29,6 +29,7 @@ import gast
 from autograph.pyct import anno, templates
 from autograph.pyct.activity import _scope_free_reads, bound_names, declared
 from autograph.pyct.blocks import statements
+from autograph.pyct.all_nodes import all_nodes, child_nodes
 
 _FUNCTION_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
@@ -46,11 +47,11 @@ def captured_names(fn_node, local: set) -> set:
             continue  # `locals()`'s getters only read, where the call stands
         if isinstance(n, _FUNCTION_SCOPES):
             out |= _scope_free_reads(n)
-            for inner in gast.walk(n):
+            for inner in all_nodes(n):
                 if isinstance(inner, gast.Nonlocal):
                     out.update(inner.names)
             continue
-        stack.extend(gast.iter_child_nodes(n))
+        stack.extend(child_nodes(n))
     return out & set(local)
 
 
@@ -118,7 +119,7 @@ def unannotate_declared(node) -> None:
     """`x: T = v` -> `x = v` in every function of `node` that declares `x` `nonlocal` /
     `global` (the converters write such declarations into generated functions, e.g. a
     graph `try` body; an annotated name there is a SyntaxError)."""
-    for fn in gast.walk(node):
+    for fn in all_nodes(node):
         if isinstance(fn, gast.FunctionDef):
             names = {name for s in statements(fn.body)
                      if isinstance(s, (gast.Nonlocal, gast.Global)) for name in s.names}

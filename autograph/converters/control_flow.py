@@ -9,6 +9,7 @@ import gast
 from autograph.converters import conditionals, dual_path, loops
 from autograph.pyct import anno, templates
 from autograph.pyct.blocks import blocks, statements
+from autograph.pyct.all_nodes import all_nodes
 
 
 def convert_block(stmts: list, ctx, taken: frozenset, dual: bool = True) -> list:
@@ -150,7 +151,7 @@ def _swallows(finalbody) -> bool:
         if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
             continue
         if isinstance(s, (gast.For, gast.While, gast.AsyncFor)):
-            stack.extend(x for x in gast.walk(s) if isinstance(x, gast.Return))
+            stack.extend(x for x in all_nodes(s) if isinstance(x, gast.Return))
             continue
         for owner, field in blocks(s):
             stack.extend(getattr(owner, field))

@@ -20,6 +20,7 @@ import gast
 from autograph.errors import ConversionError
 from autograph.pyct import anno, templates
 from autograph.pyct.activity import qualified_name
+from autograph.pyct.all_nodes import all_nodes, child_nodes
 
 _KNOWN = ("maximum_iterations", "shape_invariants")
 _DEFS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda)
@@ -53,13 +54,13 @@ def transform(fn_node, ctx, nested: bool = False) -> None:
 
 
 def _walk_outside_defs(fn_node):
-    todo = list(gast.iter_child_nodes(fn_node))
+    todo = list(child_nodes(fn_node))
     while todo:
         node = todo.pop()
         if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
             continue
         yield node
-        todo.extend(gast.iter_child_nodes(node))
+        todo.extend(child_nodes(node))
 
 
 def _statements(stmts, loop, inside: str, ctx) -> list:
@@ -129,14 +130,14 @@ def _read_names(options: dict) -> set:
                    for p in invariants.elts]
     elif invariants is not None:
         values.append(invariants)
-    return {n.id for v in values if v is not None for n in gast.walk(v)
+    return {n.id for v in values if v is not None for n in all_nodes(v)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
 
 
 def _assigned_in(loop) -> set:
     """Names the loop writes (its target, its body), shape_invariants keys aside."""
     out = set()
-    for n in gast.walk(loop):
+    for n in all_nodes(loop):
         if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
             out.add(n.id)
     return out

@@ -69,11 +69,14 @@ def convert_if(node, ctx, taken: frozenset, dual_block: Callable,
     cond = node.test.id if named else ctx.namer.new("cond")
     node.test = templates.name_node(cond)
     functional = _functional(conditionals.convert(node, ctx, taken, functional_block))
-    test, inline.test = inline.test, templates.name_node(cond)
+    # (a name tested keeps its node: its location is the test's, `fast_tests` reads it)
+    test, inline.test = inline.test, inline.test if named else templates.name_node(cond)
     inline.body = dual_block(inline.body, ctx, taken)
     inline.orelse = dual_block(inline.orelse, ctx, taken)
     evaluate = [] if named else templates.replace("cond = test", origin=inline, cond=cond,
                                                   test=test)
+    for stmt in evaluate:  # (generated: the compiled form tests `test` in its place)
+        anno.set_(stmt, anno.DUAL, True)
     return evaluate + templates.replace(f"if {_PLAIN_TEST}:\n    inline\nelse:\n    functional",
                                         origin=inline, cond=cond, inline=[inline],
                                         functional=functional)
@@ -93,8 +96,8 @@ def convert_while(node, ctx, taken: frozenset, dual_block: Callable,
     test = templates.replace_expr("(cond := test).__class__ is bool or "
                                   "not ag__.symbolic(cond)", origin=inline, cond=cond,
                                   test=inline.test)
-    loop = gast.While(test=test, body=body, orelse=functional)
-    templates.copy_location(loop, inline)
+    loop = gast.copy_location(gast.While(test=test, body=body, orelse=functional), inline)
+    anno.set_(loop, anno.MUST_IN, anno.get(inline, anno.MUST_IN, frozenset()))
     return [loop]
 
 

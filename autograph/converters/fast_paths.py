@@ -7,12 +7,13 @@ Calls. `call_trees` writes every call it routes as `ag__.converted(f)(x)`. A cal
 `converted` costs more than many a callee, so each routed call of a *name* is compiled
 as
 
-    len(xs)   =>  (len if not ag__.tracing_anywhere and len is ag__.builtins.len
-                   else ag__.converted(len))(xs)
-    fib(n)    =>  (site.run if fib is site.callee else ag__.converted_at(site, fib))(n)
+    len(xs)   =>  (ag__.converted(len) if ag__tracing or len is not ag__.builtins.len
+                   else len)(xs)
+    fib(n)    =>  (ag__.converted_at(site, fib) if fib is not site.callee else site.run)(n)
 
-- a builtin is called as is while no trace is being built on any thread (nothing is
-  symbolic then, and each `ag__` overload is the builtin itself on other values); the
+- a builtin is called as is while no trace is being built on any thread (`ag__tracing`,
+  a closure cell holding the runtime's list of graphs being built: nothing is symbolic
+  while it is empty, and each `ag__` overload is the builtin itself on other values); the
   name is still looked up when the call runs, so a global that shadows it is converted
   and called instead, as before;
 - any other name has a cache of its own (`site`, a `CallSite` in a closure cell of the
@@ -36,16 +37,30 @@ a method binds what the site holds for its function to its receiver, a builtin m
 (`self.items.append`) runs as is outside traces. In a comprehension's first iterable,
 where `:=` is not allowed, `ag__.converted_at(site, obj.step)` decides at each call.
 
+Loops. A `for` asks `ag__.python_iterable(iterable, flagged)` whether it runs inline
+(`dual_path.py`); outside traces the answer is yes, without the call:
+`if not ag__tracing or ag__.python_iterable(...)`.
+
+Subscript reads. `slices` reads `xs[i]` of a name as `xs[i] if xs.__class__ is not
+ag__.ndarray else ag__.array_item(xs, i)`; outside traces it is read as written:
+
+    ag__.array_item(xs, i) if ag__tracing and xs.__class__ is ag__.ndarray else xs[i]
+
 Subscript stores. `slices` writes `x[i] = v` as `x = ag__.setitem(x, i, v)` (state the
-functional forms can carry); a list or dict takes the store as written:
+functional forms can carry); outside traces, and for a list or dict, the store is taken
+as written:
 
-    x = ag__.setitem(x, i, v)        =>   if x.__class__ is list or x.__class__ is dict:
-                                              x[i] = v          (`x[i] += v` likewise)
-                                          else:
-                                              x = ag__.setitem(x, i, v)
+    x = ag__.setitem(x, i, v)   =>   if not ag__tracing or x.__class__ is list or \
+                                             x.__class__ is dict:
+                                         x[i] = v          (`x[i] += v` likewise)
+                                     else:
+                                         x = ag__.setitem(x, i, v)
 
-which is what `setitem` does for them, in Python's own order of evaluation (the value
-first). Nested stores (`d['m'][i] = v`) keep `setitem`.
+which is what `setitem` does for them (and for anything outside traces, where nothing
+is symbolic), in Python's own order of evaluation (the value first). Nested stores
+(`d['m'][i] = v`) keep `setitem`. Likewise `lists` writes `xs.append(v)` as
+`xs = ag__.list_append(xs, v)`; outside traces it runs as written (`self.items.append(v)`
+reads `self.items` once and never assigns it: no property setter or `__setattr__` runs).
 """
 from __future__ import annotations
 
@@ -54,15 +69,31 @@ import builtins
 import gast
 
 from autograph.pyct import templates
+from autograph.pyct.all_nodes import all_nodes
 
 SITE_PREFIX = "ag__site"  # closure cells `impl/api.py` gives the compiled function
+TRACING_CELL = "ag__tracing"  # cells holding the runtime's list of graphs being built
 
-_BUILTIN = ("(f if not ag__.tracing_anywhere and f is ag__.builtins.{name} "
-            "else ag__.converted(f))")
-_CACHED = "(site.run if f is site.callee else ag__.converted_at(site, f))"
-_METHOD = ("(ag__.bind(site.run, m.__self__) if (m := f).__class__ is ag__.MethodType and "
-           "m.__func__ is site.callee else m if m.__class__ is ag__.BuiltinMethodType and "
-           "not ag__.tracing_anywhere else ag__.converted_at(site, m))")
+# (the path Python values take last: it then needs no jump past the other one)
+_BUILTIN = "(ag__.converted(f) if tracing or f is not ag__.builtins.{name} else f)"
+_CACHED = "(ag__.converted_at(site, f) if f is not site.callee else site.run)"
+# (by `type`, which reads no attribute of the user's object: `operators/conditionals.py`)
+_METHOD = ("(ag__.bind(site.run, m.__self__) if ag__.type_(m := f) is ag__.MethodType and "
+           "m.__func__ is site.callee else m if ag__.type_(m) is ag__.BuiltinMethodType and "
+           "not tracing else ag__.converted_at(site, m))")
+_PLAIN_RECEIVER = "slow if ag__.type_(receiver) not in ag__.plain_receivers or tracing else fast"
+# a method call whose arguments are written twice more: the site's function is called with
+# the receiver first (no bound method made for it)
+# the receiver first (no bound method made for it; `run :=`: an attribute called as a
+# method would be looked up unspecialized)
+_UNBOUND = ("(run := site.run)(m.__self__) if ag__.type_(m := f) is ag__.MethodType and "
+            "m.__func__ is site.callee else other")
+_OTHER = ("(m if ag__.type_(m) is ag__.BuiltinMethodType and not tracing "
+          "else ag__.converted_at(site, m))")
+# (nodes an argument of a method call may hold for the call to be written twice: no
+# calls, so the code grows linearly with nesting, and no nested scopes)
+_NOT_TWICE = (gast.Call, gast.Lambda, gast.NamedExpr, gast.ListComp, gast.SetComp,
+              gast.DictComp, gast.GeneratorExp, gast.Yield, gast.YieldFrom, gast.Await)
 
 
 class CallSite:
@@ -90,15 +121,112 @@ def compile_call_sites(node, ctx) -> list:
     return sites
 
 
-def _sites_in(node, in_iterable: bool, ctx, sites: list) -> None:
-    """(`in_iterable`: inside a comprehension's first iterable, where `:=` is not allowed.)"""
+def _tracing(ctx, sites: list) -> str:
+    """The name of the cell holding the list of graphs being built (made once)."""
+    for name in sites:
+        if name.startswith(TRACING_CELL):
+            return name
+    sites.append(ctx.namer.new(TRACING_CELL))
+    return sites[-1]
+
+
+def _sites_in(node, in_iterable: bool, ctx, sites: list):
+    """`node` with its call sites compiled (a new node for a method call written twice).
+    (`in_iterable`: inside a comprehension's first iterable, where `:=` is not allowed.)"""
     if isinstance(node, gast.Call) and _is_routing(node.func, ctx.out.ops_name):
-        node.func = _site(node.func.args[0], in_iterable, ctx, sites)
+        callee = node.func.args[0]
+        if isinstance(callee, gast.Attribute) and not in_iterable and _twice(node):
+            return _method_call(node, callee, ctx, sites)
+        node.func = _site(callee, in_iterable, ctx, sites)
+    elif isinstance(node, gast.If) and isinstance(node.test, gast.Call) and \
+            _is_ops_call(node.test, ctx.out.ops_name, "python_iterable"):
+        node.test = templates.replace_expr("not tracing or test", origin=node.test,
+                                           tracing=_tracing(ctx, sites), test=node.test)
+    elif isinstance(node, gast.IfExp) and is_array_guard(node.test, ctx.out.ops_name):
+        node.test.ops = [gast.Is()]  # `call if tracing and <x is an ndarray> else load`
+        node.test = templates.replace_expr("tracing and test", origin=node.test,
+                                           tracing=_tracing(ctx, sites), test=node.test)
+        node.body, node.orelse = node.orelse, node.body
     for field, value in gast.iter_fields(node):
         inner = in_iterable or isinstance(node, gast.comprehension) and field == "iter"
-        for child in value if isinstance(value, list) else (value,):
-            if isinstance(child, gast.AST):
-                _sites_in(child, inner, ctx, sites)
+        if isinstance(value, list):
+            value[:] = [_sites_in(c, inner, ctx, sites) if isinstance(c, gast.AST) else c
+                        for c in value]
+        elif isinstance(value, gast.AST):
+            setattr(node, field, _sites_in(value, inner, ctx, sites))
+    return node
+
+
+def _twice(call) -> bool:
+    """Whether the arguments of `call` may be written in both arms of a conditional."""
+    return not any(isinstance(n, _NOT_TWICE) for part in call.args + call.keywords
+                   for n in gast.walk(part))
+
+
+def _method_call(call, callee, ctx, sites: list):
+    """`recv.meth(args)` as the call written as is when `recv` is of a builtin type (all
+    its methods builtin) outside traces, else the method's call site:
+
+        <site of r.meth>(args) if ag__.type_(r := recv) not in ag__.plain_receivers
+            or ag__tracing else r.meth(args)
+
+    (`recv` read once: `r` is `recv` itself when it is a name; the site: `_unbound`.)"""
+    receiver = _sites_in(callee.value, False, ctx, sites)
+    call.args = [_sites_in(a, False, ctx, sites) for a in call.args]
+    call.keywords = [_sites_in(k, False, ctx, sites) for k in call.keywords]
+    if isinstance(receiver, gast.Name):
+        name, tested = receiver.id, receiver
+    else:
+        name = ctx.namer.new("ag__receiver")
+        tested = gast.NamedExpr(target=templates.name_node(name, gast.Store),
+                                value=receiver)
+    method = gast.copy_location(gast.Attribute(value=templates.name_node(name),
+                                               attr=callee.attr, ctx=gast.Load()), callee)
+    templates.copy_location(method, callee)
+    slow = _unbound(method, call, ctx, sites)
+    fast = gast.Call(func=gast.Attribute(value=templates.name_node(name), attr=callee.attr,
+                                         ctx=gast.Load()),
+                     args=templates.clone(call.args), keywords=templates.clone(call.keywords))
+    for new in (slow, fast):
+        templates.copy_location(new, call)
+    return templates.replace_expr(_PLAIN_RECEIVER.replace("ag__", ctx.out.ops_name),
+                                  origin=call, slow=slow, fast=fast, receiver=tested,
+                                  tracing=_tracing(ctx, sites))
+
+
+def _unbound(callee, call, ctx, sites: list):
+    """The call site of `callee(args)` (`r.meth`, `r` a name), which calls the converted
+    function it cached with the receiver as its first argument:
+
+        (run := site.run)(m.__self__, args) if ag__.type_(m := r.meth) is ag__.MethodType
+            and m.__func__ is site.callee else (m if <a builtin method outside traces>
+                                                else ag__.converted_at(site, m))(args)"""
+    ops = ctx.out.ops_name
+    site, m, tracing = ctx.namer.new(SITE_PREFIX), ctx.namer.new("ag__callee"), \
+        _tracing(ctx, sites)
+    run = ctx.namer.new("ag__run")
+    sites.append(site)
+    other = gast.Call(func=templates.replace_expr(_OTHER.replace("ag__", ops), origin=callee,
+                                                  site=site, m=m, tracing=tracing),
+                      args=call.args, keywords=call.keywords)
+    templates.copy_location(other, call)
+    node = templates.replace_expr(_UNBOUND.replace("ag__", ops), origin=callee, site=site,
+                                  m=m, f=callee, other=other, run=run)
+    node.body.args += templates.clone(call.args)
+    node.body.keywords = templates.clone(call.keywords)
+    return node
+
+
+def is_array_guard(test, ops: str, op=gast.IsNot) -> bool:
+    """`<name>.__class__ is not <ops>.ndarray` (`slices`: a subscript read's guard; `op`:
+    `is` in the compiled form)."""
+    return isinstance(test, gast.Compare) and len(test.ops) == 1 and \
+        isinstance(test.ops[0], op) and isinstance(test.left, gast.Attribute) and \
+        test.left.attr == "__class__" and isinstance(test.left.value, gast.Name) and \
+        isinstance(test.comparators[0], gast.Attribute) and \
+        test.comparators[0].attr == "ndarray" and \
+        isinstance(test.comparators[0].value, gast.Name) and \
+        test.comparators[0].value.id == ops
 
 
 def _site(callee, in_iterable: bool, ctx, sites: list):
@@ -106,7 +234,8 @@ def _site(callee, in_iterable: bool, ctx, sites: list):
     ops = ctx.out.ops_name
     if isinstance(callee, gast.Name) and callable(getattr(builtins, callee.id, None)):
         template = _BUILTIN.format(name=callee.id).replace("ag__", ops)
-        return templates.replace_expr(template, origin=callee, f=callee.id)
+        return templates.replace_expr(template, origin=callee, f=callee.id,
+                                      tracing=_tracing(ctx, sites))
     site = ctx.namer.new(SITE_PREFIX)
     sites.append(site)
     if isinstance(callee, gast.Name):
@@ -116,7 +245,8 @@ def _site(callee, in_iterable: bool, ctx, sites: list):
         return templates.replace_expr(f"{ops}.converted_at(site, f)", origin=callee,
                                       site=site, f=callee)
     return templates.replace_expr(_METHOD.replace("ag__", ops), origin=callee, site=site,
-                                  f=callee, m=ctx.namer.new("ag__callee"))
+                                  f=callee, m=ctx.namer.new("ag__callee"),
+                                  tracing=_tracing(ctx, sites))
 
 
 def _is_routing(func, ops: str) -> bool:
@@ -128,24 +258,63 @@ def _is_routing(func, ops: str) -> bool:
         func.func.value.id == ops
 
 
-_STORE = "if x.__class__ is list or x.__class__ is dict:\n    inline\nelse:\n    original"
+_STORE = ("if not tracing or x.__class__ is list or x.__class__ is dict:\n    inline\n"
+          "else:\n    original")
 _AUGMENTED = {"+=": gast.Add, "-=": gast.Sub, "*=": gast.Mult, "/=": gast.Div,
               "//=": gast.FloorDiv, "%=": gast.Mod, "**=": gast.Pow, "@=": gast.MatMult,
               "<<=": gast.LShift, ">>=": gast.RShift, "&=": gast.BitAnd, "|=": gast.BitOr,
               "^=": gast.BitXor}
 
 
-def compile_subscript_stores(node, ctx) -> None:
-    """Give each `x = ag__.setitem(x, i, v(, op))` in `node` its inline path, in place."""
+def compile_subscript_stores(node, ctx, cells: list) -> None:
+    """Give each `x = ag__.setitem(x, i, v(, op))` in `node` its inline path, in place
+    (adding to `cells` the tracing cell it reads)."""
     ops = ctx.out.ops_name
-    for n in gast.walk(node):
+    for n in all_nodes(node):
         for field in ("body", "orelse", "finalbody"):
             stmts = getattr(n, field, None)
-            if isinstance(stmts, list) and any(_is_store(s, ops) for s in stmts):
-                setattr(n, field, [new for s in stmts for new in _store(s, ops)])
+            if isinstance(stmts, list) and any(_is_store(s, ops) or _is_append(s, ops)
+                                               for s in stmts):
+                tracing = _tracing(ctx, cells)
+                setattr(n, field, [new for s in stmts for new in _store(s, ops, tracing)])
 
 
-def _store(stmt, ops: str) -> list:
+def _is_append(stmt, ops: str) -> bool:
+    """Whether `stmt` is `xs = <ops>.list_append(xs, v)` (`lists`: `xs.append(v)`), `xs` a
+    name or an attribute chain."""
+    if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
+            isinstance(stmt.value, gast.Call) and _is_ops_call(stmt.value, ops, "list_append")
+            and len(stmt.value.args) == 2 and not stmt.value.keywords):
+        return False
+    target, first = stmt.targets[0], stmt.value.args[0]
+    return _chain(target) is not None and _chain(target) == _chain(first)
+
+
+def _chain(node):
+    """`a.b.c` as ('a', 'b', 'c'); None for anything else."""
+    if isinstance(node, gast.Name):
+        return (node.id,)
+    if isinstance(node, gast.Attribute):
+        head = _chain(node.value)
+        return None if head is None else head + (node.attr,)
+    return None
+
+
+def _is_ops_call(call, ops: str, name: str) -> bool:
+    f = call.func
+    return isinstance(f, gast.Attribute) and f.attr == name and \
+        isinstance(f.value, gast.Name) and f.value.id == ops
+
+
+def _store(stmt, ops: str, tracing: str) -> list:
+    if _is_append(stmt, ops):
+        xs, v = (templates.clone(a) for a in stmt.value.args)
+        call = gast.Call(func=gast.Attribute(value=xs, attr="append", ctx=gast.Load()),
+                         args=[v], keywords=[])
+        templates.copy_location(call, stmt)
+        return templates.replace("if not tracing:\n    call\nelse:\n    original",
+                                 origin=stmt, tracing=tracing,
+                                 call=[gast.Expr(value=call)], original=[stmt])
     if not _is_store(stmt, ops):
         return [stmt]
     name, index, value, *op = stmt.value.args
@@ -158,7 +327,7 @@ def _store(stmt, ops: str) -> list:
         inline = gast.Assign(targets=[target], value=templates.clone(value), type_comment=None)
     templates.copy_location(inline, stmt)
     return templates.replace(_STORE, origin=stmt, x=name.id, inline=[inline],
-                             original=[stmt])
+                             original=[stmt], tracing=tracing)
 
 
 def _is_store(stmt, ops: str) -> bool:
@@ -177,7 +346,7 @@ def _is_store(stmt, ops: str) -> bool:
                                     call.args[3].value in _AUGMENTED):
         return False
     return not any(isinstance(a, gast.Starred) for a in call.args) and not any(
-        _is_ag_setitem(n, ops) for a in call.args[1:] for n in gast.walk(a))
+        _is_ag_setitem(n, ops) for a in call.args[1:] for n in all_nodes(a))
 
 
 def _is_ag_setitem(n, ops: str) -> bool:

@@ -19,6 +19,7 @@ import gast
 
 from autograph.pyct import anno
 from autograph.pyct.blocks import statements
+from autograph.pyct.all_nodes import child_nodes
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 
@@ -53,7 +54,7 @@ def _own_yield(node) -> bool:
             return True
         if isinstance(n, _SCOPES):
             continue
-        stack.extend(gast.iter_child_nodes(n))
+        stack.extend(child_nodes(n))
     return False
 
 

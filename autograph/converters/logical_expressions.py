@@ -25,6 +25,7 @@ from __future__ import annotations
 import gast
 
 from autograph.pyct import anno, templates, transformer
+from autograph.pyct.all_nodes import all_nodes
 
 _SIMPLE = (gast.Name, gast.Constant, gast.Attribute)
 
@@ -33,7 +34,7 @@ def _binds_names(nodes) -> bool:
     """An operand holding `:=` binds in the enclosing scope; inside a lambda it would bind
     in the lambda instead, so such an `and` / `or` stays Python's."""
     return any(isinstance(n, gast.NamedExpr) and not anno.get(n, anno.DUAL, False)
-               for v in nodes for n in gast.walk(v))
+               for v in nodes for n in all_nodes(v))
 
 
 def _bool_op(node, walk):

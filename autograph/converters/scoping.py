@@ -28,6 +28,7 @@ import gast
 
 from autograph.pyct import templates
 from autograph.pyct.blocks import blocks, child_blocks, statements
+from autograph.pyct.all_nodes import all_nodes, child_nodes
 
 _DEFS = (gast.FunctionDef, gast.AsyncFunctionDef)
 
@@ -44,7 +45,7 @@ def transform(fn_node, namer, class_name: str | None, walrus: bool = True) -> No
     if not walrus:
         return
     for node in defs:
-        if any(isinstance(n, gast.While) and _has_walrus(n.test) for n in gast.walk(node)):
+        if any(isinstance(n, gast.While) and _has_walrus(n.test) for n in all_nodes(node)):
             node.body = _walrus_block(node.body, namer)
 
 
@@ -103,7 +104,7 @@ def _has_walrus(expr) -> bool:
         if isinstance(n, gast.NamedExpr):
             return True
         if not isinstance(n, gast.Lambda):  # a lambda's own walrus binds inside it
-            stack.extend(gast.iter_child_nodes(n))
+            stack.extend(child_nodes(n))
     return False
 
 
@@ -165,7 +166,7 @@ def _mangle(fn_node, class_name: str) -> None:
             n.name = mangled(n.name, class_name)
         elif isinstance(n, (gast.Global, gast.Nonlocal)):
             n.names = [mangled(x, class_name) for x in n.names]
-        stack.extend(gast.iter_child_nodes(n))
+        stack.extend(child_nodes(n))
 
 
 def class_of(qualname: str) -> str | None:

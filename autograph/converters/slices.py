@@ -33,6 +33,7 @@ import gast
 
 from autograph.pyct import templates, transformer
 from autograph.pyct.activity import qualified_name
+from autograph.pyct.all_nodes import all_nodes
 
 
 def _index_expr(index, ctx):
@@ -105,7 +106,7 @@ def _nested(node, t, value, op, walk) -> list:
 def _has_effects(node) -> bool:
     """Whether evaluating `node` may do something (a call, `:=`, `await`, `yield`)."""
     return any(isinstance(n, (gast.Call, gast.NamedExpr, gast.Await, gast.Yield,
-                              gast.YieldFrom)) for n in gast.walk(node))
+                              gast.YieldFrom)) for n in all_nodes(node))
 
 
 def _aug_assign(node, walk):
@@ -155,7 +156,7 @@ def _may_be_symbolic(index) -> bool:
     """Whether an index reads a value (a name, call, ...), not only literal numbers."""
     return any(not isinstance(n, (gast.Constant, gast.Slice, gast.Tuple, gast.UnaryOp,
                                   gast.USub, gast.Load, gast.expr_context))
-               for n in gast.walk(index))
+               for n in all_nodes(index))
 
 
 LOADS = {gast.Subscript: _load}

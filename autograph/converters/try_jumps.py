@@ -60,8 +60,9 @@ from __future__ import annotations
 
 import gast
 
-from autograph.pyct import templates
+from autograph.pyct import anno, templates
 from autograph.pyct.blocks import blocks
+from autograph.pyct.all_nodes import child_nodes
 
 _LOOPS = (gast.For, gast.While, gast.AsyncFor)
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda)
@@ -84,16 +85,18 @@ def lower_jumps(t, namer, read_outside: frozenset = frozenset()) -> tuple | None
     if not found:
         return [], []
     kinds = {type(j) for j in found}
+    # (after a jump only `finally` and the code after the `try` run: a handler or `else`
+    # reading a name the jump skipped cannot run after it)
     needed = frozenset(read_outside) | {
-        n.id for n in _walk([s for h in t.handlers for s in h.body] + t.orelse + t.finalbody)
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+        n.id for n in _walk(t.finalbody) if isinstance(n, gast.Name) and
+        isinstance(n.ctx, gast.Load)}
     # every way through the `try` that does not break, continue or raise returns
     ends = [t.orelse if t.orelse else t.body]
     always = all(b and isinstance(b[-1], gast.Return) for b in ends) and all(
         h.body and isinstance(h.body[-1], (gast.Return, gast.Raise)) for h in t.handlers)
     code = namer.new("try_jump")
     value = namer.new("try_return") if gast.Return in kinds else None
-    unset = _unset([j for j in found if isinstance(j, gast.Return)])
+    unset = no_value_yet([j for j in found if isinstance(j, gast.Return)])
     body_jumps = _has_jump(t.body)
     t.body = _lower_block(t.body, code, value, needed)
     for h in t.handlers:
@@ -123,7 +126,7 @@ def lower_jumps(t, namer, read_outside: frozenset = frozenset()) -> tuple | None
     return before, after
 
 
-def _unset(returns: list) -> str:
+def no_value_yet(returns: list) -> str:
     """The value to return before a `return` ran: "no value yet", with the structure of
     the returned tuples when they all are tuples of one length (a graph `try` keeps each
     variable's structure)."""
@@ -173,7 +176,7 @@ def _walk(stmts):
         n = stack.pop()
         yield n
         if not isinstance(n, _SCOPES):
-            stack.extend(gast.iter_child_nodes(n))
+            stack.extend(child_nodes(n))
 
 
 def _has_jump(block: list) -> bool:
@@ -218,7 +221,7 @@ def _lower_block(block: list, code: str, value: str | None, needed: frozenset,
 
 def _guard(lowered: list, rest: list, code: str, needed: frozenset):
     """`if code == 0: <lowered>`; on the other path, each variable `rest` assigns that is
-    `needed` (read after the `try`, or by its handlers, `else` or `finally`) keeps its
+    `needed` (read after the `try` or by its `finally`, which run after the jump) keeps its
     value (`ag__.jumped_over`: where it is unbound and the code symbolic, "no value yet",
     which takes the type the other path gives). (Reading the others there would make
     them look read before assigned to an enclosing loop.)"""
@@ -228,6 +231,9 @@ def _guard(lowered: list, rest: list, code: str, needed: frozenset):
         f"    {n} = ag__.jumped_over(lambda: {n}, '{n}')\n" for n in names) + \
         ("" if names else "    pass\n")
     guard = templates.replace(src, origin=rest[0], code=code)[0]
+    for getter in gast.walk(gast.Module(body=guard.orelse, type_ignores=[])):
+        if isinstance(getter, gast.Lambda):  # (called at once: not a closure of the name)
+            anno.set_(getter, anno.GETTER, True)
     guard.body = lowered
     if not names:
         guard.orelse = []

@@ -50,8 +50,9 @@ import gast
 
 from autograph.pyct import anno, templates
 from autograph.converters.try_jumps import (flatten_finally_jumps, lower_finally_jumps,
-                                            lower_jumps)
+                                            lower_jumps, no_value_yet)
 from autograph.pyct.blocks import blocks
+from autograph.pyct.all_nodes import all_nodes, child_nodes
 
 _JUMPS = (gast.Return, gast.Break, gast.Continue, gast.Global, gast.Nonlocal, gast.Yield,
           gast.YieldFrom, gast.Await, gast.Delete, gast.Import, gast.ImportFrom)
@@ -146,16 +147,16 @@ def _finally_jumps_form(s, fn, ctx, params, declared, out: list) -> bool:
 
 def _read_outside(fn, stmt) -> frozenset:
     """The names `fn` reads outside the statement `stmt` (or declares `nonlocal`)."""
-    inside = {id(n) for n in gast.walk(stmt)}
-    return frozenset({n.id for n in gast.walk(fn) if isinstance(n, gast.Name) and
+    inside = {id(n) for n in all_nodes(stmt)}
+    return frozenset({n.id for n in all_nodes(fn) if isinstance(n, gast.Name) and
                       isinstance(n.ctx, gast.Load) and id(n) not in inside} |
-                     {n for s in gast.walk(fn) if isinstance(s, gast.Nonlocal) for n in s.names})
+                     {n for s in all_nodes(fn) if isinstance(s, gast.Nonlocal) for n in s.names})
 
 
 def _names(stmts: list) -> set:
     """The names in statements put around a `try` (not yet in the function: its
     variables read there are state of the `try`)."""
-    return {n.id for st in stmts for n in gast.walk(st) if isinstance(n, gast.Name)}
+    return {n.id for st in stmts for n in all_nodes(st) if isinstance(n, gast.Name)}
 
 
 def _lower_returns(t, ctx) -> tuple:
@@ -165,11 +166,12 @@ def _lower_returns(t, ctx) -> tuple:
     not return, a flag set before the `try` says whether one did:
 
         try:                          try_returned = False
-            s = s + f(x)              try:
-        except E:             =>          s = s + f(x)
-            return s                  except E:
-                                          try_returned = True
+            s = s + f(x)              try_return = ag__.UNSET
+        except E:             =>      try:
+            return s                      s = s + f(x)
+                                      except E:
                                           try_return = s
+                                          try_returned = True
                                       if try_returned:
                                           return try_return
 
@@ -200,7 +202,10 @@ def _lower_returns(t, ctx) -> tuple:
             lowered.append((block, r))
     if flag is None:
         return [], templates.replace("return name", origin=t, name=name), lowered
-    return (templates.replace("flag = False", origin=t, flag=flag),
+    # (the value: "no value yet" before the `try`, so that an enclosing symbolic loop
+    # has one to carry; it is read only where the flag is set)
+    return (templates.replace(f"flag = False\nname = {no_value_yet(returns)}", origin=t,
+                              flag=flag, name=name),
             templates.replace("if flag:\n    return name", origin=t, flag=flag, name=name),
             lowered)
 
@@ -214,7 +219,7 @@ def _walk(stmts):
         yield n
         if isinstance(n, _SCOPES):
             continue
-        stack.extend(gast.iter_child_nodes(n))
+        stack.extend(child_nodes(n))
 
 
 def _parts(t) -> list:
@@ -301,19 +306,63 @@ def _subscript_bases(stmts) -> set:
 
 
 def _state(t, fn, replaced=None, outside_names=frozenset()) -> list:
-    """The variables the `try` assigns that matter outside its body: all but the body's
-    own temporaries (assigned and read only there). `replaced`: the statement of `fn`
-    that `t` stands for (when `t` is a rewritten copy); `outside_names`: names read by
-    statements not yet in `fn`."""
+    """The variables the `try` assigns that matter outside the part (body, a handler,
+    `else`, `finally`) assigning them: all but each part's own temporaries (a name that
+    occurs in one part only, assigned there before it is read). A temporary stays local
+    to its part's generated function, so a loop or branch inside the part does not see
+    it read after. `replaced`: the statement of `fn` that `t` stands for (when `t` is a
+    rewritten copy); `outside_names`: names read by statements not yet in `fn`."""
     handler_names = {h.name.id for h in t.handlers if isinstance(h.name, gast.Name)}
     names = [n for n in _stored(_parts(t), places=True) if n not in handler_names]
-    body_ids = {id(n) for n in _walk(t.body + (replaced.body if replaced is not None else []))}
-    outside = {n.id for n in gast.walk(fn) if isinstance(n, gast.Name) and
-               id(n) not in body_ids}
+    part_of: dict = {}
+    for stmt in [t] + ([replaced] if replaced is not None else []):
+        parts = [stmt.body, stmt.orelse, stmt.finalbody] + [h.body for h in stmt.handlers]
+        for i, part in enumerate(parts):
+            part_of.update((id(n), i) for s in part for n in all_nodes(s))
+    places: dict = {}
+    stored: set = set()
+    read_first: set = set()  # (name, part) read before it is first assigned there
+    for n, reads in _in_order(fn):
+        part = part_of.get(id(n), "outside")
+        places.setdefault(n.id, set()).add(part)
+        if not reads:
+            stored.add((n.id, part))
+        elif (n.id, part) not in stored:
+            read_first.add((n.id, part))
     # a generated body declares the enclosing function's variables `nonlocal`
-    outside.update(n for s in gast.walk(fn) if isinstance(s, gast.Nonlocal) for n in s.names)
-    outside.update(outside_names)
-    return [n for n in names if n in outside or "." in n]  # (an attribute: seen outside)
+    outside = set(outside_names)
+    outside.update(n for s in all_nodes(fn) if isinstance(s, gast.Nonlocal) for n in s.names)
+
+    def temporary(name: str) -> bool:
+        where = places.get(name, set())
+        if name in outside or len(where) != 1 or "outside" in where:
+            return False
+        return (name, next(iter(where))) not in read_first
+
+    return [n for n in names if "." in n or not temporary(n)]  # (an attribute: seen outside)
+
+
+def _in_order(node):
+    """(Name, whether it reads) for each name in `node`, in the order Python evaluates
+    them (an assignment's value before its targets; `v += 1` reads `v`)."""
+    if isinstance(node, gast.Name):
+        yield node, not isinstance(node.ctx, gast.Store)
+        return
+    if isinstance(node, (gast.Assign, gast.AnnAssign, gast.NamedExpr)):
+        if node.value is not None:
+            yield from _in_order(node.value)
+        for target in getattr(node, "targets", None) or [node.target]:
+            yield from _in_order(target)
+        return
+    if isinstance(node, gast.AugAssign):
+        yield from _in_order(node.value)
+        if isinstance(node.target, gast.Name):
+            yield node.target, True
+        else:
+            yield from _in_order(node.target)
+        return
+    for child in child_nodes(node):
+        yield from _in_order(child)
 
 
 _NESTING = (gast.Try, gast.For, gast.While, gast.If, gast.With, gast.Match, gast.Lambda,
@@ -326,9 +375,10 @@ def _unbound_temporaries(t, state: list) -> list:
     temporaries can be the enclosing function's variables), they are unbound again
     after the node: a value of the body's graph must not outlive it there (e.g. as a
     loop's state). Nothing reads them after the `try`."""
-    if not any(isinstance(n, _NESTING) for n in _walk(t.body)):
+    if not any(isinstance(n, _NESTING) for n in _walk(_parts(t))):
         return []
-    own = [n for n in _stored(t.body) if n not in state]
+    handler_names = {h.name.id for h in t.handlers if isinstance(h.name, gast.Name)}
+    own = [n for n in _stored(_parts(t)) if n not in state and n not in handler_names]
     return templates.replace("".join(f"{n} = ag__.Undefined('{n}')\n" for n in own),
                              origin=t) if own else []
 

@@ -32,13 +32,16 @@ from typing import Callable
 
 import gast
 
-from autograph.converters.fast_paths import (SITE_PREFIX, CallSite, compile_call_sites,
-                                            compile_subscript_stores)
+from autograph.converters.fast_paths import (SITE_PREFIX, TRACING_CELL, CallSite,
+                                            compile_call_sites, compile_subscript_stores)
+from autograph.converters.bound_reads import bind_reads
+from autograph.converters.fast_tests import compile_tests
 from autograph.errors import ConversionError
 from autograph.impl.context import Context, FunctionInfo, assumptions_hold
 from autograph.impl.conversion import convert_function_node
 from autograph import operators
 from autograph.pyct import anno, gast_to_ast, parser, registry, templates
+from autograph.pyct.all_nodes import all_nodes, child_nodes
 from runtime.core import log
 from runtime.core.errors import HELPER_CODES
 from runtime.core.tracing import building as tracing_anywhere
@@ -141,7 +144,9 @@ def _compile_node(fn, node, src, ctx) -> tuple:
         if a is not None:  # (evaluated in the factory, where the def's scope is not)
             a.annotation = None
     cells = compile_call_sites(node, ctx)  # (cells the factory makes: see `_instantiate`)
-    compile_subscript_stores(node, ctx)
+    compile_subscript_stores(node, ctx, cells)
+    compile_tests(node, ctx)
+    bind_reads(node, ctx)
     if name is None:
         body = templates.replace("return fn", origin=node, fn=node)
     else:
@@ -210,9 +215,8 @@ def _count_calls(node, ctx) -> str:
     return tracing
 
 
-# a closure cell of each converted function holding the runtime's list of graphs being
-# built on any thread (`tracing_anywhere`): read at each call, one load
-TRACING_CELL = "ag__tracing"
+# TRACING_CELL: a closure cell of each converted function holding the runtime's list of
+# graphs being built on any thread (`tracing_anywhere`): read at each call, one load
 
 
 def qualname_of(prefix: str, parts: list) -> str:
@@ -278,7 +282,7 @@ def _explicit_super(node, shadowed: bool = False, generated=frozenset()) -> None
         if moved and isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and \
                 n.func.id == "super" and not n.args and not n.keywords:
             n.args = [templates.name_node("__class__"), templates.name_node(first)]
-        for c in gast.iter_child_nodes(n):
+        for c in child_nodes(n):
             if isinstance(c, gast.ClassDef):
                 continue  # a nested class's methods have their own `__class__` and self
             if isinstance(c, gast.FunctionDef) and c.name not in generated:
@@ -296,7 +300,7 @@ _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp
 def _binds_super(node) -> bool:
     """Whether the function binds the name `super` (def, class, assignment, import,
     parameter) anywhere in its body."""
-    for n in gast.walk(node):
+    for n in all_nodes(node):
         if isinstance(n, (gast.FunctionDef, gast.ClassDef)) and n.name == "super" or \
                 isinstance(n, gast.Name) and n.id == "super" and \
                 isinstance(n.ctx, (gast.Store, gast.Param, gast.Del)) or \

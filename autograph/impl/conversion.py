@@ -53,6 +53,7 @@ from autograph.errors import ConversionError
 from autograph.impl.context import Context, Scope
 from autograph.impl.context import nested_defs as _nested_defs
 from autograph.pyct import activity, anno, dataflow, templates, transformer
+from autograph.pyct.all_nodes import all_nodes
 
 # cheap tests on the source text that let the pipeline skip whole passes (conservative:
 # a match only means the pass may have something to do)
@@ -78,7 +79,7 @@ def convert_function_node(node, ctx: Context):
                               ctx.info.filename, node.lineno)
     node.decorator_list = []
     node.returns = None
-    convert_def(node, ctx)
+    convert_def(node, ctx, kinds=anno.get(node, anno.KINDS, None))
     _rename_operators(node, ctx)
     return node
 
@@ -88,7 +89,7 @@ def _reserve_operators_name(node, ctx: Context) -> None:
     function uses that name itself (a parameter, a variable): then a fresh one."""
     if ctx.info.source and "ag__" not in ctx.info.source:
         return  # (the common case, told from the text without a walk)
-    user = [n for n in gast.walk(node) if isinstance(n, gast.Name) and n.id == "ag__"]
+    user = [n for n in all_nodes(node) if isinstance(n, gast.Name) and n.id == "ag__"]
     if not user:
         return
     for n in user:
@@ -99,7 +100,7 @@ def _reserve_operators_name(node, ctx: Context) -> None:
 def _rename_operators(node, ctx: Context) -> None:
     if ctx.out.ops_name == "ag__":
         return
-    for n in gast.walk(node):
+    for n in all_nodes(node):
         if isinstance(n, gast.Name) and n.id == "ag__" and \
                 not anno.get(n, anno.USER_AG_NAME, False):
             n.id = ctx.out.ops_name
@@ -113,9 +114,12 @@ _EXPRESSIONS = transformer.merge(variables.HANDLERS, asserts.HANDLERS,
                                  slices.LOADS)
 
 
-def convert_def(node, ctx: Context, enclosing: frozenset | None = None) -> None:
+def convert_def(node, ctx: Context, enclosing: frozenset | None = None,
+                kinds: frozenset | None = None) -> None:
     """Convert a FunctionDef in place: the converted function itself (`enclosing` None)
-    or a def nested in it (`enclosing`: the locals of the defs around it)."""
+    or a def nested in it (`enclosing`: the locals of the defs around it). `kinds`: the
+    names of the node classes its source holds (`anno.KINDS`; None: unknown), so that a
+    pass with nothing to rewrite is skipped without a walk."""
     info = ctx.info
     top = enclosing is None
     # the user's own names (before the jump converters add flags): step 4 tells local
@@ -132,7 +136,7 @@ def convert_def(node, ctx: Context, enclosing: frozenset | None = None) -> None:
         ctx.out.left_alone.extend(left_alone.mark_nested(node))
     for inner in _nested_defs(node):
         if not anno.get(inner, anno.DONE, False):
-            convert_def(inner, ctx, user.enclosing | user.local)
+            convert_def(inner, ctx, user.enclosing | user.local, kinds)
     ctx.scope = user
     # 2. unsupported constructs; `try` blocks stay Python
     if _MAYBE_UNSUPPORTED.search(info.source):
@@ -169,7 +173,8 @@ def convert_def(node, ctx: Context, enclosing: frozenset | None = None) -> None:
     node.body = control_flow.convert_block(node.body, ctx, frozenset())
     closures.share_cells(node, scope.captured, ctx.namer.generated, ctx.namer,
                          global_names=scope.global_names)
-    closures.unannotate_declared(node)
+    if kinds is None or "AnnAssign" in kinds:  # (converters never write annotations)
+        closures.unannotate_declared(node)
     # 13. a subscript store into an attribute stops setting the attribute (the analyses
     #     of steps 8 and 11 needed to see it as a write); only step 4 makes such stores
     if _MAYBE_TARGETS.search(info.source):
@@ -211,9 +216,9 @@ def _check_supported(node, filename: str) -> None:
 
 def _mark_try_blocks(node) -> None:
     """Control flow inside `try` stays Python (a graph cannot catch exceptions)."""
-    for t in gast.walk(node):
+    for t in all_nodes(node):
         if isinstance(t, gast.Try):
-            for n in gast.walk(t):
+            for n in all_nodes(t):
                 if isinstance(n, (gast.If, gast.While, gast.For)) and \
                         not anno.get(n, anno.PYTHON_ONLY, False):
                     anno.set_(n, anno.PYTHON_ONLY, True)

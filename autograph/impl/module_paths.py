@@ -29,8 +29,11 @@ _CALL = "(f if not ag__.tracing_anywhere else ag__.converted(f))"
 def add_fast_paths(node, ctx) -> None:
     """Rewrite the routed calls of names and the subscript stores in `node` (a converted
     function) in place."""
-    compile_subscript_stores(node, ctx)
     ops = ctx.out.ops_name
+    cells: list = []  # the compiled code's tracing cell: here, `ag__.tracing_anywhere`
+    compile_subscript_stores(node, ctx, cells)
+    if cells:
+        _AnyTrace(set(cells), ops).visit(node)
     template = _CALL.replace("ag__", ops)
     for n in gast.walk(node):
         if isinstance(n, gast.Call) and _routes_a_name(n.func, ops):
@@ -43,3 +46,16 @@ def _routes_a_name(func, ops: str) -> bool:
         isinstance(func.args[0], gast.Name) and isinstance(func.func, gast.Attribute) and \
         func.func.attr == "converted" and isinstance(func.func.value, gast.Name) and \
         func.func.value.id == ops
+
+
+class _AnyTrace(gast.NodeTransformer):
+    """Reads of the compiled code's tracing cell become `<ops>.tracing_anywhere` (the
+    module has no cell: any trace being built, on any thread, takes the graph form)."""
+
+    def __init__(self, names: set, ops: str):
+        self.names, self.ops = names, ops
+
+    def visit_Name(self, n):
+        if n.id not in self.names:
+            return n
+        return templates.replace_expr(f"{self.ops}.tracing_anywhere", origin=n)

@@ -46,9 +46,10 @@ from autograph.impl.api import _explicit_super
 from autograph.impl.context import Context, FunctionInfo
 from autograph.impl.conversion import convert_function_node
 from autograph.impl.module_paths import add_fast_paths
-from autograph.pyct import parser
+from autograph.pyct import anno, parser
 from autograph.pyct.ast_to_gast import ast_to_gast
 from autograph.pyct.blocks import child_blocks
+from autograph.pyct.all_nodes import all_nodes, child_nodes
 
 _MISSING = call_trees._MISSING   # "not known statically": the call is decided at run time
 IMPORT_LINE = "import autograph.operators as ag__"  # (only for another name of it)
@@ -122,7 +123,7 @@ def _own_yield(node) -> bool:
         if isinstance(n, (ast.Yield, ast.YieldFrom)):
             return True
         if not isinstance(n, _SCOPES):
-            stack.extend(ast.iter_child_nodes(n))
+            stack.extend(child_nodes(n))
     return False
 
 
@@ -146,7 +147,7 @@ class _Bindings:
         self._scan(tree.body)
         if not may_declare_global:
             return
-        for n in ast.walk(tree):  # `global x` in a function: x is (re)bound at run time
+        for n in all_nodes(tree):  # `global x` in a function: x is (re)bound at run time
             if isinstance(n, ast.Global):
                 for name in n.names:
                     self.kinds.setdefault(name, []).append(None)
@@ -188,7 +189,7 @@ class _Bindings:
                     self._scan(block)
 
     def _scan_expression(self, node) -> None:
-        for n in ast.walk(node):
+        for n in all_nodes(node):
             if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
                 self._bind(n.id, None)
             elif isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name:
@@ -259,8 +260,10 @@ class Module:
         paths of the module it writes (`module_paths.py`). Only this definition
         is made a gast tree, and nothing keeps it: the memory a conversion holds is
         the module's `ast` tree and one function's gast tree at a time."""
+        kinds: list = []
         with parser.recursion_room(self.depth):
-            node = ast_to_gast(d.node)
+            node = ast_to_gast(d.node, kinds)
+        anno.set_(node, anno.KINDS, frozenset(kinds))
         first = min([node.lineno] + [x.lineno for x in node.decorator_list])
         source = "".join(self.lines[first - 1:node.end_lineno])
         # (the qualified name: private names are mangled with the class name)
@@ -320,10 +323,11 @@ class Module:
                 node.returns = returns
                 line = self.lines[first - 1]
                 indent = line[:len(line) - len(line.lstrip())]
+                # (the text is not compiled again to check it: that cost more than six
+                # times compiling the input, and the suite compiles every converter's output)
                 with parser.recursion_room(self.depth):
                     text = f"@{ARTIFACT}\n" + parser.unparse(node) + "\n"
                     del node, returns  # (the next definition's tree replaces this one)
-                    _check_compiles(text, self.filename, d)
             edits.append((first, last, _indent(text, indent)))
         if strict and self.notes:
             note = self.notes[0]
@@ -387,21 +391,6 @@ def collector_paused():
     finally:
         if collecting:
             gc.enable()
-
-
-def _check_compiles(text: str, filename: str, d: Definition) -> None:
-    """The converted code of one definition compiles (on its own, as a module-level
-    `def`, a method in a class of its own: it replaces a definition at the module's or a class's level, the rest of the
-    module is the input's own text, which compiles). Checked definition by definition,
-    the memory it takes is one function's, not that of the whole converted module,
-    several times the input's size."""
-    if d.is_method:  # (in a class body, as it will run: `nonlocal __class__` is legal)
-        text = "class Checked:\n" + _indent(text, "    ")
-    try:
-        compile(text, filename, "exec", dont_inherit=True)
-    except SyntaxError as e:  # a bug of the converter, not of the input
-        raise RuntimeError(f"the converted code of {filename} does not compile "
-                           f"({d.qualname}, line {d.node.lineno}): {e}") from e
 
 
 def source_lines(text: str) -> list[str]:

@@ -17,6 +17,7 @@ from autograph.operators.exceptions import (
     assert_stmt, jumped_over, python_only, try_graph, try_graph_mode, try_stmt,
 )
 from autograph.operators.generators import next_
+from autograph.operators.handover import GraphModeError, handed_over
 from autograph.operators.graph_sets import set_
 from autograph.operators.recursion import enter_call, explained_recursion, leave_call
 from autograph.operators.recursion import tracing_anywhere
@@ -47,11 +48,16 @@ __all__ += ["isinstance_", "item_", "array_", "defined", "ld_declared", "next_",
             "complex_", "index_", "index_trick", "with_locals", "enter_call", "explained_recursion",
             "leave_call", "array_item", "array_like", "put_attr", "put_back"]
 __all__ += ["symbolic", "python_iterable", "ndarray", "set_", "tracing_anywhere", "builtins",
-            "converted_at", "MethodType", "bind", "BuiltinMethodType"]
+            "converted_at", "MethodType", "bind", "BuiltinMethodType", "GraphModeError",
+            "handed_over", "type_", "plain_receivers"]
 
 builtins = _builtins  # a call site compares a builtin's name with it (fast_paths.py)
 MethodType = bind = _types.MethodType  # a method's call site binds with it (fast_paths.py)
 BuiltinMethodType = _types.BuiltinMethodType
+type_ = type  # a method call site tells a builtin receiver by it (fast_paths.py)
+# receivers whose methods are all builtin: outside traces a call site calls them as is
+plain_receivers = frozenset({str, bytes, bytearray, list, dict, set, frozenset, tuple, int,
+                             float, complex, bool, np.ndarray})
 ndarray = np.ndarray  # converted code reads `xs[i]` inline unless `xs` is one (slices.py)
 
 

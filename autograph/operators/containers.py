@@ -52,9 +52,10 @@ def _items(x, kind):
 
 
 def roots_of(*fns, values=(), outer: list | None = None) -> list:
-    """What a block can reach: `values`, and the closure cells of `fns` and of the
-    functions found there (`add(x)` of a nested `add` that updates a container of the
-    enclosing function). Not module globals: a global container outlives the trace, and
+    """What a block can reach: `values`, and the closure cells (and keyword defaults, which
+    the running code binds a block's reads to: `converters/bound_reads.py`) of `fns` and
+    of the functions found there (`add(x)` of a nested `add` that updates a container of
+    the enclosing function). Not module globals: a global container outlives the trace, and
     updating it is a Python side effect that runs while tracing (the documented rule for
     `print` and for appending to an outer list), not a value to carry. `outer`: a list
     that gets the module-level lists and dicts the functions name, whose replaced items
@@ -79,6 +80,7 @@ def roots_of(*fns, values=(), outer: list | None = None) -> list:
                 found.append(cell.cell_contents)
             except ValueError:  # an empty cell
                 continue
+        found.extend((getattr(fn, "__kwdefaults__", None) or {}).values())
         out.extend(found)
         todo.extend(f for f in found if isinstance(f, (types.FunctionType, types.MethodType)))
     return out

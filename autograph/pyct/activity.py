@@ -17,6 +17,7 @@ import gast
 
 from autograph.pyct import anno
 from autograph.pyct.blocks import statements
+from autograph.pyct.all_nodes import all_nodes
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef,
            gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
@@ -62,7 +63,7 @@ def target_names(target) -> set:
 def _scope_free_reads(node) -> set:
     """Names a nested scope reads from its enclosing scope (an over-approximation)."""
     loads, local = set(), set()
-    for n in gast.walk(node):
+    for n in all_nodes(node):
         if isinstance(n, gast.Name):
             if isinstance(n.ctx, gast.Load):
                 loads.add(n.id)
@@ -127,54 +128,97 @@ def writes(node) -> set:
 
 
 def _writes(node, out: set) -> None:
-    if isinstance(node, list):
+    if type(node) is list:
         for n in node:
             _writes(n, out)
         return
-    if isinstance(node, _COMPOUND):
+    t = type(node)
+    kind = _WRITE_KINDS.get(t)
+    if kind is None:
+        kind = _WRITE_KINDS[t] = _write_kind(t)
+    compound, what = kind
+    if compound:
         memo = anno.get(node, anno.WRITES, None)
         if memo is None:
             memo = set()
-            _writes_fields(node, memo)
+            _writes_fields(node, memo, what)
             anno.set_(node, anno.WRITES, memo)
         out |= memo
         return
-    _writes_fields(node, out)
+    _writes_fields(node, out, what)
 
 
-def _writes_fields(node, out: set) -> None:
-    if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+# What `_writes_fields` does at a node, by its class (decided once per class: the chain
+# of `isinstance` tests per node was most of the analysis' time)
+_DEF, _SKIP, _ASSIGN, _TARGET, _ANNOTATED, _ITEM, _HANDLER, _IMPORT, _CAPTURE, _CALL, \
+    _FIELDS_ONLY = range(11)
+_WRITE_KINDS: dict = {}  # class -> (is a compound statement (memoized), what)
+
+
+def _write_kind(t) -> tuple:
+    compound = issubclass(t, _COMPOUND)
+    if not issubclass(t, gast.AST):
+        what = _SKIP
+    elif issubclass(t, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+        what = _DEF
+    elif issubclass(t, (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp,
+                        gast.GeneratorExp)):
+        what = _SKIP
+    elif issubclass(t, gast.Assign):
+        what = _ASSIGN
+    elif issubclass(t, gast.AnnAssign):
+        what = _ANNOTATED
+    elif issubclass(t, (gast.AugAssign, gast.For, gast.AsyncFor, gast.NamedExpr)):
+        what = _TARGET
+    elif issubclass(t, gast.withitem):
+        what = _ITEM
+    elif issubclass(t, gast.ExceptHandler):
+        what = _HANDLER
+    elif issubclass(t, (gast.Import, gast.ImportFrom)):
+        what = _IMPORT
+    elif issubclass(t, _CAPTURES):
+        what = _CAPTURE
+    elif issubclass(t, gast.Call):
+        what = _CALL
+    else:
+        what = _FIELDS_ONLY
+    return compound, what
+
+
+def _writes_fields(node, out: set, what: int) -> None:
+    if what == _FIELDS_ONLY:
+        pass
+    elif what == _DEF:
         out.add(node.name)
         return
-    if isinstance(node, (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp,
-                         gast.GeneratorExp)):
+    elif what == _SKIP:
         return
-    if isinstance(node, gast.Assign):
+    elif what == _ASSIGN:
         for t in node.targets:
             _target_names(t, out)
-    elif isinstance(node, gast.AugAssign) or \
-            (isinstance(node, gast.AnnAssign) and node.value is not None):
-        _target_names(node.target, out)  # (a bare `x: int` declares x, assigns nothing)
-    elif isinstance(node, (gast.For, gast.AsyncFor)):
+    elif what == _TARGET:
         _target_names(node.target, out)
-    elif isinstance(node, gast.NamedExpr):
-        _target_names(node.target, out)
-    elif isinstance(node, gast.withitem) and node.optional_vars is not None:
-        _target_names(node.optional_vars, out)
-    elif isinstance(node, gast.ExceptHandler) and node.name is not None:
-        _target_names(node.name, out)
-    elif isinstance(node, (gast.Import, gast.ImportFrom)):
+    elif what == _ANNOTATED:
+        if node.value is not None:  # (a bare `x: int` declares x, assigns nothing)
+            _target_names(node.target, out)
+    elif what == _ITEM:
+        if node.optional_vars is not None:
+            _target_names(node.optional_vars, out)
+    elif what == _HANDLER:
+        if node.name is not None:
+            _target_names(node.name, out)
+    elif what == _IMPORT:
         for alias in node.names:
             out.add((alias.asname or alias.name).split(".")[0])
-    elif isinstance(node, _CAPTURES):
+    elif what == _CAPTURE:
         out.update(capture_names(node))
-    elif isinstance(node, gast.Call):
+    elif what == _CALL:
         out.update(_written_in_place(node))
-    if isinstance(node, gast.AST):
-        for field in node._fields:
-            value = getattr(node, field, None)
-            if isinstance(value, (list, gast.AST)):
-                _writes(value, out)
+    d = node.__dict__
+    for field in node._fields:
+        value = d.get(field)
+        if type(value) is list or isinstance(value, gast.AST):
+            _writes(value, out)
 
 
 _CAPTURES = (gast.MatchAs, gast.MatchStar, gast.MatchMapping)
@@ -205,7 +249,7 @@ def capture_names(pattern) -> set:
 def pattern_names(pattern) -> set:
     """Every name a whole `case` pattern binds."""
     out: set = set()
-    for n in gast.walk(pattern):
+    for n in all_nodes(pattern):
         if isinstance(n, _CAPTURES):
             out |= capture_names(n)
     return out
@@ -227,7 +271,7 @@ def bound_names(fn_node, walrus: bool = True) -> set:
     the bases of `x[i] = v` / `x.a = v`), defs, imports, `except ... as e` and `case`
     captures; nested scopes excluded. Assignment expressions (`:=`) are only looked for
     with `walrus` (a walk over every expression: callers pass `':=' in source`)."""
-    out = {a.id for a in gast.walk(fn_node.args)
+    out = {a.id for a in all_nodes(fn_node.args)
            if isinstance(a, gast.Name) and isinstance(a.ctx, gast.Param)}
     for n in statements(fn_node.body):
         t = type(n)

@@ -11,6 +11,8 @@ from typing import Any
 
 # -- parsing (pyct/parser.py) -------------------------------------------------------------
 DEPTH = "ag_depth"                  # FunctionDef: nesting depth of its source (recursion room)
+KINDS = "ag_kinds"                  # FunctionDef: the names of the `ast` node classes of its
+                                    # source (`ast_to_gast`): passes skip what is absent
 
 # -- scope rewrites / pipeline (impl/conversion.py) ---------------------------------------
 USER_AG_NAME = "ag_user"            # Name: the user's own `ag__`, not the operators module
@@ -33,7 +35,8 @@ EXTRA_TEST = "ag_extra_test"        # For: must stay true to keep iterating (`no
 BOOL_OP = "ag_bool_op"              # Call: an ag__.and_/or_/not_ call (gives a truth value)
 DUAL = "ag_dual"                    # IfExp `inline if <operand is a bool> else functional`:
                                     # its functional form alone; NamedExpr: a generated
-                                    # one (logical_expressions.dual)
+                                    # one (logical_expressions.dual); Assign: the generated
+                                    # `cond = test` of a dual-path `if` (dual_path.py)
 GETTER = "ag_getter"                # Lambda: a generated `locals()` getter, not a user closure
 
 # -- analysis (pyct/dataflow.py, pyct/activity.py) ----------------------------------------
@@ -48,7 +51,7 @@ LIVE_HEAD = "ag_live_head"          # While/For: names live at the loop head (fi
 WRITES = "_ag_w"                    # compound statement: memo of the names it writes
 
 KEYS = frozenset({
-    DEPTH, USER_AG_NAME, DONE, PYTHON_ONLY, TRY_SWITCH, NOTE, LOOP_OPTIONS, FLAG, GENERATED, EXTRA_TEST,
+    DEPTH, KINDS, USER_AG_NAME, DONE, PYTHON_ONLY, TRY_SWITCH, NOTE, LOOP_OPTIONS, FLAG, GENERATED, EXTRA_TEST,
     BOOL_OP, DUAL, GETTER, MAYBE_IN, MUST_IN, ATTRS_IN, MAYBE_UNDEFINED, LIVE_OUT, LIVE_BODY,
     LIVE_ORELSE, LIVE_HEAD, WRITES,
 })

@@ -6,6 +6,9 @@ become `Name` nodes, `except ... as e` names, definitions gaining `type_params`,
 keep gast's own methods; every other node is copied field by field into the gast class
 of the same name. The result is the same tree `gast.ast_to_gast` builds (a test
 compares them on the project's and the standard library's sources).
+
+The translation also tells which node classes the tree holds (`source_kinds`), for free:
+its dispatch table is built per translation, one entry per class met.
 """
 from __future__ import annotations
 
@@ -76,6 +79,11 @@ class _Translator(Ast3ToGAst):
         return self._copier(type(node))(node)
 
 
-def ast_to_gast(node):
-    """The gast tree of an `ast` tree (what `gast.ast_to_gast` returns)."""
-    return _Translator().visit(node)
+def ast_to_gast(node, kinds: list | None = None):
+    """The gast tree of an `ast` tree (what `gast.ast_to_gast` returns). With `kinds` (a
+    list), the names of the `ast` node classes found in the tree are appended to it."""
+    translator = _Translator()
+    tree = translator.visit(node)
+    if kinds is not None:
+        kinds.extend(t.__name__ for t in translator._by_type)
+    return tree

@@ -14,6 +14,7 @@ _ATTRS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 _CLASSES: dict = {}  # gast class -> (ast class, the names to copy: fields, then locations)
 _AST = gast.AST
 _LEAVES = frozenset({int, str, type(None), bool, float})  # (the most common field values)
+_ABSENT = object()  # a field the node does not have
 
 
 def _cls(t) -> tuple:
@@ -49,19 +50,20 @@ def convert(node):
             vararg=_arg(node.vararg), kwonlyargs=[_arg(a) for a in node.kwonlyargs],
             kw_defaults=convert(node.kw_defaults), kwarg=_arg(node.kwarg),
             defaults=convert(node.defaults))
-    cls, names = _cls(t)
+    entry = _CLASSES.get(t)
+    cls, names = entry if entry is not None else _cls(t)
     new = cls.__new__(cls)
     d = node.__dict__
     nd = new.__dict__
     for f in names:
-        if f in d:
-            v = d[f]
-            if type(v) in _LEAVES:
-                nd[f] = v
-            elif type(v) is list:
-                nd[f] = [convert(n) for n in v]
-            else:
-                nd[f] = convert(v)
+        v = d.get(f, _ABSENT)
+        vt = type(v)
+        if vt in _LEAVES:
+            nd[f] = v
+        elif vt is list:
+            nd[f] = [convert(n) if type(n) not in _LEAVES else n for n in v]
+        elif v is not _ABSENT:
+            nd[f] = convert(v)
     if t is gast.ExceptHandler and isinstance(node.name, gast.Name):
         nd["name"] = node.name.id
     return new

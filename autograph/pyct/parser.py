@@ -26,8 +26,10 @@ from typing import NamedTuple
 import gast
 
 from autograph.errors import ConversionError
-from autograph.pyct import anno, gast_to_ast
+from autograph.pyct import anno
 from autograph.pyct.ast_to_gast import ast_to_gast
+from autograph.pyct.gast_unparse import unparse_gast
+from autograph.pyct.all_nodes import all_nodes
 
 
 class Source(NamedTuple):
@@ -109,10 +111,13 @@ def _parse_text(text: str, first_line: int) -> gast.Module:
     else:
         tree = ast.parse("\n" * (first_line - 1) + text)
     depth = nesting_depth(tree)
+    kinds: list = []
     with recursion_room(depth):
-        module = ast_to_gast(tree)
+        module = ast_to_gast(tree, kinds)
+    kinds = frozenset(kinds)  # (of the whole text: the function's own, or more)
     for node in module.body:
         anno.set_(node, anno.DEPTH, depth)
+        anno.set_(node, anno.KINDS, kinds)
     return module
 
 
@@ -210,7 +215,7 @@ def _find_lambda(fn, src: Source, module) -> gast.Lambda:
             raise _no_source(fn, "the source line of the lambda cannot be parsed")
         tree = gast.gast_to_ast(module)
     args = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
-    candidates = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)
+    candidates = [n for n in all_nodes(tree) if isinstance(n, ast.Lambda)
                   and n.lineno == code.co_firstlineno
                   and [a.arg for a in n.args.args + n.args.kwonlyargs] == args]
     if len(candidates) > 1:
@@ -258,7 +263,7 @@ def unparse(node) -> str:
         return "\n".join(unparse(n) for n in node)
     markers = _insert_note_markers(node)
     try:
-        text = ast.unparse(gast_to_ast.convert(node))
+        text = unparse_gast(node)
     finally:
         for block, marker, _ in markers:
             block.remove(marker)

@@ -17,8 +17,8 @@ replaced by depends on the value and where the placeholder stands:
   `as_tuple`) and an empty list gives `()`;
 - `None` (as an expression): the constant None.
 
-Parsed templates are cached and copied with a small field-wise clone (much cheaper than
-`copy.deepcopy`). Nodes that come from the template get the location of `origin`, so the
+Parsed templates are cached; each use builds its copy and replaces the placeholders in
+one pass (much cheaper than `copy.deepcopy` and a second walk). Nodes that come from the template get the location of `origin`, so the
 generated code maps back to the user's line; inserted user nodes keep their own.
 """
 from __future__ import annotations
@@ -27,6 +27,7 @@ import textwrap
 from typing import Any
 
 import gast
+from autograph.pyct.all_nodes import all_nodes
 
 _CACHE: dict[str, list] = {}
 
@@ -119,52 +120,56 @@ class _Replacer:
             self.used.add(key)
         return value
 
-    def visit(self, node):
-        if isinstance(node, gast.Name) and node.id in self.subs:
-            value = self.fresh(self.subs[node.id])
-            if isinstance(node.ctx, gast.Param):
+    def build(self, node):
+        """A copy of the cached template node `node` with its placeholders replaced, in one
+        pass (the template itself is never changed)."""
+        t = type(node)
+        subs = self.subs
+        if t is gast.Name and node.id in subs:
+            value = self.fresh(subs[node.id])
+            if type(node.ctx) is gast.Param:
                 return [name_node(v, gast.Param) if isinstance(v, str) else v
                         for v in (value if isinstance(value, list) else [value])]
             return _as_expr(value, type(node.ctx))
-        if self.loc is not None and "lineno" in node._attributes:
-            node.__dict__.update(self.loc)
-        if isinstance(node, gast.FunctionDef) and node.name in self.subs:
-            node.name = self.subs[node.name]
-        if isinstance(node, gast.Expr) and isinstance(node.value, gast.Name) \
-                and node.value.id in self.subs:
-            value = self.fresh(self.subs[node.value.id])
+        if t is gast.Expr and type(node.value) is gast.Name and node.value.id in subs:
+            value = self.fresh(subs[node.value.id])
             if isinstance(value, list) and (not value or isinstance(value[0], gast.stmt)):
                 return list(value)
-        for field in node._fields:
-            value = getattr(node, field, None)
-            if isinstance(value, list):
+        new = t.__new__(t)
+        d = new.__dict__
+        source = node.__dict__
+        d.update(source)
+        for field in t._fields:
+            value = source.get(field)
+            if type(value) is list:
                 out = []
                 for item in value:
-                    if isinstance(item, gast.AST):
-                        new = self.visit(item)
-                        if isinstance(new, list):
-                            out.extend(new)
-                        else:
-                            out.append(new)
-                    else:
-                        out.append(item)
-                setattr(node, field, out)
-            elif isinstance(value, gast.AST):
-                new = self.visit(value)
-                if isinstance(new, list):  # a parameter list standing alone
-                    new = tuple_node(new)
-                setattr(node, field, new)
-        return node
+                    if isinstance(item, _AST):
+                        item = self.build(item)
+                        if type(item) is list:
+                            out.extend(item)
+                            continue
+                    out.append(item)
+                d[field] = out
+            elif isinstance(value, _AST):
+                value = self.build(value)
+                if type(value) is list:  # a parameter list standing alone
+                    value = tuple_node(value)
+                d[field] = value
+        if self.loc is not None and "lineno" in t._attributes:
+            d.update(self.loc)
+        if t is gast.FunctionDef and new.name in subs:
+            new.name = subs[new.name]
+        return new
 
 
 def replace(template: str, origin=None, **subs) -> list:
     """Statements of `template` with placeholders replaced (see the module docstring)."""
-    body = clone(_parsed(template))
     replacer = _Replacer(subs, origin)
     out = []
-    for stmt in body:
-        new = replacer.visit(stmt)
-        if isinstance(new, list):
+    for stmt in _parsed(template):
+        new = replacer.build(stmt)
+        if type(new) is list:
             out.extend(new)
         else:
             out.append(new)
@@ -190,7 +195,7 @@ def copy_location(new, origin):
     loc = _start_of(origin)
     if loc["lineno"] is None:
         return new
-    for n in gast.walk(new):
+    for n in all_nodes(new):
         if "lineno" in n._attributes and getattr(n, "lineno", None) is None:
             n.__dict__.update(loc)
     return new

@@ -16,9 +16,10 @@ handler reads the slot (`try_mark_read`): it gets the value of the point where t
 was raised. A Python number at one point and a NumPy value at another keeps its kind
 (the read also gives the code and number of runtime/control_flow/path_kinds.py).
 
-Only the body's own operations are points (a loop or branch of the body is one where it
-leaves the variable alone), and the values must have one dtype and rank; otherwise the
-handler's read is refused as before (`Unknown`).
+Points are the body's operations and those of its branches (a symbolic `if`: the mark
+sits in the branch, with the branch's value); a loop of the body is one where it leaves
+the variable alone. The values must have one dtype and rank; otherwise the handler's
+read is refused as before (`Unknown`).
 """
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ import numpy as np
 
 from runtime.control_flow import path_kinds
 from runtime.control_flow.common import is_python_scalar
+from runtime.control_flow.cond import COND
 from runtime.control_flow.try_state import within
 from runtime.core import tracing
 from runtime.core.graph import Graph
@@ -104,30 +106,36 @@ class Marked:
 
 
 def mark(g_body: Graph, points: list) -> Marked | None:
-    """Store each point's value (`points`: (body node, value before it)) just before its
-    node; the Marked a handler reads, or None where the values do not allow it."""
+    """Store each point's value (`points`: (node, value before it in the body's values,
+    the same in the values of the node's own graph: a branch of the body's)) just before
+    its node; the Marked a handler reads, or None where the values do not allow it."""
     points = _arrays_as_constants(g_body, points)
-    position = {id(n): i for i, n in enumerate(g_body.nodes)}
-    typed, numbers = [], []
-    for node, v in points:
-        if id(node) not in position:
-            return None  # inside a branch or loop of the body
-        if isinstance(v, Tensor):
-            if not within(g_body, v.graph):
+    where = _graphs_of(g_body)
+    typed, numbers, placed = [], [], []
+    for node, v, inner in points:
+        if id(node) not in where:
+            return None  # inside a loop of the body
+        g, position = where[id(node)]
+        value = v if g is g_body else inner
+        if isinstance(value, Tensor):
+            value = within_graph(g, value) if g is not g_body else \
+                value if within(g_body, value.graph) else None
+            if value is None:
                 return None
-            if v.graph is g_body and v.node is not None and \
-                    position.get(id(v.node), len(position)) >= position[id(node)]:
+            if value.graph is g and value.node is not None and \
+                    position.get(id(value.node), len(position)) >= position[id(node)]:
                 return None
-            typed.append(v)
-        elif isinstance(v, np.generic) or (isinstance(v, np.ndarray) and v.ndim == 0):
-            typed.append(v)
-        elif is_python_scalar(v) and type(v) in (int, float):
-            numbers.append(v)
+            typed.append(value)
+        elif isinstance(value, np.generic) or (isinstance(value, np.ndarray) and value.ndim == 0):
+            typed.append(value)
+        elif is_python_scalar(value) and type(value) in (int, float):
+            numbers.append(value)
         else:
             return None
-    if not points:
+        placed.append((g, node, value))
+    if not typed and not numbers:
         return None
-    for i, (node, v) in enumerate(points):
+    for i, (node, v, _) in enumerate(points):
         # an error inside a loop or branch of the body: the variable holds what the
         # construct made of it so far, known only if the construct leaves it alone
         if node.subgraphs() and (i + 1 == len(points) or points[i + 1][1] is not v):
@@ -152,25 +160,51 @@ def mark(g_body: Graph, points: list) -> Marked | None:
     if weak and typed and numbers and dtype != number_dtype:
         return None
     var = f"mark_{next(_counter)}"
-    nodes, by_point = list(g_body.nodes), {}
-    for node, v in points:
-        by_point.setdefault(id(node), v)
-    out = []
-    for node in nodes:
-        if id(node) in by_point:
-            v = by_point.pop(id(node))
-            add_node(g_body, MARK, [v], {"var": var}, [])
-            out.append(g_body.nodes.pop())
-        out.append(node)
-    g_body.nodes[:] = out
+    by_graph: dict = {}
+    for g, node, value in placed:
+        by_graph.setdefault(id(g), (g, {}))[1].setdefault(id(node), value)
+    for g, by_point in by_graph.values():
+        out = []
+        for node in list(g.nodes):
+            if id(node) in by_point:
+                add_node(g, MARK, [by_point.pop(id(node))], {"var": var}, [])
+                out.append(g.nodes.pop())
+            out.append(node)
+        g.nodes[:] = out
     return Marked(var, shape, dtype, weak, number_dtype if kinded else None)
+
+
+def _graphs_of(g_body: Graph) -> dict:
+    """id(node) -> (its graph, {id(node): position} of that graph), for the nodes of
+    `g_body` and of its branches (a `cond`'s subgraphs, at any depth)."""
+    out: dict = {}
+    stack = [g_body]
+    while stack:
+        g = stack.pop()
+        position = {id(n): i for i, n in enumerate(g.nodes)}
+        for node in g.nodes:
+            out[id(node)] = (g, position)
+            if node.op is COND:
+                stack.extend(node.subgraphs())
+    return out
+
+
+def within_graph(g: Graph, t: Tensor) -> Tensor | None:
+    """`t` as graph `g` already sees it (itself, or the capture `g` made of it), without
+    capturing it anew (the node owning `g` has its inputs already); None if not seen."""
+    if t.graph is g:
+        return t
+    if g.parent is None:
+        return None
+    outer = within_graph(g.parent, t)
+    return None if outer is None else g.captures.get(outer)
 
 
 def _arrays_as_constants(g_body: Graph, points: list) -> list:
     """NumPy arrays among the values (a Python object's attribute the body replaces) as
     constants made first in the body, so that a mark can store them."""
     made: dict = {}
-    for _, v in points:
+    for _, v, _ in points:
         if type(v) is np.ndarray and v.ndim and v.dtype.kind in "biufc" and id(v) not in made:
             with tracing.graph_context(g_body):
                 made[id(v)] = constant(v)
@@ -178,4 +212,6 @@ def _arrays_as_constants(g_body: Graph, points: list) -> list:
         return points
     new = g_body.nodes[-len(made):]
     g_body.nodes[:] = new + g_body.nodes[:-len(made)]
-    return [(node, made.get(id(v), v)) for node, v in points]
+    # (a value seen in a branch of the body is the same array: a branch does not see
+    # the constant made here, so that mark is refused, by `within_graph`)
+    return [(node, made.get(id(v), v), made.get(id(inner), inner)) for node, v, inner in points]

@@ -63,6 +63,7 @@ from runtime.core.registry import OpDef, add_node
 from runtime.core.structure import flatten, unflatten
 from runtime.core.tensor import Tensor
 from runtime.ops.constant import CONSTANT, constant
+from runtime.state.after_error import ALWAYS_TRACED
 
 TRY = OpDef("try", None, num_outputs=-1, stateful=True, effect=True)
 
@@ -76,6 +77,17 @@ def _reraise_kernel(*, var, error, args):
 
 RERAISE = OpDef("reraise", _reraise_kernel, lambda op, inputs, attrs: [], num_outputs=0,
                 stateful=True, effect=True)
+
+
+def _keep_kernel(*_):
+    return None
+
+
+# takes the results nothing uses of a branch or loop body inside a `try` body: every
+# operation there runs (each may raise what a handler catches), as `_may_raise` does
+# for the body's own operations
+KEEP = OpDef("try_keep", _keep_kernel, lambda op, inputs, attrs: [], num_outputs=0,
+             stateful=True, effect=True)
 
 
 class _Caught(threading.local):
@@ -117,6 +129,7 @@ class Snapshots(list):
     def __init__(self, get_state: Callable, trees: list, names):
         super().__init__()
         self.get_state, self.seen = get_state, []
+        self.own: dict = {}  # id(node) -> the state in the values of the node's own graph
         self.trees, self.names, self.refusal = trees, names, None
 
     def child(self) -> "Snapshots":
@@ -133,8 +146,11 @@ class Snapshots(list):
         subs = node.subgraphs()
         if node.op is COND and all(isinstance(g.nodes, Snapshots) for g in subs):
             self.seen.extend(_carried_out(node, subs))
+            for g in subs:
+                self.own.update(g.nodes.own)
         elif node.op is not CONSTANT:  # (a constant cannot fail)
-            self.seen.append((node, self.leaves()))
+            leaves = self.own[id(node)] = self.leaves()
+            self.seen.append((node, leaves))
         for g in subs:  # (done: a plain list again)
             if isinstance(g.nodes, Snapshots):
                 self.refusal = self.refusal or g.nodes.refusal
@@ -201,7 +217,7 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
     labels = leaf_names(names, tree, len(init_leaves))
     tracked = Tracked(init_leaves, labels)
     g_body, error = _trace("try", graph, body, get_state, trees, names)
-    snaps, refusal = g_body.nodes.seen, refusals(g_body)
+    snaps, own, refusal = g_body.nodes.seen, g_body.nodes.own, refusals(g_body)
     g_body.nodes = list(g_body.nodes)
     if not g_body.nodes:  # nothing can fail when the graph runs: Python's `try`
         if error is not None:
@@ -230,7 +246,7 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
         points = [(node, leaves) for node, leaves in snaps if relevant(kinds, [node])]
         exc_leaves = state_at_errors(g_body, [leaves for _, leaves in points], init_leaves,
                                      names, tree)
-        exc_leaves = [_marked(g_body, points, k, x) if isinstance(x, Unknown) else x
+        exc_leaves = [_marked(g_body, points, own, k, x) if isinstance(x, Unknown) else x
                       for k, x in enumerate(exc_leaves)]
         var = f"caught_{next(_counter)}"
         set_state(unflatten(tree, exc_leaves))
@@ -283,12 +299,14 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
     return out[-1], error
 
 
-def _marked(g_body: Graph, points: list, k: int, unknown: Unknown):
+def _marked(g_body: Graph, points: list, own: dict, k: int, unknown: Unknown):
     """Leaf `k` in a handler: read from marks the body leaves at each point where it may
-    raise (try_marks.py), or still `unknown` where it cannot."""
-    if not points or any(k >= len(leaves) for _, leaves in points):
+    raise (try_marks.py), or still `unknown` where it cannot. `own`: each point's state
+    in the values of its own graph (a branch of the body's)."""
+    if not points or any(k >= len(leaves) or k >= len(own.get(id(node), ()))
+                         for node, leaves in points):
         return unknown
-    found = mark(g_body, [(node, leaves[k]) for node, leaves in points])
+    found = mark(g_body, [(node, leaves[k], own[id(node)][k]) for node, leaves in points])
     return unknown if found is None else found
 
 
@@ -392,6 +410,7 @@ def _finish(graph: Graph, paths: list, init: list, handlers: list, labels: list,
             path_results.append(constant(np.int64(codes[i])))
         g.outputs = path_results + _may_raise(g, path_results)
     subs = [g for g, _ in paths]
+    _keep_nested(subs[0])
     caps = finish_captures(subs, 0)
     attrs = {"body": subs[0], "n_out": len(avals)}
     for i, (g, var, kinds, _) in enumerate(handlers):
@@ -409,6 +428,23 @@ def _finish(graph: Graph, paths: list, init: list, handlers: list, labels: list,
         out[k] = outs[j]
     out[-1] = outs[-1]
     return out
+
+
+def _keep_nested(g: Graph) -> None:
+    """In each branch and loop body inside `g` (a `try` body), a KEEP of the results of
+    its operations that nothing uses, so that no pass drops them (a nested `try` keeps
+    its own)."""
+    for node in g.nodes:
+        if node.op is TRY:
+            continue
+        for sub in node.subgraphs():
+            _keep_nested(sub)
+            used = {id(x) for x in sub.outputs}
+            used.update(id(x) for n in sub.nodes for x in n.inputs if isinstance(x, Tensor))
+            unused = [o for n in sub.nodes if n.op is not CONSTANT
+                      for o in n.outputs if id(o) not in used]
+            if unused:
+                add_node(sub, KEEP, unused, {}, [])
 
 
 def _may_raise(g: Graph, results: list) -> list:
@@ -438,6 +474,9 @@ def check_try(inputs: list, attrs: dict, avals: list, fail: Callable[[str], None
             fail(f"subgraph {g.name} takes {len(g.inputs)} inputs, the node passes {len(inputs)}")
         if g.outputs and len(g.outputs) < attrs["n_out"]:
             fail(f"subgraph {g.name} gives too few results")
+
+
+ALWAYS_TRACED.update({_trace.__code__, try_except.__code__})  # (the body, not a handler)
 
 
 def _attach() -> None:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from runtime.core.graph import Graph, Node
 from runtime.core.tensor import Tensor
+from runtime.core.tensor_map import TensorMap
 
 
 def clone(graph: Graph, parent: Graph | None = None, mapping: dict | None = None) -> tuple[Graph, dict]:
@@ -31,6 +32,10 @@ def clone(graph: Graph, parent: Graph | None = None, mapping: dict | None = None
         copy.outputs = [copy_value(o, copy) for o in node.outputs]
         new.nodes.append(copy)
     new.outputs = [mapping.get(id(x), x) if isinstance(x, Tensor) else x for x in graph.outputs]
+    marks = getattr(graph, "operator_results", None)
+    if marks:  # 0-d results of Python operators (`d ** t`): the copy spells them the same
+        new.operator_results = TensorMap((mapping[id(t)], True) for t in marks
+                                         if id(t) in mapping)  # (not values passes dropped)
     return new, mapping
 
 

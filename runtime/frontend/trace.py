@@ -23,6 +23,7 @@ from runtime.control_flow.path_kinds import with_kind
 from runtime.frontend.concrete import ConcreteFunction
 from runtime.frontend.trace_args import _placeholders, _substitute
 from runtime.state import views
+from runtime.state.after_error import raise_in_order
 from runtime.state.escapes import escape_error, escaped, roots_of
 from runtime.state.python_state import AppendLogRead, StatePlan, append_logs_in
 from runtime.state.random_watch import RandomWatch, warn_if_drawn
@@ -57,7 +58,12 @@ def trace_signature(owner, key, args) -> ConcreteFunction:
     try:
         with tracing.graph_context(graph), log.trace_progress(owner.__name__), \
                 tracing.user_calls_from(sys._getframe()):
-            out = owner._call_canonical(fn, traced_args)
+            try:
+                out = owner._call_canonical(fn, traced_args)
+            except Exception as error:  # (Python's error after graph operations: in order)
+                if not raise_in_order(graph, error):
+                    raise
+                out = None
             out_leaves, out_tree = flatten(out)
             for expr in append_logs_in(out_leaves):  # returned: read after the call
                 raise AppendLogRead(expr)

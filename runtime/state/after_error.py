@@ -18,10 +18,12 @@ random numbers cannot run again without changing them twice, and a loaded functi
 no Python code: there the caller's objects keep their values from before the call and
 the error says so in a note (`replay_blocker`).
 
-An error raised while tracing (a `raise` under a Python condition: every call of that
-signature traces again) is handled the same way when Python raises it too
-(`raised_by_python_code`); the rerun's output is dropped too, since the trace has run
-the function's Python prints already.
+An error raised while tracing (a `raise` under a Python condition) that Python raises
+too (`raised_by_python_code`) after graph operations becomes a graph-side raise after
+them (`raise_in_order`), so an error one of them raises comes first, as in Python;
+otherwise it is raised at once (every call of that signature traces again) and handled
+the same way, the rerun's output dropped too, since the trace has run the function's
+Python prints already.
 
 A graph `try`/`except` changes nothing here: an error a handler catches stays in the
 graph, and one no handler catches reaches the caller through `effects_before_failure`.
@@ -36,8 +38,9 @@ from typing import Callable
 
 import numpy as np
 
-from runtime.core.errors import GraphModeError, is_library_code
+from runtime.core.errors import GraphModeError, Origin, is_library_code
 from runtime.core.graph import Graph
+from runtime.state.effects import raise_, unused_results
 from runtime.state.random_ops import RANDOM_CALL, RANDOM_DRAW, RANDOM_MAKE
 from runtime.state.variables import ASSIGN_VARIABLE
 
@@ -83,16 +86,55 @@ def raised_by_graph(error: BaseException, filename: str) -> bool:
 
 _NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__)) + os.sep
 _CONTROL_FLOW_DIR = os.sep + os.path.join("runtime", "control_flow") + os.sep
-# a graph `try`'s body (or `with np.errstate` region) is traced where it stands, run or
-# not by no condition: an error raised there while tracing is raised where Python raises it
-_TRY_BODY = os.sep + os.path.join("runtime", "control_flow", "try_op.py")
+
+
+# code of the control-flow functions that trace code every run takes up to its error (a
+# `try` body, try_op.py): an error raised under them is where Python raises it
+ALWAYS_TRACED: set = set()
+
+
+def raise_in_order(graph: Graph, error: BaseException) -> bool:
+    """`error` ended the trace of `graph` where Python raises it too (see
+    `raised_by_python_code`): record it as a graph-side raise after every operation
+    recorded so far (True), so that each run does those first, as Python does, and an
+    error one of them raises comes first (`60 // (n - k)` then `raise ValueError`:
+    FloatingPointError when n == k); their prints and writes happen as in Python too.
+    False (raise it now) when nothing recorded can fail or act, or when the error
+    cannot be made again from its type and arguments."""
+    if not (graph.has_effects or unused_results(graph)) or \
+            not raised_by_python_code(error):
+        return False
+    try:
+        again = type(error)(*error.args)
+    except Exception:  # noqa: BLE001 - a class that takes other arguments: raised now
+        return False
+    if type(again) is not type(error) or str(again) != str(error):
+        return False
+    site = _site(error)
+    raise_(error, str(site or ""))
+    if site is not None:  # (its traceback shows the user's line that raised it)
+        graph.nodes[-1].origin = site
+    return True
+
+
+def _site(error: BaseException) -> Origin | None:
+    """The line of the user's code that raised `error` (or called NumPy that did)."""
+    site = None
+    tb = error.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if not is_library_code(code) and \
+                not os.path.abspath(code.co_filename).startswith(_NUMPY_DIR):
+            site = Origin(code.co_filename, tb.tb_lineno, code.co_name)
+        tb = tb.tb_next
+    return site
 
 
 def raised_by_python_code(error: BaseException) -> bool:
     """Whether `error`, raised while tracing, is one Python raises at the same point: the
     user's own code (a `raise` or an `assert` on Python values) or NumPy called by it
-    raised it, outside any symbolic branch or loop body (those are traced also when
-    the inputs would not run them). An error the tracer raises for what a graph cannot
+    raised it, outside any symbolic branch, loop body or `try` handler (those are
+    traced also when the inputs would not run them). An error the tracer raises for what a graph cannot
     do is not."""
     if isinstance(error, GraphModeError):
         return False
@@ -101,8 +143,8 @@ def raised_by_python_code(error: BaseException) -> bool:
     while tb is not None:
         frames.append(tb.tb_frame.f_code)
         tb = tb.tb_next
-    if any(_CONTROL_FLOW_DIR in path and not path.endswith(_TRY_BODY)
-           for path in (os.path.abspath(c.co_filename) for c in frames)):
+    if any(_CONTROL_FLOW_DIR in os.path.abspath(c.co_filename) and c not in ALWAYS_TRACED
+           for c in frames):
         return False
     while frames and os.path.abspath(frames[-1].co_filename).startswith(_NUMPY_DIR):
         frames.pop()

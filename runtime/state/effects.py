@@ -12,6 +12,7 @@ import numpy as np
 
 from runtime.core import tracing
 from runtime.core.registry import OpDef, bind
+from runtime.ops.constant import CONSTANT
 from runtime.state.printing import graph_print
 from runtime.core.tensor import Tensor
 
@@ -93,7 +94,18 @@ def raise_(error: BaseException, where: str = "") -> None:
     """Raise (a fresh copy of) `error` every time this point of the graph runs: the
     graph form of a Python `raise` inside a branch or loop body that depends on a
     symbolic value. Its type and arguments are Python values fixed while tracing."""
-    if tracing.current_graph() is None:
+    graph = tracing.current_graph()
+    if graph is None:
         raise error
-    bind(RAISE, error=type(error), args=tuple(error.args),
+    bind(RAISE, *unused_results(graph), error=type(error), args=tuple(error.args),
          message=str(error), where=where)
+
+
+def unused_results(graph) -> list:
+    """The results of `graph`'s operations that nothing uses yet: the inputs of a raise,
+    so that the operations before it run first, as in Python (no pass drops one whose
+    result the raise makes useless, or moves it after the raise), and an error one of
+    them raises comes first."""
+    used = {id(x) for node in graph.nodes for x in node.inputs}
+    return [o for node in graph.nodes if node.op is not CONSTANT
+            for o in node.outputs if id(o) not in used]

@@ -6,6 +6,7 @@ against the original on the same inputs.
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import sys
 
@@ -14,6 +15,8 @@ import pytest
 
 import autograph as ag
 from autograph import operators
+from autograph.converters import fast_tests
+from autograph.impl import api as impl
 from autograph.pyct import registry
 
 FUNCTIONAL_FORMS = ("if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_",
@@ -71,12 +74,25 @@ def uses_counter(k):
     return c.bump(1)
 
 
+def named_after_assignment(x, k):
+    b = k * 2                # the user's own name, assigned right before it is tested
+    if b:
+        y = x + b
+    else:
+        y = x
+    c = x > k
+    if c:
+        y = y * 2.0
+    return y, b
+
+
 PYTHON_CASES = [
     (collatz, [(27,), (1,), (6,)]),
     (search, [([1, 5, 9], 4), ([], 0), ([99, 100], 50)]),
     (mixed, [args + ([0, 2],) for args in
              itertools.product([0, 1, 9], [0, True, [], "x"], [None, 0, 2, True])]),
     (uses_counter, [(0,), (5,), (12,)]),
+    (named_after_assignment, [(1.5, 1), (1.5, 0)]),
 ]
 
 
@@ -399,3 +415,282 @@ def test_a_converted_function_in_a_symbolic_branch_equals_the_original(x):
     got, want = ag.function(branch_calls_a_converted_function)(x), \
         branch_calls_a_converted_function(x)
     assert got == want and type(got) is type(want)
+
+
+# -- tests handed over through Python's own jump (converters/fast_tests.py) -------------------
+needs_fast_tests = pytest.mark.skipif(not fast_tests.ENABLED,
+                                      reason="the compiled code keeps the dual-path tests")
+
+
+@needs_fast_tests
+@pytest.mark.parametrize("fn, inputs", PYTHON_CASES, ids=lambda c: getattr(c, "__name__", ""))
+def test_compiled_tests_ask_nothing_of_python_values(fn, inputs, monkeypatch):
+    """The running code of an `if` / `while` with a plain test asks no `ag__.symbolic`."""
+    def refuse(x):
+        raise AssertionError("ag__.symbolic asked of a plain test")
+    converted = ag.to_graph(fn)  # (compiled before the patch: `mixed` asks for its and/or)
+    monkeypatch.setattr(operators, "symbolic", refuse)
+    for args in inputs if fn is not mixed else ():
+        assert converted(*args) == fn(*args)
+
+
+class Truthy:
+    """Counts how often Python takes its truth."""
+    def __init__(self, values):
+        self.values, self.asked = list(values), 0
+
+    def __bool__(self):
+        self.asked += 1
+        return self.values.pop(0)
+
+
+def truth_taken_once(flags):
+    t = Truthy(flags)
+    n = 0
+    while t:
+        n += 1
+    u = Truthy([False])
+    if not u:
+        n += 10
+    return n, t.asked, u.asked
+
+
+def test_a_python_values_truth_is_taken_once():
+    for flags in ([False], [True, True, False]):
+        assert ag.to_graph(truth_taken_once)(list(flags)) == truth_taken_once(list(flags))
+
+
+def negated_tests(x, k):
+    done = k > 3             # a Python bool, or symbolic when x is tested below
+    steps = 0
+    while not done:          # symbolic from the second iteration: hands over
+        steps += 1
+        done = x * steps > 4.0
+    if not (x > 1.0):
+        steps = steps + 100
+    return steps
+
+
+def handover_then_break(x, items):
+    total = x * 0.0
+    k = 0
+    while k < len(items):    # a Python test throughout
+        if x > items[k]:     # symbolic: hands over, then the loop goes on inline
+            total = total + 1.0
+        k += 1
+        if k == 2:
+            break
+    return total, k
+
+
+def elif_and_named_tests(x, n):
+    flag = x > 0.5
+    if n > 2:
+        r = x * 2.0
+    elif flag:               # a name tested: the value handed over is the name's
+        r = x + 1.0
+    else:
+        r = -x
+    return r
+
+
+def subscripts_in_tests(x, xs):
+    n = 0
+    for i in range(3):
+        if xs[i] > x:        # a list's or an array's item against a symbolic value
+            n = n + 1
+    k = 2
+    while xs[k]:             # the item itself tested (Python values)
+        k -= 1
+    return n, k
+
+
+HANDOVER_CASES = [
+    (named_after_assignment, [(np.float64(1.5), 1), (np.float64(1.5), 0),
+                              (np.float64(0.5), np.int64(3))]),
+    (subscripts_in_tests, [(np.float64(0.5), [1.0, 0.0, 3.0]),
+                           (np.float64(1.5), np.array([1.0, 0.0, 3.0]))]),
+    (negated_tests, [(np.float64(2.0), 1), (np.float64(0.5), 5), (np.float64(1.5), 0)]),
+    (handover_then_break, [(np.float64(2.0), [1.0, 3.0, 0.0]), (np.float64(0.0), [1.0])]),
+    (elif_and_named_tests, [(np.float64(2.0), 1), (np.float64(0.1), 1), (np.float64(2.0), 3)]),
+]
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("fn, inputs", HANDOVER_CASES, ids=lambda c: getattr(c, "__name__", ""))
+def test_symbolic_tests_hand_over_from_the_statement_as_written(fn, inputs, jit):
+    f = ag.function(fn, jit_compile=jit)
+    for args in inputs:
+        got, want = f(*args), fn(*args)
+        np.testing.assert_allclose(got, want)
+        assert type(got) is type(want)
+
+
+@ag.do_not_convert
+def left_as_python(t):
+    if t:                    # a symbolic value here is an error (code left as Python)
+        return 1.0
+    return 0.0
+
+
+def calls_python_in_body(x, n):
+    if n > 0:
+        y = left_as_python(x > 0)
+    else:
+        y = x
+    return y
+
+
+def calls_python_in_test(x):
+    while left_as_python(x > 0) > 2.0:
+        x = x - 1.0
+    return x
+
+
+def _error_of(fn, *args) -> tuple:
+    try:
+        ag.function(fn)(*args)
+    except Exception as e:  # noqa: BLE001 (what it is, is the result)
+        return type(e), str(e), e.__traceback__ is not None
+    return None, "", False
+
+
+@pytest.mark.parametrize("fn, args", [(calls_python_in_body, (np.float64(1.0), 1)),
+                                      (calls_python_in_test, (np.float64(1.0),))])
+def test_a_symbolic_value_tested_elsewhere_raises_as_with_dual_path_tests(fn, args,
+                                                                         monkeypatch):
+    """Not the statement's own test (a callee's, left as Python): the error goes on as
+    the dual-path form raises it."""
+    with_fast = _error_of(fn, *args)
+    monkeypatch.setattr(fast_tests, "ENABLED", False)
+    impl._reset_caches()
+    try:
+        assert _error_of(fn, *args) == with_fast and with_fast[0] is ag.GraphModeError
+    finally:
+        impl._reset_caches()
+
+
+def mismatched_branches(x):
+    if x > 0:
+        r = "a"              # a graph cannot choose between a str and a number
+    else:
+        r = 1.0
+    return r
+
+
+def test_an_error_of_the_functional_form_is_not_chained_to_the_handover():
+    with pytest.raises(TypeError, match="symbolic `if`") as info:
+        ag.function(mismatched_branches)(np.float64(1.0))
+    assert info.value.__context__ is None
+
+
+# -- method calls on builtin receivers (converters/fast_paths.py) ----------------------------
+class Recorder:
+    def __init__(self):
+        self.items, self.reads = [], 0
+
+    @property
+    def box(self):           # counts how often the receiver is read
+        self.reads += 1
+        return self.items
+
+
+class Shouting(list):
+    def append(self, v):     # a method of the user's on a list: not a builtin receiver
+        super().append(str(v).upper())
+
+
+def receivers(r, text, n, extra):
+    seen = 0
+    for k in range(n):
+        seen += r.box.count(k)           # a list reached through a property: read once
+        r.items.append(k)
+        text = text.strip("x").upper()   # a str, then the str a call returned
+        extra.append(text[:1])
+    d = {}
+    d.setdefault("a", []).append(n)      # the receiver is a call's result
+    return text, seen, list(r.items), r.reads, d, list(extra)
+
+
+@pytest.mark.parametrize("make", [list, Shouting])
+def test_method_calls_on_builtin_receivers_equal_the_original(make):
+    got = ag.to_graph(receivers)(Recorder(), "xabcx", 3, make())
+    assert got == receivers(Recorder(), "xabcx", 3, make())
+
+
+def receivers_in_a_trace(x, n):
+    r = Recorder()
+    text, seen, items, reads, d, extra = receivers(r, "xabcx", n, [])
+    return x * (seen + len(items) + reads + len(d["a"]) + len(extra)), text
+
+
+def test_method_calls_on_builtin_receivers_in_a_trace():
+    got, want = ag.function(receivers_in_a_trace)(np.float64(1.5), 3), \
+        receivers_in_a_trace(np.float64(1.5), 3)
+    assert got[0] == want[0] and got[1] == want[1]
+
+
+@dataclasses.dataclass(frozen=True)
+class Frozen:
+    items: list
+
+
+def appends_to_attributes(f, r, n):
+    for k in range(n):
+        f.items.append(k)                # never assigns `f.items` (a frozen dataclass)
+        r.box.append(-k)                 # reads the property once, sets nothing
+    return list(f.items), list(r.items), r.reads
+
+
+def test_appends_to_attributes_run_as_written_on_python_values():
+    got = ag.to_graph(appends_to_attributes)(Frozen([]), Recorder(), 3)
+    assert got == appends_to_attributes(Frozen([]), Recorder(), 3)
+
+
+# -- reads of branch functions bound when they are made (converters/bound_reads.py) ----------
+def read_in_branch_then_written(x):
+    a = np.zeros(3)
+    if x > 0:                # symbolic: the branch only reads `a`
+        y = a.sum() + x
+    else:
+        y = x - a[1]
+    a[0] = x                 # then a symbolic value written into the array `a` alone holds
+    return y, a
+
+
+def appended_in_symbolic_loop(x, n):
+    out = []
+    k = 0
+    while k < n:             # a Python test: the loop runs inline
+        if x > k:            # symbolic: the branch only reads `out` and `k`
+            v = x * k
+        else:
+            v = x
+        out.append(v)
+        k += 1
+    return out
+
+
+@pytest.mark.parametrize("fn, args", [
+    (read_in_branch_then_written, (np.float64(2.0),)),
+    (read_in_branch_then_written, (np.float64(-2.0),)),
+    (appended_in_symbolic_loop, (np.float64(1.5), 3)),
+])
+def test_branches_reading_variables_equal_the_original(fn, args):
+    got, want = ag.function(fn)(*args), fn(*args)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w)
+        assert type(g) is type(w)
+
+
+def test_a_recursive_call_does_not_make_its_argument_a_cell():
+    """(`fib(n)` reads `n` in its functional form: a cell would cost every call.)"""
+    def fib(n):
+        if n < 2:
+            return n
+        return fib(n - 1) + fib(n - 2)
+    converted = ag.to_graph(fib)
+    assert converted(12) == fib(12)
+    if fast_tests.ENABLED:
+        assert converted.__code__.co_cellvars == ()

@@ -83,8 +83,12 @@ def test_fuzz_seed_with_try_and_with_blocks(seed, tmp_path):
 # seeds whose failures were fixed (a compiler error caught by the user's handler, a
 # return tuple, a leaked loop value, a jump's temporaries read in a symbolic loop; 1302
 # and 1656 were silently different: `60 // (0 - min(0, k))` with a Python int minimum,
-# and `60 // 0` on Python ints in a symbolic branch not taken)
-@pytest.mark.parametrize("seed", [39, 67, 75, 85, 170, 1302, 1656] + list(range(250, 285)))
+# and `60 // 0` on Python ints in a symbolic branch not taken; the second row: a raise
+# found while tracing that came before an earlier operation's error, and temporaries of
+# a handler's loop or branch refused as loop state)
+@pytest.mark.parametrize("seed", [39, 67, 75, 85, 170, 1302, 1656] + list(range(250, 285)) +
+                         [193, 230, 286, 301, 415, 435, 2138, 2175, 2192, 2228, 2298, 2307,
+                          2314, 2380, 1031])
 def test_fuzz_seed_with_try_on_the_graph_path(seed, tmp_path):
     """`try` / `except` / `else` / `finally`, `with np.errstate(...)` and raising
     operations on NumPy arguments: ag.function, jit_compile=True and ag.to_graph give

@@ -1,6 +1,7 @@
 """A variable a graph `try`'s body assigns between two operations that may fail holds, in
 the handler, the value of the point where the error was raised: from before the `try` if
-the first failed, the new one if the second did (runtime/control_flow/try_marks.py).
+the first failed, the new one if the second did (runtime/control_flow/try_marks.py), also
+where the operations sit in a symbolic branch of the body.
 Each case runs eagerly, through `ag.function` (also `jit_compile=True`), `ag.to_graph`
 and the output of `autograph convert`, comparing the outcome (value with dtype, shape and
 kind, or the exception) and what `ag.print` printed."""
@@ -71,8 +72,39 @@ def two_variables_and_else(x, y):
     return a, b
 
 
-CASES = [(f, args) for f in (two_inverses, returned_from_the_handler, two_variables_and_else)
-         for args in ((SINGULAR, REGULAR), (REGULAR, LOW_RANK), (REGULAR, REGULAR))]
+def changed_inside_a_symbolic_branch(x, y):
+    u = np.sum(x)
+    try:
+        if np.sum(y) > 4:  # (a graph branch: the marks sit in it)
+            u = u + 1.0
+            a = np.linalg.inv(x)
+            u = u + np.sum(a)
+            a = np.linalg.inv(a @ y)
+        else:
+            a = np.linalg.inv(y)
+    except np.linalg.LinAlgError:
+        u = u * 10
+    ag.print("u", u)
+    return u
+
+
+def changed_before_a_symbolic_branch(x, y):
+    u = np.sum(x)
+    try:
+        u = u + 1.0
+        if np.sum(y) > 4:
+            a = np.linalg.inv(x)
+            u = u + np.sum(a)
+        a = np.linalg.inv(y)
+    except np.linalg.LinAlgError:
+        u = u * 10
+    return u
+
+
+CASES = [(f, args) for f in (two_inverses, returned_from_the_handler, two_variables_and_else,
+                             changed_inside_a_symbolic_branch, changed_before_a_symbolic_branch)
+         for args in ((SINGULAR, REGULAR), (REGULAR, LOW_RANK), (REGULAR, REGULAR),
+                      (LOW_RANK, REGULAR))]
 CASES += [(counter_between_lookups, (np.int64(k), np.arange(4.0))) for k in (-9, 0, 1, 2, 5)]
 
 

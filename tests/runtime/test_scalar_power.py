@@ -30,10 +30,11 @@ def scaled(x, d, t):
     return x * (1 - d ** t)
 
 
+@pytest.mark.parametrize("options", [{}, {"jit_compile": True}], ids=["graph", "jit"])
 @pytest.mark.parametrize("fn", [power_op, power_fn])
 @pytest.mark.parametrize("kind", ["numpy scalars", "0-d arrays"])
-def test_power_of_single_numbers_is_eagers(fn, kind):
-    f = ag.function(fn)
+def test_power_of_single_numbers_is_eagers(fn, kind, options):
+    f = ag.function(fn, **options)
     wrap = (lambda v: np.asarray(v)) if kind == "0-d arrays" else (lambda v: v)
     for base in BASES:
         for t in EXPONENTS:
