@@ -30,7 +30,7 @@ import runtime
 from autograph.errors import Diagnostic, caller_location
 from autograph.operators import containers, sole_holder
 from autograph.operators.branch_notes import note_branch_error
-from autograph.operators.variables import UNSET, is_undefined
+from autograph.operators.variables import UNSET, Undefined, is_undefined
 from autograph.pyct.registry import CONVERTED_CODES
 from runtime.core import tracing
 from runtime.core.known_value import UNKNOWN, known_value
@@ -137,7 +137,9 @@ def _symbolic_if(cond, body, orelse, state, names, loc, what="`if`"):
     where = f"{loc[0]}:{loc[1]}"
     record: dict = {}
     labels = _labels(names)
-    snap = containers.Snapshot(containers.roots_of(body, orelse, values=state), names)
+    outer: list = []
+    snap = containers.Snapshot(containers.roots_of(body, orelse, values=state, outer=outer),
+                               names, outer)
     carried: list = []  # container locations a branch replaces: extra outputs
     graph = tracing.current_graph()
     arrays = views.checkpoint() if snap else None
@@ -158,7 +160,9 @@ def _symbolic_if(cond, body, orelse, state, names, loc, what="`if`"):
         out = tuple(out)
         for location, value in zip(carried, out[len(labels):]):
             containers.put(location, value)
-        out = out[:len(labels)]
+        # a container both branches leave as the object they were given: that object
+        # (its items were put back above), as Python keeps it
+        out = tuple(state[v.index] if type(v) is _Same else v for v in out[:len(labels)])
         if names is None:
             return out[0]
         return pack(out, names)
@@ -169,8 +173,23 @@ def _symbolic_if(cond, body, orelse, state, names, loc, what="`if`"):
 _MAX_NEW_LOCATIONS = 2  # retraces to find every location both branches replace
 
 
+class _Same:
+    """A branch output that is the list / dict the branch was given (state[index])."""
+    __slots__ = ("index",)
+
+    def __init__(self, index: int):
+        self.index = index
+
+
 def _branch(fn, side, state, names, labels, record, where, what):
     def run(*args):
+        if record["snapshot"]:
+            # runtime.cond hands each branch a copy of every list and dict in the state,
+            # holding the branch's placeholders; the branch gets the objects themselves,
+            # holding those placeholders, so that what it writes into them (`xs[0] = v`)
+            # is what the snapshot sees: carried and put back in place
+            args = tuple(containers.share(s, a, record["snapshot"]) for s, a in zip(state, args))
+            record["snapshot"].rebase()
         try:
             out = fn(*args) if fn is not None else _identity(args, names)
         except Exception as e:
@@ -182,8 +201,10 @@ def _branch(fn, side, state, names, labels, record, where, what):
             # they are UNSET, which runtime.cond gives the other branch's types
             record["raised_" + side] = True
             out = pack((UNSET,) * len(labels), names)
-        extra = _replaced(record, where, what) if record["snapshot"] else ()
         outs = list(unpack(out, names))
+        if record["snapshot"]:
+            outs = _own_containers(outs, state, names, record, side, labels, where, what)
+        extra = _replaced(record, side, where, what) if record["snapshot"] else ()
         record[side] = tuple(outs)
         if side == "false":
             _check(record["true"], outs, labels, where, what)
@@ -198,12 +219,41 @@ def _branch(fn, side, state, names, labels, record, where, what):
     return run
 
 
-def _replaced(record, where, what) -> list:
+def _own_containers(outs, state, names, record, side, labels, where, what) -> list:
+    """The branch's outputs before its containers are put back as they were: a state
+    list / dict it returns as itself is `_Same` (the object stays the caller's), any
+    other container is copied with the items it holds now."""
+    offset = 1 if _returns(names) else 0
+    same = record.setdefault("same", {})
+    for k, v in enumerate(outs):
+        i = k - offset
+        if names is not None and 0 <= i < len(state) and v is state[i] and \
+                type(v) in (list, dict):
+            outs[k] = same.setdefault(i, _Same(i))
+        else:
+            outs[k] = containers.detached(v)
+        if side == "false" and (type(outs[k]) is _Same) != (type(record["true"][k]) is _Same) \
+                and not {type(outs[k]), type(record["true"][k])} & {type(UNSET), Undefined}:
+            raise Diagnostic(
+                f"{where}: '{labels[k]}' is the same Python container after one branch of "
+                f"this symbolic {what} and a new object after the other; which object "
+                f"it is would depend on a value known only when the graph runs. Assign "
+                f"a new container on both paths, or update the same one on both.")
+    return outs
+
+
+def _replaced(record, side, where, what) -> list:
     """After tracing a branch: the values at the carried container locations; notes the
     locations it replaced that are not carried yet; puts every container back."""
     snap, carried = record["snapshot"], record["carried"]
     values = [containers.get(c) for c in carried]
-    found, structural = snap.changes()
+    if side == "false":
+        containers.check_same_structure(carried, record["carried_true"], values, where,
+                                        f"symbolic {what}")
+    record["carried_" + side] = values
+    # a list / dict whose structure a branch changes (`xs.append(v)`) is carried whole:
+    # exact when both paths leave it with the same structure, else runtime.cond's error
+    found, structural = snap.changes(whole=True)
     snap.restore()
     containers.check_structure(structural, where, f"symbolic {what}")
     for c in containers.new_locations(found, carried + record["new"]):

@@ -51,13 +51,15 @@ def _items(x, kind):
     return dict(vars(x))
 
 
-def roots_of(*fns, values=()) -> list:
+def roots_of(*fns, values=(), outer: list | None = None) -> list:
     """What a block can reach: `values`, and the closure cells (and keyword defaults, which
     the running code binds a block's reads to: `converters/bound_reads.py`) of `fns` and
     of the functions found there (`add(x)` of a nested `add` that updates a container of
     the enclosing function). Not module globals: a global container outlives the trace, and
     updating it is a Python side effect that runs while tracing (the documented rule for
-    `print` and for appending to an outer list), not a value to carry."""
+    `print` and for appending to an outer list), not a value to carry. `outer`: a list
+    that gets the module-level lists and dicts the functions name, whose replaced items
+    are carried (`GLOBAL[0] = v`) but whose changes of structure stay trace-time effects."""
     out = list(values)
     seen: set = set()
     todo = [f for f in fns if f is not None]
@@ -68,6 +70,10 @@ def roots_of(*fns, values=()) -> list:
         if code is None or id(fn) in seen:
             continue
         seen.add(id(fn))
+        if outer is not None:
+            names = getattr(fn, "__globals__", {})
+            outer.extend(v for v in (names.get(n) for n in code.co_names)
+                         if type(v) is list or type(v) is dict)
         found = []
         for cell in getattr(fn, "__closure__", None) or ():
             try:
@@ -83,34 +89,54 @@ def roots_of(*fns, values=()) -> list:
 class Snapshot:
     """The contents of every container reachable from `roots`, to compare and restore."""
 
-    def __init__(self, roots, names=()):
+    def __init__(self, roots, names=(), outer=()):
         self.saved: dict[int, tuple] = {}   # id -> (container, kind, items)
+        self.outer: set = set()  # ids of containers reached only from `outer` (roots_of)
         # attributes the generated code carries itself (`self.count` in `names`)
         self.own = {n.rsplit(".", 1)[1] for n in names or () if "." in n}
         budget = _LIMIT
-        stack = list(roots)
-        while stack and budget > 0:
-            x = stack.pop()
-            kind = _kind(x)
-            if kind is None or id(x) in self.saved:
-                continue
-            items = _items(x, kind)
-            self.saved[id(x)] = (x, kind, items)
-            values = items if kind == "list" else list(items.values())
-            budget -= 1 + len(values)
-            stack.extend(values)
+        for group, is_outer in ((roots, False), (outer, True)):
+            stack = list(group)
+            while stack and budget > 0:
+                x = stack.pop()
+                kind = _kind(x)
+                if kind is None or id(x) in self.saved:
+                    continue
+                items = _items(x, kind)
+                self.saved[id(x)] = (x, kind, items)
+                if is_outer:
+                    self.outer.add(id(x))
+                values = items if kind == "list" else list(items.values())
+                budget -= 1 + len(values)
+                stack.extend(values)
+
+    def rebase(self) -> None:
+        """Compare later changes with the items the containers hold now (a branch's
+        placeholders put into them: `share`); `restore` still puts the saved ones back."""
+        self.base = {k: _items(x, kind) for k, (x, kind, _) in self.saved.items()}
 
     def __bool__(self) -> bool:
         return bool(self.saved)
 
-    def changes(self) -> tuple[list, list]:
-        """(replaced locations `(container, key)`, descriptions of structural changes)."""
+    def changes(self, whole: bool = False) -> tuple[list, list]:
+        """(replaced locations `(container, key)`, descriptions of structural changes).
+        `whole`: a list or dict whose structure changed is the location `(it, WHOLE)`
+        (its items as one value), not a structural change."""
         replaced, structural = [], []
-        for x, kind, items in self.saved.values():
+        base = getattr(self, "base", None)
+        for key, (x, kind, items) in self.saved.items():
+            if base is not None:
+                items = base[key]
             now = _items(x, kind)
+            if key in self.outer and _reshaped(kind, items, now):
+                continue  # (a trace-time effect on module state, as outside the `if`)
             if kind == "object" and self.own:
                 items = {k: v for k, v in items.items() if k not in self.own}
                 now = {k: v for k, v in now.items() if k not in self.own}
+            if whole and (kind == "list" and len(now) != len(items) or
+                          kind == "dict" and now.keys() != items.keys()):
+                replaced.append((x, WHOLE))
+                continue
             if kind == "list":
                 if len(now) != len(items):
                     structural.append(f"a list changes length ({len(items)} -> {len(now)} "
@@ -129,7 +155,9 @@ class Snapshot:
         return replaced, structural
 
     def restore(self) -> None:
-        for x, kind, items in self.saved.values():
+        for key, (x, kind, items) in self.saved.items():
+            if key in self.outer and _reshaped(kind, items, _items(x, kind)):
+                continue
             if kind == "list":
                 x[:] = items
             elif kind == "dict":
@@ -141,14 +169,70 @@ class Snapshot:
                 d.update(items)
 
 
+def _reshaped(kind: str, before, now) -> bool:
+    return len(before) != len(now) if kind == "list" else before.keys() != now.keys()
+
+
+def share(orig, new, snapshot: Snapshot):
+    """`orig` holding the leaves of `new` (a copy of its structure, as runtime.cond hands
+    a branch its state): written into `orig`'s lists and dicts in place - only into
+    those `snapshot` puts back as they were afterwards."""
+    t = type(orig)
+    if t is not type(new) or id(orig) not in snapshot.saved:
+        return new
+    if t is list and len(orig) == len(new):
+        for i, v in enumerate(new):
+            v = share(orig[i], v, snapshot)
+            if v is not orig[i]:
+                orig[i] = v
+        return orig
+    if t is dict and orig.keys() == new.keys():
+        for k, v in new.items():
+            v = share(orig[k], v, snapshot)
+            if v is not orig[k]:
+                orig[k] = v
+        return orig
+    return new
+
+
+def holds_container(x) -> bool:
+    """Whether `x` is a list or dict, or a tuple holding one."""
+    t = type(x)
+    return t is list or t is dict or (t is tuple and any(holds_container(v) for v in x))
+
+
+def detached(x):
+    """`x` with a copy of every list / dict (and tuple holding one) in it, so that putting
+    the containers back as they were (`Snapshot.restore`) leaves its items alone."""
+    t = type(x)
+    if t is list:
+        return [detached(v) for v in x]
+    if t is dict:
+        return {k: detached(v) for k, v in x.items()}
+    if t is tuple and holds_container(x):
+        return tuple(detached(v) for v in x)
+    return x
+
+
+WHOLE = object()  # the key of a location that is a whole list or dict (`Snapshot.changes`)
+
+
 def get(location):
     x, key = location
+    if key is WHOLE:
+        return detached(x)
     return getattr(x, key) if _kind(x) == "object" else x[key]
 
 
 def put(location, value) -> None:
     x, key = location
-    if _kind(x) == "object":
+    if key is WHOLE:
+        if type(x) is list:
+            x[:] = value
+        else:
+            x.clear()
+            x.update(value)
+    elif _kind(x) == "object":
         setattr(x, key, value)
     else:
         x[key] = value
@@ -156,6 +240,8 @@ def put(location, value) -> None:
 
 def describe(location) -> str:
     x, key = location
+    if key is WHOLE:
+        return f"the items of a {type(x).__name__}"
     if _kind(x) == "object":
         return f"<{type(x).__name__} object>.{key}"
     return f"<{type(x).__name__}>[{key!r}]"
@@ -170,6 +256,24 @@ def check_structure(structural: list, where: str, what: str) -> None:
             f"that only when (or as often as) the code runs. Build the values as arrays "
             f"(np.where / a loop variable), keep the container's structure fixed and only "
             f"replace its items, or use a Python condition.")
+
+
+def check_same_structure(locations: list, first: list, second: list, where: str,
+                         what: str) -> None:
+    """The whole lists / dicts among `locations` (values `first` after one path, `second`
+    after the other) must have one structure after both: the graph holds one."""
+    for (x, key), a, b in zip(locations, first, second):
+        if key is WHOLE and (len(a) != len(b) if type(x) is list else a.keys() != b.keys()):
+            size = (lambda v: f"{len(v)} items") if type(x) is list else \
+                (lambda v: f"keys {list(v)}")
+            raise Diagnostic(
+                f"{where}: this {what} depends on a symbolic value, so its two paths are "
+                f"traced into one graph - but they leave a Python {type(x).__name__} with a "
+                f"different structure ({size(a)} after the true branch, {size(b)} after "
+                f"the false branch): which one Python gives is known only when the graph "
+                f"runs. Make the same change on both paths (append / add the key in the "
+                f"other branch too), build the values as arrays (np.where), or use a "
+                f"Python condition.")
 
 
 def new_locations(found: list, carried: list) -> list:

@@ -211,8 +211,9 @@ def _symbolic_loop(test, body, state, names, loc, opts, for_loop):
     body = sole_holder.refuse_in_loop(body, state, names, 0 if for_loop is None else 1,
                                       where)
     extra_test = for_loop[1] if for_loop is not None else None
-    snap = containers.Snapshot(containers.roots_of(body, test, extra_test, values=state),
-                               names)
+    outer: list = []
+    snap = containers.Snapshot(containers.roots_of(body, test, extra_test, values=state,
+                                                   outer=outer), names, outer)
     if not snap:
         return _loop(test, body, state, names, loc, opts, for_loop)
     graph = tracing.current_graph()

@@ -97,9 +97,10 @@ def cond(pred: Any, true_fn: Callable, false_fn: Callable, operands: Sequence = 
         node_avals.append((shape, dtype))
         slots.append(len(out_leaves))
         out_leaves.append(None)
+    unread_outs = [{j for j, s in enumerate(slots) if s in u} for u in unread]
     kinds = path_kinds.add_kind_outputs([g_true, g_false], [
         [t_leaves[s] for s in slots], [f_leaves[s] for s in slots]], [true_vals, false_vals],
-        node_avals, as_value, [{j for j, s in enumerate(slots) if s in u} for u in unread])
+        node_avals, as_value, unread_outs)
     g_true.outputs, g_false.outputs = true_vals, false_vals
     caps = finish_captures([g_true, g_false], len(sym))
     inputs = [pred] + [op_leaves[i] for i in sym] + caps
@@ -126,7 +127,7 @@ def cond(pred: Any, true_fn: Callable, false_fn: Callable, operands: Sequence = 
     named = names is not None and len(names) == n_user  # (else labels are positions)
     out_labels = [labels[s] if named else None for s in slots]
     view_links.link_outputs([op_leaves[i] for i in sym], [g_true, g_false], list(outs), own,
-                            out_labels)
+                            out_labels, unread_outs)
     view_links.numpy_arrays_out(list(outs), [[t_leaves[s] for s in slots],
                                              [f_leaves[s] for s in slots]], own_values,
                                 out_labels)

@@ -53,11 +53,12 @@ def unreturned_writes(operands: list, subgraphs: list, returned: list) -> list[l
 
 
 def link_outputs(operands: list, subgraphs: list, outputs: list, own: list,
-                 labels: list | None = None) -> None:
+                 labels: list | None = None, unread: list | None = None) -> None:
     """After a symbolic `if` / loop: `operands` are the outer values passed in (one per
     input of each subgraph, in order), `subgraphs` the traced branches / body (their first
     len(operands) inputs are the operands' placeholders, their outputs match `outputs`),
-    `own[j]` the operand that is output j's own variable (None: unknown). An output that
+    `own[j]` the operand that is output j's own variable (None: unknown), `unread[k]` the
+    outputs subgraph k gives no value of its own (its path raises). An output that
     every subgraph returns as (a written version of) the same input array becomes the
     outer array's new value."""
     table = _table()
@@ -108,11 +109,14 @@ def link_outputs(operands: list, subgraphs: list, outputs: list, own: list,
     # outputs every path takes from the same array first: the array's new value is known
     # even when another output (a return value) is that array on one path only
     ambiguous = []
+    unread = unread or [()] * len(maps)
     for j, out in enumerate(outputs):
         if not isinstance(out, Tensor):
             continue
-        sources = {m[j] if j < len(m) else None for m, _ in maps}
-        wrote = any(j < len(m) and m[j] in w for m, w in maps)
+        # (a path that raises gives no value: the others decide which array it is)
+        taken = [(m, w) for (m, w), u in zip(maps, unread) if j not in u] or maps
+        sources = {m[j] if j < len(m) else None for m, _ in taken}
+        wrote = any(j < len(m) and m[j] in w for m, w in taken)
         if len(sources) == 1 and None not in sources:
             i = sources.pop()
             if type(operands[i]) is Tensor and wrote:

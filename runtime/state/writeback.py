@@ -281,7 +281,10 @@ def container_writes(snapshots: list, inputs: list, capture) -> tuple[list, list
         if type(v) is Tensor:
             if id(v) in leaf_of and resolve(v) is v:
                 return ("leaf", leaf_of[id(v)])
-            outputs.append(capture(resolve(v)))
+            value = resolve(v)
+            outputs.append(capture(value))
+            if value.weak and value.ndim == 0:  # stands for a Python number: put as one
+                return ("number", len(outputs) - 1, _PYTHON_NUMBER[value.dtype.kind])
             return ("out", len(outputs) - 1)
         if type(v) in (list, tuple):
             return ("new", type(v), [encode(x) for x in v])
@@ -292,6 +295,9 @@ def container_writes(snapshots: list, inputs: list, capture) -> tuple[list, list
     writes = [(arg, path, [(k, encode(x)) for k, x in obj.items()] if type(obj) is dict
                else [encode(x) for x in obj]) for arg, path, obj in changed]
     return writes, outputs
+
+
+_PYTHON_NUMBER = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 
 
 def apply_container_writes(writes: list, args, leaves: list, values) -> None:
@@ -312,6 +318,8 @@ def apply_container_writes(writes: list, args, leaves: list, values) -> None:
             return leaves[t[1]]
         if kind == "out":
             return values[t[1]]
+        if kind == "number":
+            return t[2](values[t[1]])
         if kind == "new":
             if t[1] is dict:
                 return {k: build(x) for k, x in t[2]}

@@ -14,7 +14,7 @@
   from call to call (the runner resets it before each run of the argument sets):
   stores (`st.v1 = x + 1`, `st.n0 = (st.n0 + k) % 1009`), read-modify-writes
   (`st.v0 = st.v0 * 0.5 + y`), reads (`x = x + st.v2`), a dict of values
-  (`st.memo['a'] = ...`), an array of state rebound (`st.arr = st.arr * 0.5 + x`) and
+  (`st.memo['a'] = ...`, also through a local name `memo`), an array of state rebound (`st.arr = st.arr * 0.5 + x`) and
   one written in place (`st.acc += x`), in branches and loops too, and an append to a list in state
   as the function's first statement (a list that grows in one branch of a symbolic
   `if` only is refused by another rule). The runner compares the state after every call,
@@ -114,7 +114,7 @@ def setup(gen) -> list:
     if "state" in features:
         # appended first: later, an early `return` under a symbolic condition would put
         # the append under that condition, where changing a list's length is refused
-        out += ["st = STATE", "st.hist.append(x - y)"]
+        out += ["st = STATE", "st.hist.append(x - y)", "memo = st.memo"]
     if "try" in features:
         out.append("log = []")
     return out + random_setup(features) + fuzz_try.setup(features)
@@ -227,6 +227,10 @@ def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
             lines.append(f"{pad}st.arr = st.arr * 0.5 + {gen.float_expr(env, 1)}")
         elif form == "in_place":  # an array of state written in place (identity kept)
             lines.append(f"{pad}st.acc += {gen.float_expr(env, 1)}")
+        elif len(lines) % 2:  # (not drawn: the programs of earlier seeds stay as they were)
+            # through a local name: a variable of the symbolic `if` / loop it is in, whose
+            # dict must stay the state's object
+            lines.append(f"{pad}memo['a'] = memo['a'] * 0.25 + {gen.float_expr(env, 1)}")
         else:
             lines.append(f"{pad}st.memo['a'] = st.memo['a'] * 0.25 + {gen.float_expr(env, 1)}")
     elif kind in ("try", "with"):
