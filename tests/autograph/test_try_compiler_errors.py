@@ -23,7 +23,7 @@ def nested_finally_return_in_loop(n, xs):
             log = log + 3
             for e in xs:
                 if e == -e:
-                    return -xs[1], log
+                    return -xs[1], log  # noqa: B012 - the construct under test
                 if n:
                     break
         log = log + 1
@@ -40,7 +40,7 @@ def nested_finally_return(n, xs):
         finally:
             log = log + 3
             if xs[0] < 0:
-                return xs[1], log
+                return xs[1], log  # noqa: B012 - the construct under test
         log = log + 1
     except Exception:
         log = 7
