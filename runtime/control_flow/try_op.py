@@ -381,10 +381,12 @@ def _finish(graph: Graph, paths: list, init: list, handlers: list, labels: list,
             if isinstance(v, Unknown):
                 v._refuse()
             if not (isinstance(v, (Tensor, np.ndarray, np.generic)) or is_python_scalar(v)):
+                what = "the value a `return` in it gives" if labels[k] == "try_return" \
+                    else f"'{labels[k]}'"
                 raise ConversionRefusal(
-                    f"this `try` cannot run in a graph: '{labels[k]}' is {v!r:.60} on one "
-                    "path of it and an array on another: give it an array or number on "
-                    "every path.")
+                    f"{what} holds a value of another structure inside the `try` on "
+                    f"different paths ({v!r:.60} on one, an array on another): give it an "
+                    "array or number on every path.")
         dtype = aval_of(vals[0])[1]
         shape = aval_of(vals[0])[0]
         for v in vals[1:]:
