@@ -27,6 +27,7 @@ ANCHORS: dict[str, str] = {
     "runtime.core.errors.GraphModeError": "graphmodeerror",
     "runtime.core.errors.TracingRecursionError": "tracingrecursionerror",
     "runtime.core.errors.StateArrayWrite": "statearraywrite",
+    "runtime.core.errors.LeakedTensorError": "leakedtensorerror",
     "autograph.errors.ConversionError": "conversionerror",
     "autograph.errors.Diagnostic": "diagnostic",
     "runtime.control_flow.while_loop.LoopDtypeChange": "a-loop-variable-changes-dtype",

@@ -15,6 +15,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from runtime.core import picture, printer
+from runtime.core.error_index import note_error_index
 from runtime.core.errors import LeakedTensorError, Origin
 from runtime.core.tensor import Tensor
 from runtime.core.tensor_map import TensorMap
@@ -106,11 +107,13 @@ class Graph:
         if t.graph is self:
             return t
         if self.parent is None:
-            raise LeakedTensorError(
+            error = LeakedTensorError(
                 f"Tensor {t.name} ({t.dtype}{list(t.shape)}) belongs to another trace that has "
                 "finished (it leaked out through a Python side effect such as a global list). "
                 "Return values from the function instead of storing symbolic Tensors outside it."
             )
+            note_error_index(error)  # (raised outside any entry point)
+            raise error
         outer = self.parent.capture(t)  # the value as the parent sees it
         inner = self.captures.get(outer)
         if inner is not None:

@@ -6,17 +6,20 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.core import tracing
+from runtime.core.error_index import note_error_index
 from runtime.core.errors import GraphModeError, LeakedTensorError, is_library_code, user_origin
 from runtime.core.tensor_text import _fmt_shape
 
 
 def _check_tracing(t) -> None:
     if not tracing.in_graph_mode():
-        raise LeakedTensorError(
+        error = LeakedTensorError(
             f"{t!r} is a symbolic value of a trace that has finished: it cannot be computed "
             "with outside that trace (it leaked out through a Python side effect such as a "
             "global list, or was read from a graph's nodes). Return values from the function "
             "instead of storing symbolic Tensors outside it.")
+        note_error_index(error)  # (raised outside any entry point)
+        raise error
 
 
 _COMPREHENSIONS = ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")

@@ -124,6 +124,18 @@ def _state_array_write():
     ag.vmap(lambda row: np.add(totals, row, out=totals))(np.ones((3, 2)))
 
 
+def _leaked_tensor_error():
+    later = []
+
+    @ag.function
+    def remember(x):
+        later.append(lambda: x * 2)  # a closure over the symbolic `x` outlives the trace
+        return x
+
+    remember(np.ones(2))
+    later[0]()
+
+
 def _conversion_error():
     def numbers(x):
         yield x
@@ -218,6 +230,7 @@ TRIGGERS = {
     "runtime.core.errors.GraphModeError": _graph_mode_error,
     "runtime.core.errors.TracingRecursionError": _tracing_recursion_error,
     "runtime.core.errors.StateArrayWrite": _state_array_write,
+    "runtime.core.errors.LeakedTensorError": _leaked_tensor_error,
     "autograph.errors.ConversionError": _conversion_error,
     "autograph.errors.Diagnostic": _diagnostic,
     "runtime.control_flow.while_loop.LoopDtypeChange": _loop_dtype_change,
