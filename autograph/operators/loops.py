@@ -330,8 +330,29 @@ def _loop(test, body, state, names, loc, opts, for_loop):
     if first:
         _check_ran(out[0], first, where)
         out = out[1:]
+    _refuse_grown_caller_lists(state, out, names, where)
     out = [_write_back(a, b) for a, b in zip(state, out)]
     return pack(tuple(_as_python_number(a, b) for a, b in zip(state, out)), names)
+
+
+def _refuse_grown_caller_lists(state, out, names, where: str) -> None:
+    """A symbolic loop that grows a list the caller passed in (`xs.append(v)` on an
+    argument or an alias of one): the caller's list would need as many items as the loop
+    runs, which the trace cannot know, and the graph list the loop makes of it is the
+    function's own. Refused, rather than leave the caller's list unchanged."""
+    root = tracing.current_graph()
+    while root is not None and root.parent is not None:
+        root = root.parent
+    caller = getattr(root, "caller_containers", None)
+    if not caller:
+        return
+    for name, before, after in zip(names, state, out):
+        if type(before) is list and id(before) in caller and type(after) is not list:
+            raise Diagnostic(
+                f"{where}: this symbolic loop grows the list '{name}' that the caller passed "
+                "in, as many times as the inputs decide: a graph cannot give the caller's "
+                f"list those items. Build a new list in the function and return it (`{name} "
+                f"= list({name})` before the loop), or make the loop's bound a Python number.")
 
 
 def _as_python_number(initial, final):

@@ -46,6 +46,8 @@ def trace_signature(owner, key, args) -> ConcreteFunction:
     placeholders = iter(arg_inputs)
     traced_args = [_substitute(a, k, placeholders) for a, k in zip(args, key)]
     containers = snapshot_containers(traced_args)
+    # (the caller's lists and dicts: a symbolic loop must not grow one, while_loop.py)
+    graph.caller_containers = {id(obj) for _, _, obj, _ in containers}
     # Python state the function reaches: guarded, learned places read as inputs,
     # what the trace changes undone afterwards and done by every call
     plan = StatePlan(owner.python_function, owner._params, args, owner._dynamic,

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import autograph as ag
+from autograph.errors import Diagnostic
 from tests.helpers import assert_same
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
@@ -300,3 +301,38 @@ def test_an_array_written_on_the_path_that_does_not_raise(mode):
         else:
             assert_same(run(got, a), expected)
         assert_same(got, want)
+
+
+# -- a symbolic loop growing the caller's list: refused (the caller's list cannot get a
+#    number of items only the run knows), the function's own list: a graph list ----------
+def grows_the_argument(a, n, xs):
+    for i in range(n):
+        xs.append(a * i)
+    return a
+
+
+def grows_an_alias_of_the_argument(a, n, xs):
+    ys = xs
+    for i in range(n):
+        ys.append(a * i)
+    return len(xs)
+
+
+def grows_its_own_list(a, n, xs):
+    ys = list(xs)
+    for i in range(n):
+        ys.append(a * i)
+    return np.stack(ys)
+
+
+@pytest.mark.parametrize("fn", [grows_the_argument, grows_an_alias_of_the_argument])
+def test_a_symbolic_loop_growing_the_callers_list_is_refused(fn):
+    with pytest.raises(Diagnostic, match="grows the list"):
+        ag.function(fn)(np.ones(2), np.int64(3), [np.zeros(2)])
+
+
+def test_a_symbolic_loop_growing_its_own_list_runs():
+    xs = [np.zeros(2)]
+    got = ag.function(grows_its_own_list)(np.ones(2), np.int64(3), xs)
+    np.testing.assert_array_equal(got, grows_its_own_list(np.ones(2), np.int64(3), [np.zeros(2)]))
+    assert len(xs) == 1
