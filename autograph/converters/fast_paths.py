@@ -69,6 +69,7 @@ import builtins
 import gast
 
 from autograph.pyct import templates
+from autograph.pyct.activity import qualified_name
 from autograph.pyct.all_nodes import all_nodes
 
 SITE_PREFIX = "ag__site"  # closure cells `impl/api.py` gives the compiled function
@@ -287,17 +288,8 @@ def _is_append(stmt, ops: str) -> bool:
             and len(stmt.value.args) == 2 and not stmt.value.keywords):
         return False
     target, first = stmt.targets[0], stmt.value.args[0]
-    return _chain(target) is not None and _chain(target) == _chain(first)
-
-
-def _chain(node):
-    """`a.b.c` as ('a', 'b', 'c'); None for anything else."""
-    if isinstance(node, gast.Name):
-        return (node.id,)
-    if isinstance(node, gast.Attribute):
-        head = _chain(node.value)
-        return None if head is None else head + (node.attr,)
-    return None
+    name = qualified_name(target)
+    return name is not None and name == qualified_name(first)
 
 
 def _is_ops_call(call, ops: str, name: str) -> bool:

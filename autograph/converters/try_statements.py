@@ -52,6 +52,7 @@ from autograph.pyct import anno, templates
 from autograph.converters.try_jumps import (flatten_finally_jumps, lower_finally_jumps,
                                             lower_jumps, no_value_yet)
 from autograph.pyct.blocks import blocks
+from autograph.pyct.activity import qualified_name
 from autograph.pyct.all_nodes import all_nodes, child_nodes
 
 _JUMPS = (gast.Return, gast.Break, gast.Continue, gast.Global, gast.Nonlocal, gast.Yield,
@@ -268,29 +269,19 @@ def _stored(stmts, places: bool = False) -> list:
     return sorted(seen, key=lambda k: (seen[k], k))
 
 
-def _chain(n) -> list | None:
-    """['o', 'a', 'b'] for the expression `o.a.b` (a name alone too), None for any other."""
-    parts = []
-    while isinstance(n, gast.Attribute):
-        parts.append(n.attr)
-        n = n.value
-    return [n.id] + parts[::-1] if isinstance(n, gast.Name) else None
-
-
 def _write_place(n, local_names=None) -> str | None:
     """What a store through a subscript or attribute writes, carried as state of the
     `try` like a variable: the variable `xs` of `xs[i] = v` or `xs[i][j] = v` (one of the
     function's own, `local_names`), the attribute path 'o.x' of `o.x = v`, `o.x += 1` or
     `o.x[i] = v`; None where it is none of these (`xs[0].y = v`, `f()[0] = v`)."""
-    if isinstance(n, gast.Subscript):
-        while isinstance(n, gast.Subscript):
-            n = n.value
-        chain = _chain(n)
-        if chain is not None and len(chain) == 1:
-            return chain[0] if local_names is None or chain[0] in local_names else None
-    else:
-        chain = _chain(n)
-    return ".".join(chain) if chain else None
+    subscript = isinstance(n, gast.Subscript)
+    while isinstance(n, gast.Subscript):
+        n = n.value
+    name = qualified_name(n)
+    if subscript and name is not None and "." not in name and local_names is not None \
+            and name not in local_names:
+        return None
+    return name
 
 
 def _subscript_bases(stmts) -> set:
