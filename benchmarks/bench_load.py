@@ -27,18 +27,13 @@ OPS = (("add", 1.0), ("multiply", 0.5), ("subtract", 0.25), ("maximum", -1.0))  
 
 
 def chain(n: int) -> dict:
-    """A graph x -> op(x, c) -> op(., c) ... of n nodes on float64[64]."""
-    nodes, prev = [], "x"
+    """A graph x -> op(x, c) -> op(., c) ... of n nodes on float64[64], in the layout of
+    docs/saved_format.md (value 0 is x, value k the output of node k - 1)."""
+    nodes = []
     for i in range(n):
-        name = f"v{i}"
         op, constant = OPS[i % len(OPS)]
-        nodes.append({"op": op, "inputs": [{"ref": prev}, constant],
-                      "attrs": {},
-                      "outputs": [{"name": name, "dtype": "<f8", "shape": [64]}],
-                      "origin": {"file": "model.py", "line": 10 + i % 50, "function": "f"}})
-        prev = name
-    return {"name": "f", "inputs": [{"name": "x", "dtype": "<f8", "shape": [64]}],
-            "nodes": nodes, "outputs": [{"ref": prev}]}
+        nodes.append([op, [i, [constant]], {}, [[f"v{i}", "<f8", [64]]], i % 50])
+    return {"name": "f", "inputs": [["x", "<f8", [64]]], "nodes": nodes, "outputs": [n]}
 
 
 def description(n: int) -> dict:
@@ -47,6 +42,7 @@ def description(n: int) -> dict:
             "function": {"name": "f", "input_signature": None,
                          "parameters": [{"name": "x", "kind": "POSITIONAL_OR_KEYWORD"}]},
             "variables": [],
+            "origins": [["model.py", 10 + line, "f"] for line in range(50)],
             "concrete_functions": [{
                 "key": [{"array": {"dtype": "<f8", "shape": [64]}}],
                 "results": {"tree": None, "leaves": [{"output": True}]},
