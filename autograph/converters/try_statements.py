@@ -50,7 +50,7 @@ import gast
 
 from autograph.pyct import anno, templates
 from autograph.converters.try_jumps import (flatten_finally_jumps, lower_finally_jumps,
-                                            lower_jumps, no_value_yet)
+                                            lower_jumps, mark_returned_value, no_value_yet)
 from autograph.pyct.blocks import blocks
 from autograph.pyct.activity import qualified_name
 from autograph.pyct.all_nodes import all_nodes, child_nodes
@@ -201,14 +201,18 @@ def _lower_returns(t, ctx) -> tuple:
             if flag is not None:  # (after the value: computing it may raise)
                 block.extend(templates.replace("flag = True", origin=r, flag=flag))
             lowered.append((block, r))
+    unset = no_value_yet(returns)
     if flag is None:
-        return [], templates.replace("return name", origin=t, name=name), lowered
+        after = templates.replace("return name", origin=t, name=name)
+        mark_returned_value(after, unset)
+        return [], after, lowered
     # (the value: "no value yet" before the `try`, so that an enclosing symbolic loop
     # has one to carry; it is read only where the flag is set)
-    return (templates.replace(f"flag = False\nname = {no_value_yet(returns)}", origin=t,
+    after = templates.replace("if flag:\n    return name", origin=t, flag=flag, name=name)
+    mark_returned_value(after, unset)
+    return (templates.replace(f"flag = False\nname = {unset}", origin=t,
                               flag=flag, name=name),
-            templates.replace("if flag:\n    return name", origin=t, flag=flag, name=name),
-            lowered)
+            after, lowered)
 
 
 def _walk(stmts):
@@ -313,7 +317,12 @@ def _state(t, fn, replaced=None, outside_names=frozenset()) -> list:
     places: dict = {}
     stored: set = set()
     read_first: set = set()  # (name, part) read before it is first assigned there
-    for n, reads in _in_order(fn):
+    in_fn = list(_in_order(fn))
+    # (a rewritten copy's own names, made by lowering the jumps of a `try` nested in it,
+    # occur in the copy only: where the copy uses them decides)
+    known = {n.id for n, _ in in_fn}
+    made = [] if replaced is None else [(n, r) for n, r in _in_order(t) if n.id not in known]
+    for n, reads in in_fn + made:
         part = part_of.get(id(n), "outside")
         places.setdefault(n.id, set()).add(part)
         if not reads:
