@@ -92,12 +92,14 @@ def _rewrite_blocks(stmt, fn, ctx, params, declared) -> None:
                     out.append(_graph_form(s, fn, ctx, outside=_names(before + after)))
                     out.extend(after)
                     continue
-                for block, r in lowered:  # it stays Python: its returns too
-                    del block[-2 if len(before) else -1:]
+                for block, r in lowered:  # (back as written: its returns too)
+                    del block[-2 if len(before) == 2 else -1:]  # (with the flag: two)
                     block.append(r)
-                if not lowered and _graph_form_with_jumps(s, fn, ctx, params, declared, out):
+                # (other jumps, a `return` in a handler with a `continue` elsewhere: all
+                # lowered to a jump code)
+                if _graph_form_with_jumps(s, fn, ctx, params, declared, out):
                     continue
-                if not lowered and _finally_jumps_form(s, fn, ctx, params, declared, out):
+                if _finally_jumps_form(s, fn, ctx, params, declared, out):
                     continue
             if isinstance(s, gast.With) and _is_errstate(s):
                 region = gast.Try(body=s.body, handlers=[], orelse=[], finalbody=[])
@@ -205,7 +207,10 @@ def _lower_returns(t, ctx) -> tuple:
     if flag is None:
         after = templates.replace("return name", origin=t, name=name)
         mark_returned_value(after, unset)
-        return [], after, lowered
+        # (given "no value yet" before the `try` all the same: the graph form reads its
+        # state there, which an enclosing loop would otherwise carry from iteration to
+        # iteration, unbound before the loop)
+        return templates.replace(f"name = {unset}", origin=t, name=name), after, lowered
     # (the value: "no value yet" before the `try`, so that an enclosing symbolic loop
     # has one to carry; it is read only where the flag is set)
     after = templates.replace("if flag:\n    return name", origin=t, flag=flag, name=name)
@@ -308,7 +313,8 @@ def _state(t, fn, replaced=None, outside_names=frozenset()) -> list:
     it read after. `replaced`: the statement of `fn` that `t` stands for (when `t` is a
     rewritten copy); `outside_names`: names read by statements not yet in `fn`."""
     handler_names = {h.name.id for h in t.handlers if isinstance(h.name, gast.Name)}
-    names = [n for n in _stored(_parts(t), places=True) if n not in handler_names]
+    names = [n for n in _stored(_parts(t), places=True) if n not in handler_names and
+             n not in _nested_handler_names(t)]
     part_of: dict = {}
     for stmt in [t] + ([replaced] if replaced is not None else []):
         parts = [stmt.body, stmt.orelse, stmt.finalbody] + [h.body for h in stmt.handlers]
@@ -340,6 +346,18 @@ def _state(t, fn, replaced=None, outside_names=frozenset()) -> list:
         return (name, next(iter(where))) not in read_first
 
     return [n for n in names if "." in n or not temporary(n)]  # (an attribute: seen outside)
+
+
+def _nested_handler_names(t) -> set:
+    """The names only the `except ... as name` clauses of `try`s nested in `t` bind: each
+    is unbound again after its handler (Python deletes it), so no other part of `t`, and
+    nothing after it, reads the value."""
+    handler_nodes = {id(h.name) for h in _walk(_parts(t)) if isinstance(h, gast.ExceptHandler)
+                     and isinstance(h.name, gast.Name)}
+    bound = {n.id for n in _walk(_parts(t)) if isinstance(n, gast.Name) and
+             isinstance(n.ctx, gast.Store) and id(n) in handler_nodes}
+    return bound - {n.id for n in _walk(_parts(t)) if isinstance(n, gast.Name) and
+                    isinstance(n.ctx, gast.Store) and id(n) not in handler_nodes}
 
 
 def _in_order(node):

@@ -209,14 +209,25 @@ def _branch(fn, side, state, names, labels, record, where, what):
         if side == "false":
             _check(record["true"], outs, labels, where, what)
             if record.get("raised_true") and record.get("raised_false"):
-                # the `if` raises either way: its outputs are never read; any type will do
-                outs = [np.float64(0.0)] * len(outs)
+                # the `if` raises either way: its outputs are never read when the graph
+                # runs, but the code after it is traced: each variable keeps its value
+                # from before the `if` where it has an array or number, any other is a
+                # Python 0 (weak: it takes the type of what it meets, where a made-up
+                # float64 clashed with an int)
+                offset = 1 if _returns(names) else 0
+                outs = [state[k - offset] if 0 <= k - offset < len(state) and
+                        _array_or_number(state[k - offset]) else 0
+                        for k in range(len(outs))]
             for k, v in enumerate(outs):
                 other = record["true"][k]
                 if is_undefined(v) and is_undefined(other):
                     outs[k] = other
         return tuple(outs) + tuple(extra)
     return run
+
+
+def _array_or_number(v) -> bool:
+    return isinstance(v, (Tensor, np.ndarray, np.generic, bool, int, float, complex))
 
 
 def _own_containers(outs, state, names, record, side, labels, where, what) -> list:

@@ -31,9 +31,102 @@ def return_in_a_nested_finally(n, xs):
     return xs[0], log
 
 
+def return_in_try_in_loops(n, x, xs):
+    # (seed 997) the value to return is "no value yet" before each `try`: the graph form
+    # reads its state there, and the symbolic `while` must not carry it unbound (its
+    # zero iterations raised UnboundLocalError)
+    tlog = 0
+    w1 = 0
+    while w1 < n:
+        w1 += 1
+        for _e3 in xs:
+            try:
+                return x, tlog
+            finally:
+                tlog = tlog + 3
+    return xs[0], tlog
+
+
+def return_in_handler_continue_in_else(n, k, y, xs):
+    # (seed 1487) a `return` ending a handler and a `continue` elsewhere: all jumps are
+    # lowered to a jump code (the `try` stayed Python, and the symbolic `if` in its
+    # `else` was refused)
+    log = 0.0
+    for i1 in range(n, k):
+        try:
+            log = log + xs[i1]
+        except ValueError:
+            return -1.0
+        else:
+            if y > log:
+                continue
+        log = log + 10
+    return log
+
+
+def handler_name_in_nested_errstate(n, x):
+    # (seed 1414) the name an inner `except ... as e` binds is no state of the region
+    # around it (unbound after its handler), so no loop carries it
+    tlog = 0
+    for _i1 in range(n):
+        with np.errstate(divide="ignore"):
+            try:
+                tlog = tlog + 1
+            except ArithmeticError as e:  # noqa: F841 - the construct under test
+                tlog = -1
+    else:
+        try:
+            x = x / 2
+        except Exception as e:  # noqa: F841 - the construct under test
+            tlog = -2
+    return tlog, x
+
+
+def raises_either_way_then_branches(n, k):
+    # (seed 1483) the code after an `if` whose branches both raise is traced with each
+    # variable's value from before the `if` (a made-up float clashed with an int there)
+    a = 2
+    if k > 0:
+        raise ValueError("r1")
+    else:
+        a = a % 7
+        raise KeyError("r2")
+    if (a if n else n) > 1:
+        a = a + 1
+    return a
+
+
+def raises_either_way_in_a_branch(n, k, y):
+    # (seed 1741) the same inside a branch: the other branch's int meets the variable
+    a = 2
+    if y > 0:
+        if a > k:
+            a = n
+            raise ValueError("r6")
+        else:
+            raise ValueError("r7")
+    else:
+        a = n // 4
+    return a, -k
+
+
 XS = np.array([-1.0, -2.0, -2.0, 3.0])
 CASES = [
     ("return_in_a_nested_finally", (np.int64(n), XS)) for n in (1, 3, 7)
+] + [
+    ("return_in_try_in_loops", (np.int64(n), np.float64(1.5), XS)) for n in (2, 0)
+] + [
+    ("return_in_handler_continue_in_else", (np.int64(0), np.int64(k), np.float64(y), XS))
+    for k in (0, 4, 9) for y in (-5.0, 0.0, 20.0)
+] + [
+    ("handler_name_in_nested_errstate", (np.int64(n), np.float64(3.0))) for n in (0, 2)
+]
+NO_TRY = [
+    ("raises_either_way_then_branches", (np.int64(n), np.int64(k))) for n in (0, 3)
+    for k in (-1, 2)
+] + [
+    ("raises_either_way_in_a_branch", (np.int64(9), np.int64(k), np.float64(y)))
+    for k in (1, 5) for y in (-1.0, 2.0)
 ]
 
 
@@ -57,7 +150,8 @@ def _copies(args):
     return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
 
 
-@pytest.mark.parametrize("name,args", CASES, ids=[f"{n}-{i}" for i, (n, _) in enumerate(CASES)])
+@pytest.mark.parametrize("name,args", CASES + NO_TRY,
+                         ids=[f"{n}-{i}" for i, (n, _) in enumerate(CASES + NO_TRY)])
 @pytest.mark.parametrize("mode", ["function", "jit", "to_graph", "convert"])
 def test_reduced_fuzz_program(name, args, mode, capsys, converted):
     fn = globals()[name]
