@@ -82,9 +82,40 @@ def handler_name_in_nested_errstate(n, x):
     return tlog, x
 
 
+def variable_a_try_reads_written_in_the_other_branch(k, x, y):
+    # (seed 4479) `flag` is one cell shared with the `try`'s generated functions: the
+    # true branch's write must not be what the false branch is traced with
+    flag = x
+    tlog = 0
+    if y:
+        flag = True
+    else:
+        for _i2 in range(k):
+            try:
+                if flag:
+                    continue
+            except ValueError:
+                pass
+            else:
+                tlog = 2
+    return 1.0, tlog
+
+
+def closure_read_in_the_other_branch(x, y):
+    # the same class without a `try`: a lambda reads the variable
+    flag = x
+    tlog = 0
+    if y > 0:
+        flag = 0.0
+    else:
+        if (lambda: flag)() > 0:
+            tlog = 2
+    return tlog
+
+
 def raises_either_way_then_branches(n, k):
-    # (seed 1483) the code after an `if` whose branches both raise is traced with each
-    # variable's value from before the `if` (a made-up float clashed with an int there)
+    # (seed 1483) the code after an `if` whose branches both raise never runs, and is
+    # not traced (traced with made-up values, a float clashed with an int there)
     a = 2
     if k > 0:
         raise ValueError("r1")
@@ -120,8 +151,14 @@ CASES = [
     for k in (0, 4, 9) for y in (-5.0, 0.0, 20.0)
 ] + [
     ("handler_name_in_nested_errstate", (np.int64(n), np.float64(3.0))) for n in (0, 2)
+] + [
+    ("variable_a_try_reads_written_in_the_other_branch",
+     (np.int64(3), np.float64(x), np.float64(y))) for x in (0.0, 1.0) for y in (0.0, 1.0)
 ]
 NO_TRY = [
+    ("closure_read_in_the_other_branch", (np.float64(x), np.float64(y)))
+    for x in (0.0, 1.0) for y in (-1.0, 1.0)
+] + [
     ("raises_either_way_then_branches", (np.int64(n), np.int64(k))) for n in (0, 3)
     for k in (-1, 2)
 ] + [
