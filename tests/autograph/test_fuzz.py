@@ -93,7 +93,8 @@ def test_fuzz_seed_with_try_and_with_blocks(seed, tmp_path):
                          [193, 230, 286, 301, 415, 435, 2138, 2175, 2192, 2228, 2298, 2307,
                           2314, 2380, 1031] +
                          [997, 1414, 1483, 1487, 1741, 3338, 3895, 4048, 4089, 4300, 4479, 4683,
-                          4691, 4999, 5100, 5177, 5623, 5638, 5735])
+                          4691, 4999, 5100, 5177, 5623, 5638, 5735, 6827, 7041, 7152, 7278,
+                          7734, 7887, 7902, 7951, 8377, 8448, 8971, 9064])
 def test_fuzz_seed_with_try_on_the_graph_path(seed, tmp_path):
     """`try` / `except` / `else` / `finally`, `with np.errstate(...)` and raising
     operations on NumPy arguments: ag.function, jit_compile=True and ag.to_graph give
