@@ -13,6 +13,10 @@ everything back:
   into the container after the `if` / the loop;
 - a change of *structure* (append, pop, new key, del) cannot be carried by a graph of
   fixed structure: a clear error at the user's line says what to do instead.
+
+Classes are containers of their data attributes (`type(self).total += n`, `M.rate = r`
+in a branch), as the Python-state walk sees them (runtime/state/state_walk.py): the
+classes of the objects reached and the classes the block names as globals.
 """
 from __future__ import annotations
 
@@ -22,6 +26,7 @@ import numpy as np
 
 from autograph.errors import Diagnostic
 from runtime.core.tracing import building as tracing_anywhere
+from runtime.state.state_walk import class_items, state_class, state_mro
 
 _LIMIT = 20000  # containers and elements walked per snapshot (beyond: not watched)
 _OPAQUE = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
@@ -37,6 +42,8 @@ def _kind(x) -> str | None:
         return "list" if x is not tracing_anywhere else None
     if t is dict:
         return "dict"
+    if isinstance(x, type):
+        return "class" if state_class(x) and state_mro(x) else None
     if isinstance(x, _OPAQUE) or not hasattr(x, "__dict__") or \
             t.__module__.split(".")[0] in _SKIP_MODULES:
         return None
@@ -48,7 +55,7 @@ def _items(x, kind):
         return list(x)
     if kind == "dict":
         return dict(x)
-    return dict(vars(x))
+    return dict(class_items(x)) if kind == "class" else dict(vars(x))
 
 
 def roots_of(*fns, values=(), outer: list | None = None) -> list:
@@ -73,7 +80,7 @@ def roots_of(*fns, values=(), outer: list | None = None) -> list:
         if outer is not None:
             names = getattr(fn, "__globals__", {})
             outer.extend(v for v in (names.get(n) for n in code.co_names)
-                         if type(v) is list or type(v) is dict)
+                         if type(v) is list or type(v) is dict or _kind(v) == "class")
         found = []
         for cell in getattr(fn, "__closure__", None) or ():
             try:
@@ -109,6 +116,10 @@ class Snapshot:
                 values = items if kind == "list" else list(items.values())
                 budget -= 1 + len(values)
                 stack.extend(values)
+                if kind == "object":  # the data its classes hold (`type(self).n`)
+                    stack.extend(state_mro(type(x)))
+                elif kind == "class":
+                    stack.extend(state_mro(x)[1:])
 
     def rebase(self) -> None:
         """Compare later changes with the items the containers hold now (a branch's
@@ -130,7 +141,7 @@ class Snapshot:
             now = _items(x, kind)
             if key in self.outer and _reshaped(kind, items, now):
                 continue  # (a trace-time effect on module state, as outside the `if`)
-            if kind == "object" and self.own:
+            if kind in ("object", "class") and self.own:
                 items = {k: v for k, v in items.items() if k not in self.own}
                 now = {k: v for k, v in now.items() if k not in self.own}
             if whole and (kind == "list" and len(now) != len(items) or
@@ -147,7 +158,8 @@ class Snapshot:
             if list(now) != list(items):
                 added = [k for k in now if k not in items]
                 gone = [k for k in items if k not in now]
-                what = "a dict" if kind == "dict" else f"a {type(x).__name__} object"
+                what = "a dict" if kind == "dict" else f"the class {x.__name__}" \
+                    if kind == "class" else f"a {type(x).__name__} object"
                 structural.append(f"{what} gains {added!r} / loses {gone!r}" if kind == "dict"
                                   else f"{what} gains attributes {added} / loses {gone}")
                 continue
@@ -163,10 +175,23 @@ class Snapshot:
             elif kind == "dict":
                 x.clear()
                 x.update(items)
+            elif kind == "class":
+                _restore_class(x, items)
             else:
                 d = vars(x)
                 d.clear()
                 d.update(items)
+
+
+def _restore_class(cls, items: dict) -> None:
+    for k in [k for k, _ in class_items(cls) if k not in items]:
+        delattr(cls, k)
+    for k, v in items.items():
+        if vars(cls).get(k, _MISSING) is not v:
+            setattr(cls, k, v)
+
+
+_MISSING = object()
 
 
 def _reshaped(kind: str, before, now) -> bool:
@@ -221,7 +246,7 @@ def get(location):
     x, key = location
     if key is WHOLE:
         return detached(x)
-    return getattr(x, key) if _kind(x) == "object" else x[key]
+    return getattr(x, key) if _kind(x) in ("object", "class") else x[key]
 
 
 def put(location, value) -> None:
@@ -232,7 +257,7 @@ def put(location, value) -> None:
         else:
             x.clear()
             x.update(value)
-    elif _kind(x) == "object":
+    elif _kind(x) in ("object", "class"):
         setattr(x, key, value)
     else:
         x[key] = value
@@ -242,6 +267,8 @@ def describe(location) -> str:
     x, key = location
     if key is WHOLE:
         return f"the items of a {type(x).__name__}"
+    if _kind(x) == "class":
+        return f"{x.__name__}.{key}"
     if _kind(x) == "object":
         return f"<{type(x).__name__} object>.{key}"
     return f"<{type(x).__name__}>[{key!r}]"

@@ -10,9 +10,16 @@ an array) that a later trace may read as an input.
 
     roots:  self -> _s, a global W -> _g['W'], a closure cell -> _c0.cell_contents
     places: _s.__dict__['cache']['v'] (an array), _s.__dict__['lr'] (a float)
+
+Classes defined in Python hold state too (`Model.lr` read through `self.lr`, a counter
+`Counter.total += 1`): a class reached as a root, and each class in the MRO of an object
+walked, is a container of its own data attributes (`_k3.lr`), guarded, undone and
+written back like an object's `__dict__`; its methods and descriptors are not state.
 """
 from __future__ import annotations
 
+import abc
+import sys
 import types
 
 import numpy as np
@@ -33,6 +40,42 @@ _PLAIN_ARGS = (np.ndarray, np.generic, list, dict, tuple, str, bytes, int, float
 
 def _own(obj) -> bool:
     return type(obj).__module__.startswith(_OWN)
+
+
+# the standard library's classes (a logger's class holds every logger) and NumPy's
+_NOT_STATE = frozenset(sys.stdlib_module_names) | {"builtins", "numpy"}
+
+
+def state_class(cls) -> bool:
+    """Whether the class `cls` is walked for its data attributes: the program's own or a
+    library's (not the standard library's, NumPy's or this package's), with the plain
+    metaclass or ABCMeta (an Enum's members are fixed; other metaclasses may make
+    attributes up)."""
+    module = getattr(cls, "__module__", None) or "builtins"
+    return type(cls) in (type, abc.ABCMeta) and module.partition(".")[0] not in _NOT_STATE \
+        and not module.startswith(_OWN)
+
+
+def class_items(cls) -> list:
+    """The data attributes a class holds itself, (name, value) in definition order:
+    not dunders, methods, descriptors (property, staticmethod, ...) or nested classes."""
+    return [(k, v) for k, v in vars(cls).items()
+            if type(k) is str and k.isidentifier() and not k.startswith(("__", "_abc_"))
+            and not hasattr(type(v), "__get__") and not callable(v)]
+
+
+def state_mro(cls) -> list:
+    """The classes whose data attributes `cls`'s lookups may read (its MRO's state classes,
+    `object` aside), or [] when none holds any: a class without data is not state."""
+    classes = [c for c in cls.__mro__[:-1] if state_class(c)]
+    return classes if any(class_items(c) for c in classes) else []
+
+
+def contents_of(kind: str, obj) -> list:
+    """A container's contents as the walk records them (to diff and to undo)."""
+    if kind == "list":
+        return list(obj)
+    return class_items(obj) if kind == "class" else list(obj.items())
 
 
 def _literal(key) -> bool:
@@ -159,12 +202,14 @@ class StateWalk:
             return
         if isinstance(obj, (types.ModuleType, types.MethodType, types.CodeType, range, slice)):
             return
-        if isinstance(obj, _OPAQUE_TOP):
+        if isinstance(obj, _OPAQUE_TOP) and not (isinstance(obj, type) and state_mro(obj)):
             if top:
                 self._check(label, expr, local, f"{{e}} is {self.const(obj)}")
             return
         if id(obj) in self.known or budget[0] <= 0:
             self.truncated = self.truncated or budget[0] <= 0
+            if top and isinstance(obj, type):  # (a global naming a class walked already)
+                self._check(label, expr, local, f"{{e}} is {self.const(obj)}")
             return
         budget[0] -= 1
         self.known[id(obj)] = expr
@@ -186,6 +231,14 @@ class StateWalk:
                         f"len({{e}}) == {len(obj)}")
             children = [(f"[{i}]", f"{label}[{i}]", v) for i, v in enumerate(obj)]
             parent_expr, parent_local = expr, local
+        elif isinstance(obj, type):  # (a state class: see the module docstring)
+            items = class_items(obj)
+            self.containers.append((label, expr, "class", obj, items))
+            same = f"{{e}} is {self.const(obj)} and " if top else ""
+            self._check(label, expr, local, f"{same}len({{e}}.__dict__) == {len(vars(obj))}",
+                        f"{same}{{e}}.__dict__.keys() == {self.const(set(vars(obj)))}")
+            children = [(f".{k}", f"{label}.{k}", v) for k, v in items]
+            parent_expr, parent_local = expr, local
         else:
             attrs = getattr(obj, "__dict__", None)
             if type(attrs) is not dict:
@@ -205,6 +258,13 @@ class StateWalk:
             child_expr = parent_expr + step
             self._visit(child_label, child_expr, self._bind(child_expr, parent_local + step),
                         v, budget)
+        # an object's classes, a class's bases: the data their lookups may read
+        bases = [] if t is dict or t is list or isinstance(obj, tuple) else \
+            state_mro(obj)[1:] if isinstance(obj, type) else state_mro(t)
+        for cls in bases:
+            if id(cls) not in self.known:
+                name = self.const(cls)
+                self._visit(cls.__qualname__, name, self._bind(name, name), cls, budget)
 
     def _key(self, k) -> str:
         return repr(k) if _literal(k) else self.const(k)
@@ -222,4 +282,4 @@ def _same_value(value, const) -> str:
     return f"{{e}} == {const(value)}"
 
 
-__all__ = ["StateWalk", "state_roots", "BUDGET"]
+__all__ = ["StateWalk", "state_roots", "BUDGET", "class_items", "contents_of", "state_class"]
