@@ -26,12 +26,13 @@ import numpy as np
 
 from autograph.errors import Diagnostic
 from runtime.core.tracing import building as tracing_anywhere
-from runtime.state.state_walk import class_items, state_class, state_mro
+from runtime.state.state_walk import class_items, slot_items, slot_names, state_class, state_mro
 
 _LIMIT = 20000  # containers and elements walked per snapshot (beyond: not watched)
 _OPAQUE = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
            type, np.ndarray, np.generic, str, bytes, int, float, complex, bool, type(None))
 _SKIP_MODULES = ("runtime", "autograph", "numpy", "builtins")
+_ATTRIBUTES = ("object", "class", "slots")  # containers whose items are attributes
 
 
 def _kind(x) -> str | None:
@@ -44,9 +45,10 @@ def _kind(x) -> str | None:
         return "dict"
     if isinstance(x, type):
         return "class" if state_class(x) and state_mro(x) else None
-    if isinstance(x, _OPAQUE) or not hasattr(x, "__dict__") or \
-            t.__module__.split(".")[0] in _SKIP_MODULES:
+    if isinstance(x, _OPAQUE) or t.__module__.split(".")[0] in _SKIP_MODULES:
         return None
+    if not hasattr(x, "__dict__"):
+        return "slots" if slot_names(t) else None
     return "object"
 
 
@@ -55,6 +57,8 @@ def _items(x, kind):
         return list(x)
     if kind == "dict":
         return dict(x)
+    if kind == "slots":
+        return dict(slot_items(x))
     return dict(class_items(x)) if kind == "class" else dict(vars(x))
 
 
@@ -141,7 +145,7 @@ class Snapshot:
             now = _items(x, kind)
             if key in self.outer and _reshaped(kind, items, now):
                 continue  # (a trace-time effect on module state, as outside the `if`)
-            if kind in ("object", "class") and self.own:
+            if kind in _ATTRIBUTES and self.own:
                 items = {k: v for k, v in items.items() if k not in self.own}
                 now = {k: v for k, v in now.items() if k not in self.own}
             if whole and (kind == "list" and len(now) != len(items) or
@@ -159,7 +163,7 @@ class Snapshot:
                 added = [k for k in now if k not in items]
                 gone = [k for k in items if k not in now]
                 what = "a dict" if kind == "dict" else f"the class {x.__name__}" \
-                    if kind == "class" else f"a {type(x).__name__} object"
+                    if kind == "class" else f"a {type(x).__name__} object"  # (or its slots)
                 structural.append(f"{what} gains {added!r} / loses {gone!r}" if kind == "dict"
                                   else f"{what} gains attributes {added} / loses {gone}")
                 continue
@@ -175,20 +179,21 @@ class Snapshot:
             elif kind == "dict":
                 x.clear()
                 x.update(items)
-            elif kind == "class":
-                _restore_class(x, items)
+            elif kind in ("class", "slots"):
+                _restore_attributes(x, kind, items)
             else:
                 d = vars(x)
                 d.clear()
                 d.update(items)
 
 
-def _restore_class(cls, items: dict) -> None:
-    for k in [k for k, _ in class_items(cls) if k not in items]:
-        delattr(cls, k)
+def _restore_attributes(x, kind: str, items: dict) -> None:
+    now = _items(x, kind)
+    for k in [k for k in now if k not in items]:
+        delattr(x, k)
     for k, v in items.items():
-        if vars(cls).get(k, _MISSING) is not v:
-            setattr(cls, k, v)
+        if now.get(k, _MISSING) is not v:
+            setattr(x, k, v)
 
 
 _MISSING = object()
@@ -246,7 +251,7 @@ def get(location):
     x, key = location
     if key is WHOLE:
         return detached(x)
-    return getattr(x, key) if _kind(x) in ("object", "class") else x[key]
+    return getattr(x, key) if _kind(x) in _ATTRIBUTES else x[key]
 
 
 def put(location, value) -> None:
@@ -257,7 +262,7 @@ def put(location, value) -> None:
         else:
             x.clear()
             x.update(value)
-    elif _kind(x) in ("object", "class"):
+    elif _kind(x) in _ATTRIBUTES:
         setattr(x, key, value)
     else:
         x[key] = value
@@ -269,7 +274,7 @@ def describe(location) -> str:
         return f"the items of a {type(x).__name__}"
     if _kind(x) == "class":
         return f"{x.__name__}.{key}"
-    if _kind(x) == "object":
+    if _kind(x) in _ATTRIBUTES:
         return f"<{type(x).__name__} object>.{key}"
     return f"<{type(x).__name__}>[{key!r}]"
 

@@ -157,7 +157,7 @@ class StatePlan:
                 continue
             now = dict(contents_of(kind, obj))
             old = dict(before)
-            dotted, of_class = kind in ("attrs", "class"), kind == "class"
+            dotted, of_class = kind != "dict", kind in ("class", "slots")
             for k in old:
                 if k not in now:
                     place = f"{expr}.{k}" if of_class else f"{expr}[{w._key(k)}]"
@@ -361,8 +361,8 @@ class StatePlan:
             if kind == "list":
                 if len(obj) != len(before) or any(a is not b for a, b in zip(obj, before)):
                     obj[:] = before
-            elif kind == "class":
-                _undo_class(obj, before)
+            elif kind in ("class", "slots"):
+                _undo_attributes(obj, kind, before)
             elif len(obj) != len(before) or any(
                     ka is not kb or a is not b
                     for (ka, a), (kb, b) in zip(obj.items(), before)):
@@ -384,15 +384,15 @@ class StatePlan:
                           stacklevel=user_stacklevel())
 
 
-def _undo_class(cls, before: list) -> None:
-    """Put a class's data attributes back (the walk's `class_items` before the trace)."""
-    was = dict(before)
-    for k, _ in contents_of("class", cls):
+def _undo_attributes(obj, kind: str, before: list) -> None:
+    """Put a class's data attributes, or an object's slots, back as the walk saw them."""
+    was, now = dict(before), dict(contents_of(kind, obj))
+    for k in now:
         if k not in was:
-            delattr(cls, k)
+            delattr(obj, k)
     for k, v in before:
-        if vars(cls).get(k, _MISSING) is not v:
-            setattr(cls, k, v)
+        if now.get(k, _MISSING) is not v:
+            setattr(obj, k, v)
 
 
 _MISSING = object()

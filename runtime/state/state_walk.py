@@ -71,10 +71,35 @@ def state_mro(cls) -> list:
     return classes if any(class_items(c) for c in classes) else []
 
 
+def slot_names(cls) -> tuple:
+    """The `__slots__` attribute names of `cls` and its bases (private ones mangled)."""
+    names = []
+    for c in cls.__mro__[:-1]:
+        slots = vars(c).get("__slots__", ())
+        for n in (slots,) if isinstance(slots, str) else slots:
+            if n in ("__dict__", "__weakref__") or not isinstance(n, str):
+                continue
+            names.append(f"_{c.__name__.lstrip('_')}{n}" if n.startswith("__") else n)
+    return tuple(dict.fromkeys(names))
+
+
+def slot_items(obj) -> list:
+    """(name, value) of each slot `obj` has a value in."""
+    out = []
+    for n in slot_names(type(obj)):
+        try:
+            out.append((n, getattr(obj, n)))
+        except AttributeError:  # (an unset slot)
+            continue
+    return out
+
+
 def contents_of(kind: str, obj) -> list:
     """A container's contents as the walk records them (to diff and to undo)."""
     if kind == "list":
         return list(obj)
+    if kind == "slots":
+        return slot_items(obj)
     return class_items(obj) if kind == "class" else list(obj.items())
 
 
@@ -241,8 +266,16 @@ class StateWalk:
             parent_expr, parent_local = expr, local
         else:
             attrs = getattr(obj, "__dict__", None)
-            if type(attrs) is not dict:
+            if slot_names(t):  # (attributes held in slots: `.name` of the object itself)
+                items = slot_items(obj)
+                self.containers.append((label, expr, "slots", obj, items))
                 self._check(label, expr, local, f"type({{e}}) is {self.const(t)}")
+                for k, v in items:
+                    self._visit(f"{label}.{k}", f"{expr}.{k}",
+                                self._bind(f"{expr}.{k}", f"{local}.{k}"), v, budget)
+            if type(attrs) is not dict:
+                if not slot_names(t):
+                    self._check(label, expr, local, f"type({{e}}) is {self.const(t)}")
                 return
             where = f"{expr}.__dict__"
             self.containers.append((label, where, "attrs", attrs, list(attrs.items())))
@@ -282,4 +315,5 @@ def _same_value(value, const) -> str:
     return f"{{e}} == {const(value)}"
 
 
-__all__ = ["StateWalk", "state_roots", "BUDGET", "class_items", "contents_of", "state_class"]
+__all__ = ["StateWalk", "state_roots", "BUDGET", "class_items", "contents_of", "slot_items",
+           "state_class"]

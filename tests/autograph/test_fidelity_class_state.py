@@ -1,11 +1,12 @@
-"""State held by classes: data attributes read through an instance or the class name,
-written by the function (`Counter.total += n`, `type(self).calls += 1`), or changed by the
-caller between calls. Differential: eager against ag.function, jit_compile=True and
+"""State held by classes and in `__slots__`: data attributes read through an instance or
+the class name, written by the function (`Counter.total += n`, `type(self).calls += 1`,
+`self.a = ...` of a slotted object), or changed by the caller between calls. Differential: eager against ag.function, jit_compile=True and
 ag.to_graph, on repeated calls, with the class's attributes compared after each call.
 
 Before classes were walked as state, a trace baked a class attribute in as a constant
 (`Model.lr = 0.1` between calls was ignored) and a write left the trace's symbolic value
-in the class (the next read of `Counter.total` raised)."""
+in the class (the next read of `Counter.total` raised); an object with `__slots__` kept
+the trace's symbolic values in its slots."""
 from __future__ import annotations
 
 import copy
@@ -80,13 +81,31 @@ def make_classes():
         def scaled(self, x):
             return x * self.scale + 1.0
 
+    class Slotted:
+        __slots__ = ("a", "n", "__hidden")
+
+        def __init__(self):
+            self.a, self.n, self.__hidden = np.zeros(3), 0, np.ones(3)
+
+        def go(self, x):
+            self.a = self.a + x
+            self.n += 1
+            return self.a
+
+        def in_branch(self, x):
+            if np.sum(x) > 0:
+                self.n += 2
+                self.__hidden = x
+            return self.n
+
     return {"Model": Model, "Counter": Counter, "Base": Base, "Child": Child,
-            "Shadowed": Shadowed}
+            "Shadowed": Shadowed, "Slotted": Slotted}
 
 
-def class_state(classes) -> dict:
-    """Each class's data attributes, as comparable values."""
-    out = {}
+def class_state(classes, obj) -> dict:
+    """Each class's data attributes and `obj`'s slots, as comparable values."""
+    out = {f"obj.{k}": (type(getattr(obj, k)).__name__, repr(getattr(obj, k)))
+           for k in ("a", "n", "_Slotted__hidden") if hasattr(obj, k)}
     for name, cls in classes.items():
         for k, v in vars(cls).items():
             if not k.startswith("__") and not callable(v):
@@ -110,6 +129,8 @@ CASES = {
                                                  [None, None, None]),
     "class_attribute_carried_by_a_symbolic_loop": ("Counter", "add_in_a_symbolic_loop",
                                                    [None, None, ("Counter", "total", 1.5)]),
+    "state_in_slots": ("Slotted", "go", [None, None, None]),
+    "slots_written_in_a_symbolic_branch": ("Slotted", "in_branch", [None, None, None]),
     "dict_in_the_class_updated": ("Model", "count", [None, None, ("Model", "table",
                                                                   {"seen": 100})]),
 }
@@ -131,7 +152,7 @@ def run(mode: str, case: str):
             setattr(classes[change[0]], change[1], copy.deepcopy(change[2]))
         value = fn(x.copy())
         results.append((type(value).__name__, np.asarray(value).tolist(),
-                        class_state(classes)))
+                        class_state(classes, obj)))
     return results
 
 
