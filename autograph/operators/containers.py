@@ -20,6 +20,7 @@ classes of the objects reached and the classes the block names as globals.
 """
 from __future__ import annotations
 
+import dis
 import types
 
 import numpy as np
@@ -32,11 +33,13 @@ _LIMIT = 20000  # containers and elements walked per snapshot (beyond: not watch
 _OPAQUE = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
            type, np.ndarray, np.generic, str, bytes, int, float, complex, bool, type(None))
 _SKIP_MODULES = ("runtime", "autograph", "numpy", "builtins")
-_ATTRIBUTES = ("object", "class", "slots")  # containers whose items are attributes
+_ATTRIBUTES = ("object", "class", "slots", "cell")  # containers of attributes
 
 
 def _kind(x) -> str | None:
     t = type(x)
+    if t is types.CellType:
+        return "cell"
     if t is list:
         # (not the runtime's list of graphs being built, which converted functions hold
         # in a closure cell to read at each call: tracing a block changes it)
@@ -59,6 +62,11 @@ def _items(x, kind):
         return dict(x)
     if kind == "slots":
         return dict(slot_items(x))
+    if kind == "cell":
+        try:
+            return {"cell_contents": x.cell_contents}
+        except ValueError:  # (empty)
+            return {}
     return dict(class_items(x)) if kind == "class" else dict(vars(x))
 
 
@@ -86,7 +94,10 @@ def roots_of(*fns, values=(), outer: list | None = None) -> list:
             outer.extend(v for v in (names.get(n) for n in code.co_names)
                          if type(v) is list or type(v) is dict or _kind(v) == "class")
         found = []
-        for cell in getattr(fn, "__closure__", None) or ():
+        rebound = _rebound_cells(code)
+        for name, cell in zip(code.co_freevars, getattr(fn, "__closure__", None) or ()):
+            if name in rebound:  # (a `nonlocal` the function assigns: the cell is state)
+                out.append(cell)
             try:
                 found.append(cell.cell_contents)
             except ValueError:  # an empty cell
@@ -95,6 +106,16 @@ def roots_of(*fns, values=(), outer: list | None = None) -> list:
         out.extend(found)
         todo.extend(f for f in found if isinstance(f, (types.FunctionType, types.MethodType)))
     return out
+
+
+def _rebound_cells(code) -> set:
+    """The free variables `code`, or a function defined in it, assigns (`nonlocal count;
+    count += 1`)."""
+    stored = {i.argval for i in dis.get_instructions(code) if i.opname == "STORE_DEREF"}
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            stored |= _rebound_cells(c)
+    return stored & set(code.co_freevars)
 
 
 class Snapshot:
@@ -179,7 +200,7 @@ class Snapshot:
             elif kind == "dict":
                 x.clear()
                 x.update(items)
-            elif kind in ("class", "slots"):
+            elif kind in ("class", "slots", "cell"):
                 _restore_attributes(x, kind, items)
             else:
                 d = vars(x)
@@ -235,6 +256,8 @@ def detached(x):
     """`x` with a copy of every list / dict (and tuple holding one) in it, so that putting
     the containers back as they were (`Snapshot.restore`) leaves its items alone."""
     t = type(x)
+    if t is types.CellType:
+        return "cell"
     if t is list:
         return [detached(v) for v in x]
     if t is dict:
@@ -274,6 +297,8 @@ def describe(location) -> str:
         return f"the items of a {type(x).__name__}"
     if _kind(x) == "class":
         return f"{x.__name__}.{key}"
+    if _kind(x) == "cell":
+        return "a variable a nested function assigns (`nonlocal`)"
     if _kind(x) in _ATTRIBUTES:
         return f"<{type(x).__name__} object>.{key}"
     return f"<{type(x).__name__}>[{key!r}]"
