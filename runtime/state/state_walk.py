@@ -115,6 +115,7 @@ def state_roots(fn, params: list, args) -> tuple[list, dict]:
     expressions use: `args` (the call's arguments, one per parameter), `_s` (the object
     of a bound method), `_cN` (closure cells) and `_g` (the function's globals)."""
     roots, env = [], {}
+    fn = as_function(fn)
     if isinstance(fn, types.MethodType):
         env["_s"] = fn.__self__
         roots.append(("self", "_s", fn.__self__))
@@ -146,6 +147,16 @@ def state_roots(fn, params: list, args) -> tuple[list, dict]:
                         seen.add(id(value))
                         roots.append((name, f"_g{tag}[{name!r}]", value))
     return roots, env
+
+
+def as_function(fn):
+    """`fn`, or for a callable object (a model whose `__call__` is Python code) its
+    `__call__` bound to it: the object is then `self`, state like a method's."""
+    if isinstance(fn, (types.FunctionType, types.MethodType)):
+        return fn
+    call = next((vars(c)["__call__"] for c in type(fn).__mro__ if "__call__" in vars(c)),
+                None)
+    return types.MethodType(call, fn) if isinstance(call, types.FunctionType) else fn
 
 
 def code_functions(fn) -> list:
@@ -315,5 +326,5 @@ def _same_value(value, const) -> str:
     return f"{{e}} == {const(value)}"
 
 
-__all__ = ["StateWalk", "state_roots", "BUDGET", "class_items", "contents_of", "slot_items",
+__all__ = ["StateWalk", "state_roots", "BUDGET", "as_function", "class_items", "contents_of", "slot_items",
            "state_class"]

@@ -199,3 +199,29 @@ def bump(x):
 def bump_graph(x):
     TallyGraph.n += int(np.sum(x))
     return TallyGraph.n
+
+
+class Dense:
+    """A model as a callable object: `ag.function(layer)` traces its `__call__`."""
+    calls = np.zeros(1)
+
+    def __init__(self, w):
+        self.w = w
+
+    def __call__(self, x):
+        Dense.calls[0] += 1.0
+        return x @ self.w
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_a_callable_object_is_state_like_a_method(jit):
+    layer = Dense(np.eye(2))
+    f = ag.function(layer, jit_compile=jit)
+    x = np.array([1.0, 2.0])
+    Dense.calls[0] = 0.0
+    np.testing.assert_array_equal(f(x), x)
+    layer.w = np.eye(2) * 3.0  # rebound between calls: seen, as by the object itself
+    np.testing.assert_array_equal(f(x), x * 3.0)
+    layer.w[0, 0] = 5.0  # written in place: seen too
+    np.testing.assert_array_equal(f(x), layer(x))
+    assert Dense.calls[0] == 4.0  # three calls through f, one eagerly
