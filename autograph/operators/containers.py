@@ -82,6 +82,7 @@ def roots_of(*fns, values=(), outer: list | None = None) -> list:
     out = list(values)
     seen: set = set()
     todo = [f for f in fns if f is not None]
+    blocks = {id(getattr(f, "__func__", f)) for f in todo}  # (their `nonlocal`s: generated)
     while todo and len(seen) < 200:
         fn = todo.pop()
         fn = getattr(fn, "__func__", fn)  # a bound method: its function (and `self`)
@@ -94,7 +95,7 @@ def roots_of(*fns, values=(), outer: list | None = None) -> list:
             outer.extend(v for v in (names.get(n) for n in code.co_names)
                          if type(v) is list or type(v) is dict or _kind(v) == "class")
         found = []
-        rebound = _rebound_cells(code)
+        rebound = _rebound_cells(code) if id(fn) not in blocks else ()
         for name, cell in zip(code.co_freevars, getattr(fn, "__closure__", None) or ()):
             if name in rebound:  # (a `nonlocal` the function assigns: the cell is state)
                 out.append(cell)
