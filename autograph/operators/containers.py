@@ -20,7 +20,6 @@ classes of the objects reached and the classes the block names as globals.
 """
 from __future__ import annotations
 
-import dis
 import types
 
 import numpy as np
@@ -33,13 +32,11 @@ _LIMIT = 20000  # containers and elements walked per snapshot (beyond: not watch
 _OPAQUE = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
            type, np.ndarray, np.generic, str, bytes, int, float, complex, bool, type(None))
 _SKIP_MODULES = ("runtime", "autograph", "numpy", "builtins")
-_ATTRIBUTES = ("object", "class", "slots", "cell")  # containers of attributes
+_ATTRIBUTES = ("object", "class", "slots")  # containers whose items are attributes
 
 
 def _kind(x) -> str | None:
     t = type(x)
-    if t is types.CellType:
-        return "cell"
     if t is list:
         # (not the runtime's list of graphs being built, which converted functions hold
         # in a closure cell to read at each call: tracing a block changes it)
@@ -62,11 +59,6 @@ def _items(x, kind):
         return dict(x)
     if kind == "slots":
         return dict(slot_items(x))
-    if kind == "cell":
-        try:
-            return {"cell_contents": x.cell_contents}
-        except ValueError:  # (empty)
-            return {}
     return dict(class_items(x)) if kind == "class" else dict(vars(x))
 
 
@@ -82,7 +74,6 @@ def roots_of(*fns, values=(), outer: list | None = None) -> list:
     out = list(values)
     seen: set = set()
     todo = [f for f in fns if f is not None]
-    blocks = {id(getattr(f, "__func__", f)) for f in todo}  # (their `nonlocal`s: generated)
     while todo and len(seen) < 200:
         fn = todo.pop()
         fn = getattr(fn, "__func__", fn)  # a bound method: its function (and `self`)
@@ -95,10 +86,7 @@ def roots_of(*fns, values=(), outer: list | None = None) -> list:
             outer.extend(v for v in (names.get(n) for n in code.co_names)
                          if type(v) is list or type(v) is dict or _kind(v) == "class")
         found = []
-        rebound = _rebound_cells(code) if id(fn) not in blocks else ()
-        for name, cell in zip(code.co_freevars, getattr(fn, "__closure__", None) or ()):
-            if name in rebound:  # (a `nonlocal` the function assigns: the cell is state)
-                out.append(cell)
+        for cell in getattr(fn, "__closure__", None) or ():
             try:
                 found.append(cell.cell_contents)
             except ValueError:  # an empty cell
@@ -107,16 +95,6 @@ def roots_of(*fns, values=(), outer: list | None = None) -> list:
         out.extend(found)
         todo.extend(f for f in found if isinstance(f, (types.FunctionType, types.MethodType)))
     return out
-
-
-def _rebound_cells(code) -> set:
-    """The free variables `code`, or a function defined in it, assigns (`nonlocal count;
-    count += 1`)."""
-    stored = {i.argval for i in dis.get_instructions(code) if i.opname == "STORE_DEREF"}
-    for c in code.co_consts:
-        if isinstance(c, types.CodeType):
-            stored |= _rebound_cells(c)
-    return stored & set(code.co_freevars)
 
 
 class Snapshot:
@@ -201,7 +179,7 @@ class Snapshot:
             elif kind == "dict":
                 x.clear()
                 x.update(items)
-            elif kind in ("class", "slots", "cell"):
+            elif kind in ("class", "slots"):
                 _restore_attributes(x, kind, items)
             else:
                 d = vars(x)
@@ -257,8 +235,6 @@ def detached(x):
     """`x` with a copy of every list / dict (and tuple holding one) in it, so that putting
     the containers back as they were (`Snapshot.restore`) leaves its items alone."""
     t = type(x)
-    if t is types.CellType:
-        return "cell"
     if t is list:
         return [detached(v) for v in x]
     if t is dict:
@@ -298,8 +274,6 @@ def describe(location) -> str:
         return f"the items of a {type(x).__name__}"
     if _kind(x) == "class":
         return f"{x.__name__}.{key}"
-    if _kind(x) == "cell":
-        return "a variable a nested function assigns (`nonlocal`)"
     if _kind(x) in _ATTRIBUTES:
         return f"<{type(x).__name__} object>.{key}"
     return f"<{type(x).__name__}>[{key!r}]"
