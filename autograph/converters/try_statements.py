@@ -95,9 +95,9 @@ def _rewrite_blocks(stmt, fn, ctx, params, declared) -> None:
                 for block, r in lowered:  # it stays Python: its returns too
                     del block[-2 if len(before) else -1:]
                     block.append(r)
-                if not lowered and _graph_form_with_jumps(s, fn, ctx, params, declared, out):
+                if _graph_form_with_jumps(s, fn, ctx, params, declared, out):
                     continue
-                if not lowered and _finally_jumps_form(s, fn, ctx, params, declared, out):
+                if _finally_jumps_form(s, fn, ctx, params, declared, out):
                     continue
             if isinstance(s, gast.With) and _is_errstate(s):
                 region = gast.Try(body=s.body, handlers=[], orelse=[], finalbody=[])
