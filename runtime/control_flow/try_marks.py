@@ -169,7 +169,10 @@ def mark(g_body: Graph, points: list) -> Marked | None:
     var = f"mark_{next(_counter)}"
     marks = [(g, node, var, [value]) for g, node, value in placed]
     kind_var = None
-    sides = [path_kinds.side_of(v) if isinstance(v, Tensor) else None for _, _, v in placed]
+    # (the kinds values carry, not derived anew: a derived code is computed after the
+    # point, where no mark can read it, and would add values to a finished branch)
+    sides = [path_kinds.side_of(v, path_kinds._DERIVE_DEPTH) if isinstance(v, Tensor)
+             else None for _, _, v in placed]
     if any(s is not None and isinstance(s[0], Tensor) for s in sides) or \
             weak_typed and not weak:
         # a value whose kind a path decides (a loop variable that starts as a Python

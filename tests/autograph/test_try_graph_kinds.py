@@ -80,6 +80,32 @@ def assigned_between_failing_points(xs):
     return s
 
 
+def assigned_twice_in_a_branch(xs):
+    s = 0
+    for v in xs:
+        try:
+            if v < 5:
+                s = s + 1
+                s = s + np.take(xs, v)
+        except IndexError:
+            pass
+    return s
+
+
+def a_number_on_one_branch(xs):
+    s = 0
+    for v in xs:
+        try:
+            if v < 5:
+                s = s + np.take(xs, v)
+            else:
+                s = 7
+            np.take(xs, v + 1)
+        except IndexError:
+            s = s + 1
+    return s
+
+
 def float_number_in_while(x):
     s = 0.5
     i = 0
@@ -94,9 +120,10 @@ def float_number_in_while(x):
 
 
 CASES = [return_in_try_in_loop, break_in_try_in_loop, branch_in_try_in_loop,
-         both_branches_may_fail, assigned_between_failing_points]
+         both_branches_may_fail, assigned_between_failing_points, assigned_twice_in_a_branch,
+         a_number_on_one_branch]
 ARGS = [np.array([], dtype=np.int64), np.array([1]), np.array([3]), np.array([0, 1]),
-        np.array([2, 0, 1]), np.array([0, 0, 7])]
+        np.array([2, 0, 1]), np.array([0, 0, 7]), np.array([9, 0]), np.array([7])]
 
 
 @pytest.fixture(scope="module")
