@@ -4,7 +4,11 @@ return, as Python runs it. Was: the whole function was left as Python ("`break` 
 `finally` is not supported"), because a `try` whose `return`s had been lowered was never
 offered the lowering of its `finally`'s jumps (try_statements._rewrite_blocks). Found by
 CPython's test_grammar (test_break_in_finally_after_return,
-test_continue_in_finally_after_return) through `autograph convert`.
+test_continue_in_finally_after_return) through `autograph convert`. Also a `try` whose
+`finally` jumps and that stays Python (a list method in it, or the Python side of a
+`with np.errstate` region around its loop): it takes its form without `finally`, the
+same in Python, so the loop can lower the jump (try_statements.transform; was the same
+refusal, found by the fuzzer, seed 5089 of graph_try,try_writes).
 
 Each case runs eagerly, through `ag.function` (also `jit_compile=True`), `ag.to_graph`
 and the output of `autograph convert`, with Python and NumPy inputs."""
@@ -94,6 +98,40 @@ def continue_after_return_in_a_symbolic_loop(x, n):
     return -s
 
 
+def python_try_whose_finally_continues(xs):
+    out = []
+    i = 0
+    while i < len(xs):
+        i += 1
+        try:
+            out.append(xs[i - 1] * 2)  # (a list method: the `try` stays Python)
+            if xs[i - 1] > 5:
+                break
+        finally:
+            if xs[i - 1] < 0:
+                continue  # noqa: B012 - the construct under test
+        out.append(-1)
+    return out, i
+
+
+def region_around_a_loop_whose_finally_continues(x, n):
+    z = x * 0.0
+    with np.errstate(divide="ignore"):
+        i = 0
+        while i < n:
+            i += 1
+            try:
+                if x > 2.0:
+                    break
+                z = z + x / (i - 2)
+            finally:
+                z = z + 1
+                if z > 3.0:
+                    continue  # noqa: B012 - the construct under test
+            z = z * 2
+    return z, i
+
+
 PYTHON_ARGS = [(False,), (True,), (0,), (1,)]
 NUMBER_CASES = [break_after_return_in_while, break_after_return_in_for,
                 continue_after_return_in_while, continue_after_return_in_for]
@@ -158,6 +196,24 @@ def test_a_symbolic_jump_between_two_structures_is_a_clear_error(fn):
             assert type(got) is type(want) and got == want
 
 
+@pytest.mark.parametrize("xs", [[], [1, 2], [3, -1, 7, 2], [-2, -3]], ids=str)
+@pytest.mark.parametrize("how", HOWS)
+def test_a_python_try_whose_finally_continues(xs, how, capsys, converted):
+    fn = python_try_whose_finally_continues
+    want = outcome(fn, (list(xs),), capsys)
+    assert_same_outcome(outcome(_run(fn, how, converted), (list(xs),), capsys), want)
+
+
+@pytest.mark.parametrize("args", [(1.0, 3), (4.0, 3), (0.5, 0), (2.0, 5)], ids=str)
+@pytest.mark.parametrize("how", HOWS)
+def test_a_region_around_a_loop_whose_finally_continues(args, how, capsys, converted):
+    # (Python numbers: on NumPy values the graph form refuses this `try` for now)
+    fn = region_around_a_loop_whose_finally_continues
+    want = outcome(fn, args, capsys)
+    assert_same_outcome(outcome(_run(fn, how, converted), args, capsys), want)
+
+
 def test_the_whole_function_is_converted(converted):
-    for fn in NUMBER_CASES + ARRAY_CASES:  # (not left as Python, with a note)
+    for fn in NUMBER_CASES + ARRAY_CASES + [python_try_whose_finally_continues,
+                                            region_around_a_loop_whose_finally_continues]:  # (not left as Python, with a note)
         assert "ag__.autograph_artifact" in inspect.getsource(getattr(converted, fn.__name__))
