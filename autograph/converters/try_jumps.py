@@ -123,15 +123,34 @@ def lower_jumps(t, namer, read_outside: frozenset = frozenset()) -> tuple | None
         elif kind in kinds:
             after += templates.replace(f"if code == {_CODES[kind]}:\n    {stmt}", origin=t,
                                        code=code, value=value)
+    mark_returned_value(after, unset)
     return before, after
+
+
+def mark_returned_value(stmts: list, unset: str) -> None:
+    """Record on each generated `return try_return` in `stmts` the structure `unset`
+    gives the value, so that an enclosing `try` whose jumps are lowered in turn starts
+    its own `try_return` with that structure (a graph `try` keeps each variable's)."""
+    length = unset.count("ag__.UNSET") if unset.startswith("(") else -1
+    for n in _walk(stmts):
+        if isinstance(n, gast.Return):
+            anno.set_(n, anno.RETURN_LENGTH, length)
+
+
+def _returned_length(r) -> int:
+    if anno.has(r, anno.RETURN_LENGTH):
+        return anno.get(r, anno.RETURN_LENGTH)
+    if isinstance(r.value, gast.Tuple) and not any(
+            isinstance(e, gast.Starred) for e in r.value.elts):
+        return len(r.value.elts)
+    return -1
 
 
 def no_value_yet(returns: list) -> str:
     """The value to return before a `return` ran: "no value yet", with the structure of
     the returned tuples when they all are tuples of one length (a graph `try` keeps each
     variable's structure)."""
-    lengths = {len(r.value.elts) if isinstance(r.value, gast.Tuple) and not any(
-        isinstance(e, gast.Starred) for e in r.value.elts) else -1 for r in returns}
+    lengths = {_returned_length(r) for r in returns}
     if len(lengths) == 1 and min(lengths) > 0:
         return "(" + "ag__.UNSET, " * min(lengths) + ")"
     return "ag__.UNSET"

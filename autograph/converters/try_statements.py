@@ -50,7 +50,7 @@ import gast
 
 from autograph.pyct import anno, templates
 from autograph.converters.try_jumps import (flatten_finally_jumps, lower_finally_jumps,
-                                            lower_jumps, no_value_yet)
+                                            lower_jumps, mark_returned_value, no_value_yet)
 from autograph.pyct.blocks import blocks
 from autograph.pyct.activity import qualified_name
 from autograph.pyct.all_nodes import all_nodes, child_nodes
@@ -97,9 +97,11 @@ def _rewrite_blocks(stmt, fn, ctx, params, declared) -> None:
                     out.append(_graph_form(s, fn, ctx, outside=_names(before + after)))
                     out.extend(after)
                     continue
-                for block, r in lowered:  # it stays Python: its returns too
-                    del block[-2 if len(before) else -1:]
+                for block, r in lowered:  # (back as written: its returns too)
+                    del block[-2 if len(before) == 2 else -1:]  # (with the flag: two)
                     block.append(r)
+                # (other jumps, a `return` in a handler with a `continue` elsewhere: all
+                # lowered to a jump code)
                 if _graph_form_with_jumps(s, fn, ctx, params, declared, out):
                     continue
                 if _finally_jumps_form(s, fn, ctx, params, declared, out):
@@ -206,14 +208,21 @@ def _lower_returns(t, ctx) -> tuple:
             if flag is not None:  # (after the value: computing it may raise)
                 block.extend(templates.replace("flag = True", origin=r, flag=flag))
             lowered.append((block, r))
+    unset = no_value_yet(returns)
     if flag is None:
-        return [], templates.replace("return name", origin=t, name=name), lowered
+        after = templates.replace("return name", origin=t, name=name)
+        mark_returned_value(after, unset)
+        # (given "no value yet" before the `try` all the same: the graph form reads its
+        # state there, which an enclosing loop would otherwise carry from iteration to
+        # iteration, unbound before the loop)
+        return templates.replace(f"name = {unset}", origin=t, name=name), after, lowered
     # (the value: "no value yet" before the `try`, so that an enclosing symbolic loop
     # has one to carry; it is read only where the flag is set)
-    return (templates.replace(f"flag = False\nname = {no_value_yet(returns)}", origin=t,
+    after = templates.replace("if flag:\n    return name", origin=t, flag=flag, name=name)
+    mark_returned_value(after, unset)
+    return (templates.replace(f"flag = False\nname = {unset}", origin=t,
                               flag=flag, name=name),
-            templates.replace("if flag:\n    return name", origin=t, flag=flag, name=name),
-            lowered)
+            after, lowered)
 
 
 def _walk(stmts):
@@ -309,7 +318,8 @@ def _state(t, fn, replaced=None, outside_names=frozenset()) -> list:
     it read after. `replaced`: the statement of `fn` that `t` stands for (when `t` is a
     rewritten copy); `outside_names`: names read by statements not yet in `fn`."""
     handler_names = {h.name.id for h in t.handlers if isinstance(h.name, gast.Name)}
-    names = [n for n in _stored(_parts(t), places=True) if n not in handler_names]
+    names = [n for n in _stored(_parts(t), places=True) if n not in handler_names and
+             n not in _nested_handler_names(t)]
     part_of: dict = {}
     for stmt in [t] + ([replaced] if replaced is not None else []):
         parts = [stmt.body, stmt.orelse, stmt.finalbody] + [h.body for h in stmt.handlers]
@@ -318,7 +328,12 @@ def _state(t, fn, replaced=None, outside_names=frozenset()) -> list:
     places: dict = {}
     stored: set = set()
     read_first: set = set()  # (name, part) read before it is first assigned there
-    for n, reads in _in_order(fn):
+    in_fn = list(_in_order(fn))
+    # (a rewritten copy's own names, made by lowering the jumps of a `try` nested in it,
+    # occur in the copy only: where the copy uses them decides)
+    known = {n.id for n, _ in in_fn}
+    made = [] if replaced is None else [(n, r) for n, r in _in_order(t) if n.id not in known]
+    for n, reads in in_fn + made:
         part = part_of.get(id(n), "outside")
         places.setdefault(n.id, set()).add(part)
         if not reads:
@@ -336,6 +351,18 @@ def _state(t, fn, replaced=None, outside_names=frozenset()) -> list:
         return (name, next(iter(where))) not in read_first
 
     return [n for n in names if "." in n or not temporary(n)]  # (an attribute: seen outside)
+
+
+def _nested_handler_names(t) -> set:
+    """The names only the `except ... as name` clauses of `try`s nested in `t` bind: each
+    is unbound again after its handler (Python deletes it), so no other part of `t`, and
+    nothing after it, reads the value."""
+    handler_nodes = {id(h.name) for h in _walk(_parts(t)) if isinstance(h, gast.ExceptHandler)
+                     and isinstance(h.name, gast.Name)}
+    bound = {n.id for n in _walk(_parts(t)) if isinstance(n, gast.Name) and
+             isinstance(n.ctx, gast.Store) and id(n) in handler_nodes}
+    return bound - {n.id for n in _walk(_parts(t)) if isinstance(n, gast.Name) and
+                    isinstance(n.ctx, gast.Store) and id(n) not in handler_nodes}
 
 
 def _in_order(node):

@@ -143,9 +143,11 @@ def _symbolic_if(cond, body, orelse, state, names, loc, what="`if`"):
     carried: list = []  # container locations a branch replaces: extra outputs
     graph = tracing.current_graph()
     arrays = views.checkpoint() if snap else None
+    cells = _cells(body, orelse)
     for _ in range(1 + _MAX_NEW_LOCATIONS):
         record.clear()
         record["snapshot"], record["carried"], record["new"] = snap, carried, []
+        record["cells"] = cells
         true_fn = _branch(body, "true", state, names, labels, record, where, what)
         false_fn = _branch(orelse, "false", state, names, labels, record, where, what)
         start = len(graph.nodes)
@@ -160,6 +162,13 @@ def _symbolic_if(cond, body, orelse, state, names, loc, what="`if`"):
         out = tuple(out)
         for location, value in zip(carried, out[len(labels):]):
             containers.put(location, value)
+        if record.get("raised_true") and record.get("raised_false"):
+            # the `if` raises either way when the graph runs: the code after it never
+            # runs, so it is not traced either (traced with made-up values, it could
+            # fail where Python raises). The error goes on as the user's `raise` seen
+            # while tracing: each construct around records it after this node, which
+            # raises first
+            raise record["error_false"]
         # a container both branches leave as the object they were given: that object
         # (its items were put back above), as Python keeps it
         out = tuple(state[v.index] if type(v) is _Same else v for v in out[:len(labels)])
@@ -181,8 +190,40 @@ class _Same:
         self.index = index
 
 
+_EMPTY = object()
+
+
+def _cells(*fns) -> list:
+    """(cell, its value) for each variable the branch functions share with the function
+    (closures.py: a variable a closure reads is one cell, which a branch writes)."""
+    out = []
+    for fn in fns:
+        for cell in getattr(fn, "__closure__", None) or ():
+            try:
+                out.append((cell, cell.cell_contents))
+            except ValueError:  # (unbound)
+                out.append((cell, _EMPTY))
+    return out
+
+
+def _restore_cells(cells: list) -> None:
+    """The shared variables as they were before the `if`: each branch is traced from
+    them (the true branch's writes are its own path's, not the false branch's start)."""
+    for cell, value in cells:
+        try:
+            now = cell.cell_contents
+        except ValueError:
+            now = _EMPTY
+        if now is not value:
+            if value is _EMPTY:
+                del cell.cell_contents
+            else:
+                cell.cell_contents = value
+
+
 def _branch(fn, side, state, names, labels, record, where, what):
     def run(*args):
+        _restore_cells(record["cells"])  # (also for a retrace: see `_symbolic_if`)
         if record["snapshot"]:
             # runtime.cond hands each branch a copy of every list and dict in the state,
             # holding the branch's placeholders; the branch gets the objects themselves,
@@ -200,6 +241,7 @@ def _branch(fn, side, state, names, labels, record, where, what):
             # the branch ends in a graph-side raise: its outputs never reach anyone, so
             # they are UNSET, which runtime.cond gives the other branch's types
             record["raised_" + side] = True
+            record["error_" + side] = e
             out = pack((UNSET,) * len(labels), names)
         outs = list(unpack(out, names))
         if record["snapshot"]:
@@ -209,7 +251,8 @@ def _branch(fn, side, state, names, labels, record, where, what):
         if side == "false":
             _check(record["true"], outs, labels, where, what)
             if record.get("raised_true") and record.get("raised_false"):
-                # the `if` raises either way: its outputs are never read; any type will do
+                # the `if` raises either way: its outputs are never read (the trace
+                # ends after it: `_symbolic_if`); any type will do
                 outs = [np.float64(0.0)] * len(outs)
             for k, v in enumerate(outs):
                 other = record["true"][k]

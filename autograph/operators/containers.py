@@ -13,33 +13,45 @@ everything back:
   into the container after the `if` / the loop;
 - a change of *structure* (append, pop, new key, del) cannot be carried by a graph of
   fixed structure: a clear error at the user's line says what to do instead.
+
+Classes are containers of their data attributes (`type(self).total += n`, `M.rate = r`
+in a branch), as the Python-state walk sees them (runtime/state/state_walk.py): the
+classes of the objects reached and the classes the block names as globals.
 """
 from __future__ import annotations
 
+import dis
 import types
 
 import numpy as np
 
 from autograph.errors import Diagnostic
 from runtime.core.tracing import building as tracing_anywhere
+from runtime.state.state_walk import class_items, slot_items, slot_names, state_class, state_mro
 
 _LIMIT = 20000  # containers and elements walked per snapshot (beyond: not watched)
 _OPAQUE = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
            type, np.ndarray, np.generic, str, bytes, int, float, complex, bool, type(None))
 _SKIP_MODULES = ("runtime", "autograph", "numpy", "builtins")
+_ATTRIBUTES = ("object", "class", "slots", "cell")  # containers of attributes
 
 
 def _kind(x) -> str | None:
     t = type(x)
+    if t is types.CellType:
+        return "cell"
     if t is list:
         # (not the runtime's list of graphs being built, which converted functions hold
         # in a closure cell to read at each call: tracing a block changes it)
         return "list" if x is not tracing_anywhere else None
     if t is dict:
         return "dict"
-    if isinstance(x, _OPAQUE) or not hasattr(x, "__dict__") or \
-            t.__module__.split(".")[0] in _SKIP_MODULES:
+    if isinstance(x, type):
+        return "class" if state_class(x) and state_mro(x) else None
+    if isinstance(x, _OPAQUE) or t.__module__.split(".")[0] in _SKIP_MODULES:
         return None
+    if not hasattr(x, "__dict__"):
+        return "slots" if slot_names(t) else None
     return "object"
 
 
@@ -48,7 +60,14 @@ def _items(x, kind):
         return list(x)
     if kind == "dict":
         return dict(x)
-    return dict(vars(x))
+    if kind == "slots":
+        return dict(slot_items(x))
+    if kind == "cell":
+        try:
+            return {"cell_contents": x.cell_contents}
+        except ValueError:  # (empty)
+            return {}
+    return dict(class_items(x)) if kind == "class" else dict(vars(x))
 
 
 def roots_of(*fns, values=(), outer: list | None = None) -> list:
@@ -63,6 +82,7 @@ def roots_of(*fns, values=(), outer: list | None = None) -> list:
     out = list(values)
     seen: set = set()
     todo = [f for f in fns if f is not None]
+    blocks = {id(getattr(f, "__func__", f)) for f in todo}  # (their `nonlocal`s: generated)
     while todo and len(seen) < 200:
         fn = todo.pop()
         fn = getattr(fn, "__func__", fn)  # a bound method: its function (and `self`)
@@ -73,9 +93,12 @@ def roots_of(*fns, values=(), outer: list | None = None) -> list:
         if outer is not None:
             names = getattr(fn, "__globals__", {})
             outer.extend(v for v in (names.get(n) for n in code.co_names)
-                         if type(v) is list or type(v) is dict)
+                         if type(v) is list or type(v) is dict or _kind(v) == "class")
         found = []
-        for cell in getattr(fn, "__closure__", None) or ():
+        rebound = _rebound_cells(code) if id(fn) not in blocks else ()
+        for name, cell in zip(code.co_freevars, getattr(fn, "__closure__", None) or ()):
+            if name in rebound:  # (a `nonlocal` the function assigns: the cell is state)
+                out.append(cell)
             try:
                 found.append(cell.cell_contents)
             except ValueError:  # an empty cell
@@ -84,6 +107,16 @@ def roots_of(*fns, values=(), outer: list | None = None) -> list:
         out.extend(found)
         todo.extend(f for f in found if isinstance(f, (types.FunctionType, types.MethodType)))
     return out
+
+
+def _rebound_cells(code) -> set:
+    """The free variables `code`, or a function defined in it, assigns (`nonlocal count;
+    count += 1`)."""
+    stored = {i.argval for i in dis.get_instructions(code) if i.opname == "STORE_DEREF"}
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            stored |= _rebound_cells(c)
+    return stored & set(code.co_freevars)
 
 
 class Snapshot:
@@ -109,6 +142,10 @@ class Snapshot:
                 values = items if kind == "list" else list(items.values())
                 budget -= 1 + len(values)
                 stack.extend(values)
+                if kind == "object":  # the data its classes hold (`type(self).n`)
+                    stack.extend(state_mro(type(x)))
+                elif kind == "class":
+                    stack.extend(state_mro(x)[1:])
 
     def rebase(self) -> None:
         """Compare later changes with the items the containers hold now (a branch's
@@ -130,7 +167,7 @@ class Snapshot:
             now = _items(x, kind)
             if key in self.outer and _reshaped(kind, items, now):
                 continue  # (a trace-time effect on module state, as outside the `if`)
-            if kind == "object" and self.own:
+            if kind in _ATTRIBUTES and self.own:
                 items = {k: v for k, v in items.items() if k not in self.own}
                 now = {k: v for k, v in now.items() if k not in self.own}
             if whole and (kind == "list" and len(now) != len(items) or
@@ -147,7 +184,8 @@ class Snapshot:
             if list(now) != list(items):
                 added = [k for k in now if k not in items]
                 gone = [k for k in items if k not in now]
-                what = "a dict" if kind == "dict" else f"a {type(x).__name__} object"
+                what = "a dict" if kind == "dict" else f"the class {x.__name__}" \
+                    if kind == "class" else f"a {type(x).__name__} object"  # (or its slots)
                 structural.append(f"{what} gains {added!r} / loses {gone!r}" if kind == "dict"
                                   else f"{what} gains attributes {added} / loses {gone}")
                 continue
@@ -163,10 +201,24 @@ class Snapshot:
             elif kind == "dict":
                 x.clear()
                 x.update(items)
+            elif kind in ("class", "slots", "cell"):
+                _restore_attributes(x, kind, items)
             else:
                 d = vars(x)
                 d.clear()
                 d.update(items)
+
+
+def _restore_attributes(x, kind: str, items: dict) -> None:
+    now = _items(x, kind)
+    for k in [k for k in now if k not in items]:
+        delattr(x, k)
+    for k, v in items.items():
+        if now.get(k, _MISSING) is not v:
+            setattr(x, k, v)
+
+
+_MISSING = object()
 
 
 def _reshaped(kind: str, before, now) -> bool:
@@ -205,6 +257,8 @@ def detached(x):
     """`x` with a copy of every list / dict (and tuple holding one) in it, so that putting
     the containers back as they were (`Snapshot.restore`) leaves its items alone."""
     t = type(x)
+    if t is types.CellType:
+        return "cell"
     if t is list:
         return [detached(v) for v in x]
     if t is dict:
@@ -221,7 +275,7 @@ def get(location):
     x, key = location
     if key is WHOLE:
         return detached(x)
-    return getattr(x, key) if _kind(x) == "object" else x[key]
+    return getattr(x, key) if _kind(x) in _ATTRIBUTES else x[key]
 
 
 def put(location, value) -> None:
@@ -232,7 +286,7 @@ def put(location, value) -> None:
         else:
             x.clear()
             x.update(value)
-    elif _kind(x) == "object":
+    elif _kind(x) in _ATTRIBUTES:
         setattr(x, key, value)
     else:
         x[key] = value
@@ -242,7 +296,11 @@ def describe(location) -> str:
     x, key = location
     if key is WHOLE:
         return f"the items of a {type(x).__name__}"
-    if _kind(x) == "object":
+    if _kind(x) == "class":
+        return f"{x.__name__}.{key}"
+    if _kind(x) == "cell":
+        return "a variable a nested function assigns (`nonlocal`)"
+    if _kind(x) in _ATTRIBUTES:
         return f"<{type(x).__name__} object>.{key}"
     return f"<{type(x).__name__}>[{key!r}]"
 

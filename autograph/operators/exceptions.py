@@ -295,11 +295,19 @@ def _try_except(body, handlers, orelse, get_state, set_state, names, where) -> N
         k = kinds_fn()
         kinds.append((() if k == () else k if isinstance(k, tuple) else (k,), handler,
                       *cleanup))
+    before = get_state()
     try:
         path, pending = try_except(body, kinds, get_state, set_state, names, _defer,
                                    _relevant)
-    except ConversionRefusal as e:
-        raise ConversionError(f"this `try` cannot run in a graph: {e}", *where) from None
+    except BaseException as e:
+        if isinstance(e, ConversionRefusal) or tracing_error(e):
+            # the variables as before the `try` (not a handler's stand-ins for them):
+            # code that goes on after the compiler's error, as a loop that Python walks
+            # instead, must not see them
+            set_state(before)
+        if isinstance(e, ConversionRefusal):
+            raise ConversionError(f"this `try` cannot run in a graph: {e}", *where) from None
+        raise
     if pending is not None:
         _hand_over(pending, path, kinds, get_state, set_state)
     elif orelse is not None:

@@ -30,6 +30,7 @@ from runtime.core.errors import where
 from autograph.operators import sole_holder
 import runtime
 from runtime import Tensor, index_update
+from runtime.control_flow.lists import is_list
 from runtime.core import tracing
 from runtime.state import views
 
@@ -154,6 +155,8 @@ def setitem(target, index, value, op: str | None = None, nested: bool = False):
     if isinstance(target, Tensor) or (isinstance(value, Tensor) and _is_array(target)) \
             or (_is_array(target) and _has_tensor(index)):
         if isinstance(target, Tensor):
+            if is_list(target):
+                raise TypeError(_LIST_ITEM_WRITE.format(where=where()))
             # writes through aliases and views of target, as NumPy's in-place write does
             return views.setitem(target, index, value, _functional(op))
         # a NumPy array takes the graph value functionally: exact only when no other
@@ -175,6 +178,14 @@ def setitem(target, index, value, op: str | None = None, nested: bool = False):
         value = _AUGMENTED[op][0](target[index], value)  # exactly `target[index] op= value`
     target[index] = value
     return target
+
+
+_LIST_ITEM_WRITE = (
+    "An item of a Python list is written inside a symbolic loop{where}, where the list is "
+    "carried as a graph list: a graph list can be appended to, read and stacked, but its "
+    "items cannot be replaced. Make it an array and write into that (`counts = "
+    "np.zeros(n, dtype=np.int64)`, then `counts[i] += 1`; or np.bincount / np.add.at), or "
+    "build a new list by appending.")
 
 
 def setitem_attr(obj, name: str, index, value, op: str | None = None) -> None:

@@ -49,11 +49,13 @@ LIVE_BODY = "ag_live_body"          # If: names live at the start of the body
 LIVE_ORELSE = "ag_live_orelse"      # If: names live at the start of the else branch
 LIVE_HEAD = "ag_live_head"          # While/For: names live at the loop head (fixed point)
 WRITES = "_ag_w"                    # compound statement: memo of the names it writes
+RETURN_LENGTH = "ag_return_length"  # Return of a generated `try_return`: the length of the
+                                    # tuples it holds (-1: not all tuples of one length)
 
 KEYS = frozenset({
     DEPTH, KINDS, USER_AG_NAME, DONE, PYTHON_ONLY, TRY_SWITCH, NOTE, LOOP_OPTIONS, FLAG, GENERATED, EXTRA_TEST,
     BOOL_OP, DUAL, GETTER, MAYBE_IN, MUST_IN, ATTRS_IN, MAYBE_UNDEFINED, LIVE_OUT, LIVE_BODY,
-    LIVE_ORELSE, LIVE_HEAD, WRITES,
+    LIVE_ORELSE, LIVE_HEAD, WRITES, RETURN_LENGTH,
 })
 
 _REQUIRED = object()

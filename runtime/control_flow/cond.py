@@ -21,6 +21,7 @@ from runtime.control_flow.common import (
 )
 from runtime.control_flow import path_kinds
 from runtime.control_flow.learn_types import fill_placeholders, is_placeholder
+from runtime.control_flow.try_state import Unknown
 from runtime.core.registry import OpDef, add_node
 from runtime.core.naming import note_names
 from runtime.core.structure import flatten, path_names, unflatten
@@ -161,6 +162,9 @@ def _check_selectable(label, a, b) -> None:
     strings or other objects cannot become one graph value."""
     if _is_selectable(a) and _is_selectable(b):
         return
+    for x in (a, b):
+        if type(x) is Unknown:  # (a value a graph `try`'s handler cannot know: refused)
+            x._refuse()
     raise TypeError(
         f"'{label}' is {_describe_object(a)} in the true branch of a symbolic `if`{at_user_line()} and "
         f"{_describe_object(b)} in the false branch. A condition known only when the graph "

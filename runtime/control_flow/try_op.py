@@ -51,6 +51,7 @@ from runtime.control_flow.try_state import (
     Replay,
     Unknown,
     catches,
+    drop_ended,
     drop_foreign,
     leaf_names,
     leaves_as,
@@ -293,6 +294,7 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
         g_handlers.append((g, var, tuple(kinds), index))
         h_leaves.append(leaves)
     paths = [(g_body, body_leaves)] + [(g, lv) for (g, *_), lv in zip(g_handlers, h_leaves)]
+    drop_ended(paths, init_leaves, labels)
     out = _finish(graph, paths, init_leaves, g_handlers, labels, errstate)
     tracked.pass_through(written, [lv for _, lv in paths if lv is not None], out)
     set_state(unflatten(tree, out[:-1]))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from runtime.control_flow.learn_types import is_placeholder
 from runtime.core import tracing
 from runtime.core.graph import Graph
 from runtime.core.registry import add_node
@@ -95,6 +96,31 @@ def drop_foreign(graph: Graph, get_state: Callable, set_state: Callable, init,
              for k, (v, b) in enumerate(zip(now, before))]
     if any(f is not v for f, v in zip(fixed, now)):
         set_state(unflatten(tree, fixed))
+
+
+def drop_ended(paths: list, init: list, labels: list) -> None:
+    """A variable a loop or branch inside one part of the `try` (body, handler) assigns
+    without carrying it out (nothing reads it after that construct) still holds a value
+    of the construct's graph, which has ended. On that path it takes its value from
+    before the `try` again when it was unbound there (nothing reads it after). Where it
+    was bound, or another path gives it a value, the graph cannot give it Python's
+    value: refused, naming it. `paths`: (graph, leaves) per part (leaves changed in
+    place; None: the part always raises)."""
+    for k, start in enumerate(init):
+        ended = [lv for g, lv in paths if lv is not None and isinstance(lv[k], Tensor)
+                 and isinstance(lv[k].graph, Graph) and not within(g, lv[k].graph)]
+        if not ended:
+            continue
+        others = [lv[k] for _, lv in paths if lv is not None and
+                  not any(lv is e for e in ended) and not is_placeholder(lv[k])]
+        if not is_placeholder(start) or others:
+            raise ConversionRefusal(
+                f"'{labels[k]}' is assigned in a loop or branch inside the `try` that does "
+                "not carry it out (the value it holds after that loop or branch is not "
+                f"known to the graph): give '{labels[k]}' a value before that loop or "
+                "branch, or use another name there.")
+        for lv in ended:
+            lv[k] = start
 
 
 def state_at_errors(g_body: Graph, snaps: list, init: list, names, tree) -> list:

@@ -3,6 +3,9 @@ for while tracing (the error that says what to change), NumPy's index tricks, an
 whether the caller is the graph library or user code (which see shapes differently)."""
 from __future__ import annotations
 
+import dis
+import sys
+
 import numpy as np
 
 from runtime.core import tracing
@@ -48,6 +51,12 @@ def _graph_mode_error(what: str, t) -> GraphModeError:
         fix = ("Let AutoGraph convert the Python control flow (ag.function(..., "
                "autograph=True), the default), or write it with runtime.cond / "
                "runtime.while_loop.")
+    elif "index" in what and _user_subscript():
+        fix = ("A Python list, tuple, string or dict is indexed here by a symbolic value: "
+               "its items are Python values, picked while tracing, so the index must be "
+               "known then. Make the sequence an array and index that (`np.asarray(xs)[i]`; "
+               "for counts or sums, start from `np.zeros(n)` and write `counts[i] += 1`, "
+               "or use np.bincount / np.add.at), or select with NumPy (np.where, np.take).")
     elif "bool" in what:
         fix = ("AutoGraph is on, but this code was left as Python, so its `if`/`while`/"
                "`and`/`or` needs a Python bool: functions from installed packages, "
@@ -63,6 +72,21 @@ def _graph_mode_error(what: str, t) -> GraphModeError:
                "np.floor, np.mean, ...), or decorate the function with @ag.function to have "
                "it converted and traced inline.")
     return GraphModeError(head + fix)
+
+
+_SUBSCRIPTS = {dis.opmap[n] for n in ("BINARY_SUBSCR", "STORE_SUBSCR", "DELETE_SUBSCR",
+                                     "BINARY_SLICE", "STORE_SLICE") if n in dis.opmap}
+
+
+def _user_subscript() -> bool:
+    """Whether the innermost user frame is running a subscript (`xs[i]`, `xs[i] = v`):
+    a Python sequence's `__getitem__` asked the Tensor for `__index__`."""
+    frame = sys._getframe(2)
+    while frame is not None and _library_caller(frame.f_code):
+        frame = frame.f_back
+    if frame is None or frame.f_lasti < 0:
+        return False
+    return frame.f_code.co_code[frame.f_lasti] in _SUBSCRIPTS
 
 
 def _index_trick_name(frame) -> str | None:

@@ -1,6 +1,6 @@
 """Rebuilding graphs from their saved description, checking everything on the way.
 
-Values are referred to by name and resolve only to values defined earlier in the same
+Values are referred to by number and resolve only to values defined earlier in the same
 graph (a subgraph sees its own inputs), so a reference to an unknown or later value —
 a cycle — is an error. Each node's op comes from the fixed op table, its attributes
 are checked against the op's schema, and its declared output shapes and dtypes must be
@@ -47,54 +47,66 @@ def seq(value, where: str, limit: int = MAX_NODES) -> list:
 
 
 class GraphDecoder:
-    def __init__(self, values: Decoder):
+    """Builds the graphs of one file (format version 4), checking each node as it goes.
+
+    A graph's values are numbered in definition order (its inputs, then each node's
+    outputs); a node input is the number of an earlier value, or `[value]` (an
+    immediate in the encoding of format.py). `origins` is the file's origin table."""
+
+    def __init__(self, values: Decoder, origins: list):
         self.values = values
+        self.origins = origins
         self.nodes = 0
         self.names: set[str] = set()
         self.rules: dict = {}  # ufunc rule results by what they depend on
-        # what a graph repeats, checked once: dtype texts, origins, ops' empty attributes
+        # what a graph repeats, checked once: dtype texts, ops' empty attributes
         self.dtypes: dict[str, np.dtype] = {}
-        self.origins: dict[tuple, Origin] = {}
         self.bare_ops: set = set()
-        self.table = op_table()
+        table = op_table()
+        # ops the quick path decodes: no subgraphs, no structure check of their own
+        self.plain_ops = {name: op for name, op in table.items()
+                          if not op.subgraph_attrs and op.check is None}
 
-    def plain_node(self, graph: Graph, n, scope: dict) -> bool:
-        """Decode `n` if it is a plain node (no subgraphs) that passes every check of
-        `node`; False, with nothing changed, for anything else (which `node` then decodes
-        or refuses with the place named). The same checks, without building a message
-        per value, and each repeated fact (dtype text, origin, op with no attributes)
-        checked once: most of a large graph's loading time was spent on those."""
-        if type(n) is not dict:
+    def plain_node(self, graph: Graph, n, values: list) -> bool:
+        """Decode `n` if it is a plain node (no subgraphs or extras) that passes every
+        check of `node`; False, with nothing changed, for anything else (which `node`
+        then decodes or refuses with the place named). The same checks, without building
+        a message per value, and each repeated fact (dtype text, op with no attributes,
+        a ufunc's rule for the same operands) checked once."""
+        if type(n) is not list or len(n) != 5:
             return False
-        try:
-            name, raw_inputs, attrs, raw_outputs = (
-                n["op"], n["inputs"], n["attrs"], n["outputs"])
-            origin = n.get("origin", _ABSENT)
-            op = self.table[name]
-        except (KeyError, TypeError):  # a key missing, an op name not a string
-            return False
-        if len(n) != (4 if origin is _ABSENT else 5) or op.subgraph_attrs \
-                or op.check is not None or type(raw_inputs) is not list \
-                or type(attrs) is not dict or type(raw_outputs) is not list:
+        name, raw_inputs, attrs, raw_outputs, origin = n
+        op = self.plain_ops.get(name) if type(name) is str else None
+        if op is None or type(raw_inputs) is not list or type(attrs) is not dict \
+                or type(raw_outputs) is not list:
             return False
         try:
             inputs = []
-            arrays = self.values.arrays
+            # what the op's shape rule depends on, gathered on the way (see `_ufunc_key`)
+            parts = [op] if op.abstract_eval is ufunc_rule and not attrs else None
+            defined = len(values)
             for x in raw_inputs:
                 t = type(x)
-                if t is dict and len(x) == 1:
-                    if "ref" in x:
-                        x = x["ref"]
-                        x = scope.get(x) if type(x) is str else None
-                    elif "ndarray" in x:
-                        x = x["ndarray"]
-                        x = arrays.get(x) if type(x) is str else None
+                if t is int:
+                    if not 0 <= x < defined:
+                        return False
+                    x = values[x]
+                    if parts is not None:
+                        parts.append((x.static_shape, x.dtype, x.weak))
+                elif t is list and len(x) == 1:
+                    x = x[0]
+                    t = type(x)
+                    if t is float:
+                        if parts is not None:
+                            parts.append(float)
+                    elif t is int or t is bool:
+                        if parts is not None:
+                            parts.append((t, x))
                     else:
                         x = self.values.value(x, "")
-                    if x is None:
-                        return False
-                elif t is not float and t is not int and t is not bool:
-                    x = self.values.value(x, "")
+                        parts = None
+                else:
+                    return False
                 inputs.append(x)
             if attrs:
                 attrs = {k: self.values.value(v, "") for k, v in attrs.items()}
@@ -104,108 +116,105 @@ class GraphDecoder:
                 if (op, len(inputs)) not in self.bare_ops:
                     check_attrs(op, attrs, len(inputs), "")
                     self.bare_ops.add((op, len(inputs)))
-            declared = []
-            names = self.names
+            declared, named = [], []
+            names, dtypes = self.names, self.dtypes
             for o in raw_outputs:
-                if type(o) is not dict:
+                if type(o) is not list:
                     return False
-                name, shape, text = o["name"], o["shape"], o["dtype"]
-                weak = o.get("weak", _ABSENT)
-                if weak is _ABSENT:
+                if len(o) == 3:
+                    name, text, shape = o
                     weak = False
-                    if len(o) != 3:
+                elif len(o) == 4:
+                    name, text, shape, weak = o
+                    if weak is not True:
                         return False
-                elif type(weak) is not bool or len(o) != 4:
+                else:
                     return False
-                if type(name) is not str or len(name) > 200 or not name.isprintable() \
-                        or name in names or type(shape) is not list or len(shape) > MAX_RANK:
+                if type(name) is not str or len(name) > 200 or name in names \
+                        or not name.isprintable() or type(shape) is not list \
+                        or len(shape) > MAX_RANK:
                     return False
-                for d in shape:
-                    if d is not None and (type(d) is not int or not 0 <= d <= 2**62):
+                for d in shape:  # the values: equal to the computed shape's (below)
+                    if d is not None and type(d) is not int:
                         return False
-                dtype = self.dtypes.get(text) if type(text) is str else None
+                dtype = dtypes.get(text) if type(text) is str else None
                 if dtype is None:
-                    dtype = self.dtypes[text] = parse_dtype(text, "", allow_object=True)
+                    dtype = dtypes[text] = parse_dtype(text, "", allow_object=True)
                 declared.append((tuple(shape), dtype))
-            if len(declared) > 1 and len({o["name"] for o in raw_outputs}) != len(declared):
+                named.append((name, weak))
+            if len(named) > 1 and len({name for name, _ in named}) != len(named):
                 return False
-            if op.abstract_eval is ufunc_rule:
-                key = _ufunc_key(op, inputs, attrs)
-                computed = self.rules.get(key) if key is not None else None
+            if parts is not None:
+                key = tuple(parts)
+                computed = self.rules.get(key)
                 if computed is None:
-                    computed = _computed(op, inputs, attrs, self.rules)
+                    computed = self.rules[key] = _rule(op, inputs, attrs, "")
+            elif op.abstract_eval is ufunc_rule:
+                computed = _computed(op, inputs, attrs, self.rules)
             else:
                 computed = _rule(op, inputs, attrs, "")
             if computed != declared:
                 return False
-            if origin is _ABSENT:
-                origin = None
-            elif origin is not None:
-                if type(origin) is not dict or len(origin) != 3:
+            if origin is not None:
+                if type(origin) is not int or not 0 <= origin < len(self.origins):
                     return False
-                key = (origin["file"], origin["line"], origin["function"])
-                if type(key[1]) is not int:  # True would find the origin of line 1
-                    return False
-                known = self.origins.get(key)
-                if known is None:
-                    known = self.origins[key] = _origin(origin, "")
-                origin = known
-        except (LoadError, KeyError, TypeError):  # TypeError: an unhashable origin part
+                origin = self.origins[origin]
+        except LoadError:
             return False
         if self.nodes >= MAX_NODES:
             return False
         self.nodes += 1
         node = Node(op, inputs, attrs, origin)
         outputs = node.outputs
-        for i, o in enumerate(raw_outputs):
-            name = o["name"]
-            shape, dtype = declared[i]
-            t = Tensor(graph, node, i, shape, dtype, name, o.get("weak", False))
+        for i, (shape, dtype) in enumerate(declared):
+            name, weak = named[i]
+            t = Tensor(graph, node, i, shape, dtype, name, weak)
             outputs.append(t)
             names.add(name)
-            scope[name] = t
+            values.append(t)
         graph._counter[0] += len(outputs)  # as `Graph.add_node` counts the names it gives
         graph.nodes.append(node)
         return True
 
-    def graph(self, d, where: str, parent: Graph | None = None, outer: dict | None = None,
+    def graph(self, d, where: str, parent: Graph | None = None, outer: list | None = None,
               depth: int = 0) -> Graph:
         if depth > MAX_GRAPH_DEPTH:
             raise LoadError(f"{where}: subgraphs nested more than {MAX_GRAPH_DEPTH} deep")
         d = obj(d, where, ("name", "inputs", "nodes", "outputs"),
                 ("captures",) if parent is not None else ("names",))
         graph = Graph(check_text(d["name"], f"{where}: name"), parent=parent)
-        scope: dict[str, Tensor] = {}
+        values: list[Tensor] = []  # by value number
         for k, t in enumerate(seq(d["inputs"], f"{where}: inputs")):
             name, shape, dtype, weak = self.aval(t, f"{where}: input {k}")
-            scope[name] = graph.add_input(shape, dtype, name, weak)
+            values.append(graph.add_input(shape, dtype, name, weak))
         for k, pair in enumerate(seq(d.get("captures", []), f"{where}: captures")):
-            if type(pair) is not list or len(pair) != 2 or type(pair[0]) is not str \
-                    or pair[0] not in outer:
+            if type(pair) is not list or len(pair) != 2 or type(pair[0]) is not int \
+                    or not 0 <= pair[0] < len(outer):
                 raise LoadError(f"{where}: capture {k} is malformed")
             i = check_int(pair[1], f"{where}: capture {k}", 0, len(graph.inputs) - 1)
             graph.captures[outer[pair[0]]] = graph.inputs[i]
         plain = self.plain_node
         for k, n in enumerate(seq(d["nodes"], f"{where}: nodes")):
-            if not plain(graph, n, scope):
-                self.node(graph, n, scope, f"{where}, node {k}", depth)
-        graph.outputs = [self.input(x, scope, f"{where}: output {k}")
+            if not plain(graph, n, values):
+                self.node(graph, n, values, f"{where}, node {k}", depth)
+        graph.outputs = [self.input(x, values, f"{where}: output {k}")
                          for k, x in enumerate(seq(d["outputs"], f"{where}: outputs"))]
         if "names" in d:
             _user_names(graph, d["names"], f"{where}: names")
         return graph
 
     def aval(self, t, where: str):
-        t = obj(t, where, ("name", "dtype", "shape"), ("weak",))
-        name = check_text(t["name"], f"{where}: name", 200)
+        """(name, shape, dtype, weak) of a value `[name, dtype, shape]` (`true` after it
+        when the value is weak)."""
+        if type(t) is not list or len(t) not in (3, 4) or (len(t) == 4 and t[3] is not True):
+            raise LoadError(f"{where}: a value is [name, dtype, shape], with true after it "
+                            "when it is weak")
+        name = check_text(t[0], f"{where}: name", 200)
         if name in self.names:
             raise LoadError(f"{where}: the value name {name!r} is defined twice")
         self.names.add(name)
-        weak = t.get("weak", False)
-        if type(weak) is not bool:
-            raise LoadError(f"{where}: weak must be a boolean")
-        return (name, check_shape(t["shape"], f"{where}: shape"),
-                parse_dtype(t["dtype"], f"{where}: dtype", allow_object=True), weak)
+        return (name, check_shape(t[2], f"{where}: shape"),
+                parse_dtype(t[1], f"{where}: dtype", allow_object=True), len(t) == 4)
 
     def vmap_loop(self, op, spec, attrs: dict, n_inputs: int, where: str):
         """The loop record vmap made of `op` (runtime/ops/vmap_loop.py), from the saved
@@ -231,44 +240,53 @@ class GraphDecoder:
         held = Held(PerExample.node(op, attrs, outputs))
         return loop_op(op), {"held": held, "batched": tuple(batched), "masked": masked}
 
-    def input(self, x, scope: dict, where: str):
-        if type(x) is dict and "ref" in x:
-            x = obj(x, where, ("ref",))
-            if type(x["ref"]) is not str or x["ref"] not in scope:
-                raise LoadError(f"{where}: refers to {str(x['ref'])[:80]!r}, which is not "
-                                "defined before it in this graph")
-            return scope[x["ref"]]
-        return self.values.value(x, where)
+    def input(self, x, values: list, where: str):
+        if type(x) is int:
+            if not 0 <= x < len(values):
+                raise LoadError(f"{where}: refers to value {x}, which is not defined before "
+                                "it in this graph")
+            return values[x]
+        if type(x) is not list or len(x) != 1:
+            raise LoadError(f"{where}: an input is a value number or [an encoded value]")
+        return self.values.value(x[0], where)
 
-    def node(self, graph: Graph, n, scope: dict, where: str, depth: int) -> None:
+    def node(self, graph: Graph, n, values: list, where: str, depth: int) -> None:
         self.nodes += 1
         if self.nodes > MAX_NODES:
             raise LoadError(f"{where}: more than {MAX_NODES} nodes")
-        n = obj(n, where, ("op", "inputs", "attrs", "outputs"),
-                ("subgraphs", "origin", "quiet", "vmap_loop"))
-        op = lookup(n["op"], where)
-        if "quiet" in n:  # floating-point errors silenced (vmap's discarded examples)
-            if n["quiet"] is not True or "vmap_loop" in n:
+        if type(n) is not list or len(n) not in (5, 6):
+            raise LoadError(f"{where}: a node is [op, inputs, attrs, outputs, origin], with "
+                            "an object of extras after it when it has any")
+        extras = obj(n[5], f"{where}: extras", (), ("subgraphs", "quiet", "vmap_loop")) \
+            if len(n) == 6 else {}
+        if len(n) == 6 and not extras:
+            raise LoadError(f"{where}: empty extras are left out")
+        op = lookup(n[0], where)
+        if "quiet" in extras:  # floating-point errors silenced (vmap's discarded examples)
+            if extras["quiet"] is not True or "vmap_loop" in extras:
                 raise LoadError(f"{where}: 'quiet' must be true when present, and alone")
             op = quiet_op(op)
         where = f"{where} ({op.name})"
-        inputs = [self.input(x, scope, f"{where}: input {k}")
-                  for k, x in enumerate(seq(n["inputs"], f"{where}: inputs"))]
-        raw_attrs = n["attrs"]
+        inputs = [self.input(x, values, f"{where}: input {k}")
+                  for k, x in enumerate(seq(n[1], f"{where}: inputs"))]
+        raw_attrs = n[2]
         if type(raw_attrs) is not dict:
             raise LoadError(f"{where}: attrs must be an object")
         attrs = {k: self.values.value(v, f"{where}: attribute {k[:40]!r}")
                  for k, v in raw_attrs.items()}
-        if "vmap_loop" in n:
-            op, attrs = self.vmap_loop(op, n["vmap_loop"], attrs, len(inputs), where)
+        if "vmap_loop" in extras:
+            op, attrs = self.vmap_loop(op, extras["vmap_loop"], attrs, len(inputs), where)
         else:
             check_attrs(op, attrs, len(inputs), where)
         names = op.subgraph_attrs
-        subs = obj(n.get("subgraphs", {}), f"{where}: subgraphs", names)
-        for k in names:  # the scope itself, not a copy: copying per node was quadratic
-            attrs[k] = self.graph(subs[k], f"{where}/{k}", graph, scope, depth + 1)
+        if ("subgraphs" in extras) != bool(names):
+            raise LoadError(f"{where}: " + (f"needs subgraphs {', '.join(names)}" if names
+                                            else "has no subgraphs"))
+        subs = obj(extras.get("subgraphs", {}), f"{where}: subgraphs", names)
+        for k in names:  # the values list itself, not a copy: copying per node is quadratic
+            attrs[k] = self.graph(subs[k], f"{where}/{k}", graph, values, depth + 1)
         declared = [self.aval(o, f"{where}: output {k}")
-                    for k, o in enumerate(seq(n["outputs"], f"{where}: outputs"))]
+                    for k, o in enumerate(seq(n[3], f"{where}: outputs"))]
         avals = [(shape, dtype) for _, shape, dtype, _ in declared]
         if op.check is not None:  # control flow: its own structure check
 
@@ -278,10 +296,15 @@ class GraphDecoder:
             op.check(inputs, attrs, avals, fail)
         else:
             _check_rule(op, inputs, attrs, avals, where, self.rules)
-        node = graph.add_node(op, inputs, attrs, avals, _origin(n.get("origin"), where))
+        origin = n[4]
+        if origin is not None and (type(origin) is not int
+                                   or not 0 <= origin < len(self.origins)):
+            raise LoadError(f"{where}: the origin is not null or an index into origins")
+        node = graph.add_node(op, inputs, attrs, avals,
+                              None if origin is None else self.origins[origin])
         for o, (name, _, _, weak) in zip(node.outputs, declared):
             o.name, o.weak = name, weak
-            scope[name] = o
+            values.append(o)
 
 
 def _user_names(graph: Graph, names, where: str) -> None:
@@ -295,13 +318,18 @@ def _user_names(graph: Graph, names, where: str) -> None:
     graph.saved_names = True
 
 
-def _origin(o, where: str) -> Origin | None:
-    if o is None:
-        return None
-    o = obj(o, f"{where}: origin", ("file", "line", "function"))
-    return Origin(check_text(o["file"], f"{where}: origin file"),
-                  check_int(o["line"], f"{where}: origin line", 0, 10**9),
-                  check_text(o["function"], f"{where}: origin function"))
+def origin_table(table) -> list[Origin]:
+    """The file's `origins`: [file, line, function] each, checked once for every node that
+    names it by index."""
+    out = []
+    for k, o in enumerate(seq(table, "origins")):
+        where = f"origin {k}"
+        if type(o) is not list or len(o) != 3:
+            raise LoadError(f"{where}: expected [file, line, function]")
+        out.append(Origin(check_text(o[0], f"{where}: file"),
+                          check_int(o[1], f"{where}: line", 0, 10**9),
+                          check_text(o[2], f"{where}: function")))
+    return out
 
 
 def _same(avals, computed) -> bool:
@@ -309,9 +337,6 @@ def _same(avals, computed) -> bool:
         return False
     return all(tuple(s) == tuple(cs) and np.dtype(d) == np.dtype(cd)
                for (s, d), (cs, cd) in zip(avals, computed))
-
-
-_ABSENT = object()  # a key the JSON object does not have
 
 
 def _ufunc_key(op, inputs, attrs):

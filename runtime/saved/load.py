@@ -18,7 +18,7 @@ import numpy as np
 from runtime.core.error_index import with_error_index
 from runtime.frontend.function import ConcreteFunction, Function
 from runtime.saved.container import read
-from runtime.saved.decode import GraphDecoder, obj, seq
+from runtime.saved.decode import GraphDecoder, obj, origin_table, seq
 from runtime.saved.format import (
     FORMAT, MAX_FUNCTIONS, VERSION, Decoder, LoadError, check_int, check_shape, check_text,
     parse_dtype,
@@ -121,7 +121,12 @@ def _build(d: dict, arrays: dict) -> LoadedFunction:
     if version > VERSION:
         raise LoadError(f"saved with format version {version}, newer than this autograph-numpy "
                         f"reads (version {VERSION}); upgrade autograph-numpy to load it")
-    d = obj(d, "file", ("format", "version", "function", "concrete_functions", "variables"))
+    if version < VERSION:
+        raise LoadError(f"saved with format version {version}, which this autograph-numpy "
+                        f"no longer reads (it reads version {VERSION}, whose graphs are "
+                        "compact lists); save the function again")
+    d = obj(d, "file", ("format", "version", "function", "concrete_functions", "variables",
+                        "origins"))
     variables = []
     for k, v in enumerate(seq(d["variables"], "variables", 100_000)):
         v = obj(v, f"variable {k}", ("name", "array"))
@@ -135,7 +140,7 @@ def _build(d: dict, arrays: dict) -> LoadedFunction:
     cfs = seq(d["concrete_functions"], "concrete_functions", MAX_FUNCTIONS)
     if not cfs:
         raise LoadError("the file holds no traces")
-    graphs = GraphDecoder(values)
+    graphs = GraphDecoder(values, origin_table(d["origins"]))
     for k, c in enumerate(cfs):
         cf = _concrete(fn, c, values, graphs, f"trace {k}")
         fn._concrete.append(cf)

@@ -76,6 +76,7 @@ def save(fn_or_cf: Function | ConcreteFunction, path: str | os.PathLike) -> None
         "function": _function_info(owner, cfs[0], enc),
         "concrete_functions": [_concrete(cf, enc) for cf in cfs],
     }
+    description["origins"] = enc.origins
     description["variables"] = [_variable(v, i, enc) for i, v in enumerate(enc.variables)]
     write(path, description, enc.arrays)
 
@@ -195,24 +196,25 @@ def _vmap_loop(node, graph_name: str) -> tuple[dict, dict]:
 
 
 def _graph(graph: Graph, enc: Encoder, outer: dict) -> dict:
-    """Encode `graph`; `outer` maps the parent's Tensors (by id) to their names."""
+    """Encode `graph` (the compact layout of format version 4, docs/saved_format.md);
+    `outer` maps the enclosing graph's Tensors (by id) to their value numbers there."""
     table = op_table()
-    scope: dict[int, str] = {}
+    numbers: dict[int, int] = {}  # id(Tensor) -> its value number in this graph
 
     def ref(x, what):
         if isinstance(x, Tensor):
-            name = scope.get(id(x))
-            if name is None:
+            k = numbers.get(id(x))
+            if k is None:
                 raise SaveError(f"graph {graph.name}: {what} uses {x.name}, which is not "
                                 "defined in this graph")
-            return {"ref": name}
-        return enc.value(x, f"graph {graph.name}: {what}")
+            return k
+        return [enc.value(x, f"graph {graph.name}: {what}")]
 
-    def declare(t: Tensor) -> dict:
-        scope[id(t)] = t.name
-        entry = {"name": t.name, "dtype": dtype_text(t.dtype), "shape": list(t.shape)}
+    def declare(t: Tensor) -> list:
+        numbers[id(t)] = len(numbers)
+        entry = [t.name, dtype_text(t.dtype), list(t.shape)]
         if t.weak:
-            entry["weak"] = True
+            entry.append(True)
         return entry
 
     inputs = [declare(t) for t in graph.inputs]
@@ -222,27 +224,25 @@ def _graph(graph: Graph, enc: Encoder, outer: dict) -> dict:
         if table.get(op.name) is not op:
             raise SaveError(f"graph {graph.name}: op {op.name!r} is not in the table of "
                             "ops saved graphs may use" + _HINTS.get(op.name, ""))
-        entry = {"op": op.name, "inputs": [ref(x, f"input of {op.name}")
-                                          for x in node.inputs]}
-        node_attrs = node.attrs
+        node_inputs = [ref(x, f"input of {op.name}") for x in node.inputs]
+        node_attrs, extras = node.attrs, {}
         if how == "quiet":
-            entry["quiet"] = True
+            extras["quiet"] = True
         elif how == "vmap_loop":
-            entry["vmap_loop"], node_attrs = _vmap_loop(node, graph.name)
+            extras["vmap_loop"], node_attrs = _vmap_loop(node, graph.name)
         attrs, subs = {}, {}
         for k, v in node_attrs.items():
             if isinstance(v, Graph):
-                subs[k] = _graph(v, enc, scope)
+                subs[k] = _graph(v, enc, numbers)
             else:
                 attrs[k] = enc.value(v, f"graph {graph.name}: attribute {k!r} of "
                                      f"{node.op.name}")
-        entry["attrs"] = attrs
         if subs:
-            entry["subgraphs"] = subs
-        entry["outputs"] = [declare(o) for o in node.outputs]
-        if node.origin is not None:
-            entry["origin"] = {"file": str(node.origin.filename), "line": int(node.origin.lineno),
-                               "function": str(node.origin.function)}
+            extras["subgraphs"] = subs
+        entry = [op.name, node_inputs, attrs, [declare(o) for o in node.outputs],
+                 enc.origin(node.origin)]
+        if extras:
+            entry.append(extras)
         nodes.append(entry)
     out = {"name": graph.name, "inputs": inputs, "nodes": nodes,
            "outputs": [ref(x, "an output") for x in graph.outputs]}
@@ -256,4 +256,3 @@ def _graph(graph: Graph, enc: Encoder, outer: dict) -> dict:
         out["captures"] = [[outer[id(o)], position[id(i)]] for o, i in graph.captures.items()
                            if id(o) in outer and id(i) in position]
     return out
-

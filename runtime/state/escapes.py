@@ -28,7 +28,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from runtime.core.tensor import Tensor, _fmt_shape
-from runtime.state.state_walk import code_functions
+from runtime.state.state_walk import as_function, code_functions
 
 _BUDGET = 20_000          # objects visited per trace at most
 _SHOWN = 3                # places named in one error
@@ -41,6 +41,7 @@ _OWN_PACKAGES = ("runtime.", "autograph.")
 def roots_of(fn, params: list, args: list) -> list:
     """(name, object) pairs a call of `fn` with `args` reaches directly."""
     out = []
+    fn = as_function(fn)
     if isinstance(fn, types.MethodType):
         out.append(("self", fn.__self__))
         fn = fn.__func__

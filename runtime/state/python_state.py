@@ -38,7 +38,7 @@ import numpy as np
 from runtime.core.errors import user_stacklevel
 from runtime.core.tensor import Tensor
 from runtime.state.append_log import AppendLog, AppendLogRead, append_logs_in
-from runtime.state.state_walk import BUDGET, StateWalk, state_roots
+from runtime.state.state_walk import BUDGET, StateWalk, contents_of, state_roots
 from runtime.state.views import resolve, same_array
 
 _ARRAY_BYTES = 256 << 20  # arrays of state copied per trace to see in-place changes
@@ -117,8 +117,7 @@ class StatePlan:
                 w.known[id(log)] = expr
                 self._set(expr, log)
         # the contents the trace starts from (with the placeholders in)
-        self.start = [(c, list(c[3].items()) if c[2] != "list" else list(c[3]))
-                      for c in w.containers]
+        self.start = [(c, contents_of(c[2], c[3])) for c in w.containers]
         self.root_start = [(label, expr, self._get(expr)) for label, expr, _ in w.roots]
 
     def _get(self, expr):
@@ -156,21 +155,24 @@ class StatePlan:
                                       for i, v in enumerate(now))
                     body.append(f"{target}[:] = [{items}]")
                 continue
-            now = dict(obj.items())
+            now = dict(contents_of(kind, obj))
             old = dict(before)
-            dotted = kind == "attrs"
+            dotted, of_class = kind != "dict", kind in ("class", "slots")
             for k in old:
                 if k not in now:
-                    self.written.append((_child_label(label, k, dotted), f"{expr}[{w._key(k)}]"))
-                    body.append(f"{self._target(expr)}.pop({w._key(k)}, None)")
+                    place = f"{expr}.{k}" if of_class else f"{expr}[{w._key(k)}]"
+                    self.written.append((_child_label(label, k, dotted), place))
+                    body.append(f"delattr({self._target(expr)}, {k!r})" if of_class else
+                                f"{self._target(expr)}.pop({w._key(k)}, None)")
             for k, v in now.items():
                 if k in old and old[k] is v:
                     continue
-                place = f"{expr}[{w._key(k)}]"
+                place = f"{expr}.{k}" if of_class else f"{expr}[{w._key(k)}]"
                 self.written.append((_child_label(label, k, dotted), place))
                 self._note_dynamic(place, v)
-                body.append(f"{self._target(expr)}[{w._key(k)}] = "
-                            f"{self._value(_child_label(label, k, dotted), v, place)}")
+                value = self._value(_child_label(label, k, dotted), v, place)
+                body.append(f"setattr({self._target(expr)}, {k!r}, {value})" if of_class else
+                            f"{self._target(expr)}[{w._key(k)}] = {value}")
         for label, expr, start in self.root_start:
             now = self._get(expr)
             if now is start:
@@ -359,6 +361,8 @@ class StatePlan:
             if kind == "list":
                 if len(obj) != len(before) or any(a is not b for a, b in zip(obj, before)):
                     obj[:] = before
+            elif kind in ("class", "slots"):
+                _undo_attributes(obj, kind, before)
             elif len(obj) != len(before) or any(
                     ka is not kb or a is not b
                     for (ka, a), (kb, b) in zip(obj.items(), before)):
@@ -378,6 +382,20 @@ class StatePlan:
                           "each call, so a change deeper in it is not seen. Keep the state "
                           "the function reads small, or pass it as arguments.",
                           stacklevel=user_stacklevel())
+
+
+def _undo_attributes(obj, kind: str, before: list) -> None:
+    """Put a class's data attributes, or an object's slots, back as the walk saw them."""
+    was, now = dict(before), dict(contents_of(kind, obj))
+    for k in now:
+        if k not in was:
+            delattr(obj, k)
+    for k, v in before:
+        if now.get(k, _MISSING) is not v:
+            setattr(obj, k, v)
+
+
+_MISSING = object()
 
 
 def _child_label(label: str, key, dotted: bool) -> str:

@@ -10,9 +10,16 @@ an array) that a later trace may read as an input.
 
     roots:  self -> _s, a global W -> _g['W'], a closure cell -> _c0.cell_contents
     places: _s.__dict__['cache']['v'] (an array), _s.__dict__['lr'] (a float)
+
+Classes defined in Python hold state too (`Model.lr` read through `self.lr`, a counter
+`Counter.total += 1`): a class reached as a root, and each class in the MRO of an object
+walked, is a container of its own data attributes (`_k3.lr`), guarded, undone and
+written back like an object's `__dict__`; its methods and descriptors are not state.
 """
 from __future__ import annotations
 
+import abc
+import sys
 import types
 
 import numpy as np
@@ -35,6 +42,67 @@ def _own(obj) -> bool:
     return type(obj).__module__.startswith(_OWN)
 
 
+# the standard library's classes (a logger's class holds every logger) and NumPy's
+_NOT_STATE = frozenset(sys.stdlib_module_names) | {"builtins", "numpy"}
+
+
+def state_class(cls) -> bool:
+    """Whether the class `cls` is walked for its data attributes: the program's own or a
+    library's (not the standard library's, NumPy's or this package's), with the plain
+    metaclass or ABCMeta (an Enum's members are fixed; other metaclasses may make
+    attributes up)."""
+    module = getattr(cls, "__module__", None) or "builtins"
+    return type(cls) in (type, abc.ABCMeta) and module.partition(".")[0] not in _NOT_STATE \
+        and not module.startswith(_OWN)
+
+
+def class_items(cls) -> list:
+    """The data attributes a class holds itself, (name, value) in definition order:
+    not dunders, methods, descriptors (property, staticmethod, ...) or nested classes."""
+    return [(k, v) for k, v in vars(cls).items()
+            if type(k) is str and k.isidentifier() and not k.startswith(("__", "_abc_"))
+            and not hasattr(type(v), "__get__") and not callable(v)]
+
+
+def state_mro(cls) -> list:
+    """The classes whose data attributes `cls`'s lookups may read (its MRO's state classes,
+    `object` aside), or [] when none holds any: a class without data is not state."""
+    classes = [c for c in cls.__mro__[:-1] if state_class(c)]
+    return classes if any(class_items(c) for c in classes) else []
+
+
+def slot_names(cls) -> tuple:
+    """The `__slots__` attribute names of `cls` and its bases (private ones mangled)."""
+    names = []
+    for c in cls.__mro__[:-1]:
+        slots = vars(c).get("__slots__", ())
+        for n in (slots,) if isinstance(slots, str) else slots:
+            if n in ("__dict__", "__weakref__") or not isinstance(n, str):
+                continue
+            names.append(f"_{c.__name__.lstrip('_')}{n}" if n.startswith("__") else n)
+    return tuple(dict.fromkeys(names))
+
+
+def slot_items(obj) -> list:
+    """(name, value) of each slot `obj` has a value in."""
+    out = []
+    for n in slot_names(type(obj)):
+        try:
+            out.append((n, getattr(obj, n)))
+        except AttributeError:  # (an unset slot)
+            continue
+    return out
+
+
+def contents_of(kind: str, obj) -> list:
+    """A container's contents as the walk records them (to diff and to undo)."""
+    if kind == "list":
+        return list(obj)
+    if kind == "slots":
+        return slot_items(obj)
+    return class_items(obj) if kind == "class" else list(obj.items())
+
+
 def _literal(key) -> bool:
     """Whether `repr(key)` evaluates back to an equal key of the same type."""
     if type(key) in (str, int, bool, type(None)):
@@ -47,6 +115,7 @@ def state_roots(fn, params: list, args) -> tuple[list, dict]:
     expressions use: `args` (the call's arguments, one per parameter), `_s` (the object
     of a bound method), `_cN` (closure cells) and `_g` (the function's globals)."""
     roots, env = [], {}
+    fn = as_function(fn)
     if isinstance(fn, types.MethodType):
         env["_s"] = fn.__self__
         roots.append(("self", "_s", fn.__self__))
@@ -78,6 +147,16 @@ def state_roots(fn, params: list, args) -> tuple[list, dict]:
                         seen.add(id(value))
                         roots.append((name, f"_g{tag}[{name!r}]", value))
     return roots, env
+
+
+def as_function(fn):
+    """`fn`, or for a callable object (a model whose `__call__` is Python code) its
+    `__call__` bound to it: the object is then `self`, state like a method's."""
+    if isinstance(fn, (types.FunctionType, types.MethodType)):
+        return fn
+    call = next((vars(c)["__call__"] for c in type(fn).__mro__ if "__call__" in vars(c)),
+                None)
+    return types.MethodType(call, fn) if isinstance(call, types.FunctionType) else fn
 
 
 def code_functions(fn) -> list:
@@ -159,12 +238,14 @@ class StateWalk:
             return
         if isinstance(obj, (types.ModuleType, types.MethodType, types.CodeType, range, slice)):
             return
-        if isinstance(obj, _OPAQUE_TOP):
+        if isinstance(obj, _OPAQUE_TOP) and not (isinstance(obj, type) and state_mro(obj)):
             if top:
                 self._check(label, expr, local, f"{{e}} is {self.const(obj)}")
             return
         if id(obj) in self.known or budget[0] <= 0:
             self.truncated = self.truncated or budget[0] <= 0
+            if top and isinstance(obj, type):  # (a global naming a class walked already)
+                self._check(label, expr, local, f"{{e}} is {self.const(obj)}")
             return
         budget[0] -= 1
         self.known[id(obj)] = expr
@@ -186,10 +267,26 @@ class StateWalk:
                         f"len({{e}}) == {len(obj)}")
             children = [(f"[{i}]", f"{label}[{i}]", v) for i, v in enumerate(obj)]
             parent_expr, parent_local = expr, local
+        elif isinstance(obj, type):  # (a state class: see the module docstring)
+            items = class_items(obj)
+            self.containers.append((label, expr, "class", obj, items))
+            same = f"{{e}} is {self.const(obj)} and " if top else ""
+            self._check(label, expr, local, f"{same}len({{e}}.__dict__) == {len(vars(obj))}",
+                        f"{same}{{e}}.__dict__.keys() == {self.const(set(vars(obj)))}")
+            children = [(f".{k}", f"{label}.{k}", v) for k, v in items]
+            parent_expr, parent_local = expr, local
         else:
             attrs = getattr(obj, "__dict__", None)
-            if type(attrs) is not dict:
+            if slot_names(t):  # (attributes held in slots: `.name` of the object itself)
+                items = slot_items(obj)
+                self.containers.append((label, expr, "slots", obj, items))
                 self._check(label, expr, local, f"type({{e}}) is {self.const(t)}")
+                for k, v in items:
+                    self._visit(f"{label}.{k}", f"{expr}.{k}",
+                                self._bind(f"{expr}.{k}", f"{local}.{k}"), v, budget)
+            if type(attrs) is not dict:
+                if not slot_names(t):
+                    self._check(label, expr, local, f"type({{e}}) is {self.const(t)}")
                 return
             where = f"{expr}.__dict__"
             self.containers.append((label, where, "attrs", attrs, list(attrs.items())))
@@ -205,6 +302,13 @@ class StateWalk:
             child_expr = parent_expr + step
             self._visit(child_label, child_expr, self._bind(child_expr, parent_local + step),
                         v, budget)
+        # an object's classes, a class's bases: the data their lookups may read
+        bases = [] if t is dict or t is list or isinstance(obj, tuple) else \
+            state_mro(obj)[1:] if isinstance(obj, type) else state_mro(t)
+        for cls in bases:
+            if id(cls) not in self.known:
+                name = self.const(cls)
+                self._visit(cls.__qualname__, name, self._bind(name, name), cls, budget)
 
     def _key(self, k) -> str:
         return repr(k) if _literal(k) else self.const(k)
@@ -222,4 +326,5 @@ def _same_value(value, const) -> str:
     return f"{{e}} == {const(value)}"
 
 
-__all__ = ["StateWalk", "state_roots", "BUDGET"]
+__all__ = ["StateWalk", "state_roots", "BUDGET", "as_function", "class_items", "contents_of", "slot_items",
+           "state_class"]

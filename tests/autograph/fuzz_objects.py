@@ -3,7 +3,8 @@ the symbolic path too:
 
 - "methods": the function is a method of a generated class `Model` whose instance holds
   state on `self`: numbers, arrays rebound and written in place, a dict of arrays and a
-  list of arrays appended to. `ag.function` wraps either the bound method of one instance
+  list of arrays appended to; the class holds data attributes too, read through `self`
+  and written through `type(self)` and `Model`. `ag.function` wraps either the bound method of one instance
   or the plain function set as the method of a subclass (a decorator in the class body);
 - "decorators": the function and a second generated one are wrapped by one
   `functools.wraps` decorator factory whose wrapper counts calls, records arguments,
@@ -113,6 +114,10 @@ def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
             f"self.cache['m'] = self.cache['m'] * 0.5 + xs * {e}",
             f"self.cache['m'][{gen.index(env)}] = {e}",
             f"{r.choice(gen.float_names)} = self.cache['m'][{gen.index(env)}] + {e}",
+            # class attributes: read through self, written through the class
+            f"{r.choice(gen.float_names)} = {r.choice(gen.float_names)} + self.rate",
+            f"type(self).total = (type(self).total + {gen.bounded_int(env)}) % 1009",
+            f"Model.rate = Model.rate * 0.5 + {e}",
         ] + ([("al = self.g", f"al[{gen.index(env)}] = {e}"),
               ("al = self.cache['m']", f"al[{gen.index(env)}] += {e}")]
              if "views" in gen.features else [])))
@@ -198,20 +203,26 @@ def module(gen, function: list, second=None) -> str:
     out = [HEADER]
     if "methods" in f:
         function = [function[0].replace("(n, k,", "(self, n, k,")] + function[1:]
-        out += ["class Model:", "    def __init__(self):",
+        out += ["class Model:", "    rate, total = 0.25, 0", "", "    def __init__(self):",
                 "        self.v0, self.v1, self.n0, self.calls = 0.0, 1.5, 0, 0",
                 "        self.w = np.zeros(4)", "        self.g = np.ones(4)",
                 "        self.cache = {'m': np.zeros(4)}", "        self.seen = []", ""]
         out += _indent(function) + ["", ""]
         via_class = gen.chance(0.5)
-        out += ["def entries(wrap):", "    global OBJ"] + reset
+        out += ["def entries(wrap):", "    global OBJ"] + reset + [
+            "    Model.rate, Model.total = 0.25, 0"]
         if via_class:   # the Function is the method of the class (as `@ag.function` in it)
-            out += [f"    cls = type('Wrapped', (Model,), {{'{name}': wrap(Model.{name})}})",
+            # (with its own `total`: a symbolic branch's `type(self).total = v` would
+            # otherwise give the subclass an attribute on one path only, a clear refusal)
+            out += [f"    cls = type('Wrapped', (Model,), {{'{name}': wrap(Model.{name}), "
+                    "'total': 0})",
                     "    OBJ = cls()", f"    return [OBJ.{name}]"]
         else:
             out += ["    OBJ = Model()", f"    return [wrap(OBJ.{name})]"]
         out += ["", "", "def observe():",
-                f"    return [sorted((k, snap_value(v)) for k, v in vars(OBJ).items())]{watched}"]
+                "    return [sorted((k, snap_value(v)) for k, v in vars(OBJ).items()),",
+                "            [snap_value(Model.rate), Model.total, type(OBJ).total]]"
+                f"{watched}"]
     elif "closures_state" in f:
         out += ["def make():", "    cnt, tot = 0, 0.0", "    buf = np.zeros(4)",
                 "    box = {'a': 0.0, 'arr': np.ones(4)}", "    seen = []", ""]

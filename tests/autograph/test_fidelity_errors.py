@@ -296,3 +296,47 @@ def test_assert_message_may_show_a_symbolic_value():
         f(np.float64(-1.0))
     with pytest.raises(ag.GraphModeError):  # only the message is let through
         ag.function(lambda x: len(f"{x}"))(np.float64(1.0))
+
+
+# -- Python lists indexed or written at symbolic positions -------------------------------
+def pick_from_a_list(x):
+    weights = [1.0, 2.0, 3.0]
+    return weights[int(np.argmax(x))]
+
+
+def count_labels(labels, n):
+    counts = [0] * n
+    for label in labels:
+        counts[int(label)] += 1
+    return np.array(counts)
+
+
+def pick_from_an_array(x):
+    weights = np.asarray([1.0, 2.0, 3.0])
+    return weights[int(np.argmax(x))]
+
+
+def count_into_an_array(labels, n):
+    counts = np.zeros(n, dtype=np.int64)
+    for label in labels:
+        counts[int(label)] += 1
+    return counts
+
+
+def test_a_python_list_indexed_by_a_symbolic_value_says_to_make_it_an_array():
+    with pytest.raises(ag.GraphModeError) as info:
+        ag.function(pick_from_a_list)(np.array([0.5, 3.0, 1.0]))
+    message = str(info.value)
+    assert line_of(pick_from_a_list, "return weights[") in message
+    assert "A Python list, tuple, string or dict is indexed here" in message
+    assert "installed package" not in message  # (the message for code left as Python)
+    same_as_eager(pick_from_an_array, np.array([0.5, 3.0, 1.0]))  # the fix it names
+
+
+def test_an_item_write_into_a_list_a_symbolic_loop_carries_says_to_make_it_an_array():
+    labels = np.array([0, 2, 2, 1])
+    with pytest.raises(TypeError) as info:
+        ag.function(count_labels)(labels, 3)
+    assert line_of(count_labels, "counts[int(label)] += 1") in str(info.value)
+    assert "np.zeros(n, dtype=np.int64)" in str(info.value)
+    same_as_eager(count_into_an_array, labels, 3)  # the fix it names

@@ -201,13 +201,22 @@ def test_storing_an_argument_array_keeps_its_identity():
 
 @pytest.mark.parametrize("fn, make_args, place, line", [
     # objects inside a list argument are not state the trace tracks (the list is traced
-    # as a copy), and __slots__ are not written back
+    # as a copy)
     (set_in_nested_list_of_objects, lambda: ([Node(), Node()], np.ones(2)), "nodes[1].value",
      "x - 1"),
-    (set_slot, lambda: (Slotted(), np.ones(2)), "obj.state", "x * 3"),
 ])
 def test_state_that_cannot_be_written_back_is_an_error(fn, make_args, place, line):
     _raises_escape(lambda: ag.function(fn)(*make_args()), place, line)
+
+
+def test_a_slot_is_written_back_as_python_writes_it():
+    f = ag.function(set_slot)
+    for x in (np.ones(2), np.arange(2.0)):
+        obj, expected = Slotted(), Slotted()
+        f(obj, x)
+        set_slot(expected, x)
+        np.testing.assert_array_equal(obj.state, expected.state)
+        assert type(obj.state) is np.ndarray
 
 
 def test_more_than_three_places_are_counted():

@@ -85,10 +85,16 @@ def test_fuzz_seed_with_try_and_with_blocks(seed, tmp_path):
 # and 1656 were silently different: `60 // (0 - min(0, k))` with a Python int minimum,
 # and `60 // 0` on Python ints in a symbolic branch not taken; the second row: a raise
 # found while tracing that came before an earlier operation's error, and temporaries of
-# a handler's loop or branch refused as loop state)
+# a handler's loop or branch refused as loop state; the third row: the reduced programs
+# of test_try_fuzz_regressions.py, and 3338, a value a handler cannot know reaching an
+# `if`, 4999, a handler's stand-in left in a variable after a refusal; 4048, 4479
+# and 5735 were silently different)
 @pytest.mark.parametrize("seed", [39, 67, 75, 85, 170, 1302, 1656] + list(range(250, 285)) +
                          [193, 230, 286, 301, 415, 435, 2138, 2175, 2192, 2228, 2298, 2307,
-                          2314, 2380, 1031])
+                          2314, 2380, 1031] +
+                         [997, 1414, 1483, 1487, 1741, 3338, 3895, 4048, 4089, 4300, 4479, 4683,
+                          4691, 4999, 5100, 5177, 5623, 5638, 5735, 6827, 7041, 7152, 7278,
+                          7734, 7887, 7902, 7951, 8377, 8448, 8971, 9064])
 def test_fuzz_seed_with_try_on_the_graph_path(seed, tmp_path):
     """`try` / `except` / `else` / `finally`, `with np.errstate(...)` and raising
     operations on NumPy arguments: ag.function, jit_compile=True and ag.to_graph give
@@ -101,9 +107,9 @@ def test_fuzz_seed_with_try_on_the_graph_path(seed, tmp_path):
 
 # seeds whose failures were fixed (a write into an argument of a generated function, a
 # handler's name of a nested `try` taken for state, jumps in nested `finally`s, a handler's
-# name left unbound after a graph `try`)
+# name left unbound after a graph `try`; 718: a `return` in nested `finally`s)
 @pytest.mark.parametrize("seed", list(range(10)) + [12, 24, 44, 69, 71, 76, 130, 148, 161, 168,
-                                                    186, 190, 271, 335, 779])
+                                                    186, 190, 271, 335, 779, 718])
 def test_fuzz_seed_with_writes_and_finally_jumps_in_try(seed, tmp_path):
     """Attribute, list-item and argument-array writes and jumps in `finally` inside graph
     `try`s (fuzz_try_writes.py): ag.function, jit_compile=True and ag.to_graph give eager

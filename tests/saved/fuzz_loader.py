@@ -128,10 +128,12 @@ def _edit_json(rng: random.Random, d: dict) -> dict:
             container[key] = copy.deepcopy(rng.choice(_WRONG))
         elif kind == 2:  # huge sizes
             container[key] = rng.choice([10**12, 2**63, [10**9] * 8, [2**31] * 40, -(2**62)])
-        elif kind == 3 and isinstance(value, dict) and "ref" in value:  # cycles, forward refs
-            names = [v["name"] for c, k in _slots(d) if isinstance(v := c[k], dict)
-                     and "name" in v and "dtype" in v]
-            value["ref"] = rng.choice(names) if names else "v1"
+        elif kind == 3 and type(value) is int and isinstance(container, list):
+            # a reference (a value's number) to another value, often a later one: cycles,
+            # forward references, a node's own output
+            declared = sum(1 for c, k in _slots(d) if isinstance(v := c[k], list)
+                           and len(v) >= 3 and type(v[0]) is str and type(v[1]) is str)
+            container[key] = rng.randrange(declared + 2)
         elif kind == 4 and isinstance(value, str):
             container[key] = rng.choice(["no_such_op", "system", "eval", "__import__", "exec",
                                          "open", "getattr"] + _CODE)

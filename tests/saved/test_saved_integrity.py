@@ -100,8 +100,9 @@ def test_a_file_without_a_manifest_says_it_predates_them(two_saves, tmp_path):
 @pytest.mark.parametrize("target", ["graph", "manifest"])
 def test_duplicate_json_keys_are_refused(two_saves, tmp_path, target):
     m = members_of(two_saves["scale.agz"])
-    if target == "graph":  # "op": "eval", "op": "multiply": the last one would win
-        raw = m["graph.json"].replace(b'"op":"multiply"', b'"op":"eval","op":"multiply"', 1)
+    if target == "graph":  # another constant, then this one: the last one would win
+        raw = m["graph.json"].replace(b'{"ndarray":"a1"}', b'{"ndarray":"a2","ndarray":"a1"}', 1)
+        assert raw != m["graph.json"]
         case = write_agz(tmp_path / "d.agz", raw=raw, npz=m["arrays.npz"])
     else:
         raw = m["manifest.json"].replace(b'"version":', b'"version":2,"version":', 1)
@@ -160,8 +161,8 @@ def test_object_and_void_dtypes_are_refused_in_arrays_and_values(two_saves, tmp_
             zf.writestr("a0.npy", b"\x93NUMPY\x01\x00" + _header(dtype) + b"\0" * 8)
         _refuses(write_agz(tmp_path / "o.agz", description, arrays.getvalue()),
                  f"a0.npy: '\\{dtype}' is not an allowed dtype")
-    node = next(n for n in description["concrete_functions"][0]["graph"]["nodes"] if n["inputs"])
-    node["inputs"][-1] = {"scalar": ["|V8", "00" * 8]}
+    node = next(n for n in description["concrete_functions"][0]["graph"]["nodes"] if n[1])
+    node[1][-1] = [{"scalar": ["|V8", "00" * 8]}]  # [op, inputs, ...]: an immediate input
     _refuses(write_agz(tmp_path / "v.agz", description, npz), "not an allowed dtype")
 
 
