@@ -79,6 +79,11 @@ def transform(node, ctx) -> None:
     nonlocals = {n for s in _walk(node.body) if isinstance(s, gast.Nonlocal) for n in s.names}
     local_names = (params | set(_stored(node.body)) | nonlocals) - declared
     _rewrite_blocks(node, node, ctx, local_names, declared)
+    # a `try` left as Python (also the Python side of a graph form) whose `finally` jumps:
+    # its form without `finally`, the same in Python, whose jumps the loops can lower
+    holder = gast.If(test=gast.Constant(value=True, kind=None), body=node.body, orelse=[])
+    flatten_finally_jumps(holder, ctx.namer)
+    node.body = holder.body
 
 
 def _rewrite_blocks(stmt, fn, ctx, params, declared) -> None:

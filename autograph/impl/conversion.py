@@ -194,24 +194,27 @@ _UNSUPPORTED = {
 
 
 def _check_supported(node, filename: str) -> None:
-    stack = list(node.body)
+    stack = [(n, False) for n in node.body]
     while stack:
-        n = stack.pop()
+        n, in_generator_expression = stack.pop()
         if anno.get(n, anno.DONE, False):
             continue  # a nested generator or async def, left as Python
         bad = _UNSUPPORTED.get(type(n))
-        if bad is not None:
+        if bad is not None and not (in_generator_expression and isinstance(n, gast.Await)):
+            # (an `await` in a generator expression makes it an asynchronous generator,
+            # which runs as Python wherever it is iterated, as every generator does)
             what, instead = bad
             raise ConversionError(f"{what} cannot be converted: {instead}.", filename,
                                   getattr(n, "lineno", None), getattr(n, "col_offset", None))
         if isinstance(n, (gast.FunctionDef, gast.Lambda, gast.ClassDef)):
             continue
+        inside = in_generator_expression or isinstance(n, gast.GeneratorExp)
         for field in n._fields:
             v = getattr(n, field, None)
             if isinstance(v, list):
-                stack.extend(x for x in v if isinstance(x, gast.AST))
+                stack.extend((x, inside) for x in v if isinstance(x, gast.AST))
             elif isinstance(v, gast.AST):
-                stack.append(v)
+                stack.append((v, inside))
 
 
 def _mark_try_blocks(node) -> None:

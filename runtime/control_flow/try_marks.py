@@ -14,7 +14,9 @@ The executor runs the body's code in a real `try`, so before each such operation
 `try_mark` node stores the variable's value of that point in a per-thread slot, and the
 handler reads the slot (`try_mark_read`): it gets the value of the point where the error
 was raised. A Python number at one point and a NumPy value at another keeps its kind
-(the read also gives the code and number of runtime/control_flow/path_kinds.py).
+(the read also gives the code and number of runtime/control_flow/path_kinds.py). A value
+whose kind a path decides (a loop variable that starts as a Python number) stores its code
+and number in a second slot beside it, so the handler gets the kind of the point that raised.
 
 Points are the body's operations and those of its branches (a symbolic `if`: the mark
 sits in the branch, with the branch's value); a loop of the body is one where it leaves
@@ -37,7 +39,7 @@ from runtime.core.graph import Graph
 from runtime.core.registry import OpDef, add_node
 from runtime.core.tensor import Tensor
 from runtime.ops.constant import constant
-from runtime.ops.path_result import AS_COMPUTED, PYTHON_INT, PYTHON_NUMBER
+from runtime.ops.path_result import AS_COMPUTED, NUMPY_SCALAR, PYTHON_INT, PYTHON_NUMBER
 
 
 class _Slots(threading.local):
@@ -49,16 +51,23 @@ _SLOTS = _Slots()
 _counter = itertools.count()
 
 
-def _mark_kernel(value, *, var):
-    _SLOTS.values[var] = value
+def _mark_kernel(*values, var):
+    _SLOTS.values[var] = values[0] if len(values) == 1 else values
 
 
-def _read_kernel(*, var, dtype, shape, kinded, number_dtype):
+def _read_kernel(*, var, dtype, shape, kinded, number_dtype, kind_var=None):
     value = _SLOTS.values[var]
     dt = np.dtype(dtype)
     if not kinded:
         return (value if isinstance(value, (np.ndarray, np.generic)) else dt.type(value),)
     nd = np.dtype(number_dtype)
+    if kind_var is not None:  # the kind each point stored beside its value
+        code, number = _SLOTS.values[kind_var]
+        code = int(code)
+        if code == PYTHON_NUMBER and nd.kind == "f" and np.asarray(number).dtype.kind in "biu":
+            code = PYTHON_INT  # (a Python int held as a float64 number)
+        value = value if isinstance(value, (np.ndarray, np.generic)) else dt.type(value)
+        return value, np.int8(code), nd.type(number)
     if type(value) in (int, float):
         code = PYTHON_INT if type(value) is int and nd.kind == "f" else PYTHON_NUMBER
         return dt.type(value), np.int8(code), nd.type(value)
@@ -81,11 +90,11 @@ READ = OpDef("try_mark_read", _read_kernel, _read_rule, num_outputs=-1, stateful
 class Marked:
     """A variable's value in a handler: the slot its body's marks fill."""
 
-    __slots__ = ("var", "shape", "dtype", "weak", "number_dtype")
+    __slots__ = ("var", "shape", "dtype", "weak", "number_dtype", "kind_var")
 
-    def __init__(self, var, shape, dtype, weak, number_dtype):
+    def __init__(self, var, shape, dtype, weak, number_dtype, kind_var=None):
         self.var, self.shape, self.dtype = var, shape, dtype
-        self.weak, self.number_dtype = weak, number_dtype
+        self.weak, self.number_dtype, self.kind_var = weak, number_dtype, kind_var
 
     def read(self) -> Tensor:
         """The slot's value, read in the graph being traced (a handler)."""
@@ -94,10 +103,11 @@ class Marked:
         avals = [(self.shape, self.dtype)]
         if kinded:
             avals += [((), np.dtype(np.int8)), ((), self.number_dtype)]
-        outs = add_node(graph, READ, [], {
-            "var": self.var, "dtype": self.dtype.str, "shape": self.shape,
-            "kinded": kinded, "number_dtype": None if not kinded else self.number_dtype.str},
-            avals)
+        attrs = {"var": self.var, "dtype": self.dtype.str, "shape": self.shape,
+                 "kinded": kinded, "number_dtype": None if not kinded else self.number_dtype.str}
+        if self.kind_var is not None:
+            attrs["kind_var"] = self.kind_var
+        outs = add_node(graph, READ, [], attrs, avals)
         value = outs[0]
         value.weak = self.weak
         if kinded:
@@ -156,22 +166,111 @@ def mark(g_body: Graph, points: list) -> Marked | None:
     shape = tuple(d if all(s[i] == d for s in shapes) else None
                   for i, d in enumerate(shapes[0])) if shapes else ()
     weak = len(weak_typed) == len(typed)  # every value stands for a Python number
-    kinded = bool(numbers) and not weak
-    if weak and typed and numbers and dtype != number_dtype:
-        return None
     var = f"mark_{next(_counter)}"
+    marks = [(g, node, var, [value]) for g, node, value in placed]
+    kind_var = None
+    # (the kinds values carry, not derived anew: a derived code is computed after the
+    # point, where no mark can read it, and would add values to a finished branch)
+    sides = [path_kinds.side_of(v, path_kinds._DERIVE_DEPTH) if isinstance(v, Tensor)
+             else None for _, _, v in placed]
+    if any(s is not None and isinstance(s[0], Tensor) for s in sides) or \
+            weak_typed and not weak:
+        # a value whose kind a path decides (a loop variable that starts as a Python
+        # number), or values standing for numbers beside others: each point stores its
+        # kind too, where its code and number can be read
+        kind_marks = _kind_marks(g_body, placed, sides, f"{var}:kind")
+        if kind_marks is None:
+            return None
+        number_dtype, kind_marks = kind_marks
+        marks += kind_marks
+        kind_var, weak, kinded = f"{var}:kind", False, True
+    else:
+        kinded = bool(numbers) and not weak
+        if weak and typed and numbers and dtype != number_dtype:
+            return None
+    _insert(marks)
+    return Marked(var, shape, dtype, weak, number_dtype if kinded else None, kind_var)
+
+
+def _insert(marks: list) -> None:
+    """Add each (graph, node, var, inputs) MARK just before its node (in list order)."""
     by_graph: dict = {}
-    for g, node, value in placed:
-        by_graph.setdefault(id(g), (g, {}))[1].setdefault(id(node), value)
+    for g, node, var, inputs in marks:
+        by_graph.setdefault(id(g), (g, {}))[1].setdefault(id(node), []).append((var, inputs))
     for g, by_point in by_graph.values():
         out = []
         for node in list(g.nodes):
-            if id(node) in by_point:
-                add_node(g, MARK, [by_point.pop(id(node))], {"var": var}, [])
+            for var, inputs in by_point.pop(id(node), ()):
+                add_node(g, MARK, inputs, {"var": var}, [])
                 out.append(g.nodes.pop())
             out.append(node)
         g.nodes[:] = out
-    return Marked(var, shape, dtype, weak, number_dtype if kinded else None)
+
+
+def _kind_marks(g_body: Graph, placed: list, sides: list, kind_var: str):
+    """(number dtype, marks storing each point's (code, number) in `kind_var`), or None
+    where a point's kind cannot be read before it. A code carried from outside a branch
+    of the body is stored before the branch, when every point in it carries the same."""
+    pairs, dtypes = [], set()
+    for (_, _, value), side in zip(placed, sides):
+        if side is None and type(value) in (int, float):
+            pair = (PYTHON_NUMBER, value)
+            dtypes.add(np.dtype(np.int64 if type(value) is int else np.float64))
+        elif side is None or not isinstance(side[0], Tensor) and \
+                side[0] in (AS_COMPUTED, NUMPY_SCALAR):
+            pair = (AS_COMPUTED, 0)
+        else:  # a code a path carries, or a value standing for a Python number
+            pair = side if isinstance(side[0], Tensor) else (side[0], value)
+            dtypes.add(np.dtype(pair[1].dtype) if isinstance(pair[1], Tensor) else
+                       np.dtype(np.int64 if type(pair[1]) is int else np.float64))
+        pairs.append(pair)
+    if len(dtypes) != 1:
+        return None  # (numbers of different dtypes: not read exactly)
+    tops = _tops(g_body)
+    marks, hoisted = [], {}
+    for (g, node, _), pair in zip(placed, pairs):
+        inner = [_before(g, x, node) if isinstance(x, Tensor) else x for x in pair]
+        if all(x is not None for x in inner):
+            marks.append((g, node, kind_var, inner))
+            continue
+        top = tops[id(node)]
+        outer = [_before(g_body, x, top, capture=True) if isinstance(x, Tensor) else x
+                 for x in pair]
+        if any(x is None for x in outer):
+            return None
+        hoisted.setdefault(id(top), (top, outer, set()))[2].add(tuple(map(id, pair)))
+    for (_, node, _), pair in zip(placed, pairs):
+        top = hoisted.get(id(tops[id(node)]))
+        if top is not None and {tuple(map(id, pair))} != top[2]:
+            return None  # (another kind stored inside the same branch)
+    marks = [m for m in marks if id(tops[id(m[1])]) not in hoisted]
+    marks += [(g_body, top, kind_var, outer) for top, outer, _ in hoisted.values()]
+    return dtypes.pop(), marks
+
+
+def _tops(g_body: Graph) -> dict:
+    """id(node) -> the node of `g_body` itself it is in (itself, or the `cond` around it)."""
+    out: dict = {}
+    for top in g_body.nodes:
+        stack = [top]
+        while stack:
+            node = stack.pop()
+            out[id(node)] = top
+            if node.op is COND:
+                stack.extend(n for sub in node.subgraphs() for n in sub.nodes)
+    return out
+
+
+def _before(g: Graph, t: Tensor, node, capture: bool = False):
+    """`t` as a value of `g` computed before `node` (captured from outside when `capture`
+    and `g`'s node is not made yet), or None."""
+    inner = within_graph(g, t)
+    if inner is None and capture and within(g, t.graph):
+        inner = g.capture(t)
+    if inner is None or inner.graph is not g or inner.node is None:
+        return inner
+    position = {id(n): i for i, n in enumerate(g.nodes)}
+    return inner if position.get(id(inner.node), len(position)) < position[id(node)] else None
 
 
 def _graphs_of(g_body: Graph) -> dict:

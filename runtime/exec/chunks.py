@@ -11,9 +11,10 @@ shape, computed slice by slice (cache-sized) across the cores.
         np_multiply(_t0, _a0[_s], out=_o0[_s])
 
 The temporaries of a slice stay in cache, and slices run on the runtime's thread pool
-and the calling thread at once. With `jit_compile=True`, runs of cheap ops are compiled
-kernels (`OpDef.fused`, runtime/jit) that the slice function calls like ufuncs: `_t0 =
-k_jit_region(_a0[_s])`, then `np_tanh(_t0, out=_t0)`, then the next kernel. Every op is
+and the calling thread at once. With `jit_compile=True`, runs of elementwise ops are
+compiled kernels (`OpDef.fused`, runtime/jit) that the slice function calls like ufuncs:
+`_t0 = k_jit_region(_a0[_s])`, then an op left to NumPy (`np_arctan2(_t0, 0.5, out=_t0)`),
+then the next kernel. Every op is
 per element and each slice starts at a multiple of 64 elements, so SIMD lanes line up as
 in one call over the whole array: the result is bitwise eager's
 (tests/runtime/test_parallel_exec.py checks the ufuncs on special values). Only

@@ -10,6 +10,7 @@ a list an earlier trace only appended to that this one reads) traces again at on
 from __future__ import annotations
 
 import sys
+import types
 
 import numpy as np
 
@@ -67,6 +68,7 @@ def trace_signature(owner, key, args) -> ConcreteFunction:
                     raise
                 out = None
             out_leaves, out_tree = flatten(out)
+            _check_no_generator(owner.__name__, out_leaves)
             for expr in append_logs_in(out_leaves):  # returned: read after the call
                 raise AppendLogRead(expr)
             out_leaves = [x.read_value() if isinstance(x, Variable) else views.resolve(x)
@@ -142,3 +144,24 @@ def trace_signature(owner, key, args) -> ConcreteFunction:
 
 
 __all__ = ["trace_signature"]
+
+
+_MADE_PER_CALL = (types.GeneratorType, types.AsyncGeneratorType, types.CoroutineType)
+
+
+def _check_no_generator(name: str, out_leaves: list) -> None:
+    """A generator (or coroutine) the function returns was made while tracing: the graph
+    would return that one object on every call, exhausted after the first."""
+    for x in out_leaves:
+        if isinstance(x, _MADE_PER_CALL):
+            code = getattr(x, "gi_code", None) or getattr(x, "ag_code", None) or x.cr_code
+            kind = "a coroutine" if isinstance(x, types.CoroutineType) else \
+                "an asynchronous generator" if isinstance(x, types.AsyncGeneratorType) \
+                else "a generator"
+            if not isinstance(x, types.AsyncGeneratorType):
+                x.close()  # (never run: no "never awaited" warning)
+            raise TypeError(
+                f"{name} returns {kind} (at {code.co_filename}:{code.co_firstlineno}), made "
+                "while tracing: the cached graph would return that same object on every "
+                "call, used up after the first. Return the items instead (a list or an "
+                "array: list(...)), or call the function without ag.function.")

@@ -8,10 +8,10 @@ Scalar code (loops and branches on 0-d values and Python numbers, reading and wr
 array elements: element_ops.py) becomes native loops; runs of cheap
 elementwise ops over one array shape become one kernel, a loop over the data that the
 executor runs in cache-sized slices across the cores together with the NumPy calls
-around it (a `tanh` between two kernels runs slice by slice too). Transcendental ufuncs
-(exp, tanh, ...), reductions, matmuls and everything else stay NumPy calls: NumPy's SIMD
-kernels are faster than numba's scalar libm calls, and bitwise equal to the default
-executor. The ops of a trace left to NumPy are noted in one `JitFallbackWarning`, at the
+around it. A transcendental float ufunc (exp, tanh, ...) on arrays of its own dtype joins
+the kernel, which calls NumPy's own loop for it block by block (numpy_loops.py): NumPy's
+SIMD kernels are faster than numba's scalar libm calls, and only they give NumPy's bits.
+Reductions, matmuls and everything else stay NumPy calls. The ops of a trace left to NumPy are noted in one `JitFallbackWarning`, at the
 line that called the function, listing each op with the user's line that wrote it (an
 op and line already noted in this process are not listed again; ops that compute no
 value, such as `assign_variable`, are not noted). Results equal the default executor's bitwise; where

@@ -27,6 +27,7 @@ import numpy as np
 from runtime.core.liveness import live_nodes
 from runtime.jit.array_ops import array_op_lowerable, is_array_op, order_sensitive
 from runtime.core.graph import Graph, Node
+from runtime.jit.numpy_loops import numpy_loop_node
 from runtime.jit.element_ops import constant_value, element_lowerable, is_element_op, static_array
 from runtime.jit.ops import SUPPORTED, control_kind, is_cheap, lower_node
 from runtime.core.tensor import Tensor
@@ -107,8 +108,10 @@ def scalar_lowerable(node: Node) -> bool:
 
 
 def array_lowerable(node: Node) -> bool:
-    """An elementwise op of the cheap kind over one static shape (other operands 0-d)."""
-    if not is_cheap(node.op) or len(node.outputs) != 1 or node.has_effects:
+    """An elementwise op of the cheap kind over one static shape (other operands 0-d), or
+    a float ufunc whose NumPy loop a kernel calls (numpy_loops.py)."""
+    loop = numpy_loop_node(node)
+    if not (is_cheap(node.op) or loop) or len(node.outputs) != 1 or node.has_effects:
         return False
     shape = node.outputs[0].static_shape
     if not shape or None in shape:
@@ -119,7 +122,7 @@ def array_lowerable(node: Node) -> bool:
                 return False
         elif np.ndim(x) != 0:
             return False
-    return _trial(node, scalar=False)
+    return loop or _trial(node, scalar=False)
 
 
 def _count_ops(nodes) -> tuple[int, bool, bool]:
@@ -151,9 +154,10 @@ MIN_ARRAY_ELEMENTS = 1 << 13
 
 
 def _worth(kind: str, nodes: list[Node]) -> bool:
-    if kind == "array":
+    if kind == "array":  # (NumPy loops alone: the executor calls them as well)
         size = int(np.prod(nodes[0].outputs[0].static_shape))
-        return len(nodes) >= 2 and size >= MIN_ARRAY_ELEMENTS
+        return len(nodes) >= 2 and size >= MIN_ARRAY_ELEMENTS and \
+            not all(map(numpy_loop_node, nodes))
     count, loops, reduces = _count_ops(nodes)
     # entering a compiled call costs about two elementwise NumPy calls on small arrays,
     # but a reduction's dispatch costs more than the call (array_ops.py)
@@ -165,6 +169,8 @@ def _kind(node: Node) -> str | None:
     enough for an array kernel is one; smaller ones run as loops in a scalar region."""
     if array_lowerable(node) and int(np.prod(node.outputs[0].static_shape)) >= MIN_ARRAY_ELEMENTS:
         return "array"
+    if numpy_loop_node(node):  # NumPy's loop inside a kernel: in large arrays only
+        return None
     return "scalar" if scalar_lowerable(node) else "array" if array_lowerable(node) else None
 
 

@@ -45,6 +45,7 @@ from runtime.core.liveness import live_nodes
 from runtime.core.graph import Graph, Node
 from runtime.jit.array_ops import is_array_op, lower_array_op
 from runtime.jit.element_ops import is_element_op, lower_element, writes_input
+from runtime.jit.numpy_loops import numpy_loop_node
 from runtime.jit.ops import cast, control_kind, dtype_of, fe_flags, literal, lower_node
 from runtime.jit.regions import Region
 from runtime.core.tensor import Tensor
@@ -310,6 +311,8 @@ FE_DECLARATIONS = ('fe_clear = types.ExternalFunction("feclearexcept", types.int
 def array_source(region: Region, fname: str) -> str:
     """The kernel `fname(inputs..., outputs...)` of an array region (see the module doc)."""
     flags = fe_flags()
+    if any(numpy_loop_node(n) for n in region.nodes):
+        return _blocked_source(region, fname, flags)
     e = _Emitter(scalar=False, flags=None if flags is None else flags[1])
     params = [e.fresh(x.name) for x in region.inputs]
     outs = [e.fresh(o.name + "_out") for o in region.outputs]
@@ -329,4 +332,121 @@ def array_source(region: Region, fname: str) -> str:
     for o, name in zip(region.outputs, outs):
         e.emit(2, f"{name}[i] = {e.names[id(o)]}")
     e.emit(1, f"return bad + fe_test({flags[1]})" if flags is not None else "return bad")
+    return "\n".join(e.lines) + "\n"
+
+
+# Elements per block of a kernel calling NumPy loops: a few buffers of it stay in the
+# first-level cache (a multiple of 64, as the executor's slices)
+BLOCK = 1024
+
+
+def _blocked_source(region: Region, fname: str, flags: tuple) -> str:
+    """An array kernel with NumPy loops among its ops (`fname(inputs..., outputs...,
+    loops)`, `loops` holding the pointers of each loop call, numpy_loops.py): blocks of
+    `BLOCK` elements, each a run of loops of the kernel's own ops and NumPy loop calls
+    between them; values that cross from one run to another live in a block buffer.
+
+        for b in range(0, n, 1024):
+            m = min(1024, n - b)
+            for j in range(m):                 # x * 2.0 + 1.0 into buffer 0
+                ...
+            bad |= fe_test(29)
+            if numpy_loop(loops[0], loops[1], d0.ctypes.data, ...) != 0:  # tanh: 0 -> 1
+                bad |= 1
+            for j in range(m):                 # the rest, reading buffer 1
+                ...
+    """
+    e = _Emitter(scalar=False, flags=flags[1])
+    params = [e.fresh(x.name) for x in region.inputs]
+    outs = [e.fresh(o.name + "_out") for o in region.outputs]
+    pieces: list = [[]]  # runs of own nodes, with the NumPy loop nodes between them
+    for node in region.nodes:
+        if numpy_loop_node(node):
+            pieces += [node, []]
+        else:
+            pieces[-1].append(node)
+    made: dict[int, int] = {}  # id(value) -> the piece computing it (inputs: none)
+    for k, piece in enumerate(pieces):
+        for node in (piece if isinstance(piece, list) else [piece]):
+            made[id(node.outputs[0])] = k
+    read: dict[int, set] = {}  # id(value) -> the pieces reading it
+    for k, piece in enumerate(pieces):
+        for node in (piece if isinstance(piece, list) else [piece]):
+            for x in node.inputs:
+                if isinstance(x, Tensor):
+                    read.setdefault(id(x), set()).add(k)
+    values = {id(x): x for n in region.nodes for x in [*n.inputs, *n.outputs]
+              if isinstance(x, Tensor)}
+    outputs = {id(o): name for o, name in zip(region.outputs, outs)}
+    def is_call(k: int) -> bool:
+        return not isinstance(pieces[k], list)
+
+    # block buffers: the operands and results of NumPy loops, and values read in a later
+    # run than their own
+    buffered = [i for i in values
+                if i in made and (is_call(made[i]) or any(k != made[i] for k in read.get(i, ())))
+                or i not in made and any(is_call(k) for k in read.get(i, ()))]
+    for x, p in zip(region.inputs, params):
+        e.names[id(x)] = e.fresh(x.name + "_i") if x.ndim else p
+    buf = {i: e.fresh(values[i].name + "_buf") for i in buffered}
+    e.emit(0, f"def {fname}({', '.join(params + outs)}, loops):")
+    e.emit(1, f"fe_clear({flags[0]})")
+    e.emit(1, "bad = 0")
+    e.emit(1, f"n = {outs[0]}.size")
+    e.emit(1, "dims = np.empty(1, np.int64)")
+    for i in buffered:
+        e.emit(1, f"{buf[i]} = np.empty({BLOCK}, np.{values[i].dtype.name})")
+    calls = [p for p in pieces if not isinstance(p, list)]
+    for c, node in enumerate(calls):
+        operands = [*node.inputs, node.outputs[0]]
+        e.emit(1, f"d{c} = np.empty({len(operands)}, np.int64)")
+        e.emit(1, f"s{c} = np.empty({len(operands)}, np.int64)")
+        for a, x in enumerate(operands):
+            e.emit(1, f"d{c}[{a}] = {buf[id(x)]}.ctypes.data")
+            e.emit(1, f"s{c}[{a}] = {x.dtype.itemsize}")
+    e.emit(1, f"for b in range(0, n, {BLOCK}):")
+    e.emit(2, f"m = min({BLOCK}, n - b)")
+    e.emit(2, "dims[0] = m")
+    # the block's views, indexed from 0 by the runs' loop variable: indices known not
+    # negative (`x[b + j]` costs a wraparound test per element and stops vectorizing)
+    view = {}
+    for x, p in zip(region.inputs, params):
+        if x.ndim:
+            view[id(x)] = e.fresh(x.name + "_blk")
+            e.emit(2, f"{view[id(x)]} = {p}[b:b + m]")
+    for i, o in outputs.items():
+        view[i] = e.fresh(values[i].name + "_blk")
+        e.emit(2, f"{view[i]} = {o}[b:b + m]")
+    for k, piece in enumerate(pieces):
+        if not isinstance(piece, list):
+            c = calls.index(piece)
+            e.emit(2, f"bad |= fe_test({flags[1]})  # NumPy's loop of `{piece.op.name}`")
+            e.emit(2, f"if numpy_loop(loops[{3 * c}], loops[{3 * c + 1}], d{c}.ctypes.data, "
+                      f"dims.ctypes.data, s{c}.ctypes.data, loops[{3 * c + 2}]) != 0:")
+            e.emit(3, "bad |= 1")
+            continue
+        # stored here: values of this run read later, and inputs the next NumPy loop reads
+        stores = [i for i in buffered if made.get(i) == k
+                  or i not in made and k + 1 in read[i] and is_call(k + 1)]
+        results = [i for i in outputs if made[i] == k
+                   or k == len(pieces) - 1 and is_call(made[i])]
+        loads = [i for i in values if made.get(i) != k and (
+            k in read.get(i, ()) or i in stores or i in results)]
+        if not piece and not stores and not results:
+            continue
+        e.emit(2, "for j in range(m):")
+        for i in loads:
+            x = values[i]
+            if i not in made:  # an input of the kernel (0-d ones are its parameters)
+                if x.ndim:
+                    e.emit(3, f"{e.names[i]} = {view[i]}[j]")
+            else:
+                e.names[i] = e.fresh(x.name + "_b")
+                e.emit(3, f"{e.names[i]} = {buf[i]}[j]")
+        e.body(piece, 3)
+        for i in stores:
+            e.emit(3, f"{buf[i]}[j] = {e.names[i]}")
+        for i in results:
+            e.emit(3, f"{view[i]}[j] = {e.names[i]}")
+    e.emit(1, f"return bad | fe_test({flags[1]})")
     return "\n".join(e.lines) + "\n"

@@ -37,28 +37,47 @@ def _tanh_in_the_middle(x):
     return np.sqrt(np.abs(y - x / 3.0)) + 0.5
 
 
-def test_elementwise_chain_fuses_around_tanh_and_notes_it_once():
+def _arctan2_in_the_middle(x):
+    y = x * 2.0 + 1.0
+    y = np.arctan2(y, 0.5) * x      # a 0-d operand: no NumPy loop of one dtype for it
+    return np.sqrt(np.abs(y - x / 3.0)) + 0.5
+
+
+def test_elementwise_chain_is_one_kernel_calling_numpys_tanh_loop():
     x = np.linspace(-3, 3, 1001)
     check_jit(w.elementwise_chain, x)
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
         jit = ag.function(_tanh_in_the_middle, jit_compile=True)
         jit(x)
+    assert not [m for m in seen if m.category is JitFallbackWarning]
+    assert compiled_regions(jit, x) == 1
+    cf = jit.get_concrete_function(x)
+    assert "numpy_loop(" in cf.jit_code and not any("NumPy:" in line for line in cf.jit_report)
+
+
+def test_an_op_without_a_loop_splits_the_chain_and_is_noted_once():
+    x = np.linspace(-3, 3, 1001)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        jit = ag.function(_arctan2_in_the_middle, jit_compile=True)
+        jit(x)
         jit(np.ones(7))  # a second trace: the same op and line are not noted again
+    check_jit(_arctan2_in_the_middle, x)
     notes = [str(m.message) for m in seen if m.category is JitFallbackWarning]
-    line = _tanh_in_the_middle.__code__.co_firstlineno + 2
-    assert len(notes) == 1 and "`tanh`" in notes[0] and f"test_jit_programs.py:{line}" in notes[0]
-    assert compiled_regions(jit, x) == 2  # before and after the tanh
+    line = _arctan2_in_the_middle.__code__.co_firstlineno + 2
+    assert len(notes) == 1 and "`arctan2`" in notes[0] and f"test_jit_programs.py:{line}" in notes[0]
+    assert compiled_regions(jit, x) == 2  # before and after the arctan2
     report = jit.get_concrete_function(x).jit_report
-    assert any("NumPy: tanh" in line for line in report)
+    assert any("NumPy: arctan2" in line for line in report)
 
 
 def test_large_chain_runs_in_slices_across_the_cores_and_matches():
     x = np.random.default_rng(0).standard_normal(1 << 18)
     jit = check_jit(w.elementwise_chain, x, errstates=(None,))
     code = jit.get_concrete_function(x).python_code
-    region = code[code.index("def region"):]  # one slice: kernel, NumPy's tanh, kernel
-    assert "ag_chunked(" in code and region.count("k_jit_region") == 2 and "np_tanh" in region
+    region = code[code.index("def region"):]  # one slice: one kernel, tanh inside it
+    assert "ag_chunked(" in code and region.count("k_jit_region") == 1 and "np_tanh" not in region
 
 
 def _warns_in_one_slice(x):
@@ -205,8 +224,8 @@ def _kernels_in_a_branch(x, flag):
 def test_array_kernels_in_loop_bodies_and_branches_run_in_slices():
     x = np.random.default_rng(0).standard_normal(300_000)
     jit = check_jit(_kernels_in_a_loop, x, np.int64(4))
-    assert compiled_regions(jit, x, np.int64(4)) == 2
+    assert compiled_regions(jit, x, np.int64(4)) == 1  # NumPy's tanh loop inside the kernel
     x[1000] = 1.0
     for flag in (np.int64(1), np.int64(-1)):
         jit = check_jit(_kernels_in_a_branch, x, flag)
-    assert compiled_regions(jit, x, np.int64(1)) == 2
+    assert compiled_regions(jit, x, np.int64(1)) == 1  # exp's NumPy loop inside it
