@@ -155,8 +155,7 @@ def _compile_node(fn, node, src, ctx) -> tuple:
     else:
         # a name that is not a factory local, so a recursive call still reads the global
         node.name = name = ctx.namer.new("ag__converted")
-        tracing_cell, twin = counting.count_calls(node, ctx)
-        cells.append(tracing_cell)
+        twin = counting.count_calls(node, ctx)
         body = [node, twin] + templates.replace("return fn", origin=node, fn=name)
     factory = templates.replace("def ag__factory(params):\n    body", origin=node,
                                 params=[ctx.out.ops_name] + cells + freevars, body=body)

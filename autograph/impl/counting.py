@@ -18,13 +18,12 @@ import threading
 import types
 import weakref
 
-from autograph.converters.fast_paths import TRACING_CELL
 from autograph.pyct import templates
 from runtime.core import tracing
 from runtime.core.tracing import building as tracing_anywhere
 
 _COUNTED_BODY = """\
-level = ops.enter_call() if tracing else None
+level = ops.enter_call() if ops.tracing_anywhere else None
 try:
     body
 except RecursionError as error:
@@ -37,8 +36,10 @@ finally:
         ops.leave_call(level)
 """
 # (never runs: it makes the plain code's free variables the counted code's, which
-# `__code__` assignment requires)
-_SAME_CELLS = "if False:\n    (tracing, ops)"
+# `__code__` assignment requires; the counted code reads `tracing_anywhere` through the
+# operators, so that a function that reads no tracing cell of its own copies none into
+# each frame of its plain code)
+_SAME_CELLS = "if False:\n    ops"
 
 _COUNTING: dict = {}  # id(code) -> code, for both codes of every converted function
 _PAIRS: dict = {}     # id(counted code) -> (counted code, plain code)
@@ -52,20 +53,18 @@ _COUNTED_NOW = [bool(tracing_anywhere)]  # which code the functions run now
 def count_calls(node, ctx) -> tuple:
     """Wrap the converted function `node`'s body so that it counts its own calls for the
     recursion room - in its own frame, so nothing stands between it and its caller
-    (`to_code` shows the body without it). Returns the name of the tracing cell it reads
-    and its plain twin: a def of the body as it was."""
+    (`to_code` shows the body without it). Returns its plain twin: a def of the body as
+    it was."""
     twin = templates.clone(node)  # (named as `node`: the code nested in both is merged
     # by the compiler, so it must have one qualified name)
     level, error, explained = (ctx.namer.new(n) for n in ("ag__level", "ag__error",
                                                           "ag__explained"))
-    tracing_cell = ctx.namer.new(TRACING_CELL)
     node.body = templates.replace(_COUNTED_BODY, origin=node, ops=ctx.out.ops_name,
                                   level=level, error=error, explained=explained,
-                                  tracing=tracing_cell, body=node.body)
+                                  body=node.body)
     last = twin.body[-1] if twin.body else twin
-    twin.body = twin.body + templates.replace(_SAME_CELLS, origin=last, ops=ctx.out.ops_name,
-                                              tracing=tracing_cell)
-    return tracing_cell, twin
+    twin.body = twin.body + templates.replace(_SAME_CELLS, origin=last, ops=ctx.out.ops_name)
+    return twin
 
 
 def pair(counted: types.CodeType, plain: types.CodeType) -> None:
