@@ -17,8 +17,9 @@ as
   name is still looked up when the call runs, so a global that shadows it is converted
   and called instead, as before;
 - any other name has a cache of its own (`site`, a `CallSite` in a closure cell of the
-  converted function, shared by the copies of the call the dual paths make): while the name means the same object as
-  at the site's first call, what `converted` answered then is called directly.
+  converted function, shared by the copies of the call the dual paths make): while the
+  name means the same object as at the site's first call, what `converted` answered
+  then is called directly.
   `converted_at` fills a site once, and only with answers that hold whether or not a
   trace is being built (a user function's converted version, or a function that runs
   as is: `impl/calls.py`); anything else asks `converted` at each call, as before.
