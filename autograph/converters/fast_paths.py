@@ -17,8 +17,9 @@ as
   name is still looked up when the call runs, so a global that shadows it is converted
   and called instead, as before;
 - any other name has a cache of its own (`site`, a `CallSite` in a closure cell of the
-  converted function): while the name means the same object as
-  at the site's first call, what `converted` answered then is called directly.
+  converted function, shared by the copies of the call the dual paths make): while the
+  name means the same object as at the site's first call, what `converted` answered
+  then is called directly.
   `converted_at` fills a site once, and only with answers that hold whether or not a
   trace is being built (a user function's converted version, or a function that runs
   as is: `impl/calls.py`); anything else asks `converted` at each call, as before.
@@ -114,10 +115,33 @@ class CallSite:
 EMPTY = object()
 
 
+class _Cells(list):
+    """The names of the cells the compiled function gets, and the site of each call by
+    where it is written (`by_origin`): the copies the dual paths make of one call share
+    its site, so a function copies fewer cells into each of its frames."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.by_origin: dict = {}
+
+    def site_of(self, callee, ctx) -> str:
+        at = tuple(getattr(callee, a, None) for a in ("lineno", "col_offset", "end_lineno",
+                                                      "end_col_offset"))
+        if None in at:
+            site = ctx.namer.new(SITE_PREFIX)
+        else:
+            site = self.by_origin.get(at)
+            if site is not None:
+                return site
+            site = self.by_origin[at] = ctx.namer.new(SITE_PREFIX)
+        self.append(site)
+        return site
+
+
 def compile_call_sites(node, ctx) -> list:
     """Rewrite the routed calls in `node` (a converted function) in place; the names of
     the site cells used, which the compiled function must get."""
-    sites: list = []
+    sites = _Cells()
     _sites_in(node, False, ctx, sites)
     return sites
 
@@ -203,10 +227,9 @@ def _unbound(callee, call, ctx, sites: list):
             and m.__func__ is site.callee else (m if <a builtin method outside traces>
                                                 else ag__.converted_at(site, m))(args)"""
     ops = ctx.out.ops_name
-    site, m, tracing = ctx.namer.new(SITE_PREFIX), ctx.namer.new("ag__callee"), \
+    site, m, tracing = sites.site_of(callee, ctx), ctx.namer.new("ag__callee"), \
         _tracing(ctx, sites)
     run = ctx.namer.new("ag__run")
-    sites.append(site)
     other = gast.Call(func=templates.replace_expr(_OTHER.replace("ag__", ops), origin=callee,
                                                   site=site, m=m, tracing=tracing),
                       args=call.args, keywords=call.keywords)
@@ -237,8 +260,7 @@ def _site(callee, in_iterable: bool, ctx, sites: list):
         template = _BUILTIN.format(name=callee.id).replace("ag__", ops)
         return templates.replace_expr(template, origin=callee, f=callee.id,
                                       tracing=_tracing(ctx, sites))
-    site = ctx.namer.new(SITE_PREFIX)
-    sites.append(site)
+    site = sites.site_of(callee, ctx)
     if isinstance(callee, gast.Name):
         return templates.replace_expr(_CACHED.replace("ag__", ops), origin=callee,
                                       f=callee.id, site=site)

@@ -4,7 +4,8 @@ calls for a callee is decided in `autograph.impl.calls`).
 Loading: the converted function node is wrapped in a factory
 
     def ag__factory(ag__, <free variables of the original>):
-        def f(...): <converted body>
+        def f(...): <converted body, counting its calls>
+        def f(...): <converted body>      # its plain twin (`impl/counting.py`)
         return f
 
 compiled with the user's file name (nodes keep the user's line numbers, so
@@ -37,6 +38,7 @@ from autograph.converters.fast_paths import (SITE_PREFIX, TRACING_CELL, CallSite
 from autograph.converters.bound_reads import bind_reads
 from autograph.converters.fast_tests import compile_tests
 from autograph.errors import ConversionError
+from autograph.impl import counting
 from autograph.impl.context import Context, FunctionInfo, assumptions_hold
 from autograph.impl.conversion import convert_function_node
 from autograph import operators
@@ -147,13 +149,14 @@ def _compile_node(fn, node, src, ctx) -> tuple:
     compile_subscript_stores(node, ctx, cells)
     compile_tests(node, ctx)
     bind_reads(node, ctx)
+    twin = None
     if name is None:
         body = templates.replace("return fn", origin=node, fn=node)
     else:
         # a name that is not a factory local, so a recursive call still reads the global
         node.name = name = ctx.namer.new("ag__converted")
-        cells.append(_count_calls(node, ctx))
-        body = [node] + templates.replace("return fn", origin=node, fn=name)
+        twin = counting.count_calls(node, ctx)
+        body = [node, twin] + templates.replace("return fn", origin=node, fn=name)
     factory = templates.replace("def ag__factory(params):\n    body", origin=node,
                                 params=[ctx.out.ops_name] + cells + freevars, body=body)
     module = ast.Module(body=[gast_to_ast.convert(factory[0])], type_ignores=[])
@@ -163,60 +166,26 @@ def _compile_node(fn, node, src, ctx) -> tuple:
     code = compile(module, src.filename, "exec", flags=fn.__code__.co_flags & _FUTURE_FLAGS,
                    dont_inherit=True)
     factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
-    inner = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType))
+    inner, *plain = [_finish(c, fn, ctx) for c in factory_code.co_consts
+                     if isinstance(c, types.CodeType)]  # (the counted def, its plain twin)
+    if twin is not None:
+        counting.pair(inner, plain[0])
+    return inner, dict(ctx.out.assumed)
+
+
+def _finish(inner, fn, ctx) -> types.CodeType:
+    """The converted function's code `inner` with the original's names, registered as
+    generated code (and the functions the compiler generated in it as its helpers)."""
     inner = inner.replace(co_name=fn.__code__.co_name)
     if hasattr(inner, "co_qualname"):
         inner = _user_qualnames(inner, inner.co_qualname, fn.__code__.co_qualname,
                                 ctx.namer.generated)
     _register_codes(inner)
-    if name is not None:
-        _COUNTING[id(inner)] = inner
     _register_helpers(inner, ctx.namer.generated, inner.co_name)
-    return inner, dict(ctx.out.assumed)
+    return inner
 
 
-_COUNTING: dict = {}  # id -> the converted code objects that count their own calls
-
-
-def counts_its_calls(code) -> bool:
-    """Whether `code` is a converted function that counts its own calls (see
-    `_count_calls`): converted code then calls it directly, with no wrapper frame."""
-    return _COUNTING.get(id(code)) is code
-
-
-_COUNTED_BODY = """\
-level = ops.enter_call() if tracing else None
-try:
-    body
-except RecursionError as error:
-    explained = ops.explained_recursion(error, level)
-    if explained is None:
-        raise
-    raise explained from None
-finally:
-    if level is not None:
-        ops.leave_call(level)
-"""
-
-
-def _count_calls(node, ctx) -> str:
-    """Wrap the converted function's body so that it counts its own calls for the
-    recursion room (`operators/recursion.py`) - in its own frame, so nothing stands
-    between it and its caller - while a trace is being built (on any thread): only
-    symbolic control flow spends more than one frame per level, and outside a trace
-    nothing is symbolic, so there the function costs what the original does.
-    (`to_code` shows the body without it.) Returns the name of the cell it reads."""
-    level, error, explained = (ctx.namer.new(n) for n in ("ag__level", "ag__error",
-                                                          "ag__explained"))
-    tracing = ctx.namer.new(TRACING_CELL)
-    node.body = templates.replace(_COUNTED_BODY, origin=node, ops=ctx.out.ops_name,
-                                  level=level, error=error, explained=explained,
-                                  tracing=tracing, body=node.body)
-    return tracing
-
-
-# TRACING_CELL: a closure cell of each converted function holding the runtime's list of
-# graphs being built on any thread (`tracing_anywhere`): read at each call, one load
+counts_its_calls = counting.counts_its_calls
 
 
 def qualname_of(prefix: str, parts: list) -> str:
@@ -330,6 +299,7 @@ def _instantiate(inner: types.CodeType, fn: types.FunctionType) -> types.Functio
     new.__wrapped__ = fn
     if sites:
         _WITH_SITES.add(new)
+    counting.adopt(new)  # (its plain code while no trace is being built)
     return new
 
 

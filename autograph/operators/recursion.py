@@ -3,7 +3,7 @@
 Generated code reaches these through `ag__`: the compiler wraps the body of every function
 it converts as
 
-    ag__level = ag__.enter_call() if ag__tracing else None
+    ag__level = ag__.enter_call() if ag__.tracing_anywhere else None
     try:
         <body>
     except RecursionError as e:   # the outermost call explains one while tracing
@@ -12,12 +12,13 @@ it converts as
         if ag__level is not None:
             ag__.leave_call(ag__level)
 
-(`ag.to_code` shows the body only). Only while a trace is being built: outside one nothing
-is symbolic, every control-flow statement runs inline, a level is one frame as in Python,
-and the program's own limit is the right one - counting would only cost time.
-`ag__tracing` (a closure cell: one load) holds `tracing_anywhere`, the runtime's list of
-graphs being built on any thread (non-empty while one is); a thread that is not tracing
-while another one is counts too, harmlessly.
+(`ag.to_code` shows the body only). That code runs only while a trace is being built on
+any thread: outside one nothing is symbolic, every control-flow statement runs inline, a
+level is one frame as in Python, and the program's own limit is the right one - so each
+converted function also has a plain code without the wrapper, which it runs then
+(`impl/counting.py` switches them). `tracing_anywhere` is the runtime's list of graphs
+being built on any thread (non-empty while one is): a call that started before a trace
+did is not counted.
 """
 from __future__ import annotations
 

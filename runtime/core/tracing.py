@@ -26,6 +26,9 @@ _state = _State()
 # the call path of a Function reads instead of the thread-local (a list: append and pop
 # are atomic under the GIL)
 building: list = []
+# called (no arguments) when the first graph starts being built on any thread and when
+# the last one is done: the converted functions of `autograph` switch code then
+BUILDING_CHANGED: list = []
 
 
 def current_graph():
@@ -44,6 +47,9 @@ def graph_context(graph) -> Iterator:
     _state.graph = graph
     building.append(None)
     try:
+        if len(building) == 1:
+            for changed in BUILDING_CHANGED:
+                changed()
         yield graph
     finally:
         building.pop()
@@ -51,6 +57,9 @@ def graph_context(graph) -> Iterator:
         if graph.parent is None:
             graph.snapshots.clear()  # the trace is over: let go of the captured originals
             graph.__dict__.pop("snapshot_bases", None)
+        if not building:
+            for changed in BUILDING_CHANGED:
+                changed()
 
 
 @contextlib.contextmanager
