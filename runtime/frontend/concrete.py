@@ -95,6 +95,9 @@ class ConcreteFunction:
         # call path runs it with those inputs when its guards hold (`run_with_state`)
         self.stateful = self.run_with_state if owner is not None and state is not None \
             and (bool(state.lifted) or state.apply is not None) else None
+        if self.stateful is not None and not self._container_writes:
+            # guards, lifted values, executor and write-back generated as one function
+            self.stateful = state.call_path_run(self, self._keep_rest, MISS) or self.stateful
         # a call that raises leaves what Python leaves: the writes before the error done
         # (state/after_error.py); only traces that write into the caller's objects
         self._replays = owner is not None and bool(

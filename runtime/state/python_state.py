@@ -279,6 +279,7 @@ class StatePlan:
             return (f"def {name}(args):\n    try:\n"
                     + "".join(f"        {line}\n" for line in lines)
                     + f"    except Exception:\n        return {fail}\n    return {success}\n")
+        self._guard_body, self._values = body, values
         source = (function("enter", "None", f"[{', '.join(values)}]")
                   + function("check", "False", "True"))
         if self.lines:
@@ -289,6 +290,33 @@ class StatePlan:
         self.enter = scope["enter"]
         self.apply = scope.get("apply")
         self.check = scope["check"] if not self.lifted and self.apply is None else _never
+
+    def call_path_run(self, trace, keep_rest: bool, miss: object):
+        """One function for the call path (`ConcreteFunction.stateful`): `(leaves, args)`
+        -> the guards, the lifted values, the executor (`trace._fn`, read per call) and
+        the write-back in one frame; `miss` when a guard does not hold. (The same steps
+        as `enter`, `ConcreteFunction._run` and `apply`, without a call between them.)"""
+        if self.walk is None:
+            return None
+        values = ", ".join(self._values)
+        call = f"_cf._fn(*leaves{', ' + values if values else ''})"
+        if keep_rest:
+            uses_ins = any("ins[" in line for line in self.lines)
+            run = ([f"out, outs = {call}"] + ([f"ins = [{values}]"] if uses_ins else [])
+                   + self.lines + ["return out"])
+        else:
+            run = [f"return {call}"]
+        lines = [line.replace("@FAIL@", "_MISS") for line in self._guard_body]
+        source = ("def stateful(leaves, args):\n    try:\n"
+                  + "".join(f"        {line}\n" for line in lines)
+                  + "    except Exception:\n        return _MISS\n"
+                  + "    _owner._calls += 1\n    try:\n"
+                  + "".join(f"        {line}\n" for line in run)
+                  + "    except Exception as _e:\n        _cf._failed(_e, args)\n"
+                  + "        raise\n")
+        scope = dict(self.walk.env, _cf=trace, _owner=trace._owner, _MISS=miss)
+        exec(compile(source, "<state guards>", "exec"), scope)  # noqa: S102 - our own code
+        return scope["stateful"]
 
     def release(self) -> None:
         """Drop what only the trace needed (the call's arguments, the walked objects):

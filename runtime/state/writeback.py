@@ -62,6 +62,10 @@ def writing_back(fn: Callable, writeback: list, name: str, n_extra: int,
         def run(*leaves):
             check(leaves)
             return fn(*leaves), ()
+    elif not n_written:  # only values for Python state and containers: nothing to check
+        def run(*leaves):
+            out, *finals = fn(*leaves)
+            return (out, finals) if keep_rest else out
     elif n_written == 1 and n_extra == 1 and not keep_rest:
         k = positions[0]
 
