@@ -265,8 +265,9 @@ class StatePlan:
         values = []
         for label, expr, value, _ in self.lifted:
             if type(value) is np.ndarray:
-                term = (f"type({{e}}) is {w.const(np.ndarray)} and {{e}}.dtype == "
-                        f"{w.const(value.dtype)} and {{e}}.shape == {value.shape!r}")
+                dtype = w.const(value.dtype)  # (NumPy's own dtypes are one object each)
+                term = (f"type({{e}}) is {w.const(np.ndarray)} and ({{e}}.dtype is {dtype} "
+                        f"or {{e}}.dtype == {dtype}) and {{e}}.shape == {value.shape!r}")
             else:
                 term = f"type({{e}}) is {w.const(type(value))}"
             self.term_list.append((label, expr, term.format(e=expr)))
