@@ -172,7 +172,24 @@ def _param_block(i: int, p: inspect.Parameter, spec, slow: str) -> list[str]:
         f"            if {k} is None: {slow}"]
 
 
-def _typical_block(params: list, specs, args: str) -> list[str]:
+_ATOMS = (str, int, bool, type(None))
+
+
+def atom_kinds(function: Any, key: tuple) -> dict[int, type] | None:
+    """Parameters without a default that the first traced call gave a str, int, bool
+    or None (`update(p, g, "W")`): index -> that type, for `make_entry` to serve them
+    in the typical branch; None when there are none."""
+    kinds = {}
+    for i, (p, part) in enumerate(zip(function._sig.parameters.values(), key)):
+        if p.default is _P.empty and p.kind in (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD,
+                                                _P.KEYWORD_ONLY) \
+                and type(part) is tuple and len(part) == 2 and part[0] in _ATOMS \
+                and (function._specs is None or function._specs[i] is None):
+            kinds[i] = part[0]
+    return kinds or None
+
+
+def _typical_block(params: list, specs, args: str, atoms_of=None) -> list[str]:
     """The branch for the typical call, tested first: parameters without a default are
     arrays (`self` / `cls` first: an object keyed by identity), those with a Python
     scalar default have it or another value of its type (a float seen before),
@@ -224,6 +241,11 @@ def _typical_block(params: list, specs, args: str) -> list[str]:
             tests.append(f"({n} is _d{i} and (_k{i} := _dp{i}){other})")
             parts.append(f"_k{i}")
             last(f"_k{i} == {{}}", f"_k{i}")
+        elif atoms_of and i in atoms_of:  # a str / int / bool / None, keyed by value
+            tests.append(f"{n} is None" if atoms_of[i] is type(None) else
+                         f"type({n}) is _T{i}")
+            parts.append(f"(_T{i}, {n})")
+            last(f"{n} == {{}}", n)
         elif i == 0 and n in ("self", "cls") and p.default is _P.empty:
             tests.append(f"(_k0 := _F._identity_parts.get(id({n}))) is not None and "
                          f"_k0[0] is type({n}) and _k0[1].ref() is {n}")
@@ -235,6 +257,9 @@ def _typical_block(params: list, specs, args: str) -> list[str]:
             leaves.append(n)
             last(f"{n}.dtype is {{}}", f"{n}.dtype")
             last(f"{n}.shape == {{}}", f"{n}.shape")
+    # an entry made with `atoms_of` keeps its own last call (another layout of parts;
+    # a BoundFunction made before it may still run the first entry)
+    last_attr = "_last_typed" if atoms_of else "_last"
     fixed = [x for x in leaves if not x.startswith("*")]
     if not leaves or len(fixed) > 4:
         return []
@@ -252,11 +277,11 @@ def _typical_block(params: list, specs, args: str) -> list[str]:
     # and hashing the key; equal parts are equal keys (a changed trace for a key resets
     # `_last`: `Function._retrace_for_state`, `_forget`)
     return [f"if {' and '.join(tests)}:",
-            f"    if (_l := _F._last) is not None{''.join(' and ' + c for c in same)}:",
+            f"    if (_l := _F.{last_attr}) is not None{''.join(' and ' + c for c in same)}:",
             "        _cf = _l[-1]",
             f"    elif (_cf := _F._cache.get(({''.join(x + ', ' for x in parts)})))"
             " is not None:",
-            f"        _F._last = ({''.join(a + ', ' for a in atoms)}_cf, )",
+            f"        _F.{last_attr} = ({''.join(a + ', ' for a in atoms)}_cf, )",
             f"    if _cf is not None and (_cf.guard is None or _cf.guard({args})):",
             "        _F._calls += 1",
             "        try:",
@@ -270,12 +295,14 @@ def _typical_block(params: list, specs, args: str) -> list[str]:
             "        return _r"]
 
 
-def make_entry(function: Any) -> Callable:
-    """The generated call path of `function` (see the module docstring)."""
+def make_entry(function: Any, atoms_of: dict[int, type] | None = None) -> Callable:
+    """The generated call path of `function` (see the module docstring); `atoms_of`:
+    parameters without a default that its typical call gives a Python atom
+    (`atom_kinds`)."""
     sig = function._sig
     params = list(sig.parameters.values())
     if not all(p.name.isidentifier() and p.name not in _RESERVED
-               and not re.fullmatch(r"_(k|spec|fit|d|dp|L|a)\d+", p.name) for p in params):
+               and not re.fullmatch(r"_(k|spec|fit|d|dp|L|a|T)\d+", p.name) for p in params):
         return generic_entry(function)
     try:
         source_params, defaults, kwdefaults = def_parameters(sig)
@@ -291,12 +318,14 @@ def make_entry(function: Any) -> Callable:
             consts[f"_d{i}"], consts[f"_dp{i}"] = p.default, key_of(p.default, [])
         if specs is not None and specs[i] is not None:
             consts[f"_spec{i}"], consts[f"_fit{i}"] = specs[i]
+        if atoms_of and i in atoms_of:
+            consts[f"_T{i}"] = atoms_of[i]
     body = ["if _eager[0] or _building and _state.graph is not None:",
             f"    return _F._call_nested({args})"]
     if function.input_signature is not None and specs is None:
         body.append(slow)  # nested specs: checked by the full path
     else:
-        body += _typical_block(params, specs, args)
+        body += _typical_block(params, specs, args, atoms_of)
         body.append("_L = []")
         for i, p in enumerate(params):
             body += _param_block(i, p, specs[i] if specs is not None else None, slow)

@@ -218,3 +218,35 @@ def test_calls_alternating_between_traces_each_run_their_own():
             m = models[k % 2]
             same(method(m, X, bias=float(k)), m.forward(X, bias=float(k)))
     assert f.tracing_count == 3 * len(arrays) - 1  # shift=0 is the default's trace
+
+
+def named(x, name, k, flag, extra=None):
+    return x * k + (1.0 if flag else -1.0) + len(name or ""), name
+
+
+def test_python_values_without_a_default_take_the_typical_branch_keyed_as_key_of():
+    """A str / int / bool / None where the first call passed one (`update(p, g, "W")`)
+    is served by the call path's typical branch after the first trace: calls alternating
+    in those values, their types and the array's shape each run their own trace, and a
+    BoundFunction made before that first trace still runs its own entry exactly."""
+    f = ag.function(named, max_traces=None)
+    first = f._entry
+    calls = [(X, "W", 2, True), (X, "W", 2, True), (X, "bb", 2, True), (X, "W", 3, False),
+             (X, "W", True, True), (X, "W", 1, True), (X, "W", 1.0, True),
+             (np.arange(3.0), "W", 2, True), (X, "W", 2, 1), (X, None, 2, None)]
+    for _ in range(3):
+        for args in calls:
+            same(f(*args), named(*args))
+            same(first(*args), named(*args))  # the entry made before the first trace
+    assert f._entry is not first
+    assert f.tracing_count == len(calls) - 1  # the first two calls are one key
+
+
+def test_a_method_made_before_its_first_trace_and_one_made_after_agree():
+    m = Model(np.full(4, 2.0))
+    forward = ag.function(lambda self, x, name: (self.forward(x), name))
+    early = forward.__get__(m)
+    for name in ["a", "b", "a"]:
+        same(early(X, name), (m.forward(X), name))
+        same(forward.__get__(m)(X, name), (m.forward(X), name))
+        same(early(X, name), (m.forward(X), name))
