@@ -50,7 +50,8 @@ _EMPTY_TUPLE, _EMPTY_DICT = (tuple, ()), (dict, ())
 _RESERVED = frozenset({
     "_F", "_state", "_building", "_eager", "_full", "_filter", "_ndarray", "_generic", "_floats",
     "_float_part", "_identity_part", "_ohash", "_oeq", "_seq", "_map", "_aliases",
-    "_EMPTY_TUPLE", "_EMPTY_DICT", "_TUPLE", "_L", "_t", "_n", "_v", "_r", "_kv", "_l", "_DICT", "_MISS", "_cf", "_e", "_entry", "_make"})
+    "_EMPTY_TUPLE", "_EMPTY_DICT", "_TUPLE", "_LIST", "_L", "_t", "_n", "_v", "_r", "_kv",
+    "_l", "_DICT", "_MISS", "_cf", "_e", "_entry", "_make"})
 
 
 def identity_part(function: Any, a: object) -> tuple | None:
@@ -79,9 +80,11 @@ def float_part(function: Any, a: float) -> tuple:
     return part
 
 
-def sequence_part(function: Any, items: tuple, leaves: list) -> tuple | None:
-    """The key part of a `*args` tuple of arrays and Python scalars; None for other items.
-    (Each item's part is made inline, as `key_of` makes it: this runs on every call.)"""
+def sequence_part(function: Any, items: tuple, leaves: list, kind: type = tuple
+                  ) -> tuple | None:
+    """The key part of a `*args` tuple (or an argument that is a `kind` list or tuple)
+    of arrays and Python scalars; None for other items. (Each item's part is made
+    inline, as `key_of` makes it: this runs on every call.)"""
     parts = []
     append = parts.append
     for a in items:
@@ -98,7 +101,7 @@ def sequence_part(function: Any, items: tuple, leaves: list) -> tuple | None:
             append((a.dtype, ()))
         else:
             return None
-    return (tuple, tuple(parts))
+    return (kind, tuple(parts))
 
 
 def mapping_part(function: Any, items: dict, leaves: list) -> tuple | None:
@@ -164,6 +167,10 @@ def _param_block(i: int, p: inspect.Parameter, spec, slow: str) -> list[str]:
         f"    elif isinstance({n}, _generic):",
         f"        {k} = ({n}.dtype, ())",
         f"        _L.append({n})",
+        # a list or tuple of arrays and Python scalars (`forward([a, b])`), keyed inline
+        "    elif _t is _LIST or _t is _TUPLE:",
+        f"        {k} = _seq(_F, {n}, _L, _t)",
+        f"        if {k} is None: {slow}",
         "    else:",
         f"        {k} = _F._identity_parts.get(id({n}))",
         # a part is made (`identity_part`) only for a type keyed by identity
@@ -359,7 +366,7 @@ def make_entry(function: Any, atoms_of: dict[int, type] | None = None) -> Callab
              "_ohash": _object_hash, "_oeq": _object_eq, "_seq": sequence_part,
              "_map": mapping_part, "_aliases": has_aliases,
              "_EMPTY_TUPLE": _EMPTY_TUPLE, "_EMPTY_DICT": _EMPTY_DICT,
-             "_TUPLE": tuple, "_DICT": dict, "_MISS": MISS, **consts}
+             "_TUPLE": tuple, "_DICT": dict, "_LIST": list, "_MISS": MISS, **consts}
     names = ", ".join(scope)
     source = (f"def _make({names}):\n"
               f"    def _entry({', '.join(source_params)}):\n"

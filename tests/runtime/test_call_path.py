@@ -224,6 +224,7 @@ def named(x, name, k, flag, extra=None):
     return x * k + (1.0 if flag else -1.0) + len(name or ""), name
 
 
+@pytest.mark.filterwarnings("ignore:.*was traced 5 times")
 def test_python_values_without_a_default_take_the_typical_branch_keyed_as_key_of():
     """A str / int / bool / None where the first call passed one (`update(p, g, "W")`)
     is served by the call path's typical branch after the first trace: calls alternating
@@ -250,3 +251,40 @@ def test_a_method_made_before_its_first_trace_and_one_made_after_agree():
         same(early(X, name), (m.forward(X), name))
         same(forward.__get__(m)(X, name), (m.forward(X), name))
         same(early(X, name), (m.forward(X), name))
+
+
+def total(xs, scale=1.0):
+    out = xs[0] * scale
+    for x in xs[1:]:
+        out = out + x
+    return out
+
+
+@pytest.mark.filterwarnings("ignore:.*was traced 5 times")
+def test_list_and_tuple_arguments_are_keyed_inline_as_key_of_keys_them():
+    """A list or tuple of arrays and Python scalars is keyed by the call path itself:
+    calls alternating in its type, length, items' shapes and values, the same array
+    twice and nested items each run the trace of their own key."""
+    f = ag.function(total, max_traces=None)
+    calls = [[X, Y], (X, Y), [X, Y, X], [X, X], [X[:2], Y[:2]], [X, 2.0], [X, 3.0],
+             [X, 2], [X, True], [X.astype(np.float32), Y], [X, [Y]], [X, Y]]
+    for _ in range(2):
+        for xs in calls:
+            same(f(xs), total(xs))
+            same(f(xs, scale=0.5), total(xs, scale=0.5))
+    assert f.tracing_count == 2 * (len(calls) - 1)
+
+
+def appended(xs, x):
+    xs.append(x * 2)
+    return len(xs)
+
+
+def test_a_list_argument_written_into_still_takes_the_full_path():
+    f = ag.function(appended)
+    graph_list, eager_list = [X], [X]
+    for _ in range(3):
+        same(f(graph_list, Y), appended(eager_list, Y))
+        assert len(graph_list) == len(eager_list)
+        for a, b in zip(graph_list, eager_list):
+            np.testing.assert_array_equal(a, b)
