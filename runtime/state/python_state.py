@@ -303,8 +303,18 @@ class StatePlan:
         call = f"_cf._fn(*leaves{', ' + values if values else ''})"
         if keep_rest:
             uses_ins = any("ins[" in line for line in self.lines)
+            # a container the write-back stores into is the one the guards just read
+            # (only NumPy ran since): its local, instead of the path from the roots
+            bound = {line.split(" = ", 1)[0] for line in self._guard_body
+                     if not line.startswith("if ")}
+            lines = []
+            for line in self.lines:
+                name, _, expr = line.partition(" = ")
+                local = self.walk.local_of.get(expr)
+                lines.append(f"{name} = {local}" if name.startswith("_t") and
+                             name.isidentifier() and local in bound else line)
             run = ([f"out, outs = {call}"] + ([f"ins = [{values}]"] if uses_ins else [])
-                   + self.lines + ["return out"])
+                   + lines + ["return out"])
         else:
             run = [f"return {call}"]
         lines = [line.replace("@FAIL@", "_MISS") for line in self._guard_body]

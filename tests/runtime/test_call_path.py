@@ -288,3 +288,47 @@ def test_a_list_argument_written_into_still_takes_the_full_path():
         assert len(graph_list) == len(eager_list)
         for a, b in zip(graph_list, eager_list):
             np.testing.assert_array_equal(a, b)
+
+
+class Layer:
+    def __init__(self):
+        self.params = {"W": np.full(4, 0.5), "b": np.zeros(4)}
+        self.opt = Running(4)
+        self.history = []
+        self.scale = 2.0
+
+    def step(self, x):
+        y = x * self.params["W"] * self.scale + self.params["b"]
+        self.params["b"] = self.params["b"] + 0.1  # rebound in a dict of `self`
+        self.history.append(y.sum())
+        return y + self.opt.update(y)
+
+
+def _same_layer(a, b):
+    for k in ("W", "b"):
+        np.testing.assert_array_equal(a.params[k], b.params[k])
+    np.testing.assert_array_equal(a.opt.mean, b.opt.mean)
+    assert a.opt.count == b.opt.count and a.scale == b.scale
+    assert [float(h) for h in a.history] == [float(h) for h in b.history]
+
+
+def test_state_guards_inputs_executor_and_write_back_run_as_one_generated_function():
+    """A method reading and writing nested state of `self` runs from one generated
+    function per trace; every change made from outside between calls (a rebound
+    attribute, an array written in place, a replaced dict, a longer list) is seen."""
+    graph_layer, eager_layer = Layer(), Layer()
+    step = ag.function(Layer.step)
+    changes = [lambda m: None, lambda m: None,
+               lambda m: setattr(m, "scale", 3.0),
+               lambda m: m.params["W"].__setitem__(0, 9.0),
+               lambda m: m.params.__setitem__("W", np.full(4, -1.0)),
+               lambda m: setattr(m.opt, "count", 10.0),
+               lambda m: m.history.append(np.float64(1.0)),
+               lambda m: None]
+    for change in changes:
+        change(graph_layer)
+        change(eager_layer)
+        same(step(graph_layer, X), eager_layer.step(X))
+        _same_layer(graph_layer, eager_layer)
+    last = step._cache[next(iter(step._cache))]
+    assert last.stateful.__code__.co_filename == "<state guards>"
