@@ -39,6 +39,7 @@ from runtime.frontend.concrete import MISS
 from runtime.frontend.modes import _run_eagerly
 from runtime.frontend.signature import FloatKey, _identity_key, has_aliases, key_of
 from runtime.frontend.tracebacks import filter_traceback
+from runtime.state.python_state import never_holds
 
 _P = inspect.Parameter
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -51,7 +52,7 @@ _RESERVED = frozenset({
     "_F", "_state", "_building", "_eager", "_full", "_filter", "_ndarray", "_generic", "_floats",
     "_float_part", "_identity_part", "_ohash", "_oeq", "_seq", "_map", "_aliases",
     "_EMPTY_TUPLE", "_EMPTY_DICT", "_TUPLE", "_LIST", "_L", "_t", "_n", "_v", "_r", "_kv",
-    "_l", "_DICT", "_MISS", "_cf", "_e", "_entry", "_make"})
+    "_l", "_DICT", "_MISS", "_cf", "_e", "_entry", "_make", "_g", "_NEVER"})
 
 
 def identity_part(function: Any, a: object) -> tuple | None:
@@ -289,7 +290,9 @@ def _typical_block(params: list, specs, args: str, atoms_of=None) -> list[str]:
             f"    elif (_cf := _F._cache.get(({''.join(x + ', ' for x in parts)})))"
             " is not None:",
             f"        _F.{last_attr} = ({''.join(a + ', ' for a in atoms)}_cf, )",
-            f"    if _cf is not None and (_cf.guard is None or _cf.guard({args})):",
+            # (a trace read through `stateful` has a guard that never holds: not called)
+            f"    if _cf is not None and ((_g := _cf.guard) is None or _g is not _NEVER "
+            f"and _g({args})):",
             "        _F._calls += 1",
             "        try:",
             f"            return _cf._fn({', '.join(leaves)})",
@@ -366,7 +369,8 @@ def make_entry(function: Any, atoms_of: dict[int, type] | None = None) -> Callab
              "_ohash": _object_hash, "_oeq": _object_eq, "_seq": sequence_part,
              "_map": mapping_part, "_aliases": has_aliases,
              "_EMPTY_TUPLE": _EMPTY_TUPLE, "_EMPTY_DICT": _EMPTY_DICT,
-             "_TUPLE": tuple, "_DICT": dict, "_LIST": list, "_MISS": MISS, **consts}
+             "_TUPLE": tuple, "_DICT": dict, "_LIST": list, "_MISS": MISS,
+             "_NEVER": never_holds, **consts}
     names = ", ".join(scope)
     source = (f"def _make({names}):\n"
               f"    def _entry({', '.join(source_params)}):\n"

@@ -290,7 +290,7 @@ class StatePlan:
         exec(compile(source, "<state guards>", "exec"), scope)  # noqa: S102 - our own code
         self.enter = scope["enter"]
         self.apply = scope.get("apply")
-        self.check = scope["check"] if not self.lifted and self.apply is None else _never
+        self.check = scope["check"] if not self.lifted and self.apply is None else never_holds
 
     def call_path_run(self, trace, keep_rest: bool, miss: object):
         """One function for the call path (`ConcreteFunction.stateful`): `(leaves, args)`
@@ -427,7 +427,8 @@ def _no_state(args) -> list:
     return []
 
 
-def _never(args) -> bool:
+def never_holds(args) -> bool:
+    """The guard of a trace whose calls need `enter` (its lifted values) or write-back."""
     return False
 
 
@@ -436,5 +437,5 @@ def liftable_after_change(value, written: bool) -> bool:
     return _liftable(value, written)
 
 
-__all__ = ["StatePlan", "AppendLogRead", "append_logs_in", "state_roots",
+__all__ = ["StatePlan", "never_holds", "AppendLogRead", "append_logs_in", "state_roots",
            "liftable_after_change"]
