@@ -183,16 +183,33 @@ def _param_block(i: int, p: inspect.Parameter, spec, slow: str) -> list[str]:
 _ATOMS = (str, int, bool, type(None))
 
 
-def atom_kinds(function: Any, key: tuple) -> dict[int, type] | None:
-    """Parameters without a default that the first traced call gave a str, int, bool
-    or None (`update(p, g, "W")`): index -> that type, for `make_entry` to serve them
-    in the typical branch; None when there are none."""
-    kinds = {}
+def _array_part(part) -> bool:
+    return type(part) is tuple and len(part) == 2 and isinstance(part[0], np.dtype) \
+        and type(part[1]) is tuple
+
+
+def atom_kinds(function: Any, key: tuple) -> dict[int, Any] | None:
+    """What the first traced call passed, for `make_entry` to serve such calls in the
+    typical branch: index -> a type for a parameter without a default given a str, int,
+    bool or None (`update(p, g, "W")`); ("args", n) for `*args` of n arrays (n <= 3);
+    ("kwargs", name, type) for `**kwargs` of one array, str, int or bool (`y=y`).
+    None when there is nothing to serve."""
+    kinds: dict = {}
     for i, (p, part) in enumerate(zip(function._sig.parameters.values(), key)):
-        if p.default is _P.empty and p.kind in (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD,
-                                                _P.KEYWORD_ONLY) \
-                and type(part) is tuple and len(part) == 2 and part[0] in _ATOMS \
-                and (function._specs is None or function._specs[i] is None):
+        if function._specs is not None and function._specs[i] is not None:
+            continue
+        if p.kind is _P.VAR_POSITIONAL:
+            if 0 < len(part[1]) <= 3 and all(_array_part(x) for x in part[1]):
+                kinds[i] = ("args", len(part[1]))
+        elif p.kind is _P.VAR_KEYWORD:
+            if len(part[1]) == 1:
+                name, item = part[1][0]
+                if _array_part(item):
+                    kinds[i] = ("kwargs", name, _ndarray)
+                elif any(item[0] is t for t in (str, int, bool)):
+                    kinds[i] = ("kwargs", name, item[0])
+        elif p.default is _P.empty and type(part) is tuple and len(part) == 2 \
+                and any(part[0] is t for t in _ATOMS):  # (a dtype equals bool)
             kinds[i] = part[0]
     return kinds or None
 
@@ -212,6 +229,31 @@ def _typical_block(params: list, specs, args: str, atoms_of=None) -> list[str]:
 
     for i, p in enumerate(params):
         n = p.name
+        kind = atoms_of.get(i) if atoms_of else None
+        if type(kind) is tuple and kind[0] == "args":  # n arrays, as the first call
+            names = [f"_a{i}_{j}" for j in range(kind[1])]
+            tests.append(f"len({n}) == {kind[1]}" + "".join(
+                f" and type({a} := {n}[{j}]) is _ndarray" for j, a in enumerate(names)))
+            parts.append("(_TUPLE, (" + "".join(f"({a}.dtype, {a}.shape), " for a in names)
+                         + "))")
+            for a in names:
+                leaves.append(a)
+                last(f"{a}.dtype is {{}}", f"{a}.dtype")
+                last(f"{a}.shape == {{}}", f"{a}.shape")
+            continue
+        if type(kind) is tuple and kind[0] == "kwargs":  # one option, as the first call
+            o, name = f"_o{i}", kind[1]
+            if kind[2] is _ndarray:
+                tests.append(f"len({n}) == 1 and type({o} := {n}.get({name!r})) is _ndarray")
+                parts.append(f"(_DICT, (({name!r}, ({o}.dtype, {o}.shape)),))")
+                leaves.append(o)
+                last(f"{o}.dtype is {{}}", f"{o}.dtype")
+                last(f"{o}.shape == {{}}", f"{o}.shape")
+            else:
+                tests.append(f"len({n}) == 1 and type({o} := {n}.get({name!r})) is _T{i}")
+                parts.append(f"(_DICT, (({name!r}, (_T{i}, {o})),))")
+                last(f"{o} == {{}}", o)
+            continue
         if p.kind is _P.VAR_POSITIONAL:
             # one array inline (the usual `*args`), other arrays and Python scalars
             # through `_seq` (anything else: the general branch)
@@ -249,7 +291,7 @@ def _typical_block(params: list, specs, args: str, atoms_of=None) -> list[str]:
             tests.append(f"({n} is _d{i} and (_k{i} := _dp{i}){other})")
             parts.append(f"_k{i}")
             last(f"_k{i} == {{}}", f"_k{i}")
-        elif atoms_of and i in atoms_of:  # a str / int / bool / None, keyed by value
+        elif kind is not None:  # a str / int / bool / None, keyed by value
             tests.append(f"{n} is None" if atoms_of[i] is type(None) else
                          f"type({n}) is _T{i}")
             parts.append(f"(_T{i}, {n})")
@@ -305,14 +347,14 @@ def _typical_block(params: list, specs, args: str, atoms_of=None) -> list[str]:
             "        return _r"]
 
 
-def make_entry(function: Any, atoms_of: dict[int, type] | None = None) -> Callable:
+def make_entry(function: Any, atoms_of: dict[int, Any] | None = None) -> Callable:
     """The generated call path of `function` (see the module docstring); `atoms_of`:
-    parameters without a default that its typical call gives a Python atom
-    (`atom_kinds`)."""
+    what the first traced call passed where the generic typical branch does not serve
+    it (`atom_kinds`)."""
     sig = function._sig
     params = list(sig.parameters.values())
     if not all(p.name.isidentifier() and p.name not in _RESERVED
-               and not re.fullmatch(r"_(k|spec|fit|d|dp|L|a|T)\d+", p.name) for p in params):
+               and not re.fullmatch(r"_(k|spec|fit|d|dp|L|a|T|o)\d+(_\d+)?", p.name) for p in params):
         return generic_entry(function)
     try:
         source_params, defaults, kwdefaults = def_parameters(sig)
@@ -328,8 +370,8 @@ def make_entry(function: Any, atoms_of: dict[int, type] | None = None) -> Callab
             consts[f"_d{i}"], consts[f"_dp{i}"] = p.default, key_of(p.default, [])
         if specs is not None and specs[i] is not None:
             consts[f"_spec{i}"], consts[f"_fit{i}"] = specs[i]
-        if atoms_of and i in atoms_of:
-            consts[f"_T{i}"] = atoms_of[i]
+        if atoms_of and i in atoms_of:  # (the type of a parameter or of its option)
+            consts[f"_T{i}"] = atoms_of[i] if type(atoms_of[i]) is type else atoms_of[i][-1]
     body = ["if _eager[0] or _building and _state.graph is not None:",
             f"    return _F._call_nested({args})"]
     if function.input_signature is not None and specs is None:

@@ -286,8 +286,9 @@ class Function:
             self._watch(key)
             note_trace(self, key)
             if self.tracing_count == 1 and self._entry_kinds is None:
-                # the first call passed a str / int / bool / None where no default is:
-                # the typical branch of the call path serves such calls too (once)
+                # the first call passed a str / int / bool / None where no default is,
+                # or arrays in *args / one option in **kwargs: the typical branch of the
+                # call path serves such calls too (generated once more)
                 self._entry_kinds = atom_kinds(self, key) or {}
                 if self._entry_kinds:
                     self._entry = make_entry(self, self._entry_kinds)

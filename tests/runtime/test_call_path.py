@@ -8,6 +8,7 @@ import pytest
 
 import autograph as ag
 from runtime.frontend.function import BoundFunction
+from runtime.frontend.signature import has_aliases, key_of, mark_aliases
 
 
 def scaled(x, scale=2.0, shift=0, flag=False, name="a", extra=None):
@@ -332,3 +333,32 @@ def test_state_guards_inputs_executor_and_write_back_run_as_one_generated_functi
         _same_layer(graph_layer, eager_layer)
     last = step._cache[next(iter(step._cache))]
     assert last.stateful.__code__.co_filename == "<state guards>"
+
+
+@pytest.mark.filterwarnings("ignore:.*was traced 5 times")
+@pytest.mark.parametrize("first", [(X, Y), (X, Y, Y + 1), (X,)])
+@pytest.mark.parametrize("option", [{}, {"y": Y}, {"flag": 2}, {"name": "a"}])
+def test_star_args_and_one_option_take_the_typical_branch_after_the_first_trace(first, option):
+    """`*args` of arrays and one `**kwargs` option, as the first call passed them, are
+    served by the typical branch generated after the first trace; calls alternating in
+    the number of arrays, the option's name, type and value, and an array passed twice
+    each run their own trace, with Python's results."""
+    f = ag.function(star, max_traces=None)
+    calls = [(first, option), (first, option), ((X, Y), {"y": Y}), ((X, Y), {"flag": 3}),
+             ((X, Y), {"flag": True}), ((X, Y), {"y": Y.astype(np.int64)}), ((X, X), option),
+             ((X, Y), {"y": X}), ((X, Y.astype(np.float32)), option), ((X, 2.0), option),
+             ((X,), {}), ((X, Y), {"y": Y, "z": Y})]
+    first_entry = f._entry
+    for _ in range(2):
+        for args, kwargs in calls:
+            kwargs = {k: v for k, v in kwargs.items() if k != "name"}  # (no str options
+            # reach `star`'s product; "name" is in the key only through the first call)
+            same(f(*args, **kwargs), star(*args, **kwargs))
+    assert f._entry is not first_entry or not f._entry_kinds
+    keys = set()
+    for args, kwargs in calls:  # the keys the full path makes (`signature.key_of`)
+        leaves: list = []
+        key = tuple(key_of(a, leaves) for a in f._bind(args, {
+            k: v for k, v in kwargs.items() if k != "name"}))
+        keys.add(mark_aliases(key, leaves)[0] if has_aliases(leaves) else key)
+    assert f.tracing_count == len(keys)
