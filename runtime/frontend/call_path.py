@@ -220,7 +220,7 @@ def _typical_block(params: list, specs, args: str, atoms_of=None) -> list[str]:
     scalar default have it or another value of its type (a float seen before),
     input_signature entries fit, and `*args` / `**kwargs` hold arrays and Python scalars.
     No list of leaves is built but those of `*args` / `**kwargs`."""
-    tests, parts, leaves, var_leaves = [], [], [], []
+    tests, parts, leaves, var_leaves, fits = [], [], [], [], []
     same, atoms = [], []  # this call's parts against the last call's (`_F._last`)
 
     def last(check: str, atom: str) -> None:
@@ -280,9 +280,14 @@ def _typical_block(params: list, specs, args: str, atoms_of=None) -> list[str]:
             var_leaves.append(f"_L{i}")
             continue
         if specs is not None and specs[i] is not None:
-            tests.append(f"type({n}) is _ndarray and ({n}.dtype, {n}.shape) in _fit{i}")
+            # fits an input_signature entry: as the last call's array of that dtype and
+            # shape did, or as an earlier call's (`_fit`, tested only then)
+            tests.append(f"type({n}) is _ndarray")
+            fits.append(f"({n}.dtype, {n}.shape) in _fit{i}")
             parts.append(f"_spec{i}")
             leaves.append(n)
+            last(f"{n}.dtype is {{}}", f"{n}.dtype")
+            last(f"{n}.shape == {{}}", f"{n}.shape")
         elif _scalar_default(p):  # the default, or another value of its type
             t = type(p.default)
             other = "" if p.default is None else \
@@ -329,9 +334,10 @@ def _typical_block(params: list, specs, args: str, atoms_of=None) -> list[str]:
     return [f"if {' and '.join(tests)}:",
             f"    if (_l := _F.{last_attr}) is not None{''.join(' and ' + c for c in same)}:",
             "        _cf = _l[-1]",
-            f"    elif (_cf := _F._cache.get(({''.join(x + ', ' for x in parts)})))"
-            " is not None:",
+            f"    elif {''.join(x + ' and ' for x in fits)}"
+            f"(_cf := _F._cache.get(({''.join(x + ', ' for x in parts)}))) is not None:",
             f"        _F.{last_attr} = ({''.join(a + ', ' for a in atoms)}_cf, )",
+            *(["    else:", "        _cf = None"] if fits else []),
             # (a trace read through `stateful` has a guard that never holds: not called)
             f"    if _cf is not None and ((_g := _cf.guard) is None or _g is not _NEVER "
             f"and _g({args})):",

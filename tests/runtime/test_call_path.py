@@ -134,6 +134,13 @@ def test_input_signature_fast_and_checked_paths():
     assert f.tracing_count == 1
     with pytest.raises(TypeError):
         f(np.ones(2, np.float32), np.ones(2))
+    for n in (2, 3, 2):  # a call that does not fit, between calls that do, is refused
+        same(f(np.ones(n), np.ones(n)), np.ones(n) + np.ones(n))
+        with pytest.raises(ValueError, match="has shape"):
+            f(np.ones((n, 1)), np.ones(n))
+        with pytest.raises(TypeError):
+            f(np.ones(n), np.ones(n, np.int64))
+    assert f.tracing_count == 1
 
 
 def test_bad_calls_raise_pythons_type_error():
