@@ -192,8 +192,9 @@ def atom_kinds(function: Any, key: tuple) -> dict[int, Any] | None:
     """What the first traced call passed, for `make_entry` to serve such calls in the
     typical branch: index -> a type for a parameter without a default given a str, int,
     bool or None (`update(p, g, "W")`); ("args", n) for `*args` of n arrays (n <= 3);
-    ("kwargs", name, type) for `**kwargs` of one array, str, int or bool (`y=y`).
-    None when there is nothing to serve."""
+    ("kwargs", name, type) for `**kwargs` of one array, str, int or bool (`y=y`);
+    ("items", n, list or tuple) for such an argument of n arrays (n <= 3). None when
+    there is nothing to serve."""
     kinds: dict = {}
     for i, (p, part) in enumerate(zip(function._sig.parameters.values(), key)):
         if function._specs is not None and function._specs[i] is not None:
@@ -211,6 +212,10 @@ def atom_kinds(function: Any, key: tuple) -> dict[int, Any] | None:
         elif p.default is _P.empty and type(part) is tuple and len(part) == 2 \
                 and any(part[0] is t for t in _ATOMS):  # (a dtype equals bool)
             kinds[i] = part[0]
+        elif p.default is _P.empty and p.kind is not _P.KEYWORD_ONLY and type(part) is tuple \
+                and len(part) == 2 and (part[0] is list or part[0] is tuple) \
+                and 0 < len(part[1]) <= 3 and all(_array_part(x) for x in part[1]):
+            kinds[i] = ("items", len(part[1]), part[0])  # a list or tuple of n arrays
     return kinds or None
 
 
@@ -230,11 +235,14 @@ def _typical_block(params: list, specs, args: str, atoms_of=None) -> list[str]:
     for i, p in enumerate(params):
         n = p.name
         kind = atoms_of.get(i) if atoms_of else None
-        if type(kind) is tuple and kind[0] == "args":  # n arrays, as the first call
+        if type(kind) is tuple and kind[0] in ("args", "items"):  # n arrays, as the
+            # first call passed them: `*args`, or a list or tuple argument
             names = [f"_a{i}_{j}" for j in range(kind[1])]
-            tests.append(f"len({n}) == {kind[1]}" + "".join(
+            seq = "_TUPLE" if kind[0] == "args" else f"_T{i}"
+            tests.append(("" if kind[0] == "args" else f"type({n}) is _T{i} and ")
+                         + f"len({n}) == {kind[1]}" + "".join(
                 f" and type({a} := {n}[{j}]) is _ndarray" for j, a in enumerate(names)))
-            parts.append("(_TUPLE, (" + "".join(f"({a}.dtype, {a}.shape), " for a in names)
+            parts.append(f"({seq}, (" + "".join(f"({a}.dtype, {a}.shape), " for a in names)
                          + "))")
             for a in names:
                 leaves.append(a)

@@ -281,6 +281,7 @@ def test_list_and_tuple_arguments_are_keyed_inline_as_key_of_keys_them():
             same(f(xs), total(xs))
             same(f(xs, scale=0.5), total(xs, scale=0.5))
     assert f.tracing_count == 2 * (len(calls) - 1)
+    assert f._entry_kinds == {0: ("items", 2, list)}  # the first call's: two arrays
 
 
 def appended(xs, x):
