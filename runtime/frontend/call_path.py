@@ -18,6 +18,11 @@ is one) without building a list of leaves:
         a trace reading Python state as inputs: cf.stateful(leaves, args)
         anything else (a miss, a nested argument, the same array twice): the full path
 
+After the first trace, `make_entry(function, atom_kinds(...))` writes the entry once
+more with a typical branch for what that call passed where the first one assumes an
+array: a str / int / bool / None, a list or tuple of arrays, arrays in `*args`, one
+`**kwargs` option (it keeps its own last call, `_F._last_typed`).
+
 `Function.__call__` reads it (`Function._entry`) and `BoundFunction` is a
 `functools.partial` of it with the instance, so neither adds a Python frame. The keys
 made here equal `signature.key_of`'s, so the full path (`Function._call_bound`) and this
