@@ -46,6 +46,14 @@ def keyword_options(x, **options):
     return x + options["y"]
 
 
+def named(x, name):
+    return x + 1.0
+
+
+def listed(xs):
+    return xs[0] + xs[1]
+
+
 class Model:
     def __init__(self):
         self.bias = 1.0
@@ -97,6 +105,7 @@ def rows(repeats: int, inner: int) -> list[tuple[str, float, float]]:
     f_var = ag.function(var_args)
     f_sig = ag.function(positional, input_signature=[ag.TensorSpec((None,), np.float64)] * 2)
     f_opt = ag.function(keyword_options)
+    f_named, f_list = ag.function(named), ag.function(listed)
     model = Model()
     bound = model.forward  # bound once, called many times
     cases = {
@@ -108,6 +117,8 @@ def rows(repeats: int, inner: int) -> list[tuple[str, float, float]]:
         "*args       f(x, y)": (lambda: f_var(X, Y), f_var, (X, Y), {}),
         "*args       f(x, y, flag=1)": (lambda: f_var(X, Y, flag=1), f_var, (X, Y), {"flag": 1}),
         "**kwargs    f(x, y=y)": (lambda: f_opt(X, y=Y), f_opt, (X,), {"y": Y}),
+        "str         f(x, 'W')": (lambda: f_named(X, "W"), f_named, (X, "W"), {}),
+        "list        f([x, y])": (lambda: f_list([X, Y]), f_list, ([X, Y],), {}),
         "method      m.forward(x, y)": (lambda: model.forward(X, Y), Model.forward,
                                         (model, X, Y), {}),
         "method      Model.forward(m, x, y)": (lambda: Model.forward(model, X, Y),

@@ -18,6 +18,11 @@ is one) without building a list of leaves:
         a trace reading Python state as inputs: cf.stateful(leaves, args)
         anything else (a miss, a nested argument, the same array twice): the full path
 
+After the first trace, `make_entry(function, atom_kinds(...))` writes the entry once
+more with a typical branch for what that call passed where the first one assumes an
+array: a str / int / bool / None, a list or tuple of arrays, arrays in `*args`, one
+`**kwargs` option (it keeps its own last call, `_F._last_typed`).
+
 `Function.__call__` reads it (`Function._entry`) and `BoundFunction` is a
 `functools.partial` of it with the instance, so neither adds a Python frame. The keys
 made here equal `signature.key_of`'s, so the full path (`Function._call_bound`) and this
@@ -39,6 +44,7 @@ from runtime.frontend.concrete import MISS
 from runtime.frontend.modes import _run_eagerly
 from runtime.frontend.signature import FloatKey, _identity_key, has_aliases, key_of
 from runtime.frontend.tracebacks import filter_traceback
+from runtime.state.python_state import never_holds
 
 _P = inspect.Parameter
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -50,7 +56,8 @@ _EMPTY_TUPLE, _EMPTY_DICT = (tuple, ()), (dict, ())
 _RESERVED = frozenset({
     "_F", "_state", "_building", "_eager", "_full", "_filter", "_ndarray", "_generic", "_floats",
     "_float_part", "_identity_part", "_ohash", "_oeq", "_seq", "_map", "_aliases",
-    "_EMPTY_TUPLE", "_EMPTY_DICT", "_TUPLE", "_L", "_t", "_n", "_v", "_r", "_kv", "_l", "_DICT", "_MISS", "_cf", "_e", "_entry", "_make"})
+    "_EMPTY_TUPLE", "_EMPTY_DICT", "_TUPLE", "_LIST", "_L", "_t", "_n", "_v", "_r", "_kv",
+    "_l", "_DICT", "_MISS", "_cf", "_e", "_entry", "_make", "_g", "_NEVER"})
 
 
 def identity_part(function: Any, a: object) -> tuple | None:
@@ -79,9 +86,11 @@ def float_part(function: Any, a: float) -> tuple:
     return part
 
 
-def sequence_part(function: Any, items: tuple, leaves: list) -> tuple | None:
-    """The key part of a `*args` tuple of arrays and Python scalars; None for other items.
-    (Each item's part is made inline, as `key_of` makes it: this runs on every call.)"""
+def sequence_part(function: Any, items: tuple, leaves: list, kind: type = tuple
+                  ) -> tuple | None:
+    """The key part of a `*args` tuple (or an argument that is a `kind` list or tuple)
+    of arrays and Python scalars; None for other items. (Each item's part is made
+    inline, as `key_of` makes it: this runs on every call.)"""
     parts = []
     append = parts.append
     for a in items:
@@ -98,7 +107,7 @@ def sequence_part(function: Any, items: tuple, leaves: list) -> tuple | None:
             append((a.dtype, ()))
         else:
             return None
-    return (tuple, tuple(parts))
+    return (kind, tuple(parts))
 
 
 def mapping_part(function: Any, items: dict, leaves: list) -> tuple | None:
@@ -164,6 +173,10 @@ def _param_block(i: int, p: inspect.Parameter, spec, slow: str) -> list[str]:
         f"    elif isinstance({n}, _generic):",
         f"        {k} = ({n}.dtype, ())",
         f"        _L.append({n})",
+        # a list or tuple of arrays and Python scalars (`forward([a, b])`), keyed inline
+        "    elif _t is _LIST or _t is _TUPLE:",
+        f"        {k} = _seq(_F, {n}, _L, _t)",
+        f"        if {k} is None: {slow}",
         "    else:",
         f"        {k} = _F._identity_parts.get(id({n}))",
         # a part is made (`identity_part`) only for a type keyed by identity
@@ -172,13 +185,52 @@ def _param_block(i: int, p: inspect.Parameter, spec, slow: str) -> list[str]:
         f"            if {k} is None: {slow}"]
 
 
-def _typical_block(params: list, specs, args: str) -> list[str]:
+_ATOMS = (str, int, bool, type(None))
+
+
+def _array_part(part) -> bool:
+    return type(part) is tuple and len(part) == 2 and isinstance(part[0], np.dtype) \
+        and type(part[1]) is tuple
+
+
+def atom_kinds(function: Any, key: tuple) -> dict[int, Any] | None:
+    """What the first traced call passed, for `make_entry` to serve such calls in the
+    typical branch: index -> a type for a parameter without a default given a str, int,
+    bool or None (`update(p, g, "W")`); ("args", n) for `*args` of n arrays (n <= 3);
+    ("kwargs", name, type) for `**kwargs` of one array, str, int or bool (`y=y`);
+    ("items", n, list or tuple) for such an argument of n arrays (n <= 3). None when
+    there is nothing to serve."""
+    kinds: dict = {}
+    for i, (p, part) in enumerate(zip(function._sig.parameters.values(), key)):
+        if function._specs is not None and function._specs[i] is not None:
+            continue
+        if p.kind is _P.VAR_POSITIONAL:
+            if 0 < len(part[1]) <= 3 and all(_array_part(x) for x in part[1]):
+                kinds[i] = ("args", len(part[1]))
+        elif p.kind is _P.VAR_KEYWORD:
+            if len(part[1]) == 1:
+                name, item = part[1][0]
+                if _array_part(item):
+                    kinds[i] = ("kwargs", name, _ndarray)
+                elif any(item[0] is t for t in (str, int, bool)):
+                    kinds[i] = ("kwargs", name, item[0])
+        elif p.default is _P.empty and type(part) is tuple and len(part) == 2 \
+                and any(part[0] is t for t in _ATOMS):  # (a dtype equals bool)
+            kinds[i] = part[0]
+        elif p.default is _P.empty and p.kind is not _P.KEYWORD_ONLY and type(part) is tuple \
+                and len(part) == 2 and (part[0] is list or part[0] is tuple) \
+                and 0 < len(part[1]) <= 3 and all(_array_part(x) for x in part[1]):
+            kinds[i] = ("items", len(part[1]), part[0])  # a list or tuple of n arrays
+    return kinds or None
+
+
+def _typical_block(params: list, specs, args: str, atoms_of=None) -> list[str]:
     """The branch for the typical call, tested first: parameters without a default are
     arrays (`self` / `cls` first: an object keyed by identity), those with a Python
     scalar default have it or another value of its type (a float seen before),
     input_signature entries fit, and `*args` / `**kwargs` hold arrays and Python scalars.
     No list of leaves is built but those of `*args` / `**kwargs`."""
-    tests, parts, leaves, var_leaves = [], [], [], []
+    tests, parts, leaves, var_leaves, fits = [], [], [], [], []
     same, atoms = [], []  # this call's parts against the last call's (`_F._last`)
 
     def last(check: str, atom: str) -> None:
@@ -187,6 +239,34 @@ def _typical_block(params: list, specs, args: str) -> list[str]:
 
     for i, p in enumerate(params):
         n = p.name
+        kind = atoms_of.get(i) if atoms_of else None
+        if type(kind) is tuple and kind[0] in ("args", "items"):  # n arrays, as the
+            # first call passed them: `*args`, or a list or tuple argument
+            names = [f"_a{i}_{j}" for j in range(kind[1])]
+            seq = "_TUPLE" if kind[0] == "args" else f"_T{i}"
+            tests.append(("" if kind[0] == "args" else f"type({n}) is _T{i} and ")
+                         + f"len({n}) == {kind[1]}" + "".join(
+                f" and type({a} := {n}[{j}]) is _ndarray" for j, a in enumerate(names)))
+            parts.append(f"({seq}, (" + "".join(f"({a}.dtype, {a}.shape), " for a in names)
+                         + "))")
+            for a in names:
+                leaves.append(a)
+                last(f"{a}.dtype is {{}}", f"{a}.dtype")
+                last(f"{a}.shape == {{}}", f"{a}.shape")
+            continue
+        if type(kind) is tuple and kind[0] == "kwargs":  # one option, as the first call
+            o, name = f"_o{i}", kind[1]
+            if kind[2] is _ndarray:
+                tests.append(f"len({n}) == 1 and type({o} := {n}.get({name!r})) is _ndarray")
+                parts.append(f"(_DICT, (({name!r}, ({o}.dtype, {o}.shape)),))")
+                leaves.append(o)
+                last(f"{o}.dtype is {{}}", f"{o}.dtype")
+                last(f"{o}.shape == {{}}", f"{o}.shape")
+            else:
+                tests.append(f"len({n}) == 1 and type({o} := {n}.get({name!r})) is _T{i}")
+                parts.append(f"(_DICT, (({name!r}, (_T{i}, {o})),))")
+                last(f"{o} == {{}}", o)
+            continue
         if p.kind is _P.VAR_POSITIONAL:
             # one array inline (the usual `*args`), other arrays and Python scalars
             # through `_seq` (anything else: the general branch)
@@ -213,9 +293,14 @@ def _typical_block(params: list, specs, args: str) -> list[str]:
             var_leaves.append(f"_L{i}")
             continue
         if specs is not None and specs[i] is not None:
-            tests.append(f"type({n}) is _ndarray and ({n}.dtype, {n}.shape) in _fit{i}")
+            # fits an input_signature entry: as the last call's array of that dtype and
+            # shape did, or as an earlier call's (`_fit`, tested only then)
+            tests.append(f"type({n}) is _ndarray")
+            fits.append(f"({n}.dtype, {n}.shape) in _fit{i}")
             parts.append(f"_spec{i}")
             leaves.append(n)
+            last(f"{n}.dtype is {{}}", f"{n}.dtype")
+            last(f"{n}.shape == {{}}", f"{n}.shape")
         elif _scalar_default(p):  # the default, or another value of its type
             t = type(p.default)
             other = "" if p.default is None else \
@@ -224,6 +309,11 @@ def _typical_block(params: list, specs, args: str) -> list[str]:
             tests.append(f"({n} is _d{i} and (_k{i} := _dp{i}){other})")
             parts.append(f"_k{i}")
             last(f"_k{i} == {{}}", f"_k{i}")
+        elif kind is not None:  # a str / int / bool / None, keyed by value
+            tests.append(f"{n} is None" if atoms_of[i] is type(None) else
+                         f"type({n}) is _T{i}")
+            parts.append(f"(_T{i}, {n})")
+            last(f"{n} == {{}}", n)
         elif i == 0 and n in ("self", "cls") and p.default is _P.empty:
             tests.append(f"(_k0 := _F._identity_parts.get(id({n}))) is not None and "
                          f"_k0[0] is type({n}) and _k0[1].ref() is {n}")
@@ -235,6 +325,9 @@ def _typical_block(params: list, specs, args: str) -> list[str]:
             leaves.append(n)
             last(f"{n}.dtype is {{}}", f"{n}.dtype")
             last(f"{n}.shape == {{}}", f"{n}.shape")
+    # an entry made with `atoms_of` keeps its own last call (another layout of parts;
+    # a BoundFunction made before it may still run the first entry)
+    last_attr = "_last_typed" if atoms_of else "_last"
     fixed = [x for x in leaves if not x.startswith("*")]
     if not leaves or len(fixed) > 4:
         return []
@@ -252,12 +345,15 @@ def _typical_block(params: list, specs, args: str) -> list[str]:
     # and hashing the key; equal parts are equal keys (a changed trace for a key resets
     # `_last`: `Function._retrace_for_state`, `_forget`)
     return [f"if {' and '.join(tests)}:",
-            f"    if (_l := _F._last) is not None{''.join(' and ' + c for c in same)}:",
+            f"    if (_l := _F.{last_attr}) is not None{''.join(' and ' + c for c in same)}:",
             "        _cf = _l[-1]",
-            f"    elif (_cf := _F._cache.get(({''.join(x + ', ' for x in parts)})))"
-            " is not None:",
-            f"        _F._last = ({''.join(a + ', ' for a in atoms)}_cf, )",
-            f"    if _cf is not None and (_cf.guard is None or _cf.guard({args})):",
+            f"    elif {''.join(x + ' and ' for x in fits)}"
+            f"(_cf := _F._cache.get(({''.join(x + ', ' for x in parts)}))) is not None:",
+            f"        _F.{last_attr} = ({''.join(a + ', ' for a in atoms)}_cf, )",
+            *(["    else:", "        _cf = None"] if fits else []),
+            # (a trace read through `stateful` has a guard that never holds: not called)
+            f"    if _cf is not None and ((_g := _cf.guard) is None or _g is not _NEVER "
+            f"and _g({args})):",
             "        _F._calls += 1",
             "        try:",
             f"            return _cf._fn({', '.join(leaves)})",
@@ -270,12 +366,14 @@ def _typical_block(params: list, specs, args: str) -> list[str]:
             "        return _r"]
 
 
-def make_entry(function: Any) -> Callable:
-    """The generated call path of `function` (see the module docstring)."""
+def make_entry(function: Any, atoms_of: dict[int, Any] | None = None) -> Callable:
+    """The generated call path of `function` (see the module docstring); `atoms_of`:
+    what the first traced call passed where the generic typical branch does not serve
+    it (`atom_kinds`)."""
     sig = function._sig
     params = list(sig.parameters.values())
     if not all(p.name.isidentifier() and p.name not in _RESERVED
-               and not re.fullmatch(r"_(k|spec|fit|d|dp|L|a)\d+", p.name) for p in params):
+               and not re.fullmatch(r"_(k|spec|fit|d|dp|L|a|T|o)\d+(_\d+)?", p.name) for p in params):
         return generic_entry(function)
     try:
         source_params, defaults, kwdefaults = def_parameters(sig)
@@ -291,12 +389,14 @@ def make_entry(function: Any) -> Callable:
             consts[f"_d{i}"], consts[f"_dp{i}"] = p.default, key_of(p.default, [])
         if specs is not None and specs[i] is not None:
             consts[f"_spec{i}"], consts[f"_fit{i}"] = specs[i]
+        if atoms_of and i in atoms_of:  # (the type of a parameter or of its option)
+            consts[f"_T{i}"] = atoms_of[i] if type(atoms_of[i]) is type else atoms_of[i][-1]
     body = ["if _eager[0] or _building and _state.graph is not None:",
             f"    return _F._call_nested({args})"]
     if function.input_signature is not None and specs is None:
         body.append(slow)  # nested specs: checked by the full path
     else:
-        body += _typical_block(params, specs, args)
+        body += _typical_block(params, specs, args, atoms_of)
         body.append("_L = []")
         for i, p in enumerate(params):
             body += _param_block(i, p, specs[i] if specs is not None else None, slow)
@@ -330,7 +430,8 @@ def make_entry(function: Any) -> Callable:
              "_ohash": _object_hash, "_oeq": _object_eq, "_seq": sequence_part,
              "_map": mapping_part, "_aliases": has_aliases,
              "_EMPTY_TUPLE": _EMPTY_TUPLE, "_EMPTY_DICT": _EMPTY_DICT,
-             "_TUPLE": tuple, "_DICT": dict, "_MISS": MISS, **consts}
+             "_TUPLE": tuple, "_DICT": dict, "_LIST": list, "_MISS": MISS,
+             "_NEVER": never_holds, **consts}
     names = ", ".join(scope)
     source = (f"def _make({names}):\n"
               f"    def _entry({', '.join(source_params)}):\n"

@@ -89,12 +89,17 @@ class ConcreteFunction:
             out_tree, run_leaves = (tuple, [out_tree] + [None] * len(finals)), run_leaves + finals
         self._keep_rest = bool(self._container_writes) or (
             state is not None and state.apply is not None)
-        if self._keep_rest and self.guard is None:
-            self.guard = _full_call  # the executor's results need `_run`: no fast path
         # a trace reading places of Python state as inputs or writing into them: the
         # call path runs it with those inputs when its guards hold (`run_with_state`)
         self.stateful = self.run_with_state if owner is not None and state is not None \
             and (bool(state.lifted) or state.apply is not None) else None
+        if self._keep_rest and self.stateful is None:
+            # the executor's results need `_run` (list and dict arguments filled in, state
+            # written back): the call path's direct call of `_fn` is never taken
+            self.guard = _full_call
+        if self.stateful is not None and not self._container_writes:
+            # guards, lifted values, executor and write-back generated as one function
+            self.stateful = state.call_path_run(self, self._keep_rest, MISS) or self.stateful
         # a call that raises leaves what Python leaves: the writes before the error done
         # (state/after_error.py); only traces that write into the caller's objects
         self._replays = owner is not None and bool(

@@ -22,7 +22,7 @@ import numpy as np
 
 from runtime.core.errors import GraphModeError
 from runtime.frontend.binder import binder_for
-from runtime.frontend.call_path import make_entry
+from runtime.frontend.call_path import atom_kinds, make_entry
 from runtime.frontend.pickling import reference_to
 from runtime.frontend.signature import (
     TensorSpec, generalize, has_aliases, has_unknown_dims,
@@ -78,7 +78,7 @@ class Function:
                            for p in self._sig.parameters.values())
         self._nparams = len(self._params)
         self._cache: dict = {}
-        self._last = None  # the call path's last key parts and trace (call_path.py)
+        self._last = self._last_typed = None  # the call path's last parts and trace
         self._relaxed: list[ConcreteFunction] = []
         self._concrete: list[ConcreteFunction] = []
         self._lock = threading.RLock()
@@ -111,6 +111,7 @@ class Function:
                 for i, s in enumerate(self.input_signature):
                     specs[self._spec_offset + i] = ((s.dtype, s.shape), set())
                 self._specs = specs
+        self._entry_kinds = None  # set at the first trace (`call_path.atom_kinds`)
         self._entry = make_entry(self)
 
     # -- calling ----------------------------------------------------------------------
@@ -179,7 +180,7 @@ class Function:
                 ins = other.state.enter(args) if other.state is not None else []
                 if ins is not None:
                     self._cache[key] = other
-                    self._last = None
+                    self._last = self._last_typed = None
                     return other, ins
             changed = cf.state.failing(args)
             if self._at_trace_limit():
@@ -210,7 +211,7 @@ class Function:
                 self._concrete.remove(new)
                 self._concrete.insert(0, new)
             self._cache[key] = new
-            self._last = None
+            self._last = self._last_typed = None
             self._state_changes.append(", ".join(label for label, _ in changed))
             note_trace(self, key)
             ins = new.state.enter(args) if new.state is not None else []
@@ -284,6 +285,13 @@ class Function:
             self._cache[key] = cf
             self._watch(key)
             note_trace(self, key)
+            if self.tracing_count == 1 and self._entry_kinds is None:
+                # the first call passed a str / int / bool / None where no default is,
+                # or arrays in *args / one option in **kwargs: the typical branch of the
+                # call path serves such calls too (generated once more)
+                self._entry_kinds = atom_kinds(self, key) or {}
+                if self._entry_kinds:
+                    self._entry = make_entry(self, self._entry_kinds)
             return cf
 
     def _watch(self, key) -> None:
@@ -309,7 +317,7 @@ class Function:
             # object may die during a call) is not disturbed
             self._cache = {k: cf for k, cf in self._cache.items()
                            if not keyed_on(k) and not keyed_on(cf.key)}
-            self._last = None
+            self._last = self._last_typed = None
             self._concrete = [cf for cf in self._concrete if not keyed_on(cf.key)]
             self._relaxed = [cf for cf in self._relaxed if not keyed_on(cf.key)]
             self._watchers.pop(ident, None)

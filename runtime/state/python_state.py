@@ -267,8 +267,9 @@ class StatePlan:
         values = []
         for label, expr, value, _ in self.lifted:
             if type(value) is np.ndarray:
-                term = (f"type({{e}}) is {w.const(np.ndarray)} and {{e}}.dtype == "
-                        f"{w.const(value.dtype)} and {{e}}.shape == {value.shape!r}")
+                dtype = w.const(value.dtype)  # (NumPy's own dtypes are one object each)
+                term = (f"type({{e}}) is {w.const(np.ndarray)} and ({{e}}.dtype is {dtype} "
+                        f"or {{e}}.dtype == {dtype}) and {{e}}.shape == {value.shape!r}")
             else:
                 term = f"type({{e}}) is {w.const(type(value))}"
             self.term_list.append((label, expr, term.format(e=expr)))
@@ -281,6 +282,7 @@ class StatePlan:
             return (f"def {name}(args):\n    try:\n"
                     + "".join(f"        {line}\n" for line in lines)
                     + f"    except Exception:\n        return {fail}\n    return {success}\n")
+        self._guard_body, self._values = body, values
         source = (function("enter", "None", f"[{', '.join(values)}]")
                   + function("check", "False", "True"))
         if self.lines:
@@ -290,7 +292,44 @@ class StatePlan:
         exec(compile(source, "<state guards>", "exec"), scope)  # noqa: S102 - our own code
         self.enter = scope["enter"]
         self.apply = scope.get("apply")
-        self.check = scope["check"] if not self.lifted and self.apply is None else _never
+        self.check = scope["check"] if not self.lifted and self.apply is None else never_holds
+
+    def call_path_run(self, trace, keep_rest: bool, miss: object):
+        """One function for the call path (`ConcreteFunction.stateful`): `(leaves, args)`
+        -> the guards, the lifted values, the executor (`trace._fn`, read per call) and
+        the write-back in one frame; `miss` when a guard does not hold. (The same steps
+        as `enter`, `ConcreteFunction._run` and `apply`, without a call between them.)"""
+        if self.walk is None:
+            return None
+        values = ", ".join(self._values)
+        call = f"_cf._fn(*leaves{', ' + values if values else ''})"
+        if keep_rest:
+            uses_ins = any("ins[" in line for line in self.lines)
+            # a container the write-back stores into is the one the guards just read
+            # (only NumPy ran since): its local, instead of the path from the roots
+            bound = {line.split(" = ", 1)[0] for line in self._guard_body
+                     if not line.startswith("if ")}
+            lines = []
+            for line in self.lines:
+                name, _, expr = line.partition(" = ")
+                local = self.walk.local_of.get(expr)
+                lines.append(f"{name} = {local}" if name.startswith("_t") and
+                             name.isidentifier() and local in bound else line)
+            run = ([f"out, outs = {call}"] + ([f"ins = [{values}]"] if uses_ins else [])
+                   + lines + ["return out"])
+        else:
+            run = [f"return {call}"]
+        lines = [line.replace("@FAIL@", "_MISS") for line in self._guard_body]
+        source = ("def stateful(leaves, args):\n    try:\n"
+                  + "".join(f"        {line}\n" for line in lines)
+                  + "    except Exception:\n        return _MISS\n"
+                  + "    _owner._calls += 1\n    try:\n"
+                  + "".join(f"        {line}\n" for line in run)
+                  + "    except Exception as _e:\n        _cf._failed(_e, args)\n"
+                  + "        raise\n")
+        scope = dict(self.walk.env, _cf=trace, _owner=trace._owner, _MISS=miss)
+        exec(compile(source, "<state guards>", "exec"), scope)  # noqa: S102 - our own code
+        return scope["stateful"]
 
     def release(self) -> None:
         """Drop what only the trace needed (the call's arguments, the walked objects):
@@ -406,7 +445,8 @@ def _no_state(args) -> list:
     return []
 
 
-def _never(args) -> bool:
+def never_holds(args) -> bool:
+    """The guard of a trace whose calls need `enter` (its lifted values) or write-back."""
     return False
 
 
@@ -415,5 +455,5 @@ def liftable_after_change(value, written: bool) -> bool:
     return _liftable(value, written)
 
 
-__all__ = ["StatePlan", "AppendLogRead", "append_logs_in", "state_roots",
+__all__ = ["StatePlan", "never_holds", "AppendLogRead", "append_logs_in", "state_roots",
            "liftable_after_change"]

@@ -19,6 +19,7 @@ written back like an object's `__dict__`; its methods and descriptors are not st
 from __future__ import annotations
 
 import abc
+import math
 import sys
 import types
 
@@ -226,6 +227,9 @@ class StateWalk:
             return
         if t in _SCALARS or isinstance(obj, np.generic):
             self.places[expr] = (label, obj)
+            if obj is None or t is bool:  # singletons: identity is type and value
+                self._check(label, expr, local, f"{{e}} is {obj!r}")
+                return
             self._check(label, expr, local, f"type({{e}}) is {self.const(t)} and "
                         + _same_value(obj, self.const))
             return
@@ -291,13 +295,15 @@ class StateWalk:
             where = f"{expr}.__dict__"
             self.containers.append((label, where, "attrs", attrs, list(attrs.items())))
             self.known[id(attrs)] = where
-            self._check(label, expr, local, f"type({{e}}) is {self.const(t)} and "
-                        f"len({{e}}.__dict__) == {len(attrs)}",
-                        f"type({{e}}) is {self.const(t)} and "
-                        f"{{e}}.__dict__.keys() == {self.const(set(attrs))}")
+            # the dict bound first (read once): a check kept in `compile` keeps this
+            # bind (both are dropped only under an unread list)
+            parent_expr, parent_local = where, self._bind(where, f"{local}.__dict__")
+            self.lines.append((expr, "check", f"type({local}) is {self.const(t)} and "
+                               f"len({parent_local}) == {len(attrs)}"))
+            self.terms.append((label, expr, f"type({expr}) is {self.const(t)} and "
+                               f"{expr}.__dict__.keys() == {self.const(set(attrs))}"))
             children = [(f"[{k!r}]", f"{label}.{k}", v) for k, v in attrs.items()
                         if type(k) is str]
-            parent_expr, parent_local = where, self._bind(where, f"{local}.__dict__")
         for step, child_label, v in children:
             child_expr = parent_expr + step
             self._visit(child_label, child_expr, self._bind(child_expr, parent_local + step),
@@ -319,7 +325,10 @@ def _same_value(value, const) -> str:
     try:
         if value != value:
             return "{e} != {e}"
-        if value == 0 and isinstance(value, (float, complex, np.inexact)):
+        if value == 0 and isinstance(value, (float, np.floating)):  # the sign, as a float
+            return f"{{e}} == 0 and {const(math.copysign)}(1.0, {{e}}) == " \
+                f"{math.copysign(1.0, value)!r}"
+        if value == 0 and isinstance(value, (complex, np.complexfloating)):
             return f"{{e}} == 0 and repr({{e}}) == {const(repr(value))}"
     except Exception:  # a value without ==: compared by identity
         return f"{{e}} is {const(value)}"

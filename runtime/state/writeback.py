@@ -60,8 +60,11 @@ def writing_back(fn: Callable, writeback: list, name: str, n_extra: int,
 
     if not n_extra:
         def run(*leaves):
-            check(leaves)
             return fn(*leaves), ()
+    elif not n_written:  # only values for Python state and containers: nothing to check
+        def run(*leaves):
+            out, *finals = fn(*leaves)
+            return (out, finals) if keep_rest else out
     elif n_written == 1 and n_extra == 1 and not keep_rest:
         k = positions[0]
 
@@ -97,6 +100,51 @@ def writing_back(fn: Callable, writeback: list, name: str, n_extra: int,
     run.__wrapped__ = fn
     if direct is not None and not keep_rest and n_extra == n_written and n_leaves:
         return _direct_call(run, direct, positions, n_leaves)
+    if direct is None and n_written and n_leaves and \
+            not (n_written == 1 and n_extra == 1 and not keep_rest):
+        return _copying_call(run, fn, positions, n_leaves, keep_rest)
+    return run
+
+
+def _plain_leaves(names: list, positions: list) -> list[str]:
+    """Tests that the leaves are distinct arrays owning their memory (so none overlaps
+    another), those written into writable, and the others arrays or NumPy scalars."""
+    tests = []
+    for i, a in enumerate(names):
+        if i in positions:
+            tests.append(f"type({a}) is _ndarray and {a}.base is None and {a}.flags.writeable")
+        else:  # a NumPy scalar holds its own value
+            tests.append(f"(type({a}) is _ndarray and {a}.base is None or "
+                         f"isinstance({a}, _generic))")
+    n = len(names)
+    if n <= 4:  # distinct leaves (a call's are: the same array twice is one leaf)
+        tests += [f"{a} is not {b}" for j, a in enumerate(names) for b in names[j + 1:]]
+    else:
+        tests.append(f"len({{{', '.join(f'id({a})' for a in names)}}}) == {n}")
+    return tests
+
+
+def _copying_call(checked: Callable, fn: Callable, positions: list, n: int,
+                  keep_rest: bool) -> Callable:
+    """`run` above for several written arguments (or one with Python state written
+    too), written out once for `n` leaves: when `_plain_leaves` hold, `fn` runs and its
+    final values are copied into the arguments without the per-leaf checks; any other
+    call takes `checked`."""
+    names = [f"a{i}" for i in range(n)]
+    args = ", ".join(names)
+    finals = "".join(f"v{k}, " for k in positions)
+    pairs = ", ".join(f"(v{k}, a{k})" for k in positions)
+    lines = [f"def run({args}):",
+             f"    if {' and '.join(_plain_leaves(names, positions))}:",
+             f"        out, {finals}*rest = _fn({args})",
+             f"        out = _copy_finals(out, ({pairs},))",
+             f"        return {'(out, rest)' if keep_rest else 'out'}",
+             f"    return _checked({args})"]
+    scope = {"_ndarray": _ndarray, "_generic": np.generic, "_fn": fn, "_checked": checked,
+             "_copy_finals": _copy_finals}
+    exec(compile("\n".join(lines) + "\n", "<argument write-back>", "exec"), scope)  # noqa: S102
+    run = scope["run"]
+    run.__wrapped__ = fn
     return run
 
 
@@ -107,17 +155,7 @@ def _direct_call(checked: Callable, direct: Callable, positions: list, n: int) -
     default one, `direct` runs on them as they are; the final values it did not compute
     into their argument are copied there. Any other call takes `checked` (`run` above)."""
     names = [f"a{i}" for i in range(n)]
-    tests = ["_errstate() is _DEFAULT"]
-    for i, a in enumerate(names):
-        if i in positions:
-            tests.append(f"type({a}) is _ndarray and {a}.base is None and {a}.flags.writeable")
-        else:  # a NumPy scalar holds its own value
-            tests.append(f"(type({a}) is _ndarray and {a}.base is None or "
-                         f"isinstance({a}, _generic))")
-    if n <= 4:  # distinct leaves (a call's are: the same array twice is one leaf)
-        tests += [f"{a} is not {b}" for j, a in enumerate(names) for b in names[j + 1:]]
-    else:
-        tests.append(f"len({{{', '.join(f'id({a})' for a in names)}}}) == {n}")
+    tests = ["_errstate() is _DEFAULT"] + _plain_leaves(names, positions)
     finals = [f"v{k}" for k in positions]
     args = ", ".join(names)
     same = " and ".join(f"v{k} is a{k}" for k in positions)

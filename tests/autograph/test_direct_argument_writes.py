@@ -271,3 +271,50 @@ def test_direct_call_with_many_arguments():
         _same(f(*args), five_arguments(*expected_args), args, expected_args)
         for g, e in zip(args, expected_args):
             np.testing.assert_array_equal(g, e)
+
+
+def two_written_after_a_reduction(x, y):
+    total = np.sum(y)  # a reduction: the graph is not `cannot_raise`, the copy path runs
+    x += total
+    y *= 2.0
+    return x, total
+
+
+@pytest.mark.parametrize("make", [
+    lambda: [np.arange(4.0), np.ones(4)],                       # plain arrays: generated call
+    lambda: [np.arange(8.0)[::2], np.ones(4)],                  # a view: the checked path
+    lambda: [np.arange(4.0), np.arange(8.0)[1:5]],
+])
+def test_several_written_arguments_are_copied_back_by_one_generated_call(make):
+    f = ag.function(two_written_after_a_reduction)
+    for _ in range(3):
+        args, expected_args = make(), make()
+        _same(f(*args), two_written_after_a_reduction(*expected_args), args, expected_args)
+        for g, e in zip(args, expected_args):
+            np.testing.assert_array_equal(g, e)
+    cf = f.concrete_functions[0]
+    assert not cf._direct and cf._fn.__code__.co_filename == "<argument write-back>"
+
+
+class Counter:
+    def __init__(self):
+        self.calls = 0.0
+
+
+def writes_argument_and_state(x, counter):
+    counter.calls = counter.calls + 1.0
+    x += counter.calls
+    return np.sum(x)
+
+
+def test_an_argument_and_python_state_written_by_one_generated_call():
+    f = ag.function(writes_argument_and_state)
+    graph_counter, eager_counter = Counter(), Counter()
+    for k in range(4):
+        x, expected_x = np.arange(4.0), np.arange(4.0)
+        if k == 3:  # a view: the checked path
+            x, expected_x = np.arange(8.0)[::2], np.arange(8.0)[::2]
+        _same(f(x, graph_counter), writes_argument_and_state(expected_x, eager_counter),
+              [x], [expected_x])
+        np.testing.assert_array_equal(x, expected_x)
+        assert type(graph_counter.calls) is float and graph_counter.calls == eager_counter.calls

@@ -8,6 +8,7 @@ import pytest
 
 import autograph as ag
 from runtime.frontend.function import BoundFunction
+from runtime.frontend.signature import has_aliases, key_of, mark_aliases
 
 
 def scaled(x, scale=2.0, shift=0, flag=False, name="a", extra=None):
@@ -133,6 +134,13 @@ def test_input_signature_fast_and_checked_paths():
     assert f.tracing_count == 1
     with pytest.raises(TypeError):
         f(np.ones(2, np.float32), np.ones(2))
+    for n in (2, 3, 2):  # a call that does not fit, between calls that do, is refused
+        same(f(np.ones(n), np.ones(n)), np.ones(n) + np.ones(n))
+        with pytest.raises(ValueError, match="has shape"):
+            f(np.ones((n, 1)), np.ones(n))
+        with pytest.raises(TypeError):
+            f(np.ones(n), np.ones(n, np.int64))
+    assert f.tracing_count == 1
 
 
 def test_bad_calls_raise_pythons_type_error():
@@ -218,3 +226,147 @@ def test_calls_alternating_between_traces_each_run_their_own():
             m = models[k % 2]
             same(method(m, X, bias=float(k)), m.forward(X, bias=float(k)))
     assert f.tracing_count == 3 * len(arrays) - 1  # shift=0 is the default's trace
+
+
+def named(x, name, k, flag, extra=None):
+    return x * k + (1.0 if flag else -1.0) + len(name or ""), name
+
+
+@pytest.mark.filterwarnings("ignore:.*was traced 5 times")
+def test_python_values_without_a_default_take_the_typical_branch_keyed_as_key_of():
+    """A str / int / bool / None where the first call passed one (`update(p, g, "W")`)
+    is served by the call path's typical branch after the first trace: calls alternating
+    in those values, their types and the array's shape each run their own trace, and a
+    BoundFunction made before that first trace still runs its own entry exactly."""
+    f = ag.function(named, max_traces=None)
+    first = f._entry
+    calls = [(X, "W", 2, True), (X, "W", 2, True), (X, "bb", 2, True), (X, "W", 3, False),
+             (X, "W", True, True), (X, "W", 1, True), (X, "W", 1.0, True),
+             (np.arange(3.0), "W", 2, True), (X, "W", 2, 1), (X, None, 2, None)]
+    for _ in range(3):
+        for args in calls:
+            same(f(*args), named(*args))
+            same(first(*args), named(*args))  # the entry made before the first trace
+    assert f._entry is not first
+    assert f.tracing_count == len(calls) - 1  # the first two calls are one key
+
+
+def test_a_method_made_before_its_first_trace_and_one_made_after_agree():
+    m = Model(np.full(4, 2.0))
+    forward = ag.function(lambda self, x, name: (self.forward(x), name))
+    early = forward.__get__(m)
+    for name in ["a", "b", "a"]:
+        same(early(X, name), (m.forward(X), name))
+        same(forward.__get__(m)(X, name), (m.forward(X), name))
+        same(early(X, name), (m.forward(X), name))
+
+
+def total(xs, scale=1.0):
+    out = xs[0] * scale
+    for x in xs[1:]:
+        out = out + x
+    return out
+
+
+@pytest.mark.filterwarnings("ignore:.*was traced 5 times")
+def test_list_and_tuple_arguments_are_keyed_inline_as_key_of_keys_them():
+    """A list or tuple of arrays and Python scalars is keyed by the call path itself:
+    calls alternating in its type, length, items' shapes and values, the same array
+    twice and nested items each run the trace of their own key."""
+    f = ag.function(total, max_traces=None)
+    calls = [[X, Y], (X, Y), [X, Y, X], [X, X], [X[:2], Y[:2]], [X, 2.0], [X, 3.0],
+             [X, 2], [X, True], [X.astype(np.float32), Y], [X, [Y]], [X, Y]]
+    for _ in range(2):
+        for xs in calls:
+            same(f(xs), total(xs))
+            same(f(xs, scale=0.5), total(xs, scale=0.5))
+    assert f.tracing_count == 2 * (len(calls) - 1)
+    assert f._entry_kinds == {0: ("items", 2, list)}  # the first call's: two arrays
+
+
+def appended(xs, x):
+    xs.append(x * 2)
+    return len(xs)
+
+
+def test_a_list_argument_written_into_still_takes_the_full_path():
+    f = ag.function(appended)
+    graph_list, eager_list = [X], [X]
+    for _ in range(3):
+        same(f(graph_list, Y), appended(eager_list, Y))
+        assert len(graph_list) == len(eager_list)
+        for a, b in zip(graph_list, eager_list):
+            np.testing.assert_array_equal(a, b)
+
+
+class Layer:
+    def __init__(self):
+        self.params = {"W": np.full(4, 0.5), "b": np.zeros(4)}
+        self.opt = Running(4)
+        self.history = []
+        self.scale = 2.0
+
+    def step(self, x):
+        y = x * self.params["W"] * self.scale + self.params["b"]
+        self.params["b"] = self.params["b"] + 0.1  # rebound in a dict of `self`
+        self.history.append(y.sum())
+        return y + self.opt.update(y)
+
+
+def _same_layer(a, b):
+    for k in ("W", "b"):
+        np.testing.assert_array_equal(a.params[k], b.params[k])
+    np.testing.assert_array_equal(a.opt.mean, b.opt.mean)
+    assert a.opt.count == b.opt.count and a.scale == b.scale
+    assert [float(h) for h in a.history] == [float(h) for h in b.history]
+
+
+def test_state_guards_inputs_executor_and_write_back_run_as_one_generated_function():
+    """A method reading and writing nested state of `self` runs from one generated
+    function per trace; every change made from outside between calls (a rebound
+    attribute, an array written in place, a replaced dict, a longer list) is seen."""
+    graph_layer, eager_layer = Layer(), Layer()
+    step = ag.function(Layer.step)
+    changes = [lambda m: None, lambda m: None,
+               lambda m: setattr(m, "scale", 3.0),
+               lambda m: m.params["W"].__setitem__(0, 9.0),
+               lambda m: m.params.__setitem__("W", np.full(4, -1.0)),
+               lambda m: setattr(m.opt, "count", 10.0),
+               lambda m: m.history.append(np.float64(1.0)),
+               lambda m: None]
+    for change in changes:
+        change(graph_layer)
+        change(eager_layer)
+        same(step(graph_layer, X), eager_layer.step(X))
+        _same_layer(graph_layer, eager_layer)
+    last = step._cache[next(iter(step._cache))]
+    assert last.stateful.__code__.co_filename == "<state guards>"
+
+
+@pytest.mark.filterwarnings("ignore:.*was traced 5 times")
+@pytest.mark.parametrize("first", [(X, Y), (X, Y, Y + 1), (X,)])
+@pytest.mark.parametrize("option", [{}, {"y": Y}, {"flag": 2}, {"name": "a"}])
+def test_star_args_and_one_option_take_the_typical_branch_after_the_first_trace(first, option):
+    """`*args` of arrays and one `**kwargs` option, as the first call passed them, are
+    served by the typical branch generated after the first trace; calls alternating in
+    the number of arrays, the option's name, type and value, and an array passed twice
+    each run their own trace, with Python's results."""
+    f = ag.function(star, max_traces=None)
+    calls = [(first, option), (first, option), ((X, Y), {"y": Y}), ((X, Y), {"flag": 3}),
+             ((X, Y), {"flag": True}), ((X, Y), {"y": Y.astype(np.int64)}), ((X, X), option),
+             ((X, Y), {"y": X}), ((X, Y.astype(np.float32)), option), ((X, 2.0), option),
+             ((X,), {}), ((X, Y), {"y": Y, "z": Y})]
+    first_entry = f._entry
+    for _ in range(2):
+        for args, kwargs in calls:
+            kwargs = {k: v for k, v in kwargs.items() if k != "name"}  # (no str options
+            # reach `star`'s product; "name" is in the key only through the first call)
+            same(f(*args, **kwargs), star(*args, **kwargs))
+    assert f._entry is not first_entry or not f._entry_kinds
+    keys = set()
+    for args, kwargs in calls:  # the keys the full path makes (`signature.key_of`)
+        leaves: list = []
+        key = tuple(key_of(a, leaves) for a in f._bind(args, {
+            k: v for k, v in kwargs.items() if k != "name"}))
+        keys.add(mark_aliases(key, leaves)[0] if has_aliases(leaves) else key)
+    assert f.tracing_count == len(keys)
