@@ -44,51 +44,76 @@ _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda,
 def python_copy(node, ctx, direct_calls: bool = False):
     """The Python-values copy of `node`'s converted body, for `install` to place once
     the body has its compiled form; None when it would not differ or `node` may be
-    resumed inside a trace. `direct_calls`: `ag__.converted(f)` is `f` outside traces (a
-    module `autograph convert` writes, which calls a name so: `impl/module_paths.py`)."""
-    if not isinstance(node, gast.FunctionDef):
+    resumed inside a trace. `direct_calls`: a module `autograph convert` writes, where
+    `ag__.converted(f)` is `f` outside traces (it calls a name so) and the test is
+    `ag__.tracing_anywhere` (`impl/module_paths.py`); else the compiled function, whose
+    tracing cells `fast_paths` made."""
+    kinds = anno.get(node, anno.KINDS, None)  # (the source's node classes: None unknown)
+    if not isinstance(node, gast.FunctionDef) or kinds is not None and \
+            not kinds & (_MODULE_LOOP_KINDS if direct_calls else _LOOP_KINDS):
         return None
     body = node.body
     head = [s for s in body if isinstance(s, (gast.Global, gast.Nonlocal))]
-    scan = _scan(body)
-    if scan is None or scan[1] > len(head) or not scan[2]:
-        # (a generator; a declaration inside a block, which would follow a use in the
-        # copy; or no loop, where the questions are asked once per call anyway)
+    loops, declarations = _statements(body)
+    if direct_calls and not loops:  # (a module's copy is made once, run many times)
+        loops = _has(body, _COMPREHENSIONS)
+    if not loops or declarations > len(head) or \
+            (kinds is None or kinds & _SUSPEND_KINDS) and _has(body, _SUSPENDS):
+        # (no loop, where the questions are asked once per call anyway; a declaration
+        # inside a block, which would follow a use in the copy; or a generator)
         return None
     if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant) \
             and isinstance(body[0].value.value, str):
         head = body[:1] + head  # (the docstring stays the function's)
-    folder = _Folder(ctx.out.ops_name, scan[0], direct_calls)
-    plain = folder.block(templates.clone([s for s in body if not any(s is h for h in head)]))
+    ops = ctx.out.ops_name
+    cells = set() if direct_calls else {n for n in ctx.namer.generated
+                                        if n.startswith(TRACING_CELL)}
+    folder = _Folder(ops, cells, direct_calls)
+    plain = folder.block([s for s in body if not any(s is h for h in head)])
     if not folder.changed:
         return None
-    tracing = sorted(folder.cells)[0] if folder.cells else \
-        f"{ctx.out.ops_name}.tracing_anywhere"
-    return head, plain, tracing
+    return head, plain, sorted(cells)[0] if cells else f"{ops}.tracing_anywhere"
 
 
-def _scan(body: list):
-    """(the tracing cells read, how many `global` / `nonlocal` statements, whether it
-    loops) in the function's own scope; None if it suspends (`yield`, `await`)."""
-    cells, declarations, loops = set(), 0, False
+_LOOP_KINDS = frozenset({"For", "While"})
+_MODULE_LOOP_KINDS = _LOOP_KINDS | {"ListComp", "SetComp", "DictComp"}
+_SUSPEND_KINDS = frozenset({"Yield", "YieldFrom", "Await"})
+
+
+def _statements(body: list) -> tuple:
+    """(whether it loops, how many `global` / `nonlocal` statements) in the statements of
+    the function's own scope."""
+    loops, declarations = False, 0
+    stack = list(body)
+    while stack:
+        s = stack.pop()
+        t = type(s)
+        if t in _SCOPE_TYPES:
+            continue
+        if t in _DECLARATIONS:
+            declarations += 1
+        elif t in _LOOPS:
+            loops = True
+        d = s.__dict__
+        for field in s._fields:
+            v = d.get(field)
+            if type(v) is list and v and isinstance(v[0], (gast.stmt, gast.excepthandler,
+                                                             gast.match_case)):
+                stack.extend(v)
+    return loops, declarations
+
+
+def _has(body: list, types: frozenset) -> bool:
+    """Whether the function's own scope has a node of one of `types`."""
     stack = list(body)
     pop, push = stack.pop, stack.append
     while stack:
         n = pop()
         t = type(n)
-        if t in _SUSPENDS:
-            return None
-        if t is gast.Name:
-            if n.id.startswith(TRACING_CELL):
-                cells.add(n.id)
-            continue
-        if t in _DECLARATIONS:
-            declarations += 1
-            continue
+        if t in types:
+            return True
         if t in _SCOPE_TYPES:
             continue
-        if t in _LOOPS:
-            loops = True
         d = n.__dict__
         for field in n._fields:
             v = d.get(field)
@@ -98,14 +123,15 @@ def _scan(body: list):
                         push(item)
             elif isinstance(v, _AST):
                 push(v)
-    return cells, declarations, loops
+    return False
 
 
 _AST = gast.AST
 _SUSPENDS = frozenset({gast.Yield, gast.YieldFrom, gast.Await})
+_COMPREHENSIONS = frozenset({gast.ListComp, gast.SetComp, gast.DictComp})
 _DECLARATIONS = frozenset({gast.Global, gast.Nonlocal})
 _SCOPE_TYPES = frozenset(_SCOPES)
-_LOOPS = frozenset({gast.For, gast.While, gast.ListComp, gast.SetComp, gast.DictComp})
+_LOOPS = frozenset({gast.For, gast.While})
 
 
 def install(node, copy) -> None:
@@ -118,7 +144,8 @@ def install(node, copy) -> None:
 
 
 class _Folder:
-    """Folds a cloned converted block into its Python-values form."""
+    """Folds a converted block into its Python-values form: new nodes, made from copies
+    of the parts it keeps (the functional forms it drops are never copied)."""
 
     def __init__(self, ops: str, cells: set, direct_calls: bool):
         self.ops, self.cells, self.changed = ops, cells, False
@@ -132,7 +159,7 @@ class _Folder:
             s = stmts[k]
             following = stmts[k + 1] if k + 1 < len(stmts) else None
             if following is not None and self._evaluates_dual_test(s, following):
-                out.extend(self._dual_if(following, s.value))
+                out.extend(self._dual_if(following, templates.clone(s.value)))
                 k += 2
                 continue
             if following is not None and self._feeds_loop(s, following):
@@ -145,19 +172,20 @@ class _Folder:
 
     def stmt(self, s) -> list:
         if isinstance(s, _SCOPES):
-            return [s]
+            return [templates.clone(s)]
         if isinstance(s, gast.If):
             if anno.get(s, anno.TRY_SWITCH, False):
                 self.changed = True
                 return self.block(s.orelse)
             if _dual_test(s.test, self.ops) is not None and _inline_if(s) is not None:
                 return self._dual_if(s, None)
-            s.test = self.expr(s.test, test=True)
-            if isinstance(s.test, gast.Constant):
-                return self.block(s.body if s.test.value else s.orelse) or []
-            s.body = self.block(s.body) or [gast.Pass()]
-            s.orelse = self.block(s.orelse)
-            return [s]
+            test = self.expr(templates.clone(s.test), test=True)
+            if isinstance(test, gast.Constant):
+                return self.block(s.body if test.value else s.orelse)
+            new = _shallow(s)
+            new.test, new.body, new.orelse = test, self.block(s.body) or [gast.Pass()], \
+                self.block(s.orelse)
+            return [new]
         if isinstance(s, (gast.Assign, gast.Expr)):
             store = self._item_store(s)
             if store is not None:
@@ -170,38 +198,35 @@ class _Folder:
             tried = self._try_wrapper(s)
             if tried is not None:
                 return tried
+        new = _shallow(s)
         for field, value in _fields(s):
             if isinstance(value, list) and value and isinstance(value[0], gast.stmt):
-                setattr(s, field, self.block(value) or [gast.Pass()])
+                setattr(new, field, self.block(value) or [gast.Pass()])
             elif isinstance(value, list):
-                setattr(s, field, [self._part(v) for v in value])
+                setattr(new, field, [self._part(v) for v in value])
             elif isinstance(value, gast.AST):
-                setattr(s, field, self._part(value))
-        return [s]
+                setattr(new, field, self._part(value))
+        return [new]
 
     def _part(self, v):
+        """A copy of `v`, a part of a statement that is not a block, folded."""
         if isinstance(v, gast.expr):
-            return self.expr(v, test=False)
+            return self.expr(templates.clone(v), test=False)
         if isinstance(v, (gast.ExceptHandler, gast.match_case)):
-            v.body = self.block(v.body) or [gast.Pass()]
+            new = templates.clone(_shallow(v, body=[]))
+            new.body = self.block(v.body) or [gast.Pass()]
             if isinstance(v, gast.match_case) and v.guard is not None:
-                v.guard = self.expr(v.guard, test=False)
-            return v
+                new.guard = self.expr(new.guard, test=False)
+            return new
         if isinstance(v, gast.withitem):
-            v.context_expr = self.expr(v.context_expr, test=False)
-            if _is_ops_call(v.context_expr, self.ops, "with_manager") and \
-                    len(v.context_expr.args) == 1 and not v.context_expr.keywords:
+            new = templates.clone(v)
+            new.context_expr = self.expr(new.context_expr, test=False)
+            if _is_ops_call(new.context_expr, self.ops, "with_manager") and \
+                    len(new.context_expr.args) == 1 and not new.context_expr.keywords:
                 self.changed = True  # (the manager itself outside traces)
-                v.context_expr = v.context_expr.args[0]
-            return v
-        if isinstance(v, gast.AST):
-            for field, value in _fields(v):
-                if isinstance(value, list):
-                    setattr(v, field, [self._part(x) if isinstance(x, gast.AST) else x
-                                       for x in value])
-                elif isinstance(value, gast.AST):
-                    setattr(v, field, self._part(value))
-        return v
+                new.context_expr = new.context_expr.args[0]
+            return new
+        return templates.clone(v)
 
     def _item_store(self, s):
         """An item store of `slices` as written: outside traces `ag__.setitem` stores in
@@ -258,7 +283,7 @@ class _Folder:
     def _dual_if(self, s, test):
         """The inline `if` of a dual-path one, testing `test` (None: the name it tests)."""
         self.changed = True
-        inline = _inline_if(s)
+        inline = _shallow(_inline_if(s))
         if test is not None:
             inline.test = test
         return self.stmt(inline)
@@ -278,7 +303,7 @@ class _Folder:
                 _is_stop(s.body[0], cond)):
             return None
         self.changed = True
-        loop = gast.While(test=self.expr(named.value, test=True),
+        loop = gast.While(test=self.expr(templates.clone(named.value), test=True),
                           body=self.block(s.body[1:]) or [gast.Pass()], orelse=[])
         return gast.copy_location(loop, s)
 
@@ -290,8 +315,8 @@ class _Folder:
 
     def _dual_for(self, s, source):
         self.changed = True
-        loop = _inline_for(s, None, self.ops, self.cells)
-        loop.iter = self.expr(source, test=False)
+        loop = _shallow(_inline_for(s, None, self.ops, self.cells))
+        loop.iter = source
         return self.stmt(loop)
 
     def _try_wrapper(self, s):
@@ -313,8 +338,7 @@ class _Folder:
                 _is_name(call.func.value, name)):
             return None
         self.changed = True
-        t.body = inner.body
-        return self.stmt(t)
+        return self.stmt(_shallow(t, body=inner.body))
 
     # expressions
     def expr(self, e, test: bool):
@@ -359,13 +383,21 @@ class _Folder:
             if isinstance(e.operand, gast.Constant):
                 return _constant(not e.operand.value, e)
             return e
-        for field, value in _fields(e):
+        return self._inside(e)
+
+    def _inside(self, v):
+        """`v` (a copy) with the expressions in it folded, in place."""
+        for field, value in _fields(v):
             if isinstance(value, list):
-                setattr(e, field, [self._part(v) if isinstance(v, gast.AST) else v
-                                   for v in value])
+                setattr(v, field, [self._inner(x) for x in value])
             elif isinstance(value, gast.AST):
-                setattr(e, field, self._part(value))
-        return e
+                setattr(v, field, self._inner(value))
+        return v
+
+    def _inner(self, v):
+        if isinstance(v, gast.expr):
+            return self.expr(v, test=False)
+        return self._inside(v) if isinstance(v, gast.AST) else v
 
     def _bool_op(self, e, test: bool):
         deciding = isinstance(e.op, gast.Or)  # the constant that decides the whole
@@ -383,6 +415,14 @@ class _Folder:
             return values[0]
         e.values = values
         return e
+
+
+def _shallow(node, **fields):
+    """A new node of `node`'s class sharing its fields (and annotations), `fields` set."""
+    new = node.__class__.__new__(node.__class__)
+    new.__dict__.update(node.__dict__)
+    new.__dict__.update(fields)
+    return new
 
 
 def _nested(call) -> bool:

@@ -6,6 +6,7 @@ state of objects after the call), and traced against eager NumPy.
 """
 from __future__ import annotations
 
+import importlib.util
 import traceback
 
 import numpy as np
@@ -253,3 +254,44 @@ def _copied(args):
                  if isinstance(a, list) and a and isinstance(a[0], list) else
                  list(a) if isinstance(a, list) else a for a in args)
 
+
+
+@pytest.fixture(scope="module")
+def module_written(tmp_path_factory):
+    """This file as `autograph convert` writes it, imported."""
+    from autograph.impl.static import convert_module_source
+
+    with open(__file__) as f:
+        text = convert_module_source(f.read(), __file__)
+    path = tmp_path_factory.mktemp("converted") / "python_values_copy_module.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location("python_values_copy_module", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module, text
+
+
+def test_a_written_module_shows_the_copy_as_the_users_statements(module_written):
+    _, text = module_written
+    start = text.index("def divide_all(xs):")
+    assert text[start:].splitlines()[1:6] == [
+        "    if not ag__.tracing_anywhere:", "        t = 0", "        for x in xs:",
+        "            t += 10 // x", "        return t"]
+
+
+@pytest.mark.parametrize("fn, inputs", CASES, ids=lambda c: getattr(c, "__name__", ""))
+def test_a_written_module_equals_the_original_and_asks_nothing(fn, inputs, module_written,
+                                                               nothing_asked):
+    written = getattr(module_written[0], fn.__name__)
+    for args in inputs:
+        want = fn(*_copied(args))
+        got = written(*_copied(args))
+        assert got == want and type(got) is type(want)
+
+
+def test_a_written_modules_function_takes_the_graph_form_in_a_trace(module_written):
+    written = module_written[0].grows
+    f = ag.function(lambda x: written(x, 4))
+    for x in (np.float64(1.5), np.float64(-2.0)):
+        got, want = f(x), grows(x, 4)
+        assert [np.asarray(g).tolist() for g in got] == [np.asarray(w).tolist() for w in want]
