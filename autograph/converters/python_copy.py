@@ -66,7 +66,9 @@ def python_copy(node, ctx, direct_calls: bool = False):
             and isinstance(body[0].value.value, str):
         head = body[:1] + head  # (the docstring stays the function's)
     ops = ctx.out.ops_name
-    cells = set() if direct_calls else {n for n in ctx.namer.generated
+    # (the names `fast_paths` gave its tracing cells: names of that prefix are the
+    # compiler's, as `fast_tests` takes them too)
+    cells = set() if direct_calls else {n for n in ctx.namer.used
                                         if n.startswith(TRACING_CELL)}
     folder = _Folder(ops, cells, direct_calls)
     plain = folder.block([s for s in body if not any(s is h for h in head)])
