@@ -21,8 +21,9 @@ function, `impl/module_paths.py` for the module `autograph convert` writes, whic
 The copy is the converted body with the tracing cell read as False and folded
 (`tracing and x` is False, `not tracing or x` True, ...), each dual-path statement or
 expression replaced by its inline Python form (`dual_path.py`, `logical_expressions.dual`)
-and each `try`'s graph switch by its Python form. What remains is the user's statement:
-its test evaluated once, by Python's own jump, in Python's order. Nested functions,
+and each `try`'s graph switch by its Python form (the shapes it knows: `copy_forms.py`).
+What remains is the user's statement: its test evaluated once, by Python's own jump, in
+Python's order. Nested functions,
 lambdas, classes and generator expressions are left as converted (they may run later,
 inside a trace); a function that is a generator or coroutine has no copy (its frame may
 be resumed inside a trace). A trace started by a callee ends before the callee returns,
@@ -35,6 +36,10 @@ import gast
 
 from autograph.converters.fast_paths import _AUGMENTED as AUGMENTED
 from autograph.converters.fast_paths import TRACING_CELL, is_array_guard
+from autograph.converters.copy_forms import (constant, dual_test, inline_expr, inline_for,
+                                              inline_if, is_class_check, is_name,
+                                              is_ops_call, is_stop, is_symbolic_check,
+                                              nested)
 from autograph.pyct import anno, templates
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda,
@@ -160,7 +165,7 @@ class _Folder:
         while k < len(stmts):
             s = stmts[k]
             following = stmts[k + 1] if k + 1 < len(stmts) else None
-            if following is not None and self._evaluates_dual_test(s, following):
+            if following is not None and self._evaluatesdual_test(s, following):
                 out.extend(self._dual_if(following, templates.clone(s.value)))
                 k += 2
                 continue
@@ -179,7 +184,7 @@ class _Folder:
             if anno.get(s, anno.TRY_SWITCH, False):
                 self.changed = True
                 return self.block(s.orelse)
-            if _dual_test(s.test, self.ops) is not None and _inline_if(s) is not None:
+            if dual_test(s.test, self.ops) is not None and inline_if(s) is not None:
                 return self._dual_if(s, None)
             test = self.expr(templates.clone(s.test), test=True)
             if isinstance(test, gast.Constant):
@@ -223,7 +228,7 @@ class _Folder:
         if isinstance(v, gast.withitem):
             new = templates.clone(v)
             new.context_expr = self.expr(new.context_expr, test=False)
-            if _is_ops_call(new.context_expr, self.ops, "with_manager") and \
+            if is_ops_call(new.context_expr, self.ops, "with_manager") and \
                     len(new.context_expr.args) == 1 and not new.context_expr.keywords:
                 self.changed = True  # (the manager itself outside traces)
                 new.context_expr = new.context_expr.args[0]
@@ -242,7 +247,7 @@ class _Folder:
         """
         call = s.value
         if isinstance(s, gast.Expr):
-            if not (_is_ops_call(call, self.ops, "setitem_attr") and not call.keywords and
+            if not (is_ops_call(call, self.ops, "setitem_attr") and not call.keywords and
                     len(call.args) in (4, 5) and isinstance(call.args[1], gast.Constant)
                     and isinstance(call.args[1].value, str)):
                 return None
@@ -250,12 +255,12 @@ class _Folder:
                                   ctx=gast.Load())
             return self._store(s, base, call.args[2:])
         if not (len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and
-                _is_ops_call(call, self.ops, "setitem") and
-                _is_name(call.args[0] if call.args else None, s.targets[0].id)):
+                is_ops_call(call, self.ops, "setitem") and
+                is_name(call.args[0] if call.args else None, s.targets[0].id)):
             return None
-        while _nested(call):
+        while nested(call):
             call = call.args[2]
-            if not _is_ops_call(call, self.ops, "setitem"):
+            if not is_ops_call(call, self.ops, "setitem"):
                 return None
         if call.keywords:
             return None
@@ -274,18 +279,18 @@ class _Folder:
             else gast.Assign(targets=[target], value=args[1], type_comment=None)
         return templates.copy_location(gast.copy_location(store, s), s)
 
-    def _evaluates_dual_test(self, s, following) -> bool:
+    def _evaluatesdual_test(self, s, following) -> bool:
         """`cond = test` (generated) right before the dual-path `if` testing it."""
         return isinstance(s, gast.Assign) and anno.get(s, anno.DUAL, False) and \
             len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and \
             isinstance(following, gast.If) and \
-            _dual_test(following.test, self.ops) == s.targets[0].id and \
-            _inline_if(following) is not None
+            dual_test(following.test, self.ops) == s.targets[0].id and \
+            inline_if(following) is not None
 
     def _dual_if(self, s, test):
         """The inline `if` of a dual-path one, testing `test` (None: the name it tests)."""
         self.changed = True
-        inline = _shallow(_inline_if(s))
+        inline = _shallow(inline_if(s))
         if test is not None:
             inline.test = test
         return self.stmt(inline)
@@ -295,14 +300,14 @@ class _Folder:
         cond: break ... else: <functional>` as `while test: ...`."""
         t = s.test
         if not (isinstance(t, gast.BoolOp) and isinstance(t.op, gast.Or) and
-                len(t.values) == 2 and _is_class_check(t.values[0])):
+                len(t.values) == 2 and is_class_check(t.values[0])):
             return None
         named = t.values[0].left.value
         if not (isinstance(named, gast.NamedExpr) and isinstance(named.target, gast.Name)):
             return None
         cond = named.target.id
-        if not (_is_symbolic_check(t.values[1], cond, self.ops) and s.body and
-                _is_stop(s.body[0], cond)):
+        if not (is_symbolic_check(t.values[1], cond, self.ops) and s.body and
+                is_stop(s.body[0], cond)):
             return None
         self.changed = True
         loop = gast.While(test=self.expr(templates.clone(named.value), test=True),
@@ -313,18 +318,18 @@ class _Folder:
         """`iterable = source` right before the dual-path `for` over it."""
         return isinstance(s, gast.Assign) and len(s.targets) == 1 and \
             isinstance(s.targets[0], gast.Name) and isinstance(following, gast.If) and \
-            _inline_for(following, s.targets[0].id, self.ops, self.cells) is not None
+            inline_for(following, s.targets[0].id, self.ops, self.cells) is not None
 
     def _dual_for(self, s, source):
         self.changed = True
-        loop = _shallow(_inline_for(s, None, self.ops, self.cells))
+        loop = _shallow(inline_for(s, None, self.ops, self.cells))
         loop.iter = source
         return self.stmt(loop)
 
     def _try_wrapper(self, s):
         """`with ag__.try_stmt(...) as t: try: with t.body(): body ...` (`control_flow.
         _guard_body`: no graph operations to watch outside traces) as the `try`."""
-        if not (len(s.items) == 1 and _is_ops_call(s.items[0].context_expr, self.ops,
+        if not (len(s.items) == 1 and is_ops_call(s.items[0].context_expr, self.ops,
                                                    "try_stmt") and len(s.body) == 1 and
                 isinstance(s.body[0], gast.Try) and
                 isinstance(s.items[0].optional_vars, gast.Name)):
@@ -337,7 +342,7 @@ class _Folder:
         call = inner.items[0].context_expr
         if not (isinstance(call, gast.Call) and not call.args and not call.keywords and
                 isinstance(call.func, gast.Attribute) and call.func.attr == "body" and
-                _is_name(call.func.value, name)):
+                is_name(call.func.value, name)):
             return None
         self.changed = True
         return self.stmt(_shallow(t, body=inner.body))
@@ -349,17 +354,17 @@ class _Folder:
             return e
         if isinstance(e, gast.Name) and e.id in self.cells and isinstance(e.ctx, gast.Load):
             self.changed = True
-            return _constant(False, e)
+            return constant(False, e)
         if isinstance(e, gast.Attribute) and e.attr == "tracing_anywhere" and \
-                _is_name(e.value, self.ops):
+                is_name(e.value, self.ops):
             self.changed = True
-            return _constant(False, e)
+            return constant(False, e)
         if isinstance(e, gast.IfExp):
-            inline = _inline_expr(e, self.ops)
+            inline = inline_expr(e, self.ops)
             if inline is not None:
                 self.changed = True
                 return self.expr(inline, test)
-            if is_array_guard(e.test, self.ops) and _is_ops_call(e.orelse, self.ops,
+            if is_array_guard(e.test, self.ops) and is_ops_call(e.orelse, self.ops,
                                                                  "array_item"):
                 self.changed = True  # (`slices`: an array's item read as written outside
                 return self.expr(e.body, test)  # traces, as the compiled form reads it)
@@ -371,11 +376,11 @@ class _Folder:
         if isinstance(e, gast.BoolOp):
             return self._bool_op(e, test)
         if self.direct_calls and isinstance(e, gast.Call) and \
-                _is_ops_call(e.func, self.ops, "converted") and len(e.func.args) == 1 and \
+                is_ops_call(e.func, self.ops, "converted") and len(e.func.args) == 1 and \
                 not e.func.keywords and not isinstance(e.func.args[0], gast.Starred):
             self.changed = True
             e.func = e.func.args[0]
-        if _is_ops_call(e, self.ops, "array_item") and len(e.args) == 2 and \
+        if is_ops_call(e, self.ops, "array_item") and len(e.args) == 2 and \
                 not e.keywords and not any(isinstance(a, gast.Starred) for a in e.args):
             self.changed = True  # (the item read as written: `slices`' `slice(a, b)` key
             item = gast.Subscript(value=e.args[0], slice=e.args[1], ctx=gast.Load())
@@ -383,7 +388,7 @@ class _Folder:
         if isinstance(e, gast.UnaryOp) and isinstance(e.op, gast.Not):
             e.operand = self.expr(e.operand, test=True)
             if isinstance(e.operand, gast.Constant):
-                return _constant(not e.operand.value, e)
+                return constant(not e.operand.value, e)
             return e
         return self._inside(e)
 
@@ -427,125 +432,6 @@ def _shallow(node, **fields):
     return new
 
 
-def _nested(call) -> bool:
-    """`ag__.setitem(x, i, <inner update>, nested=True)`."""
-    return len(call.args) == 3 and len(call.keywords) == 1 and \
-        call.keywords[0].arg == "nested" and isinstance(call.keywords[0].value, gast.Constant) \
-        and call.keywords[0].value.value is True
-
-
 def _fields(node) -> list:
     d = node.__dict__
     return [(f, d.get(f)) for f in node._fields]
-
-
-def _inline_if(s):
-    """The inline `if` of a dual-path `if` (`dual_path.convert_if`), or None."""
-    if len(s.body) == 1 and isinstance(s.body[0], gast.If) and \
-            _is_name(s.body[0].test, _dual_test(s.test, None)):
-        return s.body[0]
-    return None
-
-
-def _inline_for(s, iterable, ops: str, cells: set):
-    """The inline `for` of a dual-path `for` over `iterable` (None: any), or None."""
-    test = s.test
-    if isinstance(test, gast.BoolOp) and isinstance(test.op, gast.Or) and \
-            len(test.values) == 2 and isinstance(test.values[0], gast.UnaryOp) and \
-            isinstance(test.values[0].op, gast.Not) and \
-            isinstance(test.values[0].operand, gast.Name) and \
-            test.values[0].operand.id in cells:
-        test = test.values[1]
-    if not (isinstance(test, gast.Call) and _is_ops_call(test, ops, "python_iterable") and
-            test.args and isinstance(test.args[0], gast.Name)):
-        return None
-    name = test.args[0].id
-    loop = s.body[0] if len(s.body) == 1 else None
-    if not (isinstance(loop, gast.For) and (iterable is None or name == iterable)):
-        return None
-    release = loop.iter  # `(iterable, (iterable := None))[0]`
-    if not (isinstance(release, gast.Subscript) and isinstance(release.value, gast.Tuple)
-            and release.value.elts and _is_name(release.value.elts[0], name)):
-        return None
-    return loop
-
-
-def _inline_expr(e, ops: str):
-    """The Python side of a dual expression `inline if <x is a Python value> else
-    functional` (`logical_expressions.dual`), reading `first` where it read `x`."""
-    check = e.test
-    if not (isinstance(check, gast.BoolOp) and isinstance(check.op, gast.Or) and
-            len(check.values) == 2 and _is_class_check(check.values[0])):
-        return None
-    x = check.values[0].left.value
-    named = None
-    if isinstance(x, gast.NamedExpr) and isinstance(x.target, gast.Name):
-        named, x = x, x.target
-    if not (isinstance(x, gast.Name) and _is_symbolic_check(check.values[1], x.id, ops)):
-        return None
-    inline = e.body
-    if named is None:
-        return inline
-    for owner, field in ((gast.BoolOp, "values"), (gast.UnaryOp, "operand"),
-                         (gast.IfExp, "test")):
-        if isinstance(inline, owner):
-            first = getattr(inline, field)
-            if isinstance(first, list):
-                if _is_name(first[0], x.id):
-                    first[0] = named.value
-                    return inline
-            elif _is_name(first, x.id):
-                setattr(inline, field, named.value)
-                return inline
-    return None
-
-
-def _dual_test(test, ops):
-    """`cond` for the test `cond.__class__ is bool or not ag__.symbolic(cond)` (any
-    operators' name for `ops` None)."""
-    if not (isinstance(test, gast.BoolOp) and isinstance(test.op, gast.Or) and
-            len(test.values) == 2 and _is_class_check(test.values[0])):
-        return None
-    cond = test.values[0].left.value
-    if isinstance(cond, gast.Name) and _is_symbolic_check(test.values[1], cond.id, ops):
-        return cond.id
-    return None
-
-
-def _is_class_check(test) -> bool:
-    """`<x>.__class__ is bool`."""
-    return isinstance(test, gast.Compare) and len(test.ops) == 1 and \
-        isinstance(test.ops[0], gast.Is) and isinstance(test.left, gast.Attribute) and \
-        test.left.attr == "__class__" and _is_name(test.comparators[0], "bool")
-
-
-def _is_symbolic_check(test, cond: str, ops) -> bool:
-    """`not <ops>.symbolic(cond)`."""
-    if not (isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not)):
-        return False
-    call = test.operand
-    return isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and \
-        call.func.attr == "symbolic" and isinstance(call.func.value, gast.Name) and \
-        (ops is None or call.func.value.id == ops) and len(call.args) == 1 and \
-        _is_name(call.args[0], cond) and not call.keywords
-
-
-def _is_stop(stmt, cond: str) -> bool:
-    """`if not cond: break`."""
-    return isinstance(stmt, gast.If) and not stmt.orelse and \
-        isinstance(stmt.test, gast.UnaryOp) and isinstance(stmt.test.op, gast.Not) and \
-        _is_name(stmt.test.operand, cond) and len(stmt.body) == 1 and \
-        isinstance(stmt.body[0], gast.Break)
-
-
-def _is_ops_call(call, ops: str, name: str) -> bool:
-    return isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and \
-        call.func.attr == name and _is_name(call.func.value, ops)
-
-
-def _is_name(node, name) -> bool:
-    return isinstance(node, gast.Name) and node.id == name
-
-
-def _constant(value: bool, origin):
-    return gast.copy_location(gast.Constant(value=value, kind=None), origin)
