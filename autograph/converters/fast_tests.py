@@ -44,6 +44,7 @@ import sys
 import gast
 
 from autograph.converters.fast_paths import TRACING_CELL
+from autograph.converters.python_copy import install, python_copy
 from autograph.pyct import anno, templates
 
 ENABLED = sys.version_info[:2] == (3, 11)  # positions of jumps as `handed_over` reads them
@@ -65,13 +66,16 @@ if handover is not None:
 
 def compile_tests(node, ctx) -> None:
     """Give each dual-path `if` / `while` in `node` (a converted function) the form
-    above, in place."""
+    above, in place, behind the Python-values copy of its body (`python_copy.py`)."""
+    copy = python_copy(node, ctx)
     if ENABLED:
         names = (ctx.namer.new("ag__handover"), ctx.namer.new("ag__error"))
         scope = {"used": False}
         _blocks(node, ctx.out.ops_name, names, scope)
         if scope["used"]:  # (each statement's hand-over sets it back to None)
             node.body[:0] = templates.replace(_INIT, origin=node, handover=names[0])
+    if copy is not None:
+        install(node, copy)
 
 
 def _blocks(node, ops: str, names: tuple, scope) -> None:

@@ -1,0 +1,437 @@
+"""The Python-values copy of a compiled converted function: its statements as written.
+
+Converted code mostly runs where no trace is being built on any thread (`autograph
+convert`'s modules, `ag.to_graph`, a function called before or between traces). There
+nothing is symbolic, so every question the converted code asks of its values has a known
+answer: each dual-path `if` / `while` / `for` and `and` / `or` / `not` / conditional
+expression takes its Python path, each fast path of `fast_paths.py` its inline path, each
+`try` its Python form. Yet the statements still ask, at each iteration: a subscript read
+pays a test of the tracing cell, an `if` a handler check, a `for` a temporary. So a
+function with a loop (where those costs repeat) asks once, where it starts, and then runs
+a copy of its body with the answers taken in (`fast_tests.compile_tests` for the compiled
+function, `impl/module_paths.py` for the module `autograph convert` writes, which tests
+`ag__.tracing_anywhere`):
+
+    def f(xs):                          def f(xs):
+        <converted body>          =>        if not ag__tracing:       # no trace anywhere
+                                                <the body, Python paths only>
+                                            else:
+                                                <converted body>
+
+The copy is the converted body with the tracing cell read as False and folded
+(`tracing and x` is False, `not tracing or x` True, ...), each dual-path statement or
+expression replaced by its inline Python form (`dual_path.py`, `logical_expressions.dual`)
+and each `try`'s graph switch by its Python form (the shapes it knows: `copy_forms.py`).
+What remains is the user's statement: its test evaluated once, by Python's own jump, in
+Python's order. Nested functions,
+lambdas, classes and generator expressions are left as converted (they may run later,
+inside a trace); a function that is a generator or coroutine has no copy (its frame may
+be resumed inside a trace). A trace started by a callee ends before the callee returns,
+and a symbolic value never outlives its trace, so the answer holds for the whole frame.
+`ag.to_code` shows the converted body alone.
+"""
+from __future__ import annotations
+
+import gast
+
+from autograph.converters.fast_paths import _AUGMENTED as AUGMENTED
+from autograph.converters.fast_paths import TRACING_CELL, is_array_guard
+from autograph.converters.copy_forms import (constant, dual_test, inline_expr, inline_for,
+                                              inline_if, is_class_check, is_name,
+                                              is_ops_call, is_stop, is_symbolic_check,
+                                              nested)
+from autograph.pyct import anno, templates
+
+_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda,
+           gast.GeneratorExp)
+
+
+def python_copy(node, ctx, direct_calls: bool = False):
+    """The Python-values copy of `node`'s converted body, for `install` to place once
+    the body has its compiled form; None when it would not differ or `node` may be
+    resumed inside a trace. `direct_calls`: a module `autograph convert` writes, where
+    `ag__.converted(f)` is `f` outside traces (it calls a name so) and the test is
+    `ag__.tracing_anywhere` (`impl/module_paths.py`); else the compiled function, whose
+    tracing cells `fast_paths` made."""
+    kinds = anno.get(node, anno.KINDS, None)  # (the source's node classes: None unknown)
+    if not isinstance(node, gast.FunctionDef) or kinds is not None and \
+            not kinds & (_MODULE_LOOP_KINDS if direct_calls else _LOOP_KINDS):
+        return None
+    body = node.body
+    head = [s for s in body if isinstance(s, (gast.Global, gast.Nonlocal))]
+    loops, declarations = _statements(body)
+    if direct_calls and not loops:  # (a module's copy is made once, run many times)
+        loops = _has(body, _COMPREHENSIONS)
+    if not loops or declarations > len(head) or \
+            (kinds is None or kinds & _SUSPEND_KINDS) and _has(body, _SUSPENDS):
+        # (no loop, where the questions are asked once per call anyway; a declaration
+        # inside a block, which would follow a use in the copy; or a generator)
+        return None
+    if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant) \
+            and isinstance(body[0].value.value, str):
+        head = body[:1] + head  # (the docstring stays the function's)
+    ops = ctx.out.ops_name
+    # (the names `fast_paths` gave its tracing cells: names of that prefix are the
+    # compiler's, as `fast_tests` takes them too)
+    cells = set() if direct_calls else {n for n in ctx.namer.used
+                                        if n.startswith(TRACING_CELL)}
+    folder = _Folder(ops, cells, direct_calls)
+    plain = folder.block([s for s in body if not any(s is h for h in head)])
+    if not folder.changed:
+        return None
+    return head, plain, sorted(cells)[0] if cells else f"{ops}.tracing_anywhere"
+
+
+_LOOP_KINDS = frozenset({"For", "While"})
+_MODULE_LOOP_KINDS = _LOOP_KINDS | {"ListComp", "SetComp", "DictComp"}
+_SUSPEND_KINDS = frozenset({"Yield", "YieldFrom", "Await"})
+
+
+def _statements(body: list) -> tuple:
+    """(whether it loops, how many `global` / `nonlocal` statements) in the statements of
+    the function's own scope."""
+    loops, declarations = False, 0
+    stack = list(body)
+    while stack:
+        s = stack.pop()
+        t = type(s)
+        if t in _SCOPE_TYPES:
+            continue
+        if t in _DECLARATIONS:
+            declarations += 1
+        elif t in _LOOPS:
+            loops = True
+        d = s.__dict__
+        for field in s._fields:
+            v = d.get(field)
+            if type(v) is list and v and isinstance(v[0], (gast.stmt, gast.excepthandler,
+                                                             gast.match_case)):
+                stack.extend(v)
+    return loops, declarations
+
+
+def _has(body: list, types: frozenset) -> bool:
+    """Whether the function's own scope has a node of one of `types`."""
+    stack = list(body)
+    pop, push = stack.pop, stack.append
+    while stack:
+        n = pop()
+        t = type(n)
+        if t in types:
+            return True
+        if t in _SCOPE_TYPES:
+            continue
+        d = n.__dict__
+        for field in n._fields:
+            v = d.get(field)
+            if type(v) is list:
+                for item in v:
+                    if isinstance(item, _AST):
+                        push(item)
+            elif isinstance(v, _AST):
+                push(v)
+    return False
+
+
+_AST = gast.AST
+_SUSPENDS = frozenset({gast.Yield, gast.YieldFrom, gast.Await})
+_COMPREHENSIONS = frozenset({gast.ListComp, gast.SetComp, gast.DictComp})
+_DECLARATIONS = frozenset({gast.Global, gast.Nonlocal})
+_SCOPE_TYPES = frozenset(_SCOPES)
+_LOOPS = frozenset({gast.For, gast.While})
+
+
+def install(node, copy) -> None:
+    """`node`'s body as `if not <tracing>: <copy> else: <its compiled body>`."""
+    head, plain, tracing = copy
+    traced = [s for s in node.body if not any(s is h for h in head)]
+    node.body = head + templates.replace(
+        f"if not {tracing}:\n    plain\nelse:\n    traced", origin=node,
+        plain=plain or [gast.Pass()], traced=traced)
+
+
+class _Folder:
+    """Folds a converted block into its Python-values form: new nodes, made from copies
+    of the parts it keeps (the functional forms it drops are never copied)."""
+
+    def __init__(self, ops: str, cells: set, direct_calls: bool):
+        self.ops, self.cells, self.changed = ops, cells, False
+        self.direct_calls = direct_calls
+
+    # statements
+    def block(self, stmts: list) -> list:
+        out: list = []
+        k = 0
+        while k < len(stmts):
+            s = stmts[k]
+            following = stmts[k + 1] if k + 1 < len(stmts) else None
+            if following is not None and self._evaluatesdual_test(s, following):
+                out.extend(self._dual_if(following, templates.clone(s.value)))
+                k += 2
+                continue
+            if following is not None and self._feeds_loop(s, following):
+                out.extend(self._dual_for(following, s.value))
+                k += 2
+                continue
+            out.extend(self.stmt(s))
+            k += 1
+        return out
+
+    def stmt(self, s) -> list:
+        if isinstance(s, _SCOPES):
+            return [templates.clone(s)]
+        if isinstance(s, gast.If):
+            if anno.get(s, anno.TRY_SWITCH, False):
+                self.changed = True
+                return self.block(s.orelse)
+            if dual_test(s.test, self.ops) is not None and inline_if(s) is not None:
+                return self._dual_if(s, None)
+            test = self.expr(templates.clone(s.test), test=True)
+            if isinstance(test, gast.Constant):
+                return self.block(s.body if test.value else s.orelse)
+            new = _shallow(s)
+            new.test, new.body, new.orelse = test, self.block(s.body) or [gast.Pass()], \
+                self.block(s.orelse)
+            return [new]
+        if isinstance(s, (gast.Assign, gast.Expr)):
+            store = self._item_store(s)
+            if store is not None:
+                return self.stmt(store)
+        if isinstance(s, gast.While):
+            loop = self._dual_while(s)
+            if loop is not None:
+                return [loop]
+        if isinstance(s, gast.With):
+            tried = self._try_wrapper(s)
+            if tried is not None:
+                return tried
+        new = _shallow(s)
+        for field, value in _fields(s):
+            if isinstance(value, list) and value and isinstance(value[0], gast.stmt):
+                setattr(new, field, self.block(value) or [gast.Pass()])
+            elif isinstance(value, list):
+                setattr(new, field, [self._part(v) for v in value])
+            elif isinstance(value, gast.AST):
+                setattr(new, field, self._part(value))
+        return [new]
+
+    def _part(self, v):
+        """A copy of `v`, a part of a statement that is not a block, folded."""
+        if isinstance(v, gast.expr):
+            return self.expr(templates.clone(v), test=False)
+        if isinstance(v, (gast.ExceptHandler, gast.match_case)):
+            new = templates.clone(_shallow(v, body=[]))
+            new.body = self.block(v.body) or [gast.Pass()]
+            if isinstance(v, gast.match_case) and v.guard is not None:
+                new.guard = self.expr(new.guard, test=False)
+            return new
+        if isinstance(v, gast.withitem):
+            new = templates.clone(v)
+            new.context_expr = self.expr(new.context_expr, test=False)
+            if is_ops_call(new.context_expr, self.ops, "with_manager") and \
+                    len(new.context_expr.args) == 1 and not new.context_expr.keywords:
+                self.changed = True  # (the manager itself outside traces)
+                new.context_expr = new.context_expr.args[0]
+            return new
+        return templates.clone(v)
+
+    def _item_store(self, s):
+        """An item store of `slices` as written: outside traces `ag__.setitem` stores in
+        place and returns its target, and a nested one's outer store is not made
+        (`operators/variables.py`):
+
+            x = ag__.setitem(x, i, v)                                   x[i] = v
+            x = ag__.setitem(x, i, ag__.setitem(x[i], j, v, '+='),  =>   x[i][j] += v
+                             nested=True)
+            ag__.setitem_attr(obj, 'a', i, v)                           obj.a[i] = v
+        """
+        call = s.value
+        if isinstance(s, gast.Expr):
+            if not (is_ops_call(call, self.ops, "setitem_attr") and not call.keywords and
+                    len(call.args) in (4, 5) and isinstance(call.args[1], gast.Constant)
+                    and isinstance(call.args[1].value, str)):
+                return None
+            base = gast.Attribute(value=call.args[0], attr=call.args[1].value,
+                                  ctx=gast.Load())
+            return self._store(s, base, call.args[2:])
+        if not (len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and
+                is_ops_call(call, self.ops, "setitem") and
+                is_name(call.args[0] if call.args else None, s.targets[0].id)):
+            return None
+        while nested(call):
+            call = call.args[2]
+            if not is_ops_call(call, self.ops, "setitem"):
+                return None
+        if call.keywords:
+            return None
+        return self._store(s, call.args[0], call.args[1:])
+
+    def _store(self, s, base, args: list):
+        """`base[index] = value` / `base[index] op value` for `args` (index, value, op)."""
+        if not (len(args) in (2, 3) and not any(isinstance(a, gast.Starred) for a in args)):
+            return None
+        op = args[2].value if len(args) == 3 and isinstance(args[2], gast.Constant) else None
+        if len(args) == 3 and op not in AUGMENTED:
+            return None
+        self.changed = True
+        target = gast.Subscript(value=base, slice=args[0], ctx=gast.Store())
+        store = gast.AugAssign(target=target, op=AUGMENTED[op](), value=args[1]) if op \
+            else gast.Assign(targets=[target], value=args[1], type_comment=None)
+        return templates.copy_location(gast.copy_location(store, s), s)
+
+    def _evaluatesdual_test(self, s, following) -> bool:
+        """`cond = test` (generated) right before the dual-path `if` testing it."""
+        return isinstance(s, gast.Assign) and anno.get(s, anno.DUAL, False) and \
+            len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and \
+            isinstance(following, gast.If) and \
+            dual_test(following.test, self.ops) == s.targets[0].id and \
+            inline_if(following) is not None
+
+    def _dual_if(self, s, test):
+        """The inline `if` of a dual-path one, testing `test` (None: the name it tests)."""
+        self.changed = True
+        inline = _shallow(inline_if(s))
+        if test is not None:
+            inline.test = test
+        return self.stmt(inline)
+
+    def _dual_while(self, s):
+        """`while (cond := test).__class__ is bool or not ag__.symbolic(cond): if not
+        cond: break ... else: <functional>` as `while test: ...`."""
+        t = s.test
+        if not (isinstance(t, gast.BoolOp) and isinstance(t.op, gast.Or) and
+                len(t.values) == 2 and is_class_check(t.values[0])):
+            return None
+        named = t.values[0].left.value
+        if not (isinstance(named, gast.NamedExpr) and isinstance(named.target, gast.Name)):
+            return None
+        cond = named.target.id
+        if not (is_symbolic_check(t.values[1], cond, self.ops) and s.body and
+                is_stop(s.body[0], cond)):
+            return None
+        self.changed = True
+        loop = gast.While(test=self.expr(templates.clone(named.value), test=True),
+                          body=self.block(s.body[1:]) or [gast.Pass()], orelse=[])
+        return gast.copy_location(loop, s)
+
+    def _feeds_loop(self, s, following) -> bool:
+        """`iterable = source` right before the dual-path `for` over it."""
+        return isinstance(s, gast.Assign) and len(s.targets) == 1 and \
+            isinstance(s.targets[0], gast.Name) and isinstance(following, gast.If) and \
+            inline_for(following, s.targets[0].id, self.ops, self.cells) is not None
+
+    def _dual_for(self, s, source):
+        self.changed = True
+        loop = _shallow(inline_for(s, None, self.ops, self.cells))
+        loop.iter = source
+        return self.stmt(loop)
+
+    def _try_wrapper(self, s):
+        """`with ag__.try_stmt(...) as t: try: with t.body(): body ...` (`control_flow.
+        _guard_body`: no graph operations to watch outside traces) as the `try`."""
+        if not (len(s.items) == 1 and is_ops_call(s.items[0].context_expr, self.ops,
+                                                   "try_stmt") and len(s.body) == 1 and
+                isinstance(s.body[0], gast.Try) and
+                isinstance(s.items[0].optional_vars, gast.Name)):
+            return None
+        t, name = s.body[0], s.items[0].optional_vars.id
+        inner = t.body[0] if len(t.body) == 1 else None
+        if not (isinstance(inner, gast.With) and len(inner.items) == 1 and
+                inner.items[0].optional_vars is None):
+            return None
+        call = inner.items[0].context_expr
+        if not (isinstance(call, gast.Call) and not call.args and not call.keywords and
+                isinstance(call.func, gast.Attribute) and call.func.attr == "body" and
+                is_name(call.func.value, name)):
+            return None
+        self.changed = True
+        return self.stmt(_shallow(t, body=inner.body))
+
+    # expressions
+    def expr(self, e, test: bool):
+        """`e` folded; `test`: only its truth matters."""
+        if isinstance(e, _SCOPES):
+            return e
+        if isinstance(e, gast.Name) and e.id in self.cells and isinstance(e.ctx, gast.Load):
+            self.changed = True
+            return constant(False, e)
+        if isinstance(e, gast.Attribute) and e.attr == "tracing_anywhere" and \
+                is_name(e.value, self.ops):
+            self.changed = True
+            return constant(False, e)
+        if isinstance(e, gast.IfExp):
+            inline = inline_expr(e, self.ops)
+            if inline is not None:
+                self.changed = True
+                return self.expr(inline, test)
+            if is_array_guard(e.test, self.ops) and is_ops_call(e.orelse, self.ops,
+                                                                 "array_item"):
+                self.changed = True  # (`slices`: an array's item read as written outside
+                return self.expr(e.body, test)  # traces, as the compiled form reads it)
+            e.test = self.expr(e.test, test=True)
+            if isinstance(e.test, gast.Constant):
+                return self.expr(e.body if e.test.value else e.orelse, test)
+            e.body, e.orelse = self.expr(e.body, test), self.expr(e.orelse, test)
+            return e
+        if isinstance(e, gast.BoolOp):
+            return self._bool_op(e, test)
+        if self.direct_calls and isinstance(e, gast.Call) and \
+                is_ops_call(e.func, self.ops, "converted") and len(e.func.args) == 1 and \
+                not e.func.keywords and not isinstance(e.func.args[0], gast.Starred):
+            self.changed = True
+            e.func = e.func.args[0]
+        if is_ops_call(e, self.ops, "array_item") and len(e.args) == 2 and \
+                not e.keywords and not any(isinstance(a, gast.Starred) for a in e.args):
+            self.changed = True  # (the item read as written: `slices`' `slice(a, b)` key
+            item = gast.Subscript(value=e.args[0], slice=e.args[1], ctx=gast.Load())
+            return self.expr(gast.copy_location(item, e), test)  # means `a:b`)
+        if isinstance(e, gast.UnaryOp) and isinstance(e.op, gast.Not):
+            e.operand = self.expr(e.operand, test=True)
+            if isinstance(e.operand, gast.Constant):
+                return constant(not e.operand.value, e)
+            return e
+        return self._inside(e)
+
+    def _inside(self, v):
+        """`v` (a copy) with the expressions in it folded, in place."""
+        for field, value in _fields(v):
+            if isinstance(value, list):
+                setattr(v, field, [self._inner(x) for x in value])
+            elif isinstance(value, gast.AST):
+                setattr(v, field, self._inner(value))
+        return v
+
+    def _inner(self, v):
+        if isinstance(v, gast.expr):
+            return self.expr(v, test=False)
+        return self._inside(v) if isinstance(v, gast.AST) else v
+
+    def _bool_op(self, e, test: bool):
+        deciding = isinstance(e.op, gast.Or)  # the constant that decides the whole
+        values = [self.expr(v, test=True if test else False) for v in e.values]
+        # a leading constant decides or drops out; a trailing one only where truth matters
+        while values and isinstance(values[0], gast.Constant) and \
+                isinstance(values[0].value, bool):
+            if values[0].value is deciding or len(values) == 1:
+                return values[0]
+            values.pop(0)
+        while test and len(values) > 1 and isinstance(values[-1], gast.Constant) and \
+                values[-1].value is (not deciding):
+            values.pop()
+        if len(values) == 1:
+            return values[0]
+        e.values = values
+        return e
+
+
+def _shallow(node, **fields):
+    """A new node of `node`'s class sharing its fields (and annotations), `fields` set."""
+    new = node.__class__.__new__(node.__class__)
+    new.__dict__.update(node.__dict__)
+    new.__dict__.update(fields)
+    return new
+
+
+def _fields(node) -> list:
+    d = node.__dict__
+    return [(f, d.get(f)) for f in node._fields]
