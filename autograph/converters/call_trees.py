@@ -126,10 +126,12 @@ def _call(node, walk):
 def _wrap_array_like_args(node, every: bool, list_names: set) -> None:
     """`np.max([a, b])` => `np.max(ag__.array_like([a, b]))`: NumPy's own conversion of a
     list holding a symbolic value would fail (the first argument, or every one of a ufunc);
-    also a name the function gives a list (`vals = [...]`, `vals.append(v)`)."""
+    also a name the function gives a list (`vals = [...]`, `vals.append(v)`), and an
+    attribute, which may hold one (`np.mean(self.items, axis=0)`)."""
     for k, a in enumerate(node.args if every else node.args[:1]):
         if isinstance(a, (gast.List, gast.Tuple, gast.ListComp)) or (
-                isinstance(a, gast.Name) and a.id in list_names):
+                isinstance(a, gast.Name) and a.id in list_names) or (
+                not every and isinstance(a, gast.Attribute)):  # (`np.mean(self.items)`)
             node.args[k] = templates.replace_expr("ag__.array_like(v)", origin=a, v=a)
 
 

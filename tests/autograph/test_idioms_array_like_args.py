@@ -32,8 +32,18 @@ def python_lists_unchanged(a, b):
     return np.sum([1, 2]) + a, np.max([[1, 5], [3, 2]], axis=1)
 
 
+class _Window:
+    def __init__(self, a, b):
+        self.items = [a, b]
+
+
+def mean_of_an_attribute(a, b):
+    window = _Window(a, b * 2)  # (a list held by an object: `np.mean(self.items)`)
+    return np.mean(window.items, axis=0), np.max(window.items)
+
+
 CASES = [max_of_list, sum_of_comprehension, mean_and_argmax, ufunc_of_lists, norm_of_tuple,
-         python_lists_unchanged]
+         python_lists_unchanged, mean_of_an_attribute]
 INPUTS = [(np.float64(1.5), np.float64(-2.0)), (np.float32(3.0), np.float32(4.0)),
           (np.int64(2), np.int64(7)), (np.arange(2.0), np.ones(2))]
 
