@@ -346,6 +346,8 @@ def _region_form_with_jumps(w, region, fn, ctx, params, declared, out: list) -> 
     """`_graph_form_with_jumps` for `with np.errstate(...)`: its Python form is the
     `with` around the lowered body too."""
     copy = templates.clone(region)
+    if not flatten_finally_jumps(copy, ctx.namer, _read_outside(fn, w)):
+        return False  # (a `try` inside whose `finally` jumps: its form without `finally`)
     jumps = lower_jumps(copy, ctx.namer, _read_outside(fn, w))
     if not jumps or not jumps[0] or not _eligible(copy, params, declared):
         return False
