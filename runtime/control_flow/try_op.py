@@ -457,7 +457,10 @@ ALWAYS_TRACED.update({_trace.__code__, try_except.__code__})  # (the body, not a
 
 
 def _attach() -> None:
-    TRY.subgraph_attrs = ("body",)  # and `except_<i>` for each handler
+    TRY.subgraph_attrs = ("body",)  # and `except_<i>` for each handler:
+    TRY.subgraph_names = lambda attrs: ("body",) + tuple(
+        f"except_{i}" for i in range(attrs["n_handlers"]))
+    TRY.slot_use, RERAISE.slot_use = "catch", "reraise"
     TRY.check = check_try
     TRY.sources = try_sources
     TRY.feeds = try_feeds
