@@ -51,9 +51,11 @@ import gast
 from autograph.pyct import anno, templates
 from autograph.converters.try_jumps import (flatten_finally_jumps, lower_finally_jumps,
                                             lower_jumps, mark_returned_value, no_value_yet)
+from autograph.converters.try_state_vars import (state_of, stored_names, subscript_bases,
+                                                 try_parts, unbound_temporaries, walk_scope,
+                                                 write_place)
 from autograph.pyct.blocks import blocks
-from autograph.pyct.activity import qualified_name
-from autograph.pyct.all_nodes import all_nodes, child_nodes
+from autograph.pyct.all_nodes import all_nodes
 
 _JUMPS = (gast.Return, gast.Break, gast.Continue, gast.Global, gast.Nonlocal, gast.Yield,
           gast.YieldFrom, gast.Await, gast.Delete, gast.Import, gast.ImportFrom)
@@ -61,8 +63,6 @@ _JUMPS = (gast.Return, gast.Break, gast.Continue, gast.Global, gast.Nonlocal, ga
 # each would change it (such a `try` stays Python)
 _MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update",
                        "setdefault", "add", "discard", "sort", "reverse", "popitem"})
-_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda, gast.ListComp,
-           gast.SetComp, gast.DictComp, gast.GeneratorExp)
 
 
 def transform(node, ctx) -> None:
@@ -72,12 +72,12 @@ def transform(node, ctx) -> None:
     for a in (node.args.vararg, node.args.kwarg):
         if isinstance(a, gast.Name):
             params.add(a.id)
-    declared = {n for s in _walk(node.body) if isinstance(s, (gast.Global,))
+    declared = {n for s in walk_scope(node.body) if isinstance(s, (gast.Global,))
                 for n in s.names}
     # the function's own variables and its `nonlocal`s (a generated function's: the
     # enclosing function's variables): a subscript store into one is carried as state
-    nonlocals = {n for s in _walk(node.body) if isinstance(s, gast.Nonlocal) for n in s.names}
-    local_names = (params | set(_stored(node.body)) | nonlocals) - declared
+    nonlocals = {n for s in walk_scope(node.body) if isinstance(s, gast.Nonlocal) for n in s.names}
+    local_names = (params | set(stored_names(node.body)) | nonlocals) - declared
     _rewrite_blocks(node, node, ctx, local_names, declared)
     # a `try` left as Python (also the Python side of a graph form) whose `finally` jumps:
     # its form without `finally`, the same in Python, whose jumps the loops can lower
@@ -187,7 +187,7 @@ def _lower_returns(t, ctx) -> tuple:
     pairs replaced), all empty when this does not apply (a `return` elsewhere, or a
     body that returns before an `else`)."""
     ends = [t.body] + ([t.orelse] if t.orelse else []) + [h.body for h in t.handlers]
-    returns = [n for n in _walk(_parts(t)) if isinstance(n, gast.Return)]
+    returns = [n for n in walk_scope(try_parts(t)) if isinstance(n, gast.Return)]
     last = [b[-1] for b in ends if b and isinstance(b[-1], gast.Return)]
     if not returns or len(last) != len(returns) or \
             isinstance(t.body[-1], gast.Return) and t.orelse:
@@ -225,28 +225,13 @@ def _lower_returns(t, ctx) -> tuple:
             after, lowered)
 
 
-def _walk(stmts):
-    """Every node in `stmts`, not entering nested scopes (functions, classes, lambdas,
-    comprehensions: their names are their own)."""
-    stack = list(stmts)
-    while stack:
-        n = stack.pop()
-        yield n
-        if isinstance(n, _SCOPES):
-            continue
-        stack.extend(child_nodes(n))
-
-
-def _parts(t) -> list:
-    return t.body + [s for h in t.handlers for s in h.body] + t.orelse + t.finalbody
-
-
 def _eligible(t, params: set, declared: set) -> bool:
     """Whether `t` can take the graph form; `params`: the function's own variables."""
-    stored = set(_stored(_parts(t)))
-    own_loops = {id(j) for loop in _walk(_parts(t)) if isinstance(loop, (gast.For, gast.While))
-                 for j in _walk(loop.body) if isinstance(j, (gast.Break, gast.Continue))}
-    for n in _walk(_parts(t) + [h.type for h in t.handlers if h.type is not None]):
+    stored = set(stored_names(try_parts(t)))
+    own_loops = {id(j) for loop in walk_scope(try_parts(t))
+                 if isinstance(loop, (gast.For, gast.While))
+                 for j in walk_scope(loop.body) if isinstance(j, (gast.Break, gast.Continue))}
+    for n in walk_scope(try_parts(t) + [h.type for h in t.handlers if h.type is not None]):
         if isinstance(n, _JUMPS) and id(n) not in own_loops or \
                 isinstance(n, (gast.FunctionDef, gast.ClassDef)):
             return False
@@ -254,7 +239,7 @@ def _eligible(t, params: set, declared: set) -> bool:
             return False
         if isinstance(n, (gast.Attribute, gast.Subscript)) and \
                 isinstance(n.ctx, gast.Store):
-            place = _write_place(n, params)
+            place = write_place(n, params)
             if place is None or "." in place and place.split(".")[0] in stored:
                 return False
         if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and \
@@ -266,154 +251,14 @@ def _eligible(t, params: set, declared: set) -> bool:
                    for h in t.handlers)
 
 
-def _stored(stmts, places: bool = False) -> list:
-    """The variables `stmts` assign, in order; with `places`, also what they write through
-    subscripts and attributes (see `_write_place`)."""
-    seen: dict = {}
-    for n in _walk(stmts):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
-            key = n.id
-        elif places and isinstance(n, (gast.Attribute, gast.Subscript)) and \
-                isinstance(n.ctx, gast.Store):
-            key = _write_place(n)
-        else:
-            continue
-        seen.setdefault(key, (n.lineno if hasattr(n, "lineno") else 0, n.col_offset
-                              if hasattr(n, "col_offset") else 0))
-    return sorted(seen, key=lambda k: (seen[k], k))
-
-
-def _write_place(n, local_names=None) -> str | None:
-    """What a store through a subscript or attribute writes, carried as state of the
-    `try` like a variable: the variable `xs` of `xs[i] = v` or `xs[i][j] = v` (one of the
-    function's own, `local_names`), the attribute path 'o.x' of `o.x = v`, `o.x += 1` or
-    `o.x[i] = v`; None where it is none of these (`xs[0].y = v`, `f()[0] = v`)."""
-    subscript = isinstance(n, gast.Subscript)
-    while isinstance(n, gast.Subscript):
-        n = n.value
-    name = qualified_name(n)
-    if subscript and name is not None and "." not in name and local_names is not None \
-            and name not in local_names:
-        return None
-    return name
-
-
-def _subscript_bases(stmts) -> set:
-    """The variables `stmts` store into through subscripts (lists and dicts among them
-    are written back in place: `put_back`)."""
-    out = set()
-    for n in _walk(stmts):
-        if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store):
-            place = _write_place(n)
-            if place is not None and "." not in place:
-                out.add(place)
-    return out
-
-
-def _state(t, fn, replaced=None, outside_names=frozenset()) -> list:
-    """The variables the `try` assigns that matter outside the part (body, a handler,
-    `else`, `finally`) assigning them: all but each part's own temporaries (a name that
-    occurs in one part only, assigned there before it is read). A temporary stays local
-    to its part's generated function, so a loop or branch inside the part does not see
-    it read after. `replaced`: the statement of `fn` that `t` stands for (when `t` is a
-    rewritten copy); `outside_names`: names read by statements not yet in `fn`."""
-    handler_names = {h.name.id for h in t.handlers if isinstance(h.name, gast.Name)}
-    names = [n for n in _stored(_parts(t), places=True) if n not in handler_names and
-             n not in _nested_handler_names(t)]
-    part_of: dict = {}
-    for stmt in [t] + ([replaced] if replaced is not None else []):
-        parts = [stmt.body, stmt.orelse, stmt.finalbody] + [h.body for h in stmt.handlers]
-        for i, part in enumerate(parts):
-            part_of.update((id(n), i) for s in part for n in all_nodes(s))
-    places: dict = {}
-    stored: set = set()
-    read_first: set = set()  # (name, part) read before it is first assigned there
-    in_fn = list(_in_order(fn))
-    # (a rewritten copy's own names, made by lowering the jumps of a `try` nested in it,
-    # occur in the copy only: where the copy uses them decides)
-    known = {n.id for n, _ in in_fn}
-    made = [] if replaced is None else [(n, r) for n, r in _in_order(t) if n.id not in known]
-    for n, reads in in_fn + made:
-        part = part_of.get(id(n), "outside")
-        places.setdefault(n.id, set()).add(part)
-        if not reads:
-            stored.add((n.id, part))
-        elif (n.id, part) not in stored:
-            read_first.add((n.id, part))
-    # a generated body declares the enclosing function's variables `nonlocal`
-    outside = set(outside_names)
-    outside.update(n for s in all_nodes(fn) if isinstance(s, gast.Nonlocal) for n in s.names)
-
-    def temporary(name: str) -> bool:
-        where = places.get(name, set())
-        if name in outside or len(where) != 1 or "outside" in where:
-            return False
-        return (name, next(iter(where))) not in read_first
-
-    return [n for n in names if "." in n or not temporary(n)]  # (an attribute: seen outside)
-
-
-def _nested_handler_names(t) -> set:
-    """The names only the `except ... as name` clauses of `try`s nested in `t` bind: each
-    is unbound again after its handler (Python deletes it), so no other part of `t`, and
-    nothing after it, reads the value."""
-    handler_nodes = {id(h.name) for h in _walk(_parts(t)) if isinstance(h, gast.ExceptHandler)
-                     and isinstance(h.name, gast.Name)}
-    bound = {n.id for n in _walk(_parts(t)) if isinstance(n, gast.Name) and
-             isinstance(n.ctx, gast.Store) and id(n) in handler_nodes}
-    return bound - {n.id for n in _walk(_parts(t)) if isinstance(n, gast.Name) and
-                    isinstance(n.ctx, gast.Store) and id(n) not in handler_nodes}
-
-
-def _in_order(node):
-    """(Name, whether it reads) for each name in `node`, in the order Python evaluates
-    them (an assignment's value before its targets; `v += 1` reads `v`)."""
-    if isinstance(node, gast.Name):
-        yield node, not isinstance(node.ctx, gast.Store)
-        return
-    if isinstance(node, (gast.Assign, gast.AnnAssign, gast.NamedExpr)):
-        if node.value is not None:
-            yield from _in_order(node.value)
-        for target in getattr(node, "targets", None) or [node.target]:
-            yield from _in_order(target)
-        return
-    if isinstance(node, gast.AugAssign):
-        yield from _in_order(node.value)
-        if isinstance(node.target, gast.Name):
-            yield node.target, True
-        else:
-            yield from _in_order(node.target)
-        return
-    for child in child_nodes(node):
-        yield from _in_order(child)
-
-
-_NESTING = (gast.Try, gast.For, gast.While, gast.If, gast.With, gast.Match, gast.Lambda,
-            gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
-
-
-def _unbound_temporaries(t, state: list) -> list:
-    """Where the body holds a statement converted into generated functions (a `try`,
-    loop, branch, ... whose functions assign through `nonlocal`, so the body's own
-    temporaries can be the enclosing function's variables), they are unbound again
-    after the node: a value of the body's graph must not outlive it there (e.g. as a
-    loop's state). Nothing reads them after the `try`."""
-    if not any(isinstance(n, _NESTING) for n in _walk(_parts(t))):
-        return []
-    handler_names = {h.name.id for h in t.handlers if isinstance(h.name, gast.Name)}
-    own = [n for n in _stored(_parts(t)) if n not in state and n not in handler_names]
-    return templates.replace("".join(f"{n} = ag__.Undefined('{n}')\n" for n in own),
-                             origin=t) if own else []
-
-
 def _bare_raise(stmts, name: str) -> None:
-    for n in _walk(stmts):
+    for n in walk_scope(stmts):
         if isinstance(n, gast.Raise) and n.exc is None:
             n.exc = gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
 
 
 def _graph_form(t, fn, ctx, replaced=None, outside=frozenset()):
-    state = _state(t, fn, replaced, outside)
+    state = state_of(t, fn, replaced, outside)
     plain = [n for n in state if "." not in n]
     nonlocal_line = f"    nonlocal {', '.join(plain)}\n" if plain else ""
     names = {k: ctx.namer.new(k) for k in ("try_body", "try_else", "try_finally",
@@ -431,7 +276,7 @@ def _graph_form(t, fn, ctx, replaced=None, outside=frozenset()):
         src += f"def {names['try_else']}():\n{nonlocal_line}    pass\n"
     if t.finalbody:
         src += f"def {names['try_finally']}():\n{nonlocal_line}    pass\n"
-    src += _state_functions(state, names, nonlocal_line, _subscript_bases(_parts(t)))
+    src += _state_functions(state, names, nonlocal_line, subscript_bases(try_parts(t)))
     kinds = "".join(f"(lambda: KIND{i}, {f}), " for i, (f, _) in enumerate(handler_fns))
     src += (f"ag__.try_graph({names['try_body']}, ({kinds}), "
             f"{names['try_else'] if t.orelse else None}, "
@@ -445,7 +290,7 @@ def _graph_form(t, fn, ctx, replaced=None, outside=frozenset()):
     unbound = "".join(f"{h.name.id} = ag__.Undefined('{h.name.id}')\n"
                       for h in t.handlers if isinstance(h.name, gast.Name))
     stmts = templates.replace(src + unbound, origin=t, **subs) + \
-        _unbound_temporaries(t, state)
+        unbound_temporaries(t, state)
     defs = {s.name: s for s in stmts if isinstance(s, gast.FunctionDef)}
     defs[names["try_body"]].body[-1:] = templates.clone(t.body)
     for (fname, ename), h in zip(handler_fns, t.handlers):
@@ -501,6 +346,8 @@ def _region_form_with_jumps(w, region, fn, ctx, params, declared, out: list) -> 
     """`_graph_form_with_jumps` for `with np.errstate(...)`: its Python form is the
     `with` around the lowered body too."""
     copy = templates.clone(region)
+    if not flatten_finally_jumps(copy, ctx.namer, _read_outside(fn, w)):
+        return False  # (a `try` inside whose `finally` jumps: its form without `finally`)
     jumps = lower_jumps(copy, ctx.namer, _read_outside(fn, w))
     if not jumps or not jumps[0] or not _eligible(copy, params, declared):
         return False

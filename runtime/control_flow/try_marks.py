@@ -83,8 +83,9 @@ def _read_rule(op, inputs, attrs):
 
 
 MARK = OpDef("try_mark", _mark_kernel, lambda op, inputs, attrs: [], num_outputs=0,
-             stateful=True, effect=True)
-READ = OpDef("try_mark_read", _read_kernel, _read_rule, num_outputs=-1, stateful=True)
+             stateful=True, effect=True, slot_use="mark")
+READ = OpDef("try_mark_read", _read_kernel, _read_rule, num_outputs=-1, stateful=True,
+            slot_use="read")
 
 
 class Marked:

@@ -65,6 +65,7 @@ from runtime.core.structure import flatten, unflatten
 from runtime.core.tensor import Tensor
 from runtime.ops.constant import CONSTANT, constant
 from runtime.state.after_error import ALWAYS_TRACED
+from runtime.state.effects import keep_nested
 
 TRY = OpDef("try", None, num_outputs=-1, stateful=True, effect=True)
 
@@ -78,17 +79,6 @@ def _reraise_kernel(*, var, error, args):
 
 RERAISE = OpDef("reraise", _reraise_kernel, lambda op, inputs, attrs: [], num_outputs=0,
                 stateful=True, effect=True)
-
-
-def _keep_kernel(*_):
-    return None
-
-
-# takes the results nothing uses of a branch or loop body inside a `try` body: every
-# operation there runs (each may raise what a handler catches), as `_may_raise` does
-# for the body's own operations
-KEEP = OpDef("try_keep", _keep_kernel, lambda op, inputs, attrs: [], num_outputs=0,
-             stateful=True, effect=True)
 
 
 class _Caught(threading.local):
@@ -414,7 +404,7 @@ def _finish(graph: Graph, paths: list, init: list, handlers: list, labels: list,
             path_results.append(constant(np.int64(codes[i])))
         g.outputs = path_results + _may_raise(g, path_results)
     subs = [g for g, _ in paths]
-    _keep_nested(subs[0])
+    keep_nested(subs[0])  # (every operation of its branches and loops runs too)
     caps = finish_captures(subs, 0)
     attrs = {"body": subs[0], "n_out": len(avals)}
     for i, (g, var, kinds, _) in enumerate(handlers):
@@ -432,23 +422,6 @@ def _finish(graph: Graph, paths: list, init: list, handlers: list, labels: list,
         out[k] = outs[j]
     out[-1] = outs[-1]
     return out
-
-
-def _keep_nested(g: Graph) -> None:
-    """In each branch and loop body inside `g` (a `try` body), a KEEP of the results of
-    its operations that nothing uses, so that no pass drops them (a nested `try` keeps
-    its own)."""
-    for node in g.nodes:
-        if node.op is TRY:
-            continue
-        for sub in node.subgraphs():
-            _keep_nested(sub)
-            used = {id(x) for x in sub.outputs}
-            used.update(id(x) for n in sub.nodes for x in n.inputs if isinstance(x, Tensor))
-            unused = [o for n in sub.nodes if n.op is not CONSTANT
-                      for o in n.outputs if id(o) not in used]
-            if unused:
-                add_node(sub, KEEP, unused, {}, [])
 
 
 def _may_raise(g: Graph, results: list) -> list:
@@ -484,7 +457,10 @@ ALWAYS_TRACED.update({_trace.__code__, try_except.__code__})  # (the body, not a
 
 
 def _attach() -> None:
-    TRY.subgraph_attrs = ("body",)  # and `except_<i>` for each handler
+    TRY.subgraph_attrs = ("body",)  # and `except_<i>` for each handler:
+    TRY.subgraph_names = lambda attrs: ("body",) + tuple(
+        f"except_{i}" for i in range(attrs["n_handlers"]))
+    TRY.slot_use, RERAISE.slot_use = "catch", "reraise"
     TRY.check = check_try
     TRY.sources = try_sources
     TRY.feeds = try_feeds

@@ -78,6 +78,10 @@ class OpDef:
     feeds: Callable | None = None           # (node, subgraph input position) -> values into it
     taken_branch: Callable | None = None    # (node) -> (subgraph, inputs) if statically known
     loop: bool = False                      # a while-style loop (attrs cond/body/has_max)
+    subgraph_names: Callable | None = None  # (attrs) -> subgraph attribute names, when they
+    #                                         depend on attrs (a `try`: one per handler)
+    slot_use: str = ""                      # the per-thread slots its attrs name (a graph
+    #                                         `try`): "catch", "reraise", "mark" or "read"
     derived: tuple | None = None            # (how, op) for a record made from `op`:
     #                                         "quiet" (runtime/ops/quiet.py), "vmap_loop"
     #                                         (runtime/ops/vmap_loop.py); saved as `op`

@@ -7,8 +7,15 @@ are checked against the op's schema, and its declared output shapes and dtypes m
 what the op's own shape/dtype rule computes from its inputs (a file cannot lie about
 shapes: the code generator trusts them). Control-flow nodes must agree with their
 subgraphs. The result passes the graph verifier.
+
+A graph `try` names per-thread slots (its handlers' caught exceptions, the values its
+body marks for them): a re-raise must sit in a handler of the slot it names and a mark's
+read must follow that mark, and each load gives the names its own suffix, so that no
+two functions of a process share a slot.
 """
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 
@@ -21,8 +28,11 @@ from runtime.saved.format import (
 from runtime.ops.ufuncs_rules import ufunc_rule
 from runtime.ops.quiet import quiet_op
 from runtime.ops.vmap_loop import Held, PerExample, loop_op
-from runtime.saved.optable import check_attrs, lookup, op_table
+from runtime.saved.optable import check_attrs, lookup, op_table, subgraph_names
 from runtime.core.tensor import Tensor
+
+
+_loads = itertools.count()
 
 
 def obj(value, where: str, required=(), optional=()) -> dict:
@@ -65,7 +75,11 @@ class GraphDecoder:
         table = op_table()
         # ops the quick path decodes: no subgraphs, no structure check of their own
         self.plain_ops = {name: op for name, op in table.items()
-                          if not op.subgraph_attrs and op.check is None}
+                          if not op.subgraph_attrs and op.check is None
+                          and not op.slot_use}
+        self.caught: list[str] = []  # the slots of the handlers being decoded
+        self.marked: set[str] = set()
+        self.tag = f"@{next(_loads)}"
 
     def plain_node(self, graph: Graph, n, values: list) -> bool:
         """Decode `n` if it is a plain node (no subgraphs or extras) that passes every
@@ -203,6 +217,19 @@ class GraphDecoder:
             _user_names(graph, d["names"], f"{where}: names")
         return graph
 
+    def slots(self, use: str, attrs: dict, where: str) -> None:
+        """Check and rename the slots a node of a graph `try` names (see the docstring);
+        `use`: the op's `slot_use`."""
+        keys = [k for k in attrs if k in ("var", "kind_var") or k.startswith("var_")]
+        for k in keys:
+            attrs[k] = attrs[k].split("@")[0] + self.tag
+        if use == "reraise" and attrs["var"] not in self.caught:
+            raise LoadError(f"{where}: re-raises an exception no enclosing handler caught")
+        if use == "mark":
+            self.marked.add(attrs["var"])
+        if use == "read" and not all(attrs[k] in self.marked for k in keys):
+            raise LoadError(f"{where}: reads a value no earlier mark stores")
+
     def aval(self, t, where: str):
         """(name, shape, dtype, weak) of a value `[name, dtype, shape]` (`true` after it
         when the value is weak)."""
@@ -278,13 +305,20 @@ class GraphDecoder:
             op, attrs = self.vmap_loop(op, extras["vmap_loop"], attrs, len(inputs), where)
         else:
             check_attrs(op, attrs, len(inputs), where)
-        names = op.subgraph_attrs
+        if op.slot_use:
+            self.slots(op.slot_use, attrs, where)
+        names = subgraph_names(op, attrs)
         if ("subgraphs" in extras) != bool(names):
             raise LoadError(f"{where}: " + (f"needs subgraphs {', '.join(names)}" if names
                                             else "has no subgraphs"))
         subs = obj(extras.get("subgraphs", {}), f"{where}: subgraphs", names)
         for k in names:  # the values list itself, not a copy: copying per node is quadratic
+            handler = op.slot_use == "catch" and k.startswith("except_")
+            if handler:
+                self.caught.append(attrs["var_" + k[len("except_"):]])
             attrs[k] = self.graph(subs[k], f"{where}/{k}", graph, values, depth + 1)
+            if handler:
+                self.caught.pop()
         declared = [self.aval(o, f"{where}: output {k}")
                     for k, o in enumerate(seq(n[3], f"{where}: outputs"))]
         avals = [(shape, dtype) for _, shape, dtype, _ in declared]

@@ -12,6 +12,7 @@ unpickled: dtypes come from a fixed allow-list, types from a fixed table.
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 import re
 from typing import Any
@@ -83,6 +84,38 @@ _DTYPE = re.compile(r"[<>|=]?(b1|[iu][1248]|f(2|4|8|16)|c(8|16|32)|[US]\d{1,6})"
 _TYPES = {"int": int, "float": float, "bool": bool, "complex": complex, "str": str,
           "bytes": bytes, "NoneType": type(None)}
 _TYPE_NAMES = {v: k for k, v in _TYPES.items()}
+
+
+@functools.cache
+def exception_table() -> dict:
+    """name -> class, the exception classes a saved graph may name (nothing else is ever
+    looked up): Python's built-in ones by their name, NumPy's by their qualified name
+    (`numpy.linalg.LinAlgError`), as the modules that define them export them."""
+    table = {name: v for name, v in vars(builtins).items()
+             if isinstance(v, type) and issubclass(v, BaseException)}
+    modules = [("numpy", np), ("numpy.linalg", np.linalg)]
+    if hasattr(np, "exceptions"):
+        modules.append(("numpy.exceptions", np.exceptions))
+    for prefix, module in modules:
+        for name in dir(module):
+            v = getattr(module, name, None)
+            if isinstance(v, type) and issubclass(v, BaseException) and \
+                    v.__module__.split(".")[0] == "numpy":
+                table.setdefault(f"{prefix}.{name}", v)
+    return table
+
+
+@functools.cache
+def _exception_names() -> dict:
+    names: dict = {}
+    for name, v in exception_table().items():
+        names.setdefault(v, name)  # (the first: builtins, then the shortest module path)
+    return names
+
+
+def exception_name(error: type) -> str | None:
+    """The name a saved graph gives the exception class `error` (None: it cannot)."""
+    return _exception_names().get(error)
 
 
 def dtype_text(dtype) -> str:
@@ -205,11 +238,15 @@ class Encoder:
         if v in _TYPE_NAMES:
             return {"python_type": _TYPE_NAMES[v]}
         if isinstance(v, type) and issubclass(v, BaseException):
-            if issubclass(v, Exception) and getattr(builtins, v.__name__, None) is v:
-                return {"exception": v.__name__}
-            raise SaveError(f"{what}: the exception class {v.__qualname__} cannot be saved: "
-                            "a saved graph may raise Python's built-in exceptions only "
-                            "(raise ValueError, TypeError, ... in the function)")
+            name = exception_name(v)
+            if name is not None:
+                return {"exception": name}
+            raise SaveError(
+                f"{what}: the exception class {v.__module__}.{v.__qualname__} cannot be "
+                "saved: loading a saved graph never runs code from the file, so it can only "
+                "name Python's built-in and NumPy's exception classes. Catch or raise one of "
+                "those in the function (e.g. a built-in class such as ValueError, or a "
+                "subclass check outside the graph), or do not save this function")
         if t is Slot:
             return {"slot": v.k}
         if isinstance(v, Variable):
@@ -248,9 +285,10 @@ class Decoder:
                 raise LoadError(f"{where}: complex parts must be floats")
             return complex(re_, im)
         if tag == "exception":
-            error = getattr(builtins, body, None) if type(body) is str else None
-            if not (isinstance(error, type) and issubclass(error, Exception)):
-                raise LoadError(f"{where}: {str(body)[:80]!r} is not a built-in exception")
+            error = exception_table().get(body) if type(body) is str else None
+            if error is None:
+                raise LoadError(f"{where}: {str(body)[:80]!r} is not a built-in or NumPy "
+                                "exception class")
             return error
         if tag in ("tuple", "list"):
             items = [self.value(x, where, depth + 1) for x in self._list(body, where)]

@@ -288,7 +288,13 @@ def _concrete(fn: LoadedFunction, c, values: Decoder, graphs: GraphDecoder, wher
                           out_leaves["optimized_graph"], owner=fn, optimize=False,
                           writeback=writeback, lazy=True)
     cf.graph = graph
+    # the result leaves as values of `cf.graph`, as a traced function holds them (saving
+    # again marks a leaf the optimizer folded into an array as a graph output still)
+    cf._out_leaves = out_leaves["graph"]
     return cf
+
+
+_OUTPUTS = (Tensor, np.ndarray, np.generic)
 
 
 def _leaves(leaves, graph, writeback, values: Decoder, where: str) -> list:
@@ -298,14 +304,14 @@ def _leaves(leaves, graph, writeback, values: Decoder, where: str) -> list:
         if type(leaf) is dict and "output" in leaf:
             obj(leaf, f"{where}: result {k}", ("output",))
             x = next(outputs, None)
-            if not isinstance(x, Tensor):
+            if not isinstance(x, _OUTPUTS):  # (an array: the optimizer folded the result)
                 raise LoadError(f"{where}: result {k} has no graph output")
             out.append(x)
         else:
             out.append(values.value(obj(leaf, f"{where}: result {k}", ("value",))["value"],
                                     f"{where}: result {k}"))
     rest = list(outputs)
-    if len(rest) != len(writeback) or not all(isinstance(x, Tensor) for x in rest):
+    if len(rest) != len(writeback) or not all(isinstance(x, _OUTPUTS) for x in rest):
         raise LoadError(f"{where}: the graph has {len(rest)} outputs beyond the results, "
                         f"for {len(writeback)} written arguments")
     return out

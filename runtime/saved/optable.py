@@ -13,7 +13,6 @@ plain identifiers.
 """
 from __future__ import annotations
 
-import builtins
 import functools
 import inspect
 import keyword
@@ -21,11 +20,11 @@ import keyword
 import numpy as np
 
 from runtime.autodiff import shapes
-from runtime.control_flow import COND, WHILE_LOOP, lists
+from runtime.control_flow import COND, WHILE_LOOP, lists, try_marks, try_op
 from runtime.ops import (constant, exact_ints, functions, indexing, math_ops, path_arith,
                          path_result, shape, ufuncs)
 from runtime.ops.indexing import Slot
-from runtime.saved.format import _DTYPE, LoadError
+from runtime.saved.format import _DTYPE, LoadError, exception_name
 from runtime.state import checks, effects, printing, variables
 from runtime.state.variables import Variable
 
@@ -51,7 +50,8 @@ def op_table() -> dict:
     for op in (indexing.GETITEM, indexing.INDEX_UPDATE, shape.SHAPE_OF, shape.SHAPE_DIM,
                shape.SIZE_OF, ufuncs.PYTHON_NUMBER, path_result.PATH_RESULT, path_arith.PATH_ARITH,
                exact_ints.EXACT_INT, constant.CONSTANT,
-               COND, WHILE_LOOP, variables.READ_VARIABLE,
+               COND, WHILE_LOOP, try_op.TRY, try_op.RERAISE, effects.KEEP, try_marks.MARK,
+               try_marks.READ, variables.READ_VARIABLE,
                variables.ASSIGN_VARIABLE, printing.PRINT, effects.ASSERT, effects.RAISE,
                checks.CHECK,
                lists.LIST_NEW, lists.LIST_APPEND, lists.SAVE_STATE, lists.LIST_STACK,
@@ -88,8 +88,61 @@ def _is_int(v):
 
 
 def _is_exception_class(v):
-    return isinstance(v, type) and issubclass(v, Exception) and \
-        getattr(builtins, v.__name__, None) is v
+    return isinstance(v, type) and issubclass(v, Exception) and exception_name(v) is not None
+
+
+def _is_exception_tuple(v):
+    """`except` classes: a tuple of the classes a file may name (empty: a bare `except`)."""
+    return type(v) is tuple and all(isinstance(k, type) and issubclass(k, BaseException)
+                                    and exception_name(k) is not None for k in v)
+
+
+def _is_slot_name(v):
+    """The name of a per-thread slot (a caught exception, a marked value): plain text."""
+    return type(v) is str and 0 < len(v) <= 200 and v.replace("@", "_").isidentifier()
+
+
+_ERRSTATE_KINDS = ("all", "divide", "over", "under", "invalid")
+_ERRSTATE_ACTIONS = ("ignore", "warn", "raise", "call", "print", "log")
+
+
+def _is_errstate(v):
+    """An errstate region's settings: (kind, action) pairs, each kind once. The kinds
+    become keywords in generated code, so only NumPy's five are accepted."""
+    return type(v) is tuple and all(
+        type(p) is tuple and len(p) == 2 and p[0] in _ERRSTATE_KINDS and
+        type(p[0]) is str and type(p[1]) is str and p[1] in _ERRSTATE_ACTIONS for p in v) \
+        and len({p[0] for p in v}) == len(v)
+
+
+def _check_try(attrs: dict, where: str) -> None:
+    """A `try` node's attributes: `n_out`, `n_handlers`, and per handler i its classes
+    `kinds_i`, caught-exception slot `var_i` and path code `code_i`; or, for an errstate
+    region, `errstate` and no handlers (runtime/control_flow/try_op.py)."""
+    n = attrs.get("n_handlers")
+    if type(n) is not int or not 0 <= n <= 10_000 or type(attrs.get("n_out")) is not int \
+            or attrs["n_out"] < 1:
+        raise LoadError(f"{where}: op try needs n_handlers and n_out (counts)")
+    per = {"kinds": _is_exception_tuple, "var": _is_slot_name,
+           "code": lambda v: type(v) is int and v >= 0}
+    expected = {"n_handlers", "n_out"} | {f"{k}_{i}" for k in per for i in range(n)}
+    if "errstate" in attrs:
+        if n or not _is_errstate(attrs["errstate"]):
+            raise LoadError(f"{where}: op try has a bad errstate region")
+        expected.add("errstate")
+    if set(attrs) != expected:
+        raise LoadError(f"{where}: op try has attributes {sorted(attrs)[:20]}, not "
+                        f"{sorted(expected)[:20]}")
+    for i in range(n):
+        for k, ok in per.items():
+            if not ok(attrs[f"{k}_{i}"]):
+                raise LoadError(f"{where}: op try has a bad attribute {k}_{i}")
+
+
+def subgraph_names(op, attrs: dict) -> tuple:
+    """The subgraphs a node of `op` holds, by attribute name (a `try`: its body, then
+    one per handler)."""
+    return op.subgraph_attrs if op.subgraph_names is None else op.subgraph_names(attrs)
 
 
 def _print_args_ok(specs, n_inputs: int) -> bool:
@@ -151,6 +204,14 @@ _SCHEMAS = {
     "raise": ({"error": _is_exception_class, "args": lambda v: type(v) is tuple,
                "message": _is_str, "where": _is_str}, {"error", "args", "message", "where"}),
     "assert": ({"message": _is_str}, {"message"}),
+    "reraise": ({"var": _is_slot_name, "args": lambda v: type(v) is tuple,
+                 "error": lambda v: v is None or _is_exception_class(v)},
+                {"var", "error", "args"}),
+    "try_mark": ({"var": _is_slot_name}, {"var"}),
+    "try_mark_read": ({"var": _is_slot_name, "kind_var": _is_slot_name,
+                       "dtype": _is_dtype_text, "shape": _is_shape, "kinded": _is_bool,
+                       "number_dtype": lambda v: v is None or _is_dtype_text(v)},
+                      {"var", "dtype", "shape", "kinded", "number_dtype"}),
     "check": ({"error": _one_of(*checks.ERRORS),
                "message": _is_str}, {"error", "message"}),
     "exact_int": ({"ufunc": _one_of(*(u.__name__ for u in exact_ints.EXACT)),
@@ -167,7 +228,7 @@ _SCHEMAS = {
                      {"index", "mode"}),
     "list_zeros": ({"shape": _is_shape, "dtype": _is_dtype_text}, {"shape", "dtype"}),
 }
-_NO_ATTRS = ("shape_of", "list_new", "list_append", "save_state", "list_stack", "list_copy",
+_NO_ATTRS = ("keep", "shape_of", "list_new", "list_append", "save_state", "list_stack", "list_copy",
              "list_get", "list_len", "sum_to_shape_of", "broadcast_like", "reshape_like")
 _UFUNC_KEYWORDS = frozenset({"dtype", "casting", "order", "subok", "signature"})
 
@@ -192,6 +253,9 @@ def check_attrs(op, attrs: dict, n_inputs: int, where: str) -> None:
     for k in attrs:
         if not k.isidentifier() or keyword.iskeyword(k) or k.startswith("_"):
             raise LoadError(f"{where}: {k[:80]!r} is not an attribute name")
+    if op.slot_use == "catch":
+        _check_try(attrs, where)
+        return
     if name in _SCHEMAS:
         schema, required = _SCHEMAS[name]
         missing = required - set(attrs)

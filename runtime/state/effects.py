@@ -1,5 +1,6 @@
 """Graph side effects that run on every call: `print_` (ag.print; the op is in
-`runtime.state.printing`), `assert_` and `raise_`.
+`runtime.state.printing`), `assert_` and `raise_`, and `keep` (the unused results of
+branches and loop bodies, whose operations must run because one may raise first).
 
 An assert or a raise that fails leaves the caller's argument arrays and Python state as
 Python leaves them: the writes made before it are done (state/after_error.py, the same
@@ -11,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from runtime.core import tracing
-from runtime.core.registry import OpDef, bind
+from runtime.core.registry import OpDef, add_node, bind
 from runtime.ops.constant import CONSTANT
 from runtime.state.printing import graph_print
 from runtime.core.tensor import Tensor
@@ -97,6 +98,7 @@ def raise_(error: BaseException, where: str = "") -> None:
     graph = tracing.current_graph()
     if graph is None:
         raise error
+    keep_nested(graph)
     bind(RAISE, *unused_results(graph), error=type(error), args=tuple(error.args),
          message=str(error), where=where)
 
@@ -106,6 +108,33 @@ def unused_results(graph) -> list:
     so that the operations before it run first, as in Python (no pass drops one whose
     result the raise makes useless, or moves it after the raise), and an error one of
     them raises comes first."""
-    used = {id(x) for node in graph.nodes for x in node.inputs}
+    used = {id(x) for x in graph.outputs}
+    used.update(id(x) for node in graph.nodes for x in node.inputs)
     return [o for node in graph.nodes if node.op is not CONSTANT
             for o in node.outputs if id(o) not in used]
+
+
+def _keep_kernel(*_):
+    return None
+
+
+# takes results nothing uses, inside a branch or loop body, so that the operations that
+# compute them run: each may raise an error that must come first (before a graph `raise`
+# after the branch, or inside the body of a graph `try`)
+KEEP = OpDef("keep", _keep_kernel, lambda op, inputs, attrs: [], num_outputs=0,
+             stateful=True, effect=True)
+
+
+def keep_nested(graph) -> None:
+    """In each branch and loop body of `graph`'s nodes (at any depth), a KEEP of the
+    results of its operations that nothing uses: no pass drops them, so an error one
+    raises comes first, as in Python. A node that is itself an effect (a graph `try`)
+    keeps its own."""
+    for node in graph.nodes:
+        if node.op.effect:
+            continue
+        for sub in node.subgraphs():
+            keep_nested(sub)
+            unused = unused_results(sub)
+            if unused:
+                add_node(sub, KEEP, unused, {}, [])

@@ -65,8 +65,10 @@ def link_outputs(operands: list, subgraphs: list, outputs: list, own: list,
     if not table:  # nothing written or viewed yet: only aliases to look for
         table = _table(create=True)
         if table is not None:
+            _passed_through(table, operands, subgraphs, outputs)
             _link_aliases(table, operands, subgraphs, outputs, own, set(), labels)
         return
+    _passed_through(table, operands, subgraphs, outputs)
     n = len(operands)
     returned: set = set()
     maps = []
@@ -80,7 +82,10 @@ def link_outputs(operands: list, subgraphs: list, outputs: list, own: list,
             if i is None:
                 i = next((k for k, p in enumerate(sub.inputs[:n]) if p is o), None)
             m.append(i)
-            if i is not None and o is not sub.inputs[i]:
+            # (a version of the array other than the input itself; not another name for
+            # the unchanged array, as a branch that passes it through gives: `_passed_through`)
+            if i is not None and o is not sub.inputs[i] and \
+                    not (a is not None and a.base is None and a.latest is sub.inputs[i]):
                 written.add(i)
         maps.append((m, written))
         returned.update(i for i in m if i is not None)
@@ -171,6 +176,25 @@ def _link_aliases(table, operands, subgraphs, outputs, own, skip: set, labels) -
         else:
             (src,) = aliased.values()
             _register(table, out, _array(table, src))
+
+
+def _passed_through(table, operands: list, subgraphs: list, outputs: list) -> None:
+    """An output that every path passes through unchanged from the same operand (`if c:
+    xs = xs`, a loop that leaves `xs` alone, a `try` state variable) is that operand's
+    array: a later write through it reaches the array and its other names (the caller's
+    argument), as in Python."""
+    n = len(operands)
+    loop = len(subgraphs) == 1  # (a loop body: its own variable only, iteration after
+    for j, out in enumerate(outputs):  # iteration; another's is that one's previous value)
+        if type(out) is not Tensor or _lookup(table, out) is not None:
+            continue
+        found = {next((i for i, p in enumerate(sub.inputs[:n]) if p is sub.outputs[j]
+                       and (i == j or not loop)), None)
+                 if j < len(sub.outputs) else None for sub in subgraphs}
+        if len(found) == 1 and None not in found:
+            src = operands[found.pop()]
+            if type(src) is Tensor and src.shape == out.shape and src.dtype == out.dtype:
+                _register(table, out, _array(table, src))
 
 
 def _sole_operand(sources: list, operands: list):

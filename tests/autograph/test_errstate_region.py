@@ -171,9 +171,19 @@ def test_forms_without_a_region_stay_refused_at_the_with(fn):
         ag.function(fn)(np.ones(2))
 
 
-def test_save_and_onnx_refuse_the_region_by_name(tmp_path):
+def test_save_carries_the_region_and_onnx_refuses_it_by_name(tmp_path):
     cf = ag.function(ignore_divide).get_concrete_function(ZERO)
-    with pytest.raises(Exception, match="'try'"):
-        ag.save(cf, str(tmp_path / "saved"))
-    with pytest.raises(Exception, match="'try'"):  # (onnx: in the dev extra, so CI runs it)
+    ag.save(cf, str(tmp_path / "saved"))
+    loaded = ag.load(str(tmp_path / "saved"))
+    for x in (ZERO, POSITIVE):
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            result = loaded(x)
+        with warnings.catch_warnings(record=True) as want:
+            warnings.simplefilter("always")
+            expected = ignore_divide(x)
+        assert_same(result, expected)
+        assert [str(w.message) for w in got] == [str(w.message) for w in want]
+    # (onnx: in the dev extra, so CI runs it)
+    with pytest.raises(ag.OnnxExportError, match=r"'try' \(recorded at .*:\d+ in ignore_divide"):
         cf.to_onnx()

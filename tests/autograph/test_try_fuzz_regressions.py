@@ -141,6 +141,81 @@ def raises_either_way_in_a_branch(n, k, y):
     return a, -k
 
 
+def errstate_around_a_try_whose_finally_returns(n, x, xs):
+    # (seed 5241) the region's body holds a `try` whose `finally` returns: lowered
+    # first, the `with` was refused as if it were not written alone; and `xs`, written in
+    # the `try` and passed through the `if` unchanged, is still the argument's array
+    tlog = 0
+    with np.errstate(divide="ignore"):
+        try:
+            xs[0] = x
+        finally:
+            tlog = tlog + 1
+            if (xs[2] + x) < -3:
+                return tlog, xs[0]  # noqa: B012 - the construct under test
+        tlog = (tlog + 60 // (1 - n)) % 1009
+    return tlog, xs[1]
+
+
+def divide_in_a_nested_branch_then_raise(n, x):
+    # (seed 7484) a branch computes, then raises: the division whose result the raise
+    # makes useless still runs first (its error comes first, as eagerly)
+    b = 1
+    if x > 0:
+        if x < -5:
+            b = b + 2
+        else:
+            b = (b + 60 // n) % 1009
+        raise ValueError("bad r2")
+    return b
+
+
+def write_after_a_branch_that_keeps_the_array(xs, x):
+    # (from seed 5241) `xs = xs` on a path: afterwards the name is still the argument's
+    # array, so the write reaches the caller
+    xs[1] = x
+    if x > 0:
+        xs = xs
+    xs[0] = 7.0
+    return x
+
+
+def write_after_a_loop_that_keeps_the_array(xs, n):
+    # the same through a symbolic loop that leaves `xs` alone
+    xs[1] = 2.0
+    k = 0
+    while k < n:
+        xs = xs
+        k += 1
+    xs[0] = 7.0
+    return k
+
+
+class Cell:
+    def __init__(self):
+        self.v = 0.0
+
+
+def alias_kept_by_an_attribute_in_loops(x, xs):
+    # (seed 5245) `cell.v = x` in a `try` in a symbolic loop, then `x` rebound: the
+    # attribute keeps the array of its iteration (a loop variable that takes another's
+    # value is not that variable's array passed through)
+    cell = Cell()
+    tlog = 0
+    for _ in (0, 3):
+        for i3, e4 in enumerate(xs):
+            try:
+                cell.v = x
+            except ZeroDivisionError:
+                tlog = tlog + 1
+            finally:
+                tlog = tlog + 3
+                if (xs[i3] + e4) >= 100:
+                    continue  # noqa: B012 - the construct under test
+            x = x + 1.25
+    return cell.v, tlog
+
+
 XS = np.array([-1.0, -2.0, -2.0, 3.0])
 CASES = [
     ("return_in_a_nested_finally", (np.int64(n), XS)) for n in (1, 3, 7)
@@ -154,8 +229,20 @@ CASES = [
 ] + [
     ("variable_a_try_reads_written_in_the_other_branch",
      (np.int64(3), np.float64(x), np.float64(y))) for x in (0.0, 1.0) for y in (0.0, 1.0)
+] + [
+    ("errstate_around_a_try_whose_finally_returns", (np.int64(n), np.float64(x), XS))
+    for n in (1, 2) for x in (0.0, -9.0)
+] + [
+    ("alias_kept_by_an_attribute_in_loops", (x, XS)) for x in (np.float64(0.0), np.zeros(2))
 ]
 NO_TRY = [
+    ("write_after_a_loop_that_keeps_the_array", (XS, np.int64(n))) for n in (0, 2)
+] + [
+    ("divide_in_a_nested_branch_then_raise", (np.int64(n), np.float64(x)))
+    for n in (0, 3) for x in (-1.0, 2.0)
+] + [
+    ("write_after_a_branch_that_keeps_the_array", (XS, np.float64(x))) for x in (-1.0, 2.0)
+] + [
     ("closure_read_in_the_other_branch", (np.float64(x), np.float64(y)))
     for x in (0.0, 1.0) for y in (-1.0, 1.0)
 ] + [

@@ -63,6 +63,8 @@ _NO_GRADIENT = {
         "linalg.eig linalg.eigvals"),
     "side effect or state, no value to differentiate": (
         "assert assign_variable check print raise read_variable"),
+    "a graph `try`'s bookkeeping (kept results, re-raises, the values a body marks for its "
+    "handlers, read from per-thread slots)": "keep reraise try_mark try_mark_read",
     "gradient bookkeeping (the lists the while_loop gradient itself uses)": (
         "list_new list_zeros save_state"),
     "the bytes read as another dtype (x.view(dtype))": "view_as",
@@ -97,7 +99,7 @@ def test_float_ufuncs_with_a_derivative_have_rules():
 
 def test_control_flow_records_carry_their_hooks():
     flow = [op for op in op_table().values() if op.subgraph_attrs]
-    assert sorted(op.name for op in flow) == ["cond", "while_loop"]
+    assert sorted(op.name for op in flow) == ["cond", "try", "while_loop"]
     for op in flow:
         for hook in ("emit", "run", "check", "once_inputs", "sources", "feeds", "grad"):
             assert callable(getattr(op, hook)), (op.name, hook)
