@@ -26,6 +26,7 @@ import numpy as np
 from runtime.core import tracing
 from runtime.core.errors import StateArrayWrite, where
 from runtime.core.tensor import Tensor
+from runtime.state.effects import RAISE
 from runtime.state.views import (_array, _lookup, _poison, _register, _root, _table,
                                  poison_on_write, refuse_writes, resolve, write)
 
@@ -148,7 +149,11 @@ def _link_aliases(table, operands, subgraphs, outputs, own, skip: set, labels,
     for j, out in enumerate(outputs):
         if type(out) is not Tensor or j in skip or not out.ndim:
             continue  # (a 0-d value stands for a number, which no write changes in place)
+        # (a path that raises gives no value; one that gives a placeholder, which code
+        # never reads, is still a path whose array differs)
         giving = [sub for sub, u in zip(subgraphs, unread) if j not in u] or subgraphs
+        if any(not _raises(sub) for sub, u in zip(subgraphs, unread) if j in u):
+            giving = subgraphs
         sources = [_outer_source(table, sub, j, operands) for sub in giving]
         mine = operands[own[j]] if own[j] is not None else _sole_operand(sources, operands)
         aliased, other, kept = {}, loop, loop  # (no iteration: the variable kept)
@@ -159,8 +164,8 @@ def _link_aliases(table, operands, subgraphs, outputs, own, skip: set, labels,
             else:
                 aliased[id(src)] = src
         if not aliased:
-            if type(mine) is Tensor and all(src is mine for src in sources) and \
-                    _lookup(table, out) is None:
+            if type(mine) is Tensor and _lookup(table, out) is None and all(
+                    _outer_source(table, sub, j, operands) is mine for sub in subgraphs):
                 # every path passes the variable's array through unwritten: the output is
                 # that array, which later writes must reach (an argument's, a view's)
                 _register(table, out, _array(table, mine))
@@ -184,6 +189,11 @@ def _link_aliases(table, operands, subgraphs, outputs, own, skip: set, labels,
         else:
             (src,) = aliased.values()
             _register(table, out, _array(table, src))
+
+
+def _raises(sub) -> bool:
+    """Whether the path `sub` ends in a graph-side `raise` (it gives no value at all)."""
+    return any(node.op is RAISE for node in sub.nodes)
 
 
 def _sole_operand(sources: list, operands: list):
