@@ -6,6 +6,8 @@ outcome (value or exception) and what the arguments hold afterwards must equal e
 NumPy's."""
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pytest
 
@@ -105,3 +107,50 @@ def test_one_graph_serves_every_path(name, capsys):
         for _, args in [c for c in CASES if c[0] == name]:
             want = outcome(fn, _copies(args), capsys)
             assert_same_outcome(outcome(run, _copies(args), capsys), want)
+
+
+def list_item_in_a_handler_then_break_in_finally(xs):
+    # (seed 1741) the handler's list item cannot be traced in the symbolic loop (the list
+    # is carried as a graph list): that is the compiler's error, which the `finally:
+    # break` (a handler of everything) swallowed, and the loop went on with the state
+    # before the `try` (`a` without its `a += -3`)
+    a = -2
+    cells = [0, 1]
+    for _e in xs:
+        try:
+            a += -3
+        except ValueError:
+            cells[1] += -5
+        finally:
+            break  # noqa: B012 - the construct under test
+    return a, cells[1]
+
+
+def list_item_read_in_a_handler_then_break_in_finally(xs):
+    a = -2
+    cells = [0, 1]
+    for _e in xs:
+        try:
+            a += -3
+        except ValueError:
+            cells[1] = cells[1] + 1
+        finally:
+            break  # noqa: B012 - the construct under test
+    return a, cells[1]
+
+
+@pytest.mark.parametrize("fn,says", [
+    (list_item_in_a_handler_then_break_in_finally, "An item of a Python list is written"),
+    (list_item_read_in_a_handler_then_break_in_finally,
+     "Cannot read from a list to which nothing is appended"),
+])
+def test_a_compiler_error_in_a_handler_is_not_caught_by_the_program(fn, says):
+    # eager NumPy gives a value; the graph cannot trace the handler: a clear error at
+    # the handler's line, never a value computed from the state before the `try`
+    lines, first = inspect.getsourcelines(fn)
+    line = first + next(i for i, t in enumerate(lines) if t.strip().startswith("cells[1] "))
+    for run in (ag.function(fn), ag.function(fn, jit_compile=True)):
+        with pytest.raises((TypeError, ValueError), match=says) as caught:
+            run(XS.copy())
+        assert f"{__file__}:{line})" in str(caught.value)
+    assert ag.to_graph(fn)(XS.copy()) == fn(XS.copy())  # (no graph: Python's outcome)
