@@ -26,7 +26,7 @@ import numpy as np
 from runtime.core import tracing
 from runtime.core.errors import StateArrayWrite, where
 from runtime.core.tensor import Tensor
-from runtime.state.effects import RAISE
+from runtime.state.effects import raises_always
 from runtime.state.views import (_array, _lookup, _poison, _register, _root, _table,
                                  poison_on_write, refuse_writes, resolve, write)
 
@@ -152,7 +152,7 @@ def _link_aliases(table, operands, subgraphs, outputs, own, skip: set, labels,
         # (a path that raises gives no value; one that gives a placeholder, which code
         # never reads, is still a path whose array differs)
         giving = [sub for sub, u in zip(subgraphs, unread) if j not in u] or subgraphs
-        if any(not _raises(sub) for sub, u in zip(subgraphs, unread) if j in u):
+        if any(not raises_always(sub) for sub, u in zip(subgraphs, unread) if j in u):
             giving = subgraphs
         sources = [_outer_source(table, sub, j, operands) for sub in giving]
         mine = operands[own[j]] if own[j] is not None else _sole_operand(sources, operands)
@@ -189,11 +189,6 @@ def _link_aliases(table, operands, subgraphs, outputs, own, skip: set, labels,
         else:
             (src,) = aliased.values()
             _register(table, out, _array(table, src))
-
-
-def _raises(sub) -> bool:
-    """Whether the path `sub` ends in a graph-side `raise` (it gives no value at all)."""
-    return any(node.op is RAISE for node in sub.nodes)
 
 
 def _sole_operand(sources: list, operands: list):
