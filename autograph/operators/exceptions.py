@@ -38,6 +38,7 @@ from runtime.core import tracing
 from runtime.core.errors import GraphModeError, LeakedTensorError, StateArrayWrite
 from runtime.core.tensor import describing
 from runtime.control_flow.try_op import RERAISE, ConversionRefusal, reraise, try_except
+from runtime.control_flow.try_state import is_compiler_error
 from runtime.state.effects import RAISE, raise_
 
 
@@ -156,7 +157,7 @@ def tracing_error(error: BaseException) -> bool:
     """Whether `error` is the compiler's (it cannot convert or trace something), never
     an error of the user's program: a user's handler never catches it."""
     return isinstance(error, (ConversionError, GraphModeError, Diagnostic, ConversionRefusal,
-                              StateArrayWrite, LeakedTensorError))
+                              StateArrayWrite, LeakedTensorError)) or is_compiler_error(error)
 
 
 def _refuse_if_catchable(nodes: list, handlers: Callable, where: tuple) -> None:

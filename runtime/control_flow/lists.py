@@ -52,7 +52,11 @@ def _get_kernel(xs, k):
 def _get_eval(op, inputs, attrs):
     elem = element_aval(inputs[0])
     if elem is None:
-        raise ValueError(f"Cannot read from a list to which nothing is appended{where()}.")
+        raise ValueError(
+            f"Cannot read from a list to which nothing is appended{where()}: a list that a "
+            "symbolic loop carries is a graph list, whose items are only known from what "
+            "the loop appends. Read the item before the loop, or keep the values in an "
+            "array (`np.array(...)`) instead of a list.")
     return [elem]
 
 

@@ -48,6 +48,7 @@ from runtime.control_flow.try_arrays import Tracked
 from runtime.control_flow.try_marks import Marked, mark
 from runtime.control_flow.try_state import (
     ConversionRefusal,
+    mark_compiler_error,
     Replay,
     Unknown,
     catches,
@@ -272,8 +273,10 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
             leaves = None
         elif err is not None:
             with tracing.graph_context(g):
-                if isinstance(err, ConversionRefusal) or not defer(err):
+                if isinstance(err, ConversionRefusal):
                     raise err
+                if not defer(err):
+                    raise mark_compiler_error(err)
             leaves = None
         else:
             leaves = leaves_as(get_state(), trees, names)

@@ -29,6 +29,23 @@ class ConversionRefusal(Exception):
     at the user's `try` line."""
 
 
+def mark_compiler_error(error: BaseException) -> BaseException:
+    """`error`, raised while a handler was traced and found to be the compiler's (it
+    cannot trace something there), not one every run raises: an enclosing `try` being
+    traced must raise it too, never hand it to a handler of the user's (`finally:
+    break` would swallow it, and the graph would go on with the state before it)."""
+    try:
+        error.__dict__["_compiler_error"] = True
+    except (AttributeError, TypeError):  # (an exception class with __slots__)
+        pass
+    return error
+
+
+def is_compiler_error(error: BaseException) -> bool:
+    """Whether `mark_compiler_error` marked `error`."""
+    return getattr(error, "__dict__", {}).get("_compiler_error", False)
+
+
 class Unknown:
     """A variable's value in a handler when the graph cannot know it (see the docstring)."""
 

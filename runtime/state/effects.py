@@ -91,6 +91,12 @@ RAISE = OpDef("raise", _raise_kernel, _assert_abstract_eval, num_outputs=0, stat
               effect=True)
 
 
+def raises_always(graph) -> bool:
+    """Whether `graph` (a branch) has a graph-side `raise` of its own: reached, it
+    raises, and gives no value."""
+    return any(node.op is RAISE for node in graph.nodes)
+
+
 def raise_(error: BaseException, where: str = "") -> None:
     """Raise (a fresh copy of) `error` every time this point of the graph runs: the
     graph form of a Python `raise` inside a branch or loop body that depends on a

@@ -26,6 +26,7 @@ import numpy as np
 from runtime.core import tracing
 from runtime.core.errors import StateArrayWrite, where
 from runtime.core.tensor import Tensor
+from runtime.state.effects import raises_always
 from runtime.state.views import (_array, _lookup, _poison, _register, _root, _table,
                                  poison_on_write, refuse_writes, resolve, write)
 
@@ -66,7 +67,7 @@ def link_outputs(operands: list, subgraphs: list, outputs: list, own: list,
         table = _table(create=True)
         if table is not None:
             _passed_through(table, operands, subgraphs, outputs)
-            _link_aliases(table, operands, subgraphs, outputs, own, set(), labels)
+            _link_aliases(table, operands, subgraphs, outputs, own, set(), labels, unread)
         return
     _passed_through(table, operands, subgraphs, outputs)
     n = len(operands)
@@ -124,7 +125,10 @@ def link_outputs(operands: list, subgraphs: list, outputs: list, own: list,
         wrote = any(j < len(m) and m[j] in w for m, w in taken)
         if len(sources) == 1 and None not in sources:
             i = sources.pop()
-            if type(operands[i]) is Tensor and wrote:
+            # (a path that raises may have written the array and give no value: the
+            # output is still that array, which the others pass through unwritten)
+            if type(operands[i]) is Tensor and (wrote or any(
+                    i in w for (_, w), u in zip(maps, unread) if j in u)):
                 write(operands[i], out)
         elif wrote:
             ambiguous.append(j)
@@ -136,18 +140,26 @@ def link_outputs(operands: list, subgraphs: list, outputs: list, own: list,
                         "replaced by another array in the other, so which array it is "
                         "afterwards is only known when the graph runs. Make both branches "
                         "write it (or both assign a new one).")
-    _link_aliases(table, operands, subgraphs, outputs, own, set(ambiguous), labels)
+    _link_aliases(table, operands, subgraphs, outputs, own, set(ambiguous), labels, unread)
 
 
-def _link_aliases(table, operands, subgraphs, outputs, own, skip: set, labels) -> None:
+def _link_aliases(table, operands, subgraphs, outputs, own, skip: set, labels,
+                  unread: list | None = None) -> None:
     """An output that is, on some path, an array the function already had other than its
     own variable's (`al = a`, `a` captured or another variable): the same array on every
-    path becomes an alias of it; on some paths only, writes through either refuse."""
+    path becomes an alias of it; on some paths only, writes through either refuse. A path
+    that raises (`unread`) gives no value and does not count."""
     loop = len(subgraphs) == 1  # a loop's other path: no iteration (its own variable)
+    unread = unread or [()] * len(subgraphs)
     for j, out in enumerate(outputs):
         if type(out) is not Tensor or j in skip or not out.ndim:
             continue  # (a 0-d value stands for a number, which no write changes in place)
-        sources = [_outer_source(table, sub, j, operands) for sub in subgraphs]
+        # (a path that raises gives no value; one that gives a placeholder, which code
+        # never reads, is still a path whose array differs)
+        giving = [sub for sub, u in zip(subgraphs, unread) if j not in u] or subgraphs
+        if any(not raises_always(sub) for sub, u in zip(subgraphs, unread) if j in u):
+            giving = subgraphs
+        sources = [_outer_source(table, sub, j, operands) for sub in giving]
         mine = operands[own[j]] if own[j] is not None else _sole_operand(sources, operands)
         aliased, other, kept = {}, loop, loop  # (no iteration: the variable kept)
         for src in sources:
@@ -157,6 +169,12 @@ def _link_aliases(table, operands, subgraphs, outputs, own, skip: set, labels) -
             else:
                 aliased[id(src)] = src
         if not aliased:
+            if type(mine) is Tensor and _lookup(table, out) is None and all(
+                    _outer_source(table, sub, j, operands) is mine for sub in subgraphs):
+                # every path passes the variable's array through unwritten: the output is
+                # that array, which later writes must reach (an argument's, a view's)
+                _register(table, out, _array(table, mine))
+                continue
             # (Python state's array, kept in its own place `self.g`, is written back to
             # that place: not paired, see README "Arrays, aliases and views"; through a
             # local name, or an argument's, it is)
@@ -164,7 +182,7 @@ def _link_aliases(table, operands, subgraphs, outputs, own, skip: set, labels) -
             local = label is not None and "." not in label  # (None: the name is unknown)
             if kept and type(mine) is Tensor and (mine.node is not None or _is_argument(mine)
                                                   or local) and \
-                    _rebound_somewhere(table, subgraphs, j, operands, mine):
+                    _rebound_somewhere(table, giving, j, operands, mine):
                 # `a = a + x` on some paths only: afterwards `a` is the old array on the
                 # others, which other names may hold; writing either makes the other
                 # depend on the path

@@ -107,9 +107,12 @@ def test_fuzz_seed_with_try_on_the_graph_path(seed, tmp_path):
 
 # seeds whose failures were fixed (a write into an argument of a generated function, a
 # handler's name of a nested `try` taken for state, jumps in nested `finally`s, a handler's
-# name left unbound after a graph `try`; 718: a `return` in nested `finally`s)
+# name left unbound after a graph `try`; 718: a `return` in nested `finally`s; 1794, 2050
+# and 2239 were silently different: a write into an argument after a symbolic `if` that
+# passed it through, or whose other branch raised, went into a copy)
 @pytest.mark.parametrize("seed", list(range(10)) + [12, 24, 44, 69, 71, 76, 130, 148, 161, 168,
-                                                    186, 190, 271, 335, 779, 718])
+                                                    186, 190, 271, 335, 779, 718, 1794, 2050,
+                                                    2239])
 def test_fuzz_seed_with_writes_and_finally_jumps_in_try(seed, tmp_path):
     """Attribute, list-item and argument-array writes and jumps in `finally` inside graph
     `try`s (fuzz_try_writes.py): ag.function, jit_compile=True and ag.to_graph give eager
