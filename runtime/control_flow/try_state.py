@@ -34,16 +34,13 @@ def mark_compiler_error(error: BaseException) -> BaseException:
     cannot trace something there), not one every run raises: an enclosing `try` being
     traced must raise it too, never hand it to a handler of the user's (`finally:
     break` would swallow it, and the graph would go on with the state before it)."""
-    try:
-        error.__dict__["_compiler_error"] = True
-    except (AttributeError, TypeError):  # (an exception class with __slots__)
-        pass
+    error._compiler_error = True  # (every exception has a __dict__: BaseException's)
     return error
 
 
 def is_compiler_error(error: BaseException) -> bool:
     """Whether `mark_compiler_error` marked `error`."""
-    return getattr(error, "__dict__", {}).get("_compiler_error", False)
+    return getattr(error, "_compiler_error", False) is True
 
 
 class Unknown:
