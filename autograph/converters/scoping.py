@@ -151,6 +151,9 @@ def mangled(name: str, class_name: str) -> str:
 
 
 def _mangle(fn_node, class_name: str) -> None:
+    """Mangle what CPython's compiler mangles: names (parameters included, which gast
+    holds as `Name`s), attributes, nested defs and declarations. Not the keyword of a
+    call or a class header (`f(__tag=1)` passes `__tag`, as written)."""
     stack = [fn_node]
     while stack:
         n = stack.pop()
@@ -160,8 +163,6 @@ def _mangle(fn_node, class_name: str) -> None:
             n.id = mangled(n.id, class_name)
         elif isinstance(n, gast.Attribute):
             n.attr = mangled(n.attr, class_name)
-        elif isinstance(n, gast.keyword) and n.arg:
-            n.arg = mangled(n.arg, class_name)
         elif isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef)) and n is not fn_node:
             n.name = mangled(n.name, class_name)
         elif isinstance(n, (gast.Global, gast.Nonlocal)):
