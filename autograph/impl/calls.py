@@ -18,6 +18,10 @@ Python. The decision, cheapest first:
 - a builtin with an `ag__` overload (`fn = len; fn(xs)`), by identity: the overload;
 - while tracing, NumPy creators with a possibly symbolic size, random draws, copies,
   sequence functions, array constructors and as_strided: their graph forms;
+- while tracing, a user's class (metaclass `type`, its own Python `__init__`): made as
+  `type.__call__` makes it, with the `__init__` converted - so the arrays it makes
+  (`self.m = np.zeros(n)`) are arrays of the trace that later in-place writes
+  (`self.m += v`) update, as any array the function makes;
 - anything else (classes, ufuncs, objects): `f` itself. While no trace is being built
   (on any thread), builtins, classes and NumPy's callables are `f` itself at once: the
   overloads and graph forms above are `f` on values that cannot be symbolic. A function
@@ -242,6 +246,8 @@ def _special_or_as_is(f):
     special = _SPECIAL.get(id(f))
     if special is not None and special[0] is f:
         return special[1](f)
+    if type(f) is type and _in_graph() and _converts_its_init(f):
+        return functools.partial(_construct, f)
     if type(getattr(f, "__self__", None)) is _MODULE:  # `math.sqrt`: no draw, no copy
         return f
     if _in_graph():
@@ -251,6 +257,30 @@ def _special_or_as_is(f):
 
 def _as_is(f):
     return f
+
+
+def _converts_its_init(cls: type) -> bool:
+    """A user's class whose instances `type.__call__` makes with a user `__init__` (not an
+    exception class: `raise E(...)` is made as Python makes it)."""
+    init = cls.__init__
+    return type(init) is _FUNCTION and not issubclass(cls, BaseException) and \
+        _verdict(init) == _USER
+
+
+def _construct(cls, *args, **kwargs):
+    """`cls(*args, **kwargs)` as `type.__call__` does it, calling the converted `__init__`."""
+    new = cls.__new__
+    if new is object.__new__:
+        obj = object.__new__(cls)
+    else:
+        obj = (converted(new) if type(new) is _FUNCTION else new)(cls, *args, **kwargs)
+    if isinstance(obj, cls):
+        init = type(obj).__init__
+        result = converted(init)(obj, *args, **kwargs) if type(init) is _FUNCTION else \
+            init(obj, *args, **kwargs)
+        if result is not None:
+            raise TypeError(f"__init__() should return None, not '{type(result).__name__}'")
+    return obj
 
 
 

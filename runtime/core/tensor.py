@@ -167,6 +167,12 @@ class NumpyOperators:
     def flatten(self, order="C"):  # always a copy in NumPy, never a view (a ravel may be)
         return np.copy(np.ravel(self, order=order))
     def ravel(self, order="C"): return np.ravel(self, order=order)
+    def __copy__(self):  # copy.copy / copy.deepcopy of an array: a new array, as NumPy's
+        return self.copy()
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
     def copy(self, order="C"):
         if self.ndim:
             return np.copy(self)
