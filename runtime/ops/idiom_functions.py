@@ -4,6 +4,7 @@ and batching come from those ops):
 - `np.where(condition)` with one argument: `np.nonzero(condition)`, as NumPy defines it
   (a tuple of index arrays whose length is known when the graph runs).
 - `np.dstack(arrays)`: each made at least 3-D, joined along axis 2.
+- `np.ptp(a, axis, keepdims)` (and `a.ptp` is NumPy 1's): max minus min.
 - `np.insert(arr, i, values, axis)` with one static position `i`: the values (cast to
   `arr`'s dtype, shaped as NumPy shapes them) between `arr[:i]` and `arr[i:]`. Several
   positions are refused with a clear error.
@@ -123,6 +124,17 @@ def _where(condition, *xy, **kwargs):
         raise static_error(ValueError, "Calling nonzero on 0d arrays is not allowed. Use "
                            "np.atleast_1d(scalar).nonzero() instead.")
     return np.nonzero(condition)
+
+
+@TABLE.register(np.ptp)
+def _ptp(a, axis=None, out=None, keepdims=False):
+    """`np.ptp`: max minus min (NumPy's own definition), in the input's dtype."""
+    if out is not None:
+        raise TypeError(f"np.ptp(..., out=...) is not supported in graphs{where()}; use the "
+                        "returned value.")
+    (a,) = resolve_variables([a])
+    return np.subtract(np.max(a, axis=axis, keepdims=keepdims),
+                       np.min(a, axis=axis, keepdims=keepdims))
 
 
 @TABLE.register(np.dstack)
