@@ -21,7 +21,7 @@ from typing import Callable
 
 import gast
 
-from autograph.converters import jumps
+from autograph.converters import jumps, nonlocal_writes
 from autograph.pyct import anno, templates
 from autograph.pyct.activity import qualified_name, writes
 from autograph.pyct.blocks import statements
@@ -40,8 +40,11 @@ def modified(block: list, ctx, scope=None) -> set:
     names = ctx.scope
     written = writes(block)
     effects = effect_chains(written, writes(scope) if scope is not None else written)
-    return {n for n in written - effects
-            if "." in n or n in names.local or n in names.declared or n in ctx.out.always_live}
+    out = {n for n in written - effects
+           if "." in n or n in names.local or n in names.declared or n in ctx.out.always_live}
+    if names.rebound_by_calls and nonlocal_writes.calls_user_code(block):
+        out |= names.rebound_by_calls  # (a call may run a nested def rebinding them)
+    return out
 
 
 def effect_chains(names: set, rebound: set) -> set:
@@ -63,7 +66,8 @@ def ordered(names, ctx) -> list:
 def is_carried(name: str, ctx) -> bool:
     """State that outlives the function - attributes (and their local stand-ins), global
     and nonlocal names: always taken and returned when modified."""
-    return "." in name or name in ctx.out.always_live or name in ctx.scope.declared
+    return "." in name or name in ctx.out.always_live or name in ctx.scope.declared or \
+        name in ctx.scope.rebound_by_calls
 
 
 def local_names(names: list, ctx) -> dict:
