@@ -21,7 +21,7 @@ from typing import Callable
 
 import gast
 
-from autograph.converters import jumps, nonlocal_writes
+from autograph.converters import jumps
 from autograph.pyct import anno, templates
 from autograph.pyct.activity import qualified_name, writes
 from autograph.pyct.blocks import statements
@@ -42,8 +42,8 @@ def modified(block: list, ctx, scope=None) -> set:
     effects = effect_chains(written, writes(scope) if scope is not None else written)
     out = {n for n in written - effects
            if "." in n or n in names.local or n in names.declared or n in ctx.out.always_live}
-    if names.rebound_by_calls and nonlocal_writes.calls_user_code(block):
-        out |= names.rebound_by_calls  # (a call may run a nested def rebinding them)
+    if names.rebound_by_calls is not None:  # (a call may run a nested def rebinding them)
+        out |= names.rebound_by_calls.by(block)
     return out
 
 
@@ -67,7 +67,7 @@ def is_carried(name: str, ctx) -> bool:
     """State that outlives the function - attributes (and their local stand-ins), global
     and nonlocal names: always taken and returned when modified."""
     return "." in name or name in ctx.out.always_live or name in ctx.scope.declared or \
-        name in ctx.scope.rebound_by_calls
+        ctx.scope.rebound_by_calls is not None and name in ctx.scope.rebound_by_calls.names
 
 
 def local_names(names: list, ctx) -> dict:

@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import gast
 
-from autograph.converters import nonlocal_writes
 from autograph.pyct import anno, templates
 from autograph.converters.try_jumps import (flatten_finally_jumps, lower_finally_jumps,
                                             lower_jumps, mark_returned_value, no_value_yet)
@@ -295,9 +294,10 @@ def _graph_form(t, fn, ctx, replaced=None, outside=frozenset()):
     stmts = templates.replace(src + unbound, origin=t, **subs) + \
         unbound_temporaries(t, state)
     defs = {s.name: s for s in stmts if isinstance(s, gast.FunctionDef)}
-    for d in defs.values():  # (their own loops and branches carry them on)
-        anno.set_(d, anno.REBOUND_BY_CALLS, frozenset(n for n in state if n in
-                  anno.get(fn, anno.REBOUND_BY_CALLS, frozenset())))
+    info = anno.get(fn, anno.REBOUND_BY_CALLS, None)
+    if info is not None:
+        for d in defs.values():  # (their own loops and branches carry them on)
+            anno.set_(d, anno.REBOUND_BY_CALLS, info.within(state))
     defs[names["try_body"]].body[-1:] = templates.clone(t.body)
     for (fname, ename), h in zip(handler_fns, t.handlers):
         body = templates.clone(h.body)
@@ -318,10 +318,10 @@ def _graph_form(t, fn, ctx, replaced=None, outside=frozenset()):
 def _rebound_by_calls(t, fn, state: list) -> list:
     """The variables nested functions rebind (`nonlocal`: converters/nonlocal_writes.py)
     that the `try` does not carry yet, where one of its parts calls user code."""
-    rebound = anno.get(fn, anno.REBOUND_BY_CALLS, frozenset())
-    if not rebound or not nonlocal_writes.calls_user_code(try_parts(t)):
+    info = anno.get(fn, anno.REBOUND_BY_CALLS, None)
+    if info is None:
         return []
-    return sorted(n for n in rebound if n not in state)
+    return sorted(n for n in info.by(try_parts(t)) if n not in state)
 
 
 def _state_functions(state: list, names: dict, nonlocal_line: str, bases: set) -> str:

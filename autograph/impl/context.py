@@ -80,8 +80,9 @@ class Scope:
     self_names: frozenset = frozenset({"self", "cls"})
     enclosing: frozenset = frozenset()       # locals of the defs around a nested def
     captured: frozenset = frozenset()        # locals closures capture (and declared names)
-    # variables a nested function rebinds (`nonlocal`): assigned by any call in a block
-    rebound_by_calls: frozenset = frozenset()
+    # what calls in its blocks may rebind (`nonlocal` in nested defs): a
+    # `converters/nonlocal_writes.Rebound`, or None
+    rebound_by_calls: Any = None
 
     @property
     def declared(self) -> frozenset:
@@ -102,7 +103,7 @@ class Scope:
                    local_defs=frozenset(s.name for s in nested_defs(fn_node)),
                    global_names=frozenset(glob), nonlocal_names=frozenset(nonloc),
                    self_names=self_names, enclosing=enclosing,
-                   rebound_by_calls=anno.get(fn_node, anno.REBOUND_BY_CALLS, frozenset()))
+                   rebound_by_calls=anno.get(fn_node, anno.REBOUND_BY_CALLS, None))
 
     def with_captured(self, captured) -> Scope:
         return dataclasses.replace(self, captured=frozenset(captured))

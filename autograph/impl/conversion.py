@@ -70,7 +70,7 @@ def convert_function_node(node, ctx: Context):
     _reserve_operators_name(node, ctx)
     scoping.transform(node, ctx.namer, scoping.class_of(ctx.info.qualname), ctx.info.walrus)
     if "nonlocal" in ctx.info.source or not ctx.info.source:
-        nonlocal_writes.transform(node)  # (on the user's tree: before any generated def)
+        nonlocal_writes.transform(node, ctx.namer)  # (on the user's tree: before any generated def)
     if isinstance(node, gast.Lambda):
         ctx.scope = Scope.of(node, ctx.info.walrus)
         holder = gast.Expr(value=node)
