@@ -226,8 +226,10 @@ def _guard_rebinding(f, g, rebound: list):
     is no variable of the converted code (`converters/nonlocal_writes.py` carries those
     of nested defs). Called inside a symbolic branch, loop or graph `try` (a child
     graph), each traced path would rebind it; elsewhere a symbolic value it stores would
-    outlive the trace. Either is a TypeError naming the fix; Python values stored at the
-    top level are a trace-time effect like any other (docs/sharp_bits.md)."""
+    outlive the trace, unless the cell is one of the traced function's own closure (its
+    state, written back after each call). Either is a TypeError naming the fix; Python
+    values stored at the top level are a trace-time effect like any other
+    (docs/sharp_bits.md)."""
     cells = [c for n, c in zip(f.__code__.co_freevars, f.__closure__ or ()) if n in rebound]
 
     def guarded(*args, **kwargs):
@@ -238,8 +240,11 @@ def _guard_rebinding(f, g, rebound: list):
         before = [_contents(c) for c in cells]
         out = g(*args, **kwargs)
         if graph is not None:
+            # (a cell of the traced function's own closure is written back after each
+            # call, as any state of it: runtime/frontend/trace.py)
+            own = getattr(graph, "state_cells", ())
             for name, cell in zip(rebound, cells):
-                if isinstance(_contents(cell), Tensor):
+                if isinstance(_contents(cell), Tensor) and id(cell) not in own:
                     for c, o in zip(cells, before):  # (no symbolic value outlives the trace)
                         _set_contents(c, o)
                     raise TypeError(_rebinding_message(f, [name], "stores a value computed "

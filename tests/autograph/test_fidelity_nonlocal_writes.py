@@ -330,6 +330,34 @@ def test_autograph_convert_output_matches_python(fn, x, converted_module):
         assert_same(ag.function(converted)(*args), fn(*args))
 
 
+def _counting_function():
+    count = 0
+
+    def f(x):
+        def inc():
+            nonlocal count
+            count += 1
+        for v in x:
+            if v > 0:
+                inc()
+        return count
+
+    return f, lambda: count
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_converted_closure_whose_nested_def_rebinds_its_free_variable(jit):
+    """The variable belongs to the function around the converted one: the converted
+    function declares it `nonlocal` and carries it; its value is written back after
+    each call, as the Python function leaves it."""
+    eager, eager_count = _counting_function()
+    graph, graph_count = _counting_function()
+    run = ag.function(graph, jit_compile=jit)
+    for x in (np.array([1.0, -1.0, 2.0]), np.array([-3.0, 4.0, 5.0]), np.array([-1.0])):
+        assert_same(run(x), eager(x))
+        assert graph_count() == eager_count()
+
+
 def _outside_counter():
     count = 0
 
@@ -388,3 +416,39 @@ def test_closure_from_outside_storing_python_values_runs_while_tracing():
     assert_same(run(np.ones(2)), np.ones(2) * 2)
     assert_same(run(np.ones(2)), np.ones(2) * 2)
     assert get() == 1  # (a Python effect of the trace: once per trace, docs/sharp_bits.md)
+
+
+def _adder_and_function(in_a_branch: bool):
+    total = 0.0
+
+    def add(v):
+        nonlocal total
+        total = total + v
+
+    def f(x):
+        if in_a_branch:
+            if np.sum(x) > 0:
+                add(np.sum(x))
+        else:
+            add(np.sum(x))
+        return total * 1.0
+
+    return f, lambda: total
+
+
+def test_closure_from_outside_storing_into_the_functions_own_cell_is_written_back():
+    """The cell is also a variable of the traced function (`total`): its state, written
+    back with the graph's value after every call."""
+    eager, eager_total = _adder_and_function(False)
+    graph, graph_total = _adder_and_function(False)
+    run = ag.function(graph)
+    for x in (np.array([1.0, 1.5]), np.array([2.0, -4.0])):
+        assert_same(run(x), eager(x))
+        assert graph_total() == eager_total()
+
+
+def test_closure_from_outside_storing_into_the_functions_own_cell_in_a_branch_is_an_error():
+    graph, graph_total = _adder_and_function(True)
+    with pytest.raises(TypeError, match=r"(?s)add assigns `total`.*inside a branch"):
+        ag.function(graph)(np.ones(2))
+    assert graph_total() == 0.0
