@@ -1,14 +1,17 @@
 """A nested function that assigns a variable of its enclosing function (`nonlocal`),
-called inside a symbolic loop, branch or graph `try`: the variable is carried like one
-the block assigns itself (`converters/nonlocal_writes.py`). Before, the cell kept the
-value of the one traced iteration or branch - a value of a finished trace
-(LeakedTensorError), or silently the branch not taken.
+called inside a symbolic loop, branch, `while` test or graph `try` - directly, from a
+sibling or a nested def, through a dict, a list, a lambda or a helper, as a method of a
+class the function defines: the variable is carried like one the block assigns itself
+(`converters/nonlocal_writes.py`). Before, the cell kept the value of the one traced
+iteration or branch - a value of a finished trace (LeakedTensorError), or silently the
+branch not taken.
 
 Eager Python/NumPy against ag.function, jit_compile=True, ag.to_graph and the
-`autograph convert` output of this file run under ag.function, on inputs taking each
-path. A closure made outside the converted function that rebinds a variable of its own
-enclosing function cannot be carried: calling it in a symbolic block is an error naming
-the fix (`test_closure_from_outside_*`)."""
+`autograph convert` output of this file run as is and under ag.function, on inputs
+taking each path. A closure made outside the converted function that rebinds a variable
+of its own enclosing function cannot be carried: calling it in a symbolic block, or
+having it store a graph value in a cell that is not the traced function's own, is a
+TypeError naming the fix (`test_closure_from_outside_*`)."""
 from __future__ import annotations
 
 import importlib.util
