@@ -455,3 +455,42 @@ def test_closure_from_outside_storing_into_the_functions_own_cell_in_a_branch_is
     with pytest.raises(TypeError, match=r"(?s)add assigns `total`.*inside a branch"):
         ag.function(graph)(np.ones(2))
     assert graph_total() == 0.0
+
+
+def rebinding_in_a_conditional_expression(x):
+    n = 0
+
+    def inc():
+        nonlocal n
+        n += 1
+        return 1.0
+
+    y = x[0] if x[0] > 0 else inc()
+    return y, n
+
+
+def rebinding_in_an_or(x):
+    n = 0
+
+    def inc():
+        nonlocal n
+        n += 1
+        return True
+
+    y = bool(x[0] > 0) or inc()
+    return y, n
+
+
+@pytest.mark.parametrize("fn", [rebinding_in_a_conditional_expression, rebinding_in_an_or])
+def test_rebinding_call_in_an_expression_with_a_symbolic_condition_is_an_error(fn):
+    """Both operands of a symbolic `a if c else b` / `a or b` are traced: the call would
+    rebind the variable on the path not taken. An `if` statement carries it."""
+    with pytest.raises(TypeError, match=r"(?s)assigns `n`.*Write it as an `if` statement"):
+        ag.function(fn)(np.array([1.0]))
+
+
+@pytest.mark.parametrize("fn", [rebinding_in_a_conditional_expression, rebinding_in_an_or])
+def test_rebinding_call_in_an_expression_on_python_values_is_python(fn):
+    for x in ([1.0], [-1.0]):
+        assert_same(ag.to_graph(fn)(x), fn(x))
+        assert_same(ag.function(fn)(x), fn(x))
