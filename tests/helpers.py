@@ -56,3 +56,40 @@ def assert_interpreter_agrees(cf, args, actual):
     for out_leaf, got in zip(cf._out_leaves, flatten(actual)[0]):
         if isinstance(out_leaf, Tensor):
             assert_same(next(interpreted), got)
+
+
+def converted_module(source_file, directory, name: str, *, register: bool = False):
+    """`source_file` as `autograph convert` writes it (to `directory`/`name`.py), imported;
+    returns (module, text). `register`: the module is also put in `sys.modules` under
+    `name` (dataclasses and pickling look a class's module up there); the caller removes
+    it."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    from autograph.impl.static import convert_module_source
+
+    text = convert_module_source(Path(source_file).read_text(), str(source_file))
+    path = Path(directory) / f"{name}.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    if register:
+        sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module, text
+
+
+def outcome(fn, args, *, warnings_as: str | None = None):
+    """("value", fn(*args)) or ("raised", type name, message): what a differential test
+    compares. `warnings_as` "error" / "ignore": warnings are turned into exceptions (as
+    under `python -W error`) or hidden while it runs."""
+    import warnings
+
+    with warnings.catch_warnings():
+        if warnings_as is not None:
+            warnings.simplefilter(warnings_as)
+        try:
+            return "value", fn(*args)
+        except Exception as e:  # noqa: BLE001 - compared as type and message
+            return "raised", type(e).__name__, str(e)

@@ -18,6 +18,10 @@ Python. The decision, cheapest first:
 - a builtin with an `ag__` overload (`fn = len; fn(xs)`), by identity: the overload;
 - while tracing, NumPy creators with a possibly symbolic size, random draws, copies,
   sequence functions, array constructors and as_strided: their graph forms;
+- while tracing, a user's class (metaclass `type`, its own Python `__init__`): made as
+  `type.__call__` makes it, with the `__init__` converted - so the arrays it makes
+  (`self.m = np.zeros(n)`) are arrays of the trace that later in-place writes
+  (`self.m += v`) update, as any array the function makes;
 - anything else (classes, ufuncs, objects): `f` itself. While no trace is being built
   (on any thread), builtins, classes and NumPy's callables are `f` itself at once: the
   overloads and graph forms above are `f` on values that cannot be symbolic. A function
@@ -26,6 +30,7 @@ Python. The decision, cheapest first:
 """
 from __future__ import annotations
 
+import dis
 import functools
 import types
 from typing import Any, Callable
@@ -41,7 +46,7 @@ from autograph.operators.builtin_calls import OVERLOADS
 from autograph.operators.recursion import counted_call
 from autograph.operators.random_calls import NOT_RANDOM, random_call, routes
 from autograph.pyct import registry
-from runtime.core import log, tracing
+from runtime.core import errors, log, tracing
 from runtime.core.tensor import Tensor
 from runtime.frontend.function import BoundFunction, Function
 from runtime.ops.dynamic import CREATORS, creator_call
@@ -206,7 +211,79 @@ def _converted_function(f):
             raise
         log.CONVERT.debug("%s: called unconverted (%s)", f.__qualname__, e)
         return f
+    rebound = _rebound_free_variables(f.__code__)
+    if rebound and not registry.is_defined_in_converted_class(f.__code__):
+        return _guard_rebinding(f, g, rebound)
     return g
+
+
+def _rebound_free_variables(code) -> list:
+    """The free variables `code` assigns or deletes (`nonlocal count; count += 1`)."""
+    names = {i.argval for i in dis.get_instructions(code)
+             if i.opname in ("STORE_DEREF", "DELETE_DEREF")}
+    return [n for n in code.co_freevars if n in names]
+
+
+def _guard_rebinding(f, g, rebound: list):
+    """`g` (the converted `f`), refusing what cannot be carried: `f` was made outside the
+    converted function and rebinds a variable of the function it was defined in, which
+    is no variable of the converted code (`converters/nonlocal_writes.py` carries those
+    of nested defs). Called inside a symbolic branch, loop or graph `try` (a child
+    graph), each traced path would rebind it; elsewhere a symbolic value it stores would
+    outlive the trace, unless the cell is one of the traced function's own closure (its
+    state, written back after each call). Either is a TypeError naming the fix; Python
+    values stored at the top level are a trace-time effect like any other
+    (docs/sharp_bits.md)."""
+    cells = [c for n, c in zip(f.__code__.co_freevars, f.__closure__ or ()) if n in rebound]
+
+    def guarded(*args, **kwargs):
+        graph = tracing.current_graph() if _tracing_anywhere else None
+        if graph is not None and graph.parent is not None:
+            raise TypeError(_rebinding_message(f, rebound, "is called inside a branch, loop "
+                                               "or `try` that runs in the graph"))
+        before = [_contents(c) for c in cells]
+        out = g(*args, **kwargs)
+        if graph is not None:
+            # (a cell of the traced function's own closure is written back after each
+            # call, as any state of it: runtime/frontend/trace.py)
+            own = getattr(graph, "state_cells", ())
+            for name, cell in zip(rebound, cells):
+                if isinstance(_contents(cell), Tensor) and id(cell) not in own:
+                    for c, o in zip(cells, before):  # (no symbolic value outlives the trace)
+                        _set_contents(c, o)
+                    raise TypeError(_rebinding_message(f, [name], "stores a value computed "
+                                                       "in the graph there"))
+        return out
+
+    functools.update_wrapper(guarded, g)
+    return guarded
+
+
+_EMPTY = object()
+
+
+def _contents(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:  # (an empty cell)
+        return _EMPTY
+
+
+def _set_contents(cell, value) -> None:
+    if value is _EMPTY:
+        del cell.cell_contents
+    else:
+        cell.cell_contents = value
+
+
+def _rebinding_message(f, names: list, what: str) -> str:
+    shown = ", ".join(f"`{n}`" for n in names)
+    name = f.__name__
+    return (f"{name} assigns {shown} of the function it was defined in (`nonlocal`) and "
+            f"{what}{errors.where()}: that variable is not one of the converted function's, "
+            f"so it cannot be carried. Return the new value from {name} and assign it "
+            f"where you call it (`{names[0]} = {name}(...)`), or define {name} inside "
+            "the converted function (its nonlocal variables are carried there).")
 
 
 def _method(m):
@@ -242,6 +319,8 @@ def _special_or_as_is(f):
     special = _SPECIAL.get(id(f))
     if special is not None and special[0] is f:
         return special[1](f)
+    if type(f) is type and _in_graph() and _converts_its_init(f):
+        return functools.partial(_construct, f)
     if type(getattr(f, "__self__", None)) is _MODULE:  # `math.sqrt`: no draw, no copy
         return f
     if _in_graph():
@@ -251,6 +330,30 @@ def _special_or_as_is(f):
 
 def _as_is(f):
     return f
+
+
+def _converts_its_init(cls: type) -> bool:
+    """A user's class whose instances `type.__call__` makes with a user `__init__` (not an
+    exception class: `raise E(...)` is made as Python makes it)."""
+    init = cls.__init__
+    return type(init) is _FUNCTION and not issubclass(cls, BaseException) and \
+        _verdict(init) == _USER
+
+
+def _construct(cls, *args, **kwargs):
+    """`cls(*args, **kwargs)` as `type.__call__` does it, calling the converted `__init__`."""
+    new = cls.__new__
+    if new is object.__new__:
+        obj = object.__new__(cls)
+    else:
+        obj = (converted(new) if type(new) is _FUNCTION else new)(cls, *args, **kwargs)
+    if isinstance(obj, cls):
+        init = type(obj).__init__
+        result = converted(init)(obj, *args, **kwargs) if type(init) is _FUNCTION else \
+            init(obj, *args, **kwargs)
+        if result is not None:
+            raise TypeError(f"__init__() should return None, not '{type(result).__name__}'")
+    return obj
 
 
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from autograph.operators.conditionals import is_symbolic
 from autograph.operators.lists import array_, is_graph_list, list_length, stack
+from autograph.operators.zip_unrolled import numbers_only, zip_unrolled
 from runtime import GraphModeError
 from runtime.core.errors import where
 from runtime.core.known_value import UNKNOWN, known_value
@@ -154,6 +155,13 @@ class _PythonItems(SymbolicIterable):
                 "symbolic loop reads every sequence by index, and a one-pass iterator has "
                 "none. Make it a list first (`list(...)`, or `list(itertools.islice(gen, "
                 "n))` for an endless generator), or loop over Python values.")
+        if not numbers_only(seq):
+            raise TypeError(
+                f"a {type(seq).__name__} of Python values that are not numbers is zipped with "
+                f"a symbolic sequence of unknown length{where()}: the loop runs in the graph, "
+                "where such items cannot be picked by the loop's index. Give the array a "
+                "known length (an input_signature without None there), or loop over the "
+                "Python sequence: `for i, name in enumerate(names): v = x[i]`.")
         # (a list holding symbolic values: the graph array NumPy would make of it)
         self.seq = array_(np.asarray, seq) if isinstance(seq, (list, tuple)) else np.asarray(seq)
 
@@ -247,6 +255,9 @@ def enumerate_(iterable, start=0):
 
 def zip_(*xs, **kwargs):
     if not kwargs and any(is_symbolic(x) or issubclass(type(x), SymbolicIterable) for x in xs):
+        unrolled = zip_unrolled(xs)
+        if unrolled is not None:
+            return unrolled
         return _Zip([symbolic_iterable(x) for x in xs])
     return builtins.zip(*xs, **kwargs)
 

@@ -371,6 +371,10 @@ def _finish(graph: Graph, paths: list, init: list, handlers: list, labels: list,
         vals = [lv[k] for lv in live]
         if all(not isinstance(v, Tensor) for v in vals) and \
                 all(same_constant(vals[0], v) for v in vals[1:]):
+            # the value every path gives (where the first path left it unbound, the
+            # others' value, as after a `cond`: an `else` or a `return` after the `try`
+            # then meets it, not the placeholder)
+            out[k] = vals[0]
             continue
         for v in vals:
             if isinstance(v, Unknown):

@@ -167,7 +167,19 @@ class NumpyOperators:
     def flatten(self, order="C"):  # always a copy in NumPy, never a view (a ravel may be)
         return np.copy(np.ravel(self, order=order))
     def ravel(self, order="C"): return np.ravel(self, order=order)
-    def copy(self, order="C"): return np.copy(self)
+    def __copy__(self):  # copy.copy / copy.deepcopy of an array: a new array, as NumPy's
+        return self.copy()
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
+    def copy(self, order="C"):
+        if self.ndim:
+            return np.copy(self)
+        # 0-d: `x.copy()` keeps x's kind (a NumPy scalar stays one, np.copy would not)
+        args = (TensorProtocol.resolve(self),)
+        out = TensorProtocol.dispatch_function(np.ndarray.copy, args, {})
+        return TensorProtocol.after_function(np.ndarray.copy, args, {}, out)
     def take(self, indices, axis=None, out=None, mode="raise"):
         return np.take(self, indices, **_given(axis=axis), **_no_out(out))
     def round(self, decimals=0, out=None): return np.round(self, decimals, **_no_out(out))

@@ -151,7 +151,7 @@ def _clip(em, node):
     return [out]
 
 
-@converter("astype", "copy", "real", "asarray")
+@converter("astype", "copy", "real", "asarray", "asarray_0d", "copy_0d")
 def _astype(em, node):
     return [em.op("Identity", [em.value(node.inputs[0], node.outputs[0].dtype)])]
 

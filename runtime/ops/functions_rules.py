@@ -71,7 +71,7 @@ def _index_dtype(dt, requested=None):
 # Each reduction's own parameters: its result dtype, whether it has no identity (an
 # empty axis raises), whether it gives positions along one axis (argmax), whether it
 # ends in a square root (std), whether an inexact input needs an inexact dtype (nanmean).
-_REDUCTIONS = {
+REDUCTIONS = {
     "sum": dict(out=sum_dtype), "prod": dict(out=sum_dtype), "nansum": dict(out=sum_dtype),
     "mean": dict(out=_mean_dtype), "nanmean": dict(out=_mean_dtype, inexact=True),
     "std": dict(out=_var_dtype, root=True), "var": dict(out=_var_dtype),
@@ -92,7 +92,7 @@ def reduced_shape(shp: tuple, axes: tuple, keepdims) -> tuple:
 
 def _reduction_rule(name: str, out, no_identity=False, index=False, root=False,
                     inexact=False):
-    """The rule of reduction `name`, bound to its parameters (see _REDUCTIONS)."""
+    """The rule of reduction `name`, bound to its parameters (see REDUCTIONS)."""
     def rule(op, inputs, attrs):
         return _reduction(inputs, attrs, name, out, no_identity, index, root, inexact)
     return rule
@@ -124,7 +124,7 @@ def _reduction(inputs, attrs, name, out, no_identity, index, root, inexact):
     return [(reduced_shape(shp, axes, attrs.get("keepdims", False)), out_dt)]
 
 
-for _name, _params in _REDUCTIONS.items():
+for _name, _params in REDUCTIONS.items():
     rule(_name)(_reduction_rule(_name, **_params))
 
 

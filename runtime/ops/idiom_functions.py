@@ -4,11 +4,17 @@ and batching come from those ops):
 - `np.where(condition)` with one argument: `np.nonzero(condition)`, as NumPy defines it
   (a tuple of index arrays whose length is known when the graph runs).
 - `np.dstack(arrays)`: each made at least 3-D, joined along axis 2.
+- `np.ptp(a, axis, keepdims)` (and `a.ptp` is NumPy 1's): max minus min.
 - `np.insert(arr, i, values, axis)` with one static position `i`: the values (cast to
   `arr`'s dtype, shaped as NumPy shapes them) between `arr[:i]` and `arr[i:]`. Several
   positions are refused with a clear error.
 - `np.intersect1d(a, b, assume_unique)`: the sorted values found in both (a length known
   when the graph runs); `return_indices=True` is refused.
+- 0-d values keep NumPy's kind: `np.asarray(v)` (and `asanyarray`, `np.array(v,
+  copy=None/False)`) of a 0-d value is op "asarray_0d" (NumPy scalar -> 0-d array, a 0-d
+  array itself), and `v.copy()` of one is op "copy_0d" (a scalar stays a scalar). Without
+  them a reduction's scalar passed through `np.asarray` unchanged, or `s.copy()` became
+  `np.copy(s)`, a 0-d array.
 - `x.view(dtype)` with a dtype of the same item size: op "view_as" (the bytes read as
   that dtype; `ndarray.view` as the kernel). Another item size depends on the memory
   layout, which a graph does not know: refused (runtime/core/tensor.py).
@@ -25,9 +31,11 @@ import operator
 import numpy as np
 
 from runtime.core.errors import where
+from runtime.core.protocol import TensorProtocol
 from runtime.core.registry import OpDef, bind
 from runtime.core.tensor import Tensor
 from runtime.ops.functions import OPS, TABLE, resolve_variables
+from runtime.ops.functions_rules import REDUCTIONS
 from runtime.ops.rules_common import axis_index, shape, static_error
 
 
@@ -45,6 +53,65 @@ def _view(x, dtype):
     """`x.view(dtype)` of a symbolic array, `dtype` of `x`'s item size."""
     return bind(VIEW_AS, x, dtype=np.dtype(dtype))
 
+def _same_value_rule(op, ins, attrs):
+    return [(shape(ins[0]), ins[0].dtype)]
+
+
+def _identity_grad(rec, cts):
+    return [cts[0]]
+
+
+def _copy_0d_kernel(x):
+    return x.copy()  # a NumPy scalar's copy is a scalar, a 0-d array's a 0-d array
+
+
+ASARRAY_0D = OpDef("asarray_0d", np.asarray, _same_value_rule, kernel_ref="np.asarray",
+                   grad=_identity_grad)
+COPY_0D = OpDef("copy_0d", _copy_0d_kernel, _same_value_rule, grad=_identity_grad)
+OPS[ASARRAY_0D.name] = ASARRAY_0D
+OPS[COPY_0D.name] = COPY_0D
+_asarray_of_values = {fn: TABLE.handlers[fn] for fn in (np.asarray, np.asanyarray, np.array)}
+
+
+def _kind_at_run_time(t: Tensor) -> str | None:
+    """Whether the 0-d value `t` is, when the graph runs, a 0-d "array" or a NumPy
+    "scalar", as far as its op says (None: either, e.g. an argument or a branch output)."""
+    if t.node is None:  # an argument
+        return None
+    op = t.node.op
+    if op.fresh_result or op is ASARRAY_0D:
+        return "array"
+    if isinstance(op.kernel, np.ufunc) or op.name in REDUCTIONS or op.returns_python \
+            or (op.reads_element is not None and op.reads_element(t.node)):
+        return "scalar"
+    return None
+
+
+def _asarray_keeping_kind(fn):
+    def handler(a, dtype=None, *args, copy=None if fn is not np.array else True, **kwargs):
+        if isinstance(a, Tensor) and a.ndim == 0 and not copy:
+            if dtype is not None and np.dtype(dtype) != a.dtype:  # a new array of dtype
+                return bind(ASARRAY_0D, np.astype(a, dtype))
+            kind = _kind_at_run_time(a)
+            if kind == "array":
+                return a  # the array itself, as NumPy returns it
+            out = bind(ASARRAY_0D, a)
+            # a NumPy scalar gives a new array; a value of unknown kind may be the array
+            # itself: a write through either then refuses (views.py, "layout")
+            return out if kind == "scalar" else TensorProtocol.after_function(fn, (a,), {}, out)
+        return _asarray_of_values[fn](a, dtype, *args, copy=copy, **kwargs)
+    return handler
+
+
+for _fn in _asarray_of_values:
+    TABLE.handlers[_fn] = _asarray_keeping_kind(_fn)
+
+
+@TABLE.register(np.ndarray.copy)
+def _copy_0d(x):
+    return bind(COPY_0D, x)
+
+
 _where_of_three = TABLE.handlers[np.where]
 
 
@@ -57,6 +124,17 @@ def _where(condition, *xy, **kwargs):
         raise static_error(ValueError, "Calling nonzero on 0d arrays is not allowed. Use "
                            "np.atleast_1d(scalar).nonzero() instead.")
     return np.nonzero(condition)
+
+
+@TABLE.register(np.ptp)
+def _ptp(a, axis=None, out=None, keepdims=False):
+    """`np.ptp`: max minus min (NumPy's own definition), in the input's dtype."""
+    if out is not None:
+        raise TypeError(f"np.ptp(..., out=...) is not supported in graphs{where()}; use the "
+                        "returned value.")
+    (a,) = resolve_variables([a])
+    return np.subtract(np.max(a, axis=axis, keepdims=keepdims),
+                       np.min(a, axis=axis, keepdims=keepdims))
 
 
 @TABLE.register(np.dstack)

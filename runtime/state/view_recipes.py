@@ -125,6 +125,9 @@ def recipe_of(func, args: tuple, kwargs: dict, result) -> tuple | None:
         return ("layout", f"`{name}`")
     if name in ("ravel", "ascontiguousarray"):
         return ("layout", f"`{name}`")
+    if name in ("asarray", "asanyarray", "array"):  # of a 0-d value of unknown kind
+        return ("layout", f"`np.{name}` of a 0-d value", "the value is a 0-d array (not a "
+                "NumPy scalar) when the function runs")
     if name in _READONLY:
         return ("readonly", f"`np.{name}`", func, tuple(args[1:]), dict(kwargs))
     if func is np.lib.stride_tricks.as_strided:

@@ -161,8 +161,9 @@ def _current(table, a: _Array):
     if a.recipe[0] == "layout":
         raise ValueError(
             f"This array was made by {a.recipe[1]} of an array that has been written since"
-            f"{where()}. NumPy returns a view or a copy there depending on the memory "
-            "layout, which a graph does not know, so whether it sees the write is unknown. "
+            f"{where()}. NumPy returns a view or a copy there depending on whether "
+            f"{_layout_condition(a.recipe)}, which a graph does not know, so whether it sees "
+            "the write is unknown. "
             "Take an explicit copy (`.copy()`) before the write, or take it again after.")
     value = recipes.apply(a.recipe, _current(table, a.base))
     if tracing.current_graph() is _root(a).latest.graph:  # not from inside a branch/loop
@@ -279,6 +280,11 @@ def _in_order(graph, outer) -> bool:
     return True
 
 
+def _layout_condition(recipe: tuple) -> str:
+    """What decides, when the graph runs, whether a "layout" view is one."""
+    return recipe[2] if len(recipe) > 2 else "the array's memory layout makes it a view"
+
+
 def _detach_layout_views(a: _Array) -> None:
     """A write through a reshape / ravel (at any level of the view chain) cannot say
     whether NumPy would reach the base: the base becomes unreadable (poisoned) and the
@@ -287,8 +293,8 @@ def _detach_layout_views(a: _Array) -> None:
     while c.base is not None:
         if c.recipe[0] == "layout":
             _poison(c.base, f"An array was written through {c.recipe[1]} of it{where()}: "
-                    "NumPy writes through there only when the array's memory layout makes "
-                    "it a view, which a graph does not know. Write into the array itself "
+                    f"NumPy writes through there only when {_layout_condition(c.recipe)}, "
+                    "which a graph does not know. Write into the array itself "
                     "(index it with np.unravel_index for a flat position), or take an "
                     "explicit copy (`.reshape(...).copy()`) if the original must not change.")
             c.base, c.recipe, c.version = None, None, c.seen

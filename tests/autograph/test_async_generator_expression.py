@@ -10,12 +10,12 @@ it is a clear error: test_generator_returned_from_a_function.py)."""
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import inspect
 
 import pytest
 
 import autograph as ag
+from tests.helpers import converted_module
 
 
 async def keep(n):
@@ -47,16 +47,8 @@ def _collect(gen) -> list:
 
 @pytest.fixture(scope="module")
 def converted(tmp_path_factory):
-    from autograph.impl.static import convert_module_source
-
-    with open(__file__) as f:
-        text = convert_module_source(f.read(), __file__)
-    path = tmp_path_factory.mktemp("converted") / "converted_async_genexp.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location("converted_async_genexp", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return converted_module(__file__, tmp_path_factory.mktemp("converted"),
+                            "converted_async_genexp")[0]
 
 
 ARGS = [([1, 2, 3, 4], 1), ([], 5), ([3, 6, 7], 2.5)]

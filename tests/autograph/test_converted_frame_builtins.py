@@ -14,12 +14,12 @@
 Each case runs as the original, through `ag.to_graph` and through the output of
 `autograph convert`, and compares the results."""
 import gc
-import importlib.util
 import weakref
 
 import pytest
 
 import autograph as ag
+from tests.helpers import converted_module
 
 SCALE = 3
 
@@ -115,16 +115,8 @@ CASES = [
 
 @pytest.fixture(scope="module")
 def converted(tmp_path_factory):
-    from autograph.impl.static import convert_module_source
-
-    with open(__file__) as f:
-        text = convert_module_source(f.read(), __file__)
-    path = tmp_path_factory.mktemp("converted") / "converted_frame_builtins.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location("converted_frame_builtins", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return converted_module(__file__, tmp_path_factory.mktemp("converted"),
+                            "converted_frame_builtins")[0]
 
 
 @pytest.mark.parametrize("fn,args", CASES, ids=lambda v: getattr(v, "__name__", ""))

@@ -6,7 +6,6 @@ outcome (value, or exception type and text).
 """
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -19,39 +18,28 @@ import pytest
 import autograph as ag
 from autograph.impl.static import convert_module_source
 from tests.autograph import external21_cases as cases
-from tests.helpers import assert_same
+from tests.helpers import assert_same, converted_module, outcome
 
 CASES_FILE = Path(cases.__file__)
 
 
 @pytest.fixture(scope="module")
 def static_module(tmp_path_factory):
-    out = tmp_path_factory.mktemp("external21") / "external21_cases_converted.py"
-    out.write_text(convert_module_source(CASES_FILE.read_text(), str(CASES_FILE)))
-    spec = importlib.util.spec_from_file_location("external21_cases_converted", out)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
+    module, _ = converted_module(CASES_FILE, tmp_path_factory.mktemp("external21"),
+                                 "external21_cases_converted", register=True)
     yield module
-    del sys.modules[spec.name]
-
-
-def _outcome(fn, args):
-    try:
-        return "value", fn(*args)
-    except Exception as e:  # noqa: BLE001 - compared as type and message
-        return "raised", type(e).__name__, str(e)
+    del sys.modules["external21_cases_converted"]
 
 
 @pytest.mark.parametrize("fn, args", cases.CASES,
                          ids=[f"{f.__qualname__}{a}" for f, a in cases.CASES])
 def test_converted_code_means_what_python_means(fn, args, static_module):
-    expected = _outcome(fn, args)
-    assert _outcome(ag.to_graph(fn), args) == expected
+    expected = outcome(fn, args)
+    assert outcome(ag.to_graph(fn), args) == expected
     converted = static_module
     for part in fn.__qualname__.split("."):  # a method: through its class
         converted = getattr(converted, part)
-    assert _outcome(converted, args) == expected
+    assert outcome(converted, args) == expected
 
 
 def test_converted_module_has_no_global_it_did_not_write(static_module):
@@ -66,7 +54,7 @@ def test_converted_module_has_no_global_it_did_not_write(static_module):
         ns: dict = {"__name__": "elsewhere"}
         ns.update({k: v for k, v in vars(cases).items() if not k.startswith("__")})
         remade = types.FunctionType(code, ns)
-        assert _outcome(remade, (1,)) == _outcome(fn, (1,))
+        assert outcome(remade, (1,)) == outcome(fn, (1,))
         assert "ag__" not in ns
 
 

@@ -17,8 +17,8 @@ needs converting, so the user's frame makes the call.
 from __future__ import annotations
 
 import builtins
-import collections
 import importlib.util
+import collections
 import math
 import sys
 import types
@@ -30,7 +30,7 @@ import pytest
 
 import autograph as ag
 from autograph.impl import calls
-from autograph.impl.static import convert_module_source
+from tests.helpers import converted_module, outcome
 from tests.autograph import semantics21_cases as cases
 
 CASES_FILE = Path(cases.__file__)
@@ -38,23 +38,14 @@ CASES_FILE = Path(cases.__file__)
 
 @pytest.fixture(scope="module")
 def static_module(tmp_path_factory):
-    out = tmp_path_factory.mktemp("semantics21") / "semantics21_cases_converted.py"
-    out.write_text(convert_module_source(CASES_FILE.read_text(), str(CASES_FILE)))
-    spec = importlib.util.spec_from_file_location("semantics21_cases_converted", out)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
+    module, _ = converted_module(CASES_FILE, tmp_path_factory.mktemp("semantics21"),
+                                 "semantics21_cases_converted", register=True)
     yield module
-    del sys.modules[spec.name]
+    del sys.modules["semantics21_cases_converted"]
 
 
 def _outcome(fn, args):
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # item 10: as under `python -W error`
-        try:
-            return "value", fn(*args)
-        except Exception as e:  # noqa: BLE001 - compared as type and message
-            return "raised", type(e).__name__, str(e)
+    return outcome(fn, args, warnings_as="error")  # item 10: as under `python -W error`
 
 
 @pytest.mark.parametrize("fn, args", cases.CASES,

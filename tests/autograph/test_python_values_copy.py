@@ -6,13 +6,13 @@ state of objects after the call), and traced against eager NumPy.
 """
 from __future__ import annotations
 
-import importlib.util
 import traceback
 
 import numpy as np
 import pytest
 
 import autograph as ag
+from tests.helpers import converted_module
 from autograph import operators
 
 # what the converted form asks on Python values; the copy asks none of these
@@ -259,16 +259,8 @@ def _copied(args):
 @pytest.fixture(scope="module")
 def module_written(tmp_path_factory):
     """This file as `autograph convert` writes it, imported."""
-    from autograph.impl.static import convert_module_source
-
-    with open(__file__) as f:
-        text = convert_module_source(f.read(), __file__)
-    path = tmp_path_factory.mktemp("converted") / "python_values_copy_module.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location("python_values_copy_module", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module, text
+    return converted_module(__file__, tmp_path_factory.mktemp("converted"),
+                            "python_values_copy_module")
 
 
 def test_a_written_module_shows_the_copy_as_the_users_statements(module_written):

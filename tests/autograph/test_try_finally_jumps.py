@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import autograph as ag
+from tests.helpers import converted_module
 from tests.autograph.test_try_graph_writes import Box, assert_same_outcome, outcome
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
@@ -138,18 +139,8 @@ INPUTS = {"singular": SINGULAR, "regular": REGULAR, "mixed": MIXED, "small": SMA
 
 @pytest.fixture(scope="module")
 def converted(tmp_path_factory):
-    import importlib.util
-
-    from autograph.impl.static import convert_module_source
-
-    with open(__file__) as f:
-        text = convert_module_source(f.read(), __file__)
-    path = tmp_path_factory.mktemp("converted") / "converted_try_finally_jumps.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location("converted_try_finally_jumps", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return converted_module(__file__, tmp_path_factory.mktemp("converted"),
+                            "converted_try_finally_jumps")[0]
 
 
 @pytest.mark.parametrize("name,make,value", CASES, ids=[f"{n}-{v}" for n, _, v in CASES])

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import autograph as ag
+from tests.helpers import converted_module
 from tests.autograph.test_try_graph_writes import assert_same_outcome, outcome
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
@@ -256,18 +257,8 @@ NO_TRY = [
 
 @pytest.fixture(scope="module")
 def converted(tmp_path_factory):
-    import importlib.util
-
-    from autograph.impl.static import convert_module_source
-
-    with open(__file__) as f:
-        text = convert_module_source(f.read(), __file__)
-    path = tmp_path_factory.mktemp("converted") / "converted_try_fuzz_regressions.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location("converted_try_fuzz_regressions", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return converted_module(__file__, tmp_path_factory.mktemp("converted"),
+                            "converted_try_fuzz_regressions")[0]
 
 
 def _copies(args):

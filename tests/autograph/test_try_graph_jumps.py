@@ -8,14 +8,13 @@ Each case runs eagerly (the original function), through `ag.function` (also with
 the exception) and what `ag.print` printed."""
 from __future__ import annotations
 
-import importlib.util
 import inspect
 
 import numpy as np
 import pytest
 
 import autograph as ag
-from tests.helpers import assert_same
+from tests.helpers import assert_same, converted_module
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
@@ -337,16 +336,8 @@ def assert_same_outcome(got, want):
 
 
 def _converted_module(tmp_path_factory):
-    from autograph.impl.static import convert_module_source
-
-    with open(__file__) as f:
-        text = convert_module_source(f.read(), __file__)
-    path = tmp_path_factory.mktemp("converted") / "converted_try_jumps.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location("converted_try_jumps", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return converted_module(__file__, tmp_path_factory.mktemp("converted"),
+                            "converted_try_jumps")[0]
 
 
 @pytest.fixture(scope="module")

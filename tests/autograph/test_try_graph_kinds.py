@@ -9,12 +9,11 @@ body dropped them. Found by the port of TensorFlow AutoGraph's reference tests (
 through `ag.function` (also `jit_compile=True`), `ag.to_graph` and `autograph convert`."""
 from __future__ import annotations
 
-import importlib.util
-
 import numpy as np
 import pytest
 
 import autograph as ag
+from tests.helpers import converted_module
 from tests.autograph.test_try_graph_jumps import assert_same_outcome, outcome
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
@@ -128,16 +127,8 @@ ARGS = [np.array([], dtype=np.int64), np.array([1]), np.array([3]), np.array([0,
 
 @pytest.fixture(scope="module")
 def converted(tmp_path_factory):
-    from autograph.impl.static import convert_module_source
-
-    with open(__file__) as f:
-        text = convert_module_source(f.read(), __file__)
-    path = tmp_path_factory.mktemp("converted") / "converted_try_kinds.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location("converted_try_kinds", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return converted_module(__file__, tmp_path_factory.mktemp("converted"),
+                            "converted_try_kinds")[0]
 
 
 def _run(fn, how, converted):

@@ -7,13 +7,13 @@ and the output of `autograph convert`, comparing the outcome (value with dtype, 
 kind, or the exception) and what `ag.print` printed."""
 from __future__ import annotations
 
-import importlib.util
 import inspect
 
 import numpy as np
 import pytest
 
 import autograph as ag
+from tests.helpers import converted_module
 from tests.autograph.test_try_graph_jumps import assert_same_outcome, outcome
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
@@ -110,16 +110,8 @@ CASES += [(counter_between_lookups, (np.int64(k), np.arange(4.0))) for k in (-9,
 
 @pytest.fixture(scope="module")
 def converted(tmp_path_factory):
-    from autograph.impl.static import convert_module_source
-
-    with open(__file__) as f:
-        text = convert_module_source(f.read(), __file__)
-    path = tmp_path_factory.mktemp("converted") / "converted_try_marks.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location("converted_try_marks", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return converted_module(__file__, tmp_path_factory.mktemp("converted"),
+                            "converted_try_marks")[0]
 
 
 @pytest.mark.parametrize("fn,args", CASES, ids=lambda v: getattr(v, "__name__", ""))

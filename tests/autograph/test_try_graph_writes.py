@@ -11,14 +11,13 @@ compares the outcome (value with dtype, shape and kind, or the exception), what
 `ag.print` printed and what the arguments hold afterwards."""
 from __future__ import annotations
 
-import importlib.util
 import inspect
 
 import numpy as np
 import pytest
 
 import autograph as ag
-from tests.helpers import assert_same
+from tests.helpers import assert_same, converted_module
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
@@ -253,16 +252,8 @@ def assert_same_outcome(got, want):
 
 @pytest.fixture(scope="module")
 def converted(tmp_path_factory):
-    from autograph.impl.static import convert_module_source
-
-    with open(__file__) as f:
-        text = convert_module_source(f.read(), __file__)
-    path = tmp_path_factory.mktemp("converted") / "converted_try_writes.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location("converted_try_writes", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return converted_module(__file__, tmp_path_factory.mktemp("converted"),
+                            "converted_try_writes")[0]
 
 
 def _input(value):

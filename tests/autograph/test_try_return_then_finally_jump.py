@@ -14,13 +14,13 @@ Each case runs eagerly, through `ag.function` (also `jit_compile=True`), `ag.to_
 and the output of `autograph convert`, with Python and NumPy inputs."""
 from __future__ import annotations
 
-import importlib.util
 import inspect
 
 import numpy as np
 import pytest
 
 import autograph as ag
+from tests.helpers import converted_module
 from tests.autograph.test_try_graph_jumps import assert_same_outcome, outcome
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
@@ -142,16 +142,8 @@ ARRAY_ARGS = [(np.float64(1.0), np.int64(3)), (np.float64(4.0), np.int64(3)),
 
 @pytest.fixture(scope="module")
 def converted(tmp_path_factory):
-    from autograph.impl.static import convert_module_source
-
-    with open(__file__) as f:
-        text = convert_module_source(f.read(), __file__)
-    path = tmp_path_factory.mktemp("converted") / "converted_return_finally_jump.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location("converted_return_finally_jump", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return converted_module(__file__, tmp_path_factory.mktemp("converted"),
+                            "converted_return_finally_jump")[0]
 
 
 def _run(fn, how, converted):
