@@ -119,6 +119,8 @@ class Outputs:
     always_live: set = field(default_factory=set)  # control flow: stand-ins are state
     left_alone: list = field(default_factory=list)  # left_alone -> `autograph convert`
                                                     # notes: nested defs kept as Python
+    item_stores: bool = False  # step 4 ran (the source may store items or mutate lists)
+                               # -> fast paths: no store to give an inline path otherwise
 
 
 class Context:
