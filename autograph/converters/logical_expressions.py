@@ -25,7 +25,7 @@ from __future__ import annotations
 import gast
 
 from autograph.pyct import anno, templates, transformer
-from autograph.pyct.all_nodes import all_nodes
+from autograph.pyct.all_nodes import all_nodes, subtree_fields
 
 _SIMPLE = (gast.Name, gast.Constant, gast.Attribute)
 
@@ -118,10 +118,10 @@ def functional_only(node, binding: bool = False):
         return anno.get(node, anno.DUAL)
     if cls is gast.FunctionDef and anno.get(node, anno.DONE, False):
         return node  # a nested function of the user's, converted on its own
-    # (the fields are read from `__dict__`: this walk runs over every functional form, a
-    # good part of a conversion)
+    # (the fields are read from `__dict__`, leaves skipped: this walk runs over every
+    # functional form, a good part of a conversion)
     d = node.__dict__
-    for field in cls._fields:
+    for field in subtree_fields(cls):
         v = d.get(field)
         if type(v) is list:
             # (a fresh list, as before: no list of this form is shared with another)
