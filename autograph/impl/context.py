@@ -95,10 +95,11 @@ class Scope:
         if not isinstance(fn_node, gast.FunctionDef):
             return cls(params=params, local=params, self_names=self_names,
                        enclosing=enclosing)
-        glob, nonloc = activity.declared(fn_node)
-        return cls(params=params, local=frozenset(activity.bound_names(fn_node, walrus)),
-                   local_defs=frozenset(s.name for s in nested_defs(fn_node)),
-                   global_names=frozenset(glob), nonlocal_names=frozenset(nonloc),
+        names = activity.function_names(fn_node, walrus)
+        return cls(params=params, local=frozenset(names.bound),
+                   local_defs=frozenset(s.name for s in names.defs),
+                   global_names=frozenset(names.global_names),
+                   nonlocal_names=frozenset(names.nonlocal_names),
                    self_names=self_names, enclosing=enclosing)
 
     def with_captured(self, captured) -> Scope:

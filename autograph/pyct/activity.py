@@ -13,6 +13,8 @@ structured code (`dataflow.py`), so a second dependency did not make the code sm
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import gast
 
 from autograph.pyct import anno
@@ -271,12 +273,28 @@ def bound_names(fn_node, walrus: bool = True) -> set:
     the bases of `x[i] = v` / `x.a = v`), defs, imports, `except ... as e` and `case`
     captures; nested scopes excluded. Assignment expressions (`:=`) are only looked for
     with `walrus` (a walk over every expression: callers pass `':=' in source`)."""
+    return function_names(fn_node, walrus).bound
+
+
+class FunctionNames(NamedTuple):
+    bound: set          # `bound_names`
+    global_names: set   # `declared`
+    nonlocal_names: set
+    defs: list          # the nested `def` statements (FunctionDef), in no fixed order
+
+
+def function_names(fn_node, walrus: bool = True) -> FunctionNames:
+    """`bound_names`, `declared` and the nested defs of a function, in one walk over its
+    statements (building a scope asked for each in a walk of its own)."""
     out = {a.id for a in all_nodes(fn_node.args)
            if isinstance(a, gast.Name) and isinstance(a.ctx, gast.Param)}
+    glob, nonloc, defs = set(), set(), []
     for n in statements(fn_node.body):
         t = type(n)
         if t in _DEFS:
             out.add(n.name)
+            if t is gast.FunctionDef:
+                defs.append(n)
         elif t is gast.Assign:
             for target in n.targets:
                 _bound_targets(target, out)
@@ -290,6 +308,10 @@ def bound_names(fn_node, walrus: bool = True) -> set:
         elif t is gast.Match:
             for c in n.cases:
                 out |= pattern_names(c.pattern)
+        elif t is gast.Global:
+            glob.update(n.names)
+        elif t is gast.Nonlocal:
+            nonloc.update(n.names)
         for h in getattr(n, "handlers", None) or ():
             _bound_targets(h.name, out)
     if walrus:
@@ -305,8 +327,7 @@ def bound_names(fn_node, walrus: bool = True) -> set:
                     stack.extend(x for x in v if isinstance(x, gast.AST))
                 elif isinstance(v, gast.AST):
                     stack.append(v)
-    glob, nonloc = declared(fn_node)
-    return out - glob - nonloc
+    return FunctionNames(out - glob - nonloc, glob, nonloc, defs)
 
 
 _DEFS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)
