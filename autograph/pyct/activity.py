@@ -19,7 +19,7 @@ import gast
 
 from autograph.pyct import anno
 from autograph.pyct.blocks import statements
-from autograph.pyct.all_nodes import all_nodes
+from autograph.pyct.all_nodes import all_nodes, subtree_fields
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef,
            gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
@@ -102,8 +102,9 @@ def _reads(node, out: set) -> None:
     if isinstance(node, gast.AugAssign):
         _reads_target_as_load(node.target, out)
     if isinstance(node, gast.AST):
-        for field in node._fields:
-            value = getattr(node, field, None)
+        d = node.__dict__
+        for field in subtree_fields(node.__class__):  # (not a name's context, operators)
+            value = d.get(field)
             if isinstance(value, (list, gast.AST)):
                 _reads(value, out)
 
