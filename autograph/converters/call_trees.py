@@ -237,8 +237,20 @@ def names_given_lists(fn_node) -> set:
     """Names the function assigns a list / tuple display or a list comprehension
     (`vals = [a, b]`), which NumPy functions then get by name (`np.max(vals)`)."""
     out = set()
-    for n in all_nodes(fn_node):
-        if isinstance(n, gast.Assign) and isinstance(n.value, (gast.List, gast.Tuple,
-                                                                gast.ListComp)):
+    # (statement lists only, nested defs and classes included: an assignment is a
+    # statement, and the expressions are most of a function's nodes)
+    stack = list(fn_node.body)
+    while stack:
+        n = stack.pop()
+        if n.__class__ is gast.Assign and isinstance(n.value, (gast.List, gast.Tuple,
+                                                               gast.ListComp)):
             out.update(t.id for t in n.targets if isinstance(t, gast.Name))
+        d = n.__dict__
+        for field in _STATEMENT_LISTS:
+            block = d.get(field)
+            if type(block) is list:
+                stack.extend(block)
     return out
+
+
+_STATEMENT_LISTS = ("body", "orelse", "finalbody", "handlers", "cases")

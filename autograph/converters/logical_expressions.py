@@ -25,7 +25,7 @@ from __future__ import annotations
 import gast
 
 from autograph.pyct import anno, templates, transformer
-from autograph.pyct.all_nodes import all_nodes
+from autograph.pyct.all_nodes import all_nodes, subtree_fields
 
 _SIMPLE = (gast.Name, gast.Constant, gast.Attribute)
 
@@ -129,18 +129,27 @@ def functional_only(node, binding: bool = False):
     functional side - the graph's path reads as it did before dual paths); with
     `binding`, only those that bind a name with `:=` (a comprehension's iterable, where
     `:=` is not allowed)."""
-    if _is_dual(node) and (not binding or _named(node) is not None):
+    cls = node.__class__
+    if cls is gast.IfExp and _is_dual(node) and (not binding or _named(node) is not None):
         return anno.get(node, anno.DUAL)
-    if isinstance(node, gast.FunctionDef) and anno.get(node, anno.DONE, False):
+    if cls is gast.FunctionDef and anno.get(node, anno.DONE, False):
         return node  # a nested function of the user's, converted on its own
-    for field in node._fields:
-        v = getattr(node, field, None)
-        if isinstance(v, list):
-            setattr(node, field, [functional_only(x, binding) if isinstance(x, gast.AST)
-                                  else x for x in v])
-        elif isinstance(v, gast.AST):
-            setattr(node, field, functional_only(v, binding))
+    # (the fields are read from `__dict__`, leaves skipped: this walk runs over every
+    # functional form, a good part of a conversion)
+    d = node.__dict__
+    for field in subtree_fields(cls):
+        v = d.get(field)
+        if type(v) is list:
+            # (a fresh list, as before: no list of this form is shared with another)
+            d[field] = [functional_only(x, binding) if isinstance(x, _AST) else x for x in v]
+        elif isinstance(v, _AST):
+            new = functional_only(v, binding)
+            if new is not v:
+                d[field] = new
     return node
+
+
+_AST = gast.AST
 
 
 def _comprehension(node, walk):

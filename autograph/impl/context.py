@@ -98,10 +98,11 @@ class Scope:
         if not isinstance(fn_node, gast.FunctionDef):
             return cls(params=params, local=params, self_names=self_names,
                        enclosing=enclosing)
-        glob, nonloc = activity.declared(fn_node)
-        return cls(params=params, local=frozenset(activity.bound_names(fn_node, walrus)),
-                   local_defs=frozenset(s.name for s in nested_defs(fn_node)),
-                   global_names=frozenset(glob), nonlocal_names=frozenset(nonloc),
+        names = activity.function_names(fn_node, walrus)
+        return cls(params=params, local=frozenset(names.bound),
+                   local_defs=frozenset(s.name for s in names.defs),
+                   global_names=frozenset(names.global_names),
+                   nonlocal_names=frozenset(names.nonlocal_names),
                    self_names=self_names, enclosing=enclosing,
                    rebound_by_calls=anno.get(fn_node, anno.REBOUND_BY_CALLS, None))
 
@@ -123,6 +124,8 @@ class Outputs:
     always_live: set = field(default_factory=set)  # control flow: stand-ins are state
     left_alone: list = field(default_factory=list)  # left_alone -> `autograph convert`
                                                     # notes: nested defs kept as Python
+    item_stores: bool = False  # step 4 ran (the source may store items or mutate lists)
+                               # -> fast paths: no store to give an inline path otherwise
 
 
 class Context:

@@ -153,6 +153,7 @@ def convert_def(node, ctx: Context, enclosing: frozenset | None = None,
         directives.transform(node, ctx, nested=not top)
     # 4. writes through subscripts / list methods (lists first: `xs.pop()` assignments)
     if _MAYBE_TARGETS.search(info.source):
+        ctx.out.item_stores = True
         transformer.apply(node, ctx, _TARGETS)
     free_reads = set(info.freevars) if top else \
         activity._scope_free_reads(node) & set(user.enclosing)

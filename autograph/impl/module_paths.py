@@ -26,6 +26,7 @@ import gast
 from autograph.converters.fast_paths import compile_subscript_stores
 from autograph.converters.python_copy import install, python_copy
 from autograph.pyct import templates
+from autograph.pyct.all_nodes import subtree_fields
 
 _CALL = "(f if not ag__.tracing_anywhere else ag__.converted(f))"
 
@@ -35,16 +36,39 @@ def add_fast_paths(node, ctx) -> None:
     function) in place."""
     ops = ctx.out.ops_name
     cells: list = []  # the compiled code's tracing cell: here, `ag__.tracing_anywhere`
-    compile_subscript_stores(node, ctx, cells)
+    if ctx.out.item_stores:  # (else there is no store: spare the walk)
+        compile_subscript_stores(node, ctx, cells)
     if cells:
         _AnyTrace(set(cells), ops).visit(node)
     template = _CALL.replace("ag__", ops)
-    for n in gast.walk(node):
-        if isinstance(n, gast.Call) and _routes_a_name(n.func, ops):
+    for n in _calls(node):
+        if _routes_a_name(n.func, ops):
             n.func = templates.replace_expr(template, origin=n.func, f=n.func.args[0].id)
     copy = python_copy(node, ctx, direct_calls=True)  # a function with a loop: its statements as written
     if copy is not None:           # behind `if not ag__.tracing_anywhere:`
         install(node, copy)
+
+
+def _calls(node) -> list:
+    """Every `Call` node in `node`'s tree. (A walk over every function's whole converted
+    tree: it skips the fields that never hold a call, which are most of its nodes.)"""
+    out, stack = [], [node]
+    pop, push = stack.pop, stack.append
+    while stack:
+        n = pop()
+        cls = n.__class__
+        if cls is gast.Call:
+            out.append(n)
+        d = n.__dict__
+        for field in subtree_fields(cls):
+            v = d.get(field)
+            if type(v) is list:
+                for item in v:
+                    if isinstance(item, gast.AST):
+                        push(item)
+            elif isinstance(v, gast.AST):
+                push(v)
+    return out
 
 
 def _routes_a_name(func, ops: str) -> bool:

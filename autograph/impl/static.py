@@ -302,33 +302,12 @@ class Module:
         """The whole module with every convertible function converted. A generator, an
         `async def` (at any depth) or a definition that cannot be converted is left as
         Python with a note in `self.notes`; with `strict` it is a ConversionError."""
-        edits = []  # (first line, last line, new text), 1-based inclusive
         self.notes = []
-        for d in self.definitions:
-            if d.skip:
-                if d.skip in _LANGUAGE_SKIPS:
-                    self._left_alone(d.node, f"`{d.qualname}` is {d.skip}: left as Python "
-                                             "(AutoGraph does not convert it)", strict)
-                continue
-            first, last = d.node.lineno, d.node.end_lineno
-            with collector_paused():
-                try:
-                    node, returns = self._convert(d, fast=True)
-                except ConversionError as e:
-                    if strict:
-                        raise
-                    self.notes.append(Note(e.lineno or first, e.col,
-                                           f"`{d.qualname}` is left as Python: {e.message}"))
-                    continue
-                node.returns = returns
-                line = self.lines[first - 1]
-                indent = line[:len(line) - len(line.lstrip())]
-                # (the text is not compiled again to check it: that cost more than six
-                # times compiling the input, and the suite compiles every converter's output)
-                with parser.recursion_room(self.depth):
-                    text = f"@{ARTIFACT}\n" + parser.unparse(node) + "\n"
-                    del node, returns  # (the next definition's tree replaces this one)
-            edits.append((first, last, _indent(text, indent)))
+        with collector_paused():
+            # (for the whole loop, not each definition: a collection between two of them
+            # walks the module's whole tree, and a definition's tree is freed by reference
+            # counts as soon as the next one replaces it)
+            edits = self._converted_definitions(strict)
         if strict and self.notes:
             note = self.notes[0]
             raise ConversionError(note.message + "; --strict refuses it", self.filename,
@@ -349,6 +328,36 @@ class Module:
             header += "\n"
         out.insert(at, header)
         return "".join(out)
+
+    def _converted_definitions(self, strict: bool) -> list:
+        """(first line, last line, new text) of each converted definition, 1-based
+        inclusive; notes the ones left as Python."""
+        edits = []
+        for d in self.definitions:
+            if d.skip:
+                if d.skip in _LANGUAGE_SKIPS:
+                    self._left_alone(d.node, f"`{d.qualname}` is {d.skip}: left as Python "
+                                             "(AutoGraph does not convert it)", strict)
+                continue
+            first, last = d.node.lineno, d.node.end_lineno
+            try:
+                node, returns = self._convert(d, fast=True)
+            except ConversionError as e:
+                if strict:
+                    raise
+                self.notes.append(Note(e.lineno or first, e.col,
+                                       f"`{d.qualname}` is left as Python: {e.message}"))
+                continue
+            node.returns = returns
+            line = self.lines[first - 1]
+            indent = line[:len(line) - len(line.lstrip())]
+            # (the text is not compiled again to check it: that cost more than six
+            # times compiling the input, and the suite compiles every converter's output)
+            with parser.recursion_room(self.depth):
+                text = f"@{ARTIFACT}\n" + parser.unparse(node) + "\n"
+                del node, returns  # (the next definition's tree replaces this one)
+            edits.append((first, last, _indent(text, indent)))
+        return edits
 
     def _left_alone(self, node, message: str, strict: bool) -> None:
         if strict:

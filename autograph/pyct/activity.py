@@ -13,11 +13,13 @@ structured code (`dataflow.py`), so a second dependency did not make the code sm
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import gast
 
 from autograph.pyct import anno
 from autograph.pyct.blocks import statements
-from autograph.pyct.all_nodes import all_nodes
+from autograph.pyct.all_nodes import all_nodes, subtree_fields
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef,
            gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
@@ -100,8 +102,9 @@ def _reads(node, out: set) -> None:
     if isinstance(node, gast.AugAssign):
         _reads_target_as_load(node.target, out)
     if isinstance(node, gast.AST):
-        for field in node._fields:
-            value = getattr(node, field, None)
+        d = node.__dict__
+        for field in subtree_fields(node.__class__):  # (not a name's context, operators)
+            value = d.get(field)
             if isinstance(value, (list, gast.AST)):
                 _reads(value, out)
 
@@ -271,12 +274,28 @@ def bound_names(fn_node, walrus: bool = True) -> set:
     the bases of `x[i] = v` / `x.a = v`), defs, imports, `except ... as e` and `case`
     captures; nested scopes excluded. Assignment expressions (`:=`) are only looked for
     with `walrus` (a walk over every expression: callers pass `':=' in source`)."""
+    return function_names(fn_node, walrus).bound
+
+
+class FunctionNames(NamedTuple):
+    bound: set          # `bound_names`
+    global_names: set   # `declared`
+    nonlocal_names: set
+    defs: list          # the nested `def` statements (FunctionDef), in no fixed order
+
+
+def function_names(fn_node, walrus: bool = True) -> FunctionNames:
+    """`bound_names`, `declared` and the nested defs of a function, in one walk over its
+    statements (building a scope asked for each in a walk of its own)."""
     out = {a.id for a in all_nodes(fn_node.args)
            if isinstance(a, gast.Name) and isinstance(a.ctx, gast.Param)}
+    glob, nonloc, defs = set(), set(), []
     for n in statements(fn_node.body):
         t = type(n)
         if t in _DEFS:
             out.add(n.name)
+            if t is gast.FunctionDef:
+                defs.append(n)
         elif t is gast.Assign:
             for target in n.targets:
                 _bound_targets(target, out)
@@ -290,6 +309,10 @@ def bound_names(fn_node, walrus: bool = True) -> set:
         elif t is gast.Match:
             for c in n.cases:
                 out |= pattern_names(c.pattern)
+        elif t is gast.Global:
+            glob.update(n.names)
+        elif t is gast.Nonlocal:
+            nonloc.update(n.names)
         for h in getattr(n, "handlers", None) or ():
             _bound_targets(h.name, out)
     if walrus:
@@ -305,8 +328,7 @@ def bound_names(fn_node, walrus: bool = True) -> set:
                     stack.extend(x for x in v if isinstance(x, gast.AST))
                 elif isinstance(v, gast.AST):
                     stack.append(v)
-    glob, nonloc = declared(fn_node)
-    return out - glob - nonloc
+    return FunctionNames(out - glob - nonloc, glob, nonloc, defs)
 
 
 _DEFS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)

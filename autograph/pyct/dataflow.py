@@ -24,6 +24,7 @@ from autograph.pyct import anno
 from autograph.pyct.activity import (
     _SCOPES, pattern_names, qualified_name, reads, target_names, writes,
 )
+from autograph.pyct.all_nodes import subtree_fields
 from autograph.pyct.blocks import exhaustive, statements
 
 _TERMINAL = None  # the state after a `return` / `raise`: nothing flows on
@@ -137,8 +138,9 @@ def attrs_seen(node) -> set:
         elif isinstance(n, gast.IfExp):
             stack.append(n.test)
         else:
-            for field in n._fields:
-                v = getattr(n, field, None)
+            d = n.__dict__
+            for field in subtree_fields(n.__class__):
+                v = d.get(field)
                 if isinstance(v, list):
                     stack.extend(v)
                 elif isinstance(v, gast.AST):
@@ -184,8 +186,9 @@ class _Definitions:
                 continue
             if isinstance(n, _SCOPES):
                 continue
-            for field in n._fields:
-                v = getattr(n, field, None)
+            d = n.__dict__
+            for field in subtree_fields(n.__class__):
+                v = d.get(field)
                 if isinstance(v, list):
                     stack.extend(x for x in v if isinstance(x, gast.AST))
                 elif isinstance(v, gast.AST):
