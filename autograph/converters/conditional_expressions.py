@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import gast
 
-from autograph.converters.logical_expressions import as_test, dual, functional_only
+from autograph.converters.logical_expressions import (as_test, dual, functional_only,
+                                                     rebinds_keyword, rebound_in)
 from autograph.pyct import templates, transformer
 
 
@@ -19,11 +20,16 @@ def _if_exp(node, walk):
     def python(test):
         return gast.IfExp(test=test, body=node.body, orelse=node.orelse)
 
+    rebinds = rebound_in([node.body, node.orelse], walk.ctx)
+
     def functional(test):
-        return templates.replace_expr(
+        call = templates.replace_expr(
             "ag__.if_exp(test, lambda: body, lambda: orelse)", origin=node, test=test,
             body=functional_only(templates.clone(node.body)),
             orelse=functional_only(templates.clone(node.orelse)))
+        if rebinds:
+            call.keywords.append(rebinds_keyword(rebinds))
+        return call
     return dual(as_test(node.test), python, functional, node, walk.ctx.namer)
 
 

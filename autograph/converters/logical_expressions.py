@@ -41,28 +41,44 @@ def _bool_op(node, walk):
     if _binds_names(node.values[1:]):
         return node
     return _dual_bool_op(node.op, [functional_only(templates.clone(v))
-                                   for v in node.values], node.values, node, walk.ctx.namer)
+                                   for v in node.values], node.values, node, walk.ctx.namer,
+                         rebound_in(node.values[1:], walk.ctx))
 
 
-def _functional_bool_op(op, values: list, origin):
+def rebound_in(operands: list, ctx) -> tuple:
+    """The variables a call in the lazily evaluated `operands` may rebind through a nested
+    def's `nonlocal` (`nonlocal_writes.py`): on a symbolic test the operator refuses
+    them (both operands are traced; an expression cannot carry a variable)."""
+    info = ctx.scope.rebound_by_calls
+    return tuple(sorted(info.by(list(operands)))) if info is not None else ()
+
+
+def rebinds_keyword(names: tuple) -> gast.keyword:
+    return gast.keyword(arg="rebinds", value=templates.tuple_node(
+        [gast.Constant(value=n, kind=None) for n in names]))
+
+
+def _functional_bool_op(op, values: list, origin, rebinds: tuple = ()):
     fn = "and_" if isinstance(op, gast.And) else "or_"
     call = templates.replace_expr(f"ag__.{fn}(first)", origin=origin, first=values[0])
     call.args.extend(templates.replace_expr("lambda: value", origin=v, value=v)
                      for v in values[1:])
+    if rebinds:
+        call.keywords.append(rebinds_keyword(rebinds))
     anno.set_(call, anno.BOOL_OP, True)
     return call
 
 
-def _dual_bool_op(op, functional: list, inline: list, origin, namer):
+def _dual_bool_op(op, functional: list, inline: list, origin, namer, rebinds: tuple = ()):
     """`a and b and c` as `x and <b and c, dual> if (x := a) is a bool else
     ag__.and_(x, lambda: b, lambda: c)`."""
     def python(x):
         rest = inline[1] if len(inline) == 2 else \
-            _dual_bool_op(op, functional[1:], inline[1:], origin, namer)
+            _dual_bool_op(op, functional[1:], inline[1:], origin, namer, rebinds)
         return gast.BoolOp(op=op, values=[x, rest])
     return dual(inline[0], python,
-                lambda x: _functional_bool_op(op, [x] + functional[1:], origin), origin,
-                namer)
+                lambda x: _functional_bool_op(op, [x] + functional[1:], origin, rebinds),
+                origin, namer)
 
 
 def _unary_op(node, walk):

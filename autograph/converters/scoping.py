@@ -46,7 +46,7 @@ def transform(fn_node, namer, class_name: str | None, walrus: bool = True) -> No
         return
     for node in defs:
         if any(isinstance(n, gast.While) and _has_walrus(n.test) for n in all_nodes(node)):
-            node.body = _walrus_block(node.body, namer)
+            node.body = move_while_tests(node.body, namer)
 
 
 def _defs(fn_node) -> list:
@@ -108,15 +108,18 @@ def _has_walrus(expr) -> bool:
     return False
 
 
-def _walrus_block(block: list, namer) -> list:
+def move_while_tests(block: list, namer, needs=_has_walrus) -> list:
+    """`block` with each `while` whose test `needs` it tested inside the loop (`while
+    True: if not test: break`; also for a test calling a function that rebinds a
+    variable: `nonlocal_writes.py`)."""
     out: list = []
     for s in block:
         if isinstance(s, _DEFS):
             out.append(s)  # rewritten as a function of its own
             continue
         for owner, field in blocks(s):
-            setattr(owner, field, _walrus_block(getattr(owner, field), namer))
-        if isinstance(s, gast.While) and _has_walrus(s.test):
+            setattr(owner, field, move_while_tests(getattr(owner, field), namer, needs))
+        if isinstance(s, gast.While) and needs(s.test):
             out.extend(_rewrite_walrus_while(s, namer))
         else:
             out.append(s)
@@ -127,18 +130,28 @@ def _rewrite_walrus_while(node, namer) -> list:
     test = node.test
     node.test = gast.copy_location(gast.Constant(value=True, kind=None), test)
     if not node.orelse:
-        node.body = templates.replace("if not test:\n    break", origin=node,
-                                      test=test) + node.body
+        node.body = _over_test(templates.replace("if not test:\n    break", origin=node,
+                                                 test=test), test) + node.body
         return [node]
     # `while c: ... else: E` runs E when c turns false (not after a `break`): a flag set
     # where the condition is found false, and E after the loop when it is set
     ended = namer.new("loop_ended")
-    node.body = templates.replace("if not test:\n    ended = True\n    break", origin=node,
-                                  test=test, ended=ended) + node.body
+    node.body = _over_test(templates.replace("if not test:\n    ended = True\n    break",
+                                             origin=node, test=test, ended=ended),
+                           test) + node.body
     after = templates.replace("if ended:\n    orelse", origin=node, ended=ended,
                               orelse=node.orelse)
     node.orelse = []
     return templates.replace("ended = False", origin=node, ended=ended) + [node] + after
+
+
+def _over_test(stmts: list, test) -> list:
+    """The generated `if not test:` located over the whole test: the compiled code's
+    handover (`operators/handover.py`) takes its functional form when the test's own jump
+    lies within the statement."""
+    for k in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+        setattr(stmts[0], k, getattr(test, k, None))
+    return stmts
 
 
 # -- private name mangling ------------------------------------------------------------------
@@ -151,6 +164,9 @@ def mangled(name: str, class_name: str) -> str:
 
 
 def _mangle(fn_node, class_name: str) -> None:
+    """Mangle what CPython's compiler mangles: names (parameters included, which gast
+    holds as `Name`s), attributes, nested defs and declarations. Not the keyword of a
+    call or a class header (`f(__tag=1)` passes `__tag`, as written)."""
     stack = [fn_node]
     while stack:
         n = stack.pop()
@@ -160,8 +176,6 @@ def _mangle(fn_node, class_name: str) -> None:
             n.id = mangled(n.id, class_name)
         elif isinstance(n, gast.Attribute):
             n.attr = mangled(n.attr, class_name)
-        elif isinstance(n, gast.keyword) and n.arg:
-            n.arg = mangled(n.arg, class_name)
         elif isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef)) and n is not fn_node:
             n.name = mangled(n.name, class_name)
         elif isinstance(n, (gast.Global, gast.Nonlocal)):

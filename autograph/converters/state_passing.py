@@ -40,8 +40,11 @@ def modified(block: list, ctx, scope=None) -> set:
     names = ctx.scope
     written = writes(block)
     effects = effect_chains(written, writes(scope) if scope is not None else written)
-    return {n for n in written - effects
-            if "." in n or n in names.local or n in names.declared or n in ctx.out.always_live}
+    out = {n for n in written - effects
+           if "." in n or n in names.local or n in names.declared or n in ctx.out.always_live}
+    if names.rebound_by_calls is not None:  # (a call may run a nested def rebinding them)
+        out |= names.rebound_by_calls.by(block)
+    return out
 
 
 def effect_chains(names: set, rebound: set) -> set:
@@ -63,7 +66,8 @@ def ordered(names, ctx) -> list:
 def is_carried(name: str, ctx) -> bool:
     """State that outlives the function - attributes (and their local stand-ins), global
     and nonlocal names: always taken and returned when modified."""
-    return "." in name or name in ctx.out.always_live or name in ctx.scope.declared
+    return "." in name or name in ctx.out.always_live or name in ctx.scope.declared or \
+        ctx.scope.rebound_by_calls is not None and name in ctx.scope.rebound_by_calls.names
 
 
 def local_names(names: list, ctx) -> dict:

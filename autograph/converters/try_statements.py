@@ -259,6 +259,8 @@ def _bare_raise(stmts, name: str) -> None:
 
 def _graph_form(t, fn, ctx, replaced=None, outside=frozenset()):
     state = state_of(t, fn, replaced, outside)
+    rebound = _rebound_by_calls(t, fn, state)
+    state += rebound
     plain = [n for n in state if "." not in n]
     nonlocal_line = f"    nonlocal {', '.join(plain)}\n" if plain else ""
     names = {k: ctx.namer.new(k) for k in ("try_body", "try_else", "try_finally",
@@ -292,6 +294,10 @@ def _graph_form(t, fn, ctx, replaced=None, outside=frozenset()):
     stmts = templates.replace(src + unbound, origin=t, **subs) + \
         unbound_temporaries(t, state)
     defs = {s.name: s for s in stmts if isinstance(s, gast.FunctionDef)}
+    info = anno.get(fn, anno.REBOUND_BY_CALLS, None)
+    if info is not None:
+        for d in defs.values():  # (their own loops and branches carry them on)
+            anno.set_(d, anno.REBOUND_BY_CALLS, info.within(state))
     defs[names["try_body"]].body[-1:] = templates.clone(t.body)
     for (fname, ename), h in zip(handler_fns, t.handlers):
         body = templates.clone(h.body)
@@ -307,6 +313,15 @@ def _graph_form(t, fn, ctx, replaced=None, outside=frozenset()):
     switch.body = stmts
     switch.orelse = [t]
     return switch
+
+
+def _rebound_by_calls(t, fn, state: list) -> list:
+    """The variables nested functions rebind (`nonlocal`: converters/nonlocal_writes.py)
+    that the `try` does not carry yet, where one of its parts calls user code."""
+    info = anno.get(fn, anno.REBOUND_BY_CALLS, None)
+    if info is None:
+        return []
+    return sorted(n for n in info.by(try_parts(t)) if n not in state)
 
 
 def _state_functions(state: list, names: dict, nonlocal_line: str, bases: set) -> str:

@@ -30,6 +30,7 @@ Python. The decision, cheapest first:
 """
 from __future__ import annotations
 
+import dis
 import functools
 import types
 from typing import Any, Callable
@@ -45,7 +46,7 @@ from autograph.operators.builtin_calls import OVERLOADS
 from autograph.operators.recursion import counted_call
 from autograph.operators.random_calls import NOT_RANDOM, random_call, routes
 from autograph.pyct import registry
-from runtime.core import log, tracing
+from runtime.core import errors, log, tracing
 from runtime.core.tensor import Tensor
 from runtime.frontend.function import BoundFunction, Function
 from runtime.ops.dynamic import CREATORS, creator_call
@@ -210,7 +211,79 @@ def _converted_function(f):
             raise
         log.CONVERT.debug("%s: called unconverted (%s)", f.__qualname__, e)
         return f
+    rebound = _rebound_free_variables(f.__code__)
+    if rebound and not registry.is_defined_in_converted_class(f.__code__):
+        return _guard_rebinding(f, g, rebound)
     return g
+
+
+def _rebound_free_variables(code) -> list:
+    """The free variables `code` assigns or deletes (`nonlocal count; count += 1`)."""
+    names = {i.argval for i in dis.get_instructions(code)
+             if i.opname in ("STORE_DEREF", "DELETE_DEREF")}
+    return [n for n in code.co_freevars if n in names]
+
+
+def _guard_rebinding(f, g, rebound: list):
+    """`g` (the converted `f`), refusing what cannot be carried: `f` was made outside the
+    converted function and rebinds a variable of the function it was defined in, which
+    is no variable of the converted code (`converters/nonlocal_writes.py` carries those
+    of nested defs). Called inside a symbolic branch, loop or graph `try` (a child
+    graph), each traced path would rebind it; elsewhere a symbolic value it stores would
+    outlive the trace, unless the cell is one of the traced function's own closure (its
+    state, written back after each call). Either is a TypeError naming the fix; Python
+    values stored at the top level are a trace-time effect like any other
+    (docs/sharp_bits.md)."""
+    cells = [c for n, c in zip(f.__code__.co_freevars, f.__closure__ or ()) if n in rebound]
+
+    def guarded(*args, **kwargs):
+        graph = tracing.current_graph() if _tracing_anywhere else None
+        if graph is not None and graph.parent is not None:
+            raise TypeError(_rebinding_message(f, rebound, "is called inside a branch, loop "
+                                               "or `try` that runs in the graph"))
+        before = [_contents(c) for c in cells]
+        out = g(*args, **kwargs)
+        if graph is not None:
+            # (a cell of the traced function's own closure is written back after each
+            # call, as any state of it: runtime/frontend/trace.py)
+            own = getattr(graph, "state_cells", ())
+            for name, cell in zip(rebound, cells):
+                if isinstance(_contents(cell), Tensor) and id(cell) not in own:
+                    for c, o in zip(cells, before):  # (no symbolic value outlives the trace)
+                        _set_contents(c, o)
+                    raise TypeError(_rebinding_message(f, [name], "stores a value computed "
+                                                       "in the graph there"))
+        return out
+
+    functools.update_wrapper(guarded, g)
+    return guarded
+
+
+_EMPTY = object()
+
+
+def _contents(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:  # (an empty cell)
+        return _EMPTY
+
+
+def _set_contents(cell, value) -> None:
+    if value is _EMPTY:
+        del cell.cell_contents
+    else:
+        cell.cell_contents = value
+
+
+def _rebinding_message(f, names: list, what: str) -> str:
+    shown = ", ".join(f"`{n}`" for n in names)
+    name = f.__name__
+    return (f"{name} assigns {shown} of the function it was defined in (`nonlocal`) and "
+            f"{what}{errors.where()}: that variable is not one of the converted function's, "
+            f"so it cannot be carried. Return the new value from {name} and assign it "
+            f"where you call it (`{names[0]} = {name}(...)`), or define {name} inside "
+            "the converted function (its nonlocal variables are carried there).")
 
 
 def _method(m):

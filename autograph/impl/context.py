@@ -24,7 +24,7 @@ from typing import Any, Mapping
 import gast
 
 from autograph.converters import call_trees
-from autograph.pyct import activity, blocks
+from autograph.pyct import activity, anno, blocks
 from autograph.pyct.naming import IDENTIFIER, Namer
 
 MISSING = call_trees._MISSING  # a name conversion cannot resolve (decided at run time)
@@ -80,6 +80,9 @@ class Scope:
     self_names: frozenset = frozenset({"self", "cls"})
     enclosing: frozenset = frozenset()       # locals of the defs around a nested def
     captured: frozenset = frozenset()        # locals closures capture (and declared names)
+    # what calls in its blocks may rebind (`nonlocal` in nested defs): a
+    # `converters/nonlocal_writes.Rebound`, or None
+    rebound_by_calls: Any = None
 
     @property
     def declared(self) -> frozenset:
@@ -99,7 +102,8 @@ class Scope:
         return cls(params=params, local=frozenset(activity.bound_names(fn_node, walrus)),
                    local_defs=frozenset(s.name for s in nested_defs(fn_node)),
                    global_names=frozenset(glob), nonlocal_names=frozenset(nonloc),
-                   self_names=self_names, enclosing=enclosing)
+                   self_names=self_names, enclosing=enclosing,
+                   rebound_by_calls=anno.get(fn_node, anno.REBOUND_BY_CALLS, None))
 
     def with_captured(self, captured) -> Scope:
         return dataclasses.replace(self, captured=frozenset(captured))

@@ -3,8 +3,10 @@
 The order matters and is written out in `convert_function_node` and `convert_def`:
 
  0. scope rewrites for the whole tree (`scoping`: `global` / bare annotations hoisted,
-    walrus in `while` tests, private names mangled) and, where the user's function uses
-    `ag__` itself, a fresh name for the operators module;
+    walrus in `while` tests, private names mangled), the variables nested functions
+    rebind through `nonlocal` found (`nonlocal_writes`: carried by the blocks that call)
+    and, where the user's function uses `ag__` itself, a fresh name for the operators
+    module;
  1. nested `def`s first (each converted as a function of its own; nested generators
     and `async def`s are left as Python, with a note: `converters/left_alone.py`);
  2. unsupported constructs are rejected, `try` blocks marked to stay Python;
@@ -46,7 +48,8 @@ import gast
 
 from autograph.converters import (
     asserts, attribute_stores, break_statements, call_trees, closures, conditional_expressions, control_flow,
-    directives, introspection, left_alone, lists, logical_expressions, return_statements,
+    directives, introspection, left_alone, lists, logical_expressions, nonlocal_writes,
+    return_statements,
     scoping, slices, try_statements, variables,
 )
 from autograph.errors import ConversionError
@@ -66,6 +69,8 @@ def convert_function_node(node, ctx: Context):
     """Convert a FunctionDef or Lambda node in place and return it."""
     _reserve_operators_name(node, ctx)
     scoping.transform(node, ctx.namer, scoping.class_of(ctx.info.qualname), ctx.info.walrus)
+    if "nonlocal" in ctx.info.source or not ctx.info.source:
+        nonlocal_writes.transform(node, ctx.namer)  # (on the user's tree: before any generated def)
     if isinstance(node, gast.Lambda):
         ctx.scope = Scope.of(node, ctx.info.walrus)
         holder = gast.Expr(value=node)

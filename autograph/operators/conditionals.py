@@ -33,6 +33,7 @@ from autograph.operators.branch_notes import note_branch_error
 from autograph.operators.variables import UNSET, Undefined, is_undefined
 from autograph.pyct.registry import CONVERTED_CODES
 from runtime.core import tracing
+from runtime.core.errors import where as user_line
 from runtime.core.known_value import UNKNOWN, known_value
 from runtime.core.tensor import Tensor
 from runtime.control_flow.try_op import reraise
@@ -124,12 +125,27 @@ def if_stmt(cond, body: Callable | None, orelse: Callable | None, state: Sequenc
     return orelse(*state) if orelse is not None else _identity(tuple(state), names)
 
 
-def if_exp(cond, if_true: Callable, if_false: Callable):
-    """`if_true() if cond else if_false()`, lazily; a `cond` node when symbolic."""
+def if_exp(cond, if_true: Callable, if_false: Callable, rebinds: tuple = ()):
+    """`if_true() if cond else if_false()`, lazily; a `cond` node when symbolic.
+    `rebinds`: variables a call in an arm may rebind (`nonlocal`), refused then."""
     if symbolic_test(cond):
+        if rebinds:
+            raise rebinding_operands_error(rebinds, "conditional expression")
         return _symbolic_if(cond, lambda: if_true(), lambda: if_false(), (), None,
                             caller_location(), what="conditional expression")
     return if_true() if cond else if_false()
+
+
+def rebinding_operands_error(names: tuple, what: str) -> TypeError:
+    """A symbolic `a if c else b` / `a and b` / `a or b` whose lazy operand calls a nested
+    function that rebinds `names`: both operands are traced, and an expression cannot
+    carry a variable (converters/nonlocal_writes.py carries them for statements)."""
+    shown = ", ".join(f"`{n}`" for n in names)
+    return TypeError(
+        f"this {what} has a symbolic condition, and an operand it may skip calls a "
+        f"function that assigns {shown} (`nonlocal`){user_line()}: both operands are "
+        "traced, and an expression cannot carry the variable. Write it as an `if` "
+        "statement (`if c:\n    y = a\nelse:\n    y = b`), which carries it.")
 
 
 # -- symbolic -----------------------------------------------------------------------------

@@ -35,7 +35,7 @@ from typing import Callable
 import numpy as np
 
 import runtime
-from autograph.operators.conditionals import is_symbolic, symbolic_test
+from autograph.operators.conditionals import is_symbolic, rebinding_operands_error, symbolic_test
 from autograph.operators.py_builtins import bool_
 
 
@@ -43,37 +43,41 @@ def _as_bool(x):
     return np.astype(x, np.bool_) if x.dtype != np.bool_ else x
 
 
-def and_(a, *rest: Callable):
-    """`a and rest[0]() and rest[1]() ...`"""
+def and_(a, *rest: Callable, rebinds: tuple = ()):
+    """`a and rest[0]() and rest[1]() ...` (`rebinds`: as `if_exp`'s)"""
     if not rest:
         return a
     if symbolic_test(a):
+        if rebinds:
+            raise rebinding_operands_error(rebinds, "`and`")
         falsy = _falsy_value(a)
         other = []
 
         def rest_of():
-            other.append(_operand(and_(rest[0](), *rest[1:]), falsy))
+            other.append(_operand(and_(rest[0](), *rest[1:], rebinds=rebinds), falsy))
             return other[0]
         # (the rest is traced first: `a` itself where it has the rest's dtype)
         return runtime.cond(_as_bool(a), rest_of, lambda: _itself_or(a, falsy, other),
                             names=("the value of this `and`",))
     if not a:
         return a
-    return and_(rest[0](), *rest[1:])
+    return and_(rest[0](), *rest[1:], rebinds=rebinds)
 
 
-def or_(a, *rest: Callable):
-    """`a or rest[0]() or rest[1]() ...`"""
+def or_(a, *rest: Callable, rebinds: tuple = ()):
+    """`a or rest[0]() or rest[1]() ...` (`rebinds`: as `if_exp`'s)"""
     if not rest:
         return a
     if symbolic_test(a):
+        if rebinds:
+            raise rebinding_operands_error(rebinds, "`or`")
         # a bool scalar known True is the Python True; an array (a shape-[1] mask) is
         # itself, as Python's `or` returns the operand
         truthy = True if a.dtype == np.bool_ and a.ndim == 0 else a
         other = []
 
         def rest_of():
-            other.append(_operand(or_(rest[0](), *rest[1:]), truthy))
+            other.append(_operand(or_(rest[0](), *rest[1:], rebinds=rebinds), truthy))
             return other[0]
         # (the rest is traced first: `a` itself where it has the rest's dtype)
         return runtime.cond(np.logical_not(_as_bool(a)), rest_of,
@@ -81,7 +85,7 @@ def or_(a, *rest: Callable):
                             names=("the value of this `or`",))
     if a:
         return a
-    return or_(rest[0](), *rest[1:])
+    return or_(rest[0](), *rest[1:], rebinds=rebinds)
 
 
 _NUMBERS = (bool, int, float, complex)

@@ -20,6 +20,9 @@ DONE = "ag_done"                    # FunctionDef: already converted (walks skip
 PYTHON_ONLY = "ag_python"           # If/While/For: stays Python control flow (inside `try`)
 TRY_SWITCH = "ag_try_switch"        # If: a `try`'s graph form, else its Python form
                                     # (`converters/try_statements.py`)
+REBOUND_BY_CALLS = "ag_rebound"    # FunctionDef: variables it sees that a nested function
+                                    # rebinds (`nonlocal`): state of its blocks that call
+                                    # (`converters/nonlocal_writes.py`)
 NOTE = "ag_note"                    # FunctionDef/AsyncFunctionDef: left as Python, why
                                     # (`converters/left_alone.py`; a comment in `to_code`)
 
@@ -55,7 +58,7 @@ RETURN_LENGTH = "ag_return_length"  # Return of a generated `try_return`: the le
 KEYS = frozenset({
     DEPTH, KINDS, USER_AG_NAME, DONE, PYTHON_ONLY, TRY_SWITCH, NOTE, LOOP_OPTIONS, FLAG, GENERATED, EXTRA_TEST,
     BOOL_OP, DUAL, GETTER, MAYBE_IN, MUST_IN, ATTRS_IN, MAYBE_UNDEFINED, LIVE_OUT, LIVE_BODY,
-    LIVE_ORELSE, LIVE_HEAD, WRITES, RETURN_LENGTH,
+    LIVE_ORELSE, LIVE_HEAD, WRITES, RETURN_LENGTH, REBOUND_BY_CALLS,
 })
 
 _REQUIRED = object()

@@ -42,8 +42,29 @@ def register_codes(code: types.CodeType) -> None:
     (a class body is the one scope that is not optimized)."""
     CONVERTED_CODES[id(code)] = code
     for c in code.co_consts:
-        if isinstance(c, types.CodeType) and c.co_flags & inspect.CO_OPTIMIZED:
-            register_codes(c)
+        if isinstance(c, types.CodeType):
+            if c.co_flags & inspect.CO_OPTIMIZED:
+                register_codes(c)
+            else:
+                _register_in_class_body(c)
+
+
+# id -> the code of a function a class body inside converted code defines (a method): the
+# user's own, converted on its own, but the variables it rebinds (`nonlocal`) are those
+# of the converted function around it, which carries them (converters/nonlocal_writes.py)
+IN_CONVERTED_CLASSES: dict = {}
+
+
+def _register_in_class_body(code: types.CodeType) -> None:
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            IN_CONVERTED_CLASSES[id(c)] = c
+            _register_in_class_body(c)
+
+
+def is_defined_in_converted_class(code) -> bool:
+    """Whether `code` is a function of a class body that converted code defines."""
+    return IN_CONVERTED_CLASSES.get(id(code)) is code
 
 
 def is_generated_code(code) -> bool:

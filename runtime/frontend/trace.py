@@ -28,12 +28,20 @@ from runtime.state.after_error import raise_in_order
 from runtime.state.escapes import escape_error, escaped, roots_of
 from runtime.state.python_state import AppendLogRead, StatePlan, append_logs_in
 from runtime.state.random_watch import RandomWatch, warn_if_drawn
+from runtime.state.state_walk import as_function, code_functions
 from runtime.state.variables import Variable
 from runtime.state.writeback import container_writes, snapshot_containers
 
 
 # the dtypes a value standing for a Python bool / int / float / complex has in a graph
 _PYTHON_NUMBER_DTYPES = tuple(np.dtype(t) for t in (bool, np.int64, float, complex))
+
+
+def _closure_cells(fn) -> set:
+    """The ids of the closure cells of `fn` (and of the functions it wraps)."""
+    fn = as_function(fn)
+    fn = getattr(fn, "__func__", fn)
+    return {id(c) for f in code_functions(fn) for c in (getattr(f, "__closure__", None) or ())}
 
 
 def trace_signature(owner, key, args) -> ConcreteFunction:
@@ -56,6 +64,9 @@ def trace_signature(owner, key, args) -> ConcreteFunction:
     plan.lift(graph)
     graph.place_of = plan.place_of  # (which NumPy arrays are Python state: view_links.py)
     graph.argument_ids = {id(t) for t in arg_inputs.placeholders}  # (view_links.py)
+    # the closure cells the plan writes back: a converted callee may store graph values
+    # in these (autograph/impl/calls.py refuses a cell of another function's)
+    graph.state_cells = _closure_cells(owner.python_function)
     watch = RandomWatch(owner.python_function)
     write_retrace = False
     try:
@@ -102,7 +113,7 @@ def trace_signature(owner, key, args) -> ConcreteFunction:
         retrace = None
     finally:
         plan.undo()
-        del graph.place_of, graph.argument_ids  # (they hold the plan: the trace is over)
+        del graph.place_of, graph.argument_ids, graph.state_cells  # (the trace is over)
     if retrace is not None:
         # a list an earlier trace only appended to is read: trace it as itself
         owner._appended.discard(retrace)

@@ -278,6 +278,38 @@ def private_total(scale):
     return Private().total(scale)
 
 
+def _keywords(**kw):
+    return sorted(kw.items())
+
+
+class PrivateKeywords:
+    """A keyword argument in a call is not a name: the compiler leaves `__tag=` as written
+    (a parameter `__p` is mangled, so `self.mangled(__p=...)` is a TypeError)."""
+
+    def passed(self, n):
+        out = []
+        for i in range(n):
+            if i % 2:
+                out.append(_keywords(__tag=i, plain=-i))
+        return out, dict(__x=n)
+
+    def mangled(self, __p=0):
+        return __p
+
+    def call_mangled(self, n):
+        if n > 0:
+            return self.mangled(__p=n)
+        return self.mangled(n)
+
+
+def private_keywords(n):
+    return PrivateKeywords().passed(n)
+
+
+def private_keyword_for_a_mangled_parameter(n):
+    return PrivateKeywords().call_mangled(n)
+
+
 def function_defined_in_both_branches(x, n):
     if x > 0:
         def g(v):
@@ -393,6 +425,8 @@ CASES = [
     ("walrus_in_while_test", [([1, 2, 0],)]),
     ("walrus_in_while_test_with_else", [([1, 2, 3, 0], 2), ([1, 2, 3, 0], 9)]),
     ("private_total", [(2,)]),
+    ("private_keywords", [(3,), (0,)]),
+    ("private_keyword_for_a_mangled_parameter", [(2,), (-1,)]),
     ("function_defined_in_both_branches", [(1, 2), (-1, 2)]),
     ("raise_then_loop", [(3,), (-2,), (11,)]),
     ("elif_return_then_loop", [(7,), (0,), (-1,)]),
