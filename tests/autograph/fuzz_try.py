@@ -24,7 +24,7 @@ import warnings
 
 import numpy as np
 
-from tests.autograph import fuzz_objects, fuzz_try_writes
+from tests.autograph import fuzz_objects, fuzz_try_labels, fuzz_try_writes
 
 HELPERS = "import numpy as np\n\n"
 HANDLERS = ["ZeroDivisionError", "FloatingPointError", "IndexError", "ArithmeticError",
@@ -33,11 +33,13 @@ _RAISED = (ValueError, ArithmeticError, LookupError)
 
 
 def setup(features) -> list:
-    return ["tlog = 0"] + fuzz_try_writes.setup(features) if "graph_try" in features else []
+    return ["tlog = 0"] + fuzz_try_writes.setup(features) + fuzz_try_labels.setup(features) \
+        if "graph_try" in features else []
 
 
 def observed(features) -> list:
-    return ["tlog"] + fuzz_try_writes.observed(features) if "graph_try" in features else []
+    return ["tlog"] + fuzz_try_writes.observed(features) + \
+        fuzz_try_labels.observed(features) if "graph_try" in features else []
 
 
 def helpers(features) -> str:
@@ -52,7 +54,7 @@ def kinds(gen, env) -> list:
         out.append("raise_const")
     if gen.budget > 2 and env.if_depth < 3:
         out += ["graph_try", "graph_try", "errstate"]
-    return out + fuzz_try_writes.kinds(gen, env)
+    return out + fuzz_try_writes.kinds(gen, env) + fuzz_try_labels.kinds(gen, env)
 
 
 def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
@@ -60,6 +62,8 @@ def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
     r = gen.r
     if kind in fuzz_try_writes.KINDS:
         return fuzz_try_writes.stmt(gen, kind, env, pad, lines)
+    if kind in fuzz_try_labels.KINDS:
+        return fuzz_try_labels.stmt(gen, kind, env, pad, lines)
     if kind == "graph_may_raise":
         target = r.choice(gen.int_names)
         if gen.chance(0.5):
@@ -85,7 +89,10 @@ def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
 
 
 def _note(gen, pad: str) -> str:
-    return f"{pad}tlog = (tlog * 7 + {gen.r.randint(1, 6)}) % 1000003"
+    line = f"{pad}tlog = (tlog * 7 + {gen.r.randint(1, 6)}) % 1000003"
+    labelled: list = []
+    fuzz_try_labels.in_handler(gen, pad, labelled)
+    return "\n".join(labelled + [line])
 
 
 def _try(gen, env, pad: str, lines: list) -> None:
@@ -98,20 +105,27 @@ def _try(gen, env, pad: str, lines: list) -> None:
     handlers = r.sample(HANDLERS, r.randint(0, 2))
     if not handlers and gen.chance(0.5):
         handlers = ["ArithmeticError"]
-    for h in handlers:
+    message = fuzz_try_labels.path_message(gen, env) if handlers else None
+    for i, h in enumerate(handlers):
         lines.append(f"{pad}except {h}:" if gen.chance(0.6) else f"{pad}except {h} as e:")
         lines.append(_note(gen, pad + "    "))
+        if message:
+            lines.append(f"{pad}    {message} = 'handler {i}'")
         if gen.chance(0.5):
             gen.block(inner.child(), indent, lines, max_stmts=2)
-    if handlers and gen.chance(0.3):
+    if handlers and (gen.chance(0.3) or message):
         lines.append(f"{pad}else:")
         lines.append(_note(gen, pad + "    "))
+        if message:
+            lines.append(f"{pad}    {message} = 'else'")
         if gen.chance(0.5):
             gen.block(inner.child(), indent, lines, max_stmts=2)
     if not handlers or gen.chance(0.5):
         lines.append(f"{pad}finally:")
         lines.append(_note(gen, pad + "    "))
         fuzz_try_writes.finally_extra(gen, env, pad + "    ", lines)
+    if message:
+        lines.append(f"{pad}label = {message}")
 
 
 # Documented refusals (ConversionError at the `try`, naming the variable): a handler or
@@ -124,7 +138,8 @@ _TRACED_BRANCH = "raised while tracing the"
 REFUSALS = ("which the `try` body assigns around operations that may fail",
             "holds a value of another structure inside the `try`",
             "its `finally` has a side effect that uses a variable",
-            "in a way the graph cannot carry to each path")  # (try_arrays.py)
+            "in a way the graph cannot carry to each path") + \
+    fuzz_try_labels.REFUSALS  # (try_arrays.py; the labels' strings)
 
 
 def _outcome(fn, args):
@@ -136,6 +151,9 @@ def _outcome(fn, args):
     except _RAISED as e:
         if any(_TRACED_BRANCH in n for n in getattr(e, "__notes__", ())):
             return "refused", _TRACED_BRANCH, arrays
+        refusal = next((r for r in fuzz_try_labels.REFUSALS if r in str(e)), None)
+        if refusal is not None:  # (a documented error the graph gives, never eager)
+            return "refused", refusal, arrays
         return "raised", f"{type(e).__name__}: {e}", arrays
 
 
@@ -159,7 +177,8 @@ def check_graph(fn, sets, same_numeric, fmt, jit: bool = False) -> str | None:
                 try:
                     got = _outcome(run, args)
                 except Exception as e:  # noqa: BLE001 - reported
-                    if isinstance(e, ag.ConversionError) and any(r in str(e) for r in REFUSALS):
+                    if isinstance(e, (ag.ConversionError, TypeError)) and \
+                            any(r in str(e) for r in REFUSALS):
                         kind = next(r for r in REFUSALS if r in str(e))
                         fuzz_objects.REFUSED[kind] = fuzz_objects.REFUSED.get(kind, 0) + 1
                         return None
