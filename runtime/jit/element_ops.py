@@ -27,6 +27,7 @@ import numpy as np
 
 from runtime.core.graph import Node
 from runtime.core.tensor import Tensor
+from runtime.jit.int_ranges import NO_BOUNDS, Bounds
 from runtime.jit.ops import SUPPORTED, Lowered, cast, dtype_of, literal, overflow_guard
 from runtime.ops.indexing_rules import Slot
 
@@ -108,9 +109,10 @@ def _mask_plan(x, template, dynamic: list):
     return None
 
 
-def _subscript(plan, x, src: str, names: dict) -> tuple[str, list[str]]:
+def _subscript(plan, x, src: str, names: dict, bounds: Bounds) -> tuple[str, list[str]]:
     """The subscript text and the checks that an index is inside `x` (an index the
-    trace did not see, or into a dimension it did not know)."""
+    trace did not see, or into a dimension it did not know). An index `bounds` proves
+    inside its dimension is not tested; one proven not negative is not wrapped."""
     parts, checks = [], []
     for axis, (kind, v) in enumerate(plan):
         n = _shape(x)[axis]
@@ -121,6 +123,15 @@ def _subscript(plan, x, src: str, names: dict) -> tuple[str, list[str]]:
         if isinstance(v, Tensor) or n is None:
             k = f"np.int64({names[id(v)]})" if isinstance(v, Tensor) else f"np.int64({v})"
             size = str(n) if n is not None else f"{src}.shape[{axis}]"
+            got = bounds.interval(v)
+            if got is not None and got[0] >= 0:  # never counts from the end
+                if n is None or got[1] >= n:
+                    checks.append(f"not ({k} < {size})")
+                parts.append(k)
+                continue
+            if got is not None and n is not None and got[0] >= -n and got[1] < 0:
+                parts.append(f"({k} + {size})")  # always from the end, always inside
+                continue
             checks.append(f"not (-{size} <= {k} < {size})")
             parts.append(f"({k} + {size} if {k} < 0 else {k})")
         else:
@@ -138,9 +149,11 @@ def _expr(x, names: dict) -> str | None:
     return None
 
 
-def _value_into(value, names: dict, dst: np.dtype) -> tuple[str, list[str]] | None:
+def _value_into(value, names: dict, dst: np.dtype,
+                bounds: Bounds = NO_BOUNDS) -> tuple[str, list[str]] | None:
     """A 0-d value written into an array of `dst`: (expression, checks), None when
-    NumPy's cast could differ (refuse) — checks send doubtful values to NumPy."""
+    NumPy's cast could differ (refuse) — checks send doubtful values to NumPy (an
+    integer `bounds` proves exact in `dst` is not tested)."""
     if not isinstance(value, Tensor):
         text = literal(value, dst)
         return None if text is None else (text, [])
@@ -150,9 +163,13 @@ def _value_into(value, names: dict, dst: np.dtype) -> tuple[str, list[str]] | No
         return cast(name, src, dst), []
     if src.kind in _INT_KINDS + "b" and dst.kind == "f":
         limit = 1 << (24 if dst.itemsize == 4 else 53)  # exact in the float: no rounding
+        if bounds.within(value, -limit, limit):
+            return cast(name, src, dst), []
         return cast(name, src, dst), [f"not ({-limit} <= {name} <= {limit})"]
     if src.kind in _INT_KINDS and dst.kind in _INT_KINDS and dst != np.dtype(np.uint64):
         info = np.iinfo(dst)  # a Python int out of range raises; an int64 would wrap
+        if bounds.within(value, int(info.min), int(info.max)):
+            return cast(name, src, dst), []
         return cast(name, src, dst), [f"not ({int(info.min)} <= {name} <= {int(info.max)})"]
     if src.kind == "f" and dst.kind == "f":
         return cast(name, src, dst), [
@@ -178,12 +195,17 @@ class _AnyName(dict):
         return True
 
 
-def lower_element(node: Node, names: dict, out: str, in_place: bool) -> Lowered | None:
+def lower_element(node: Node, names: dict, out: str, in_place: bool,
+                  bounds: Bounds = NO_BOUNDS) -> Lowered | None:
     """Source computing the node's one result `out` (None when it is not lowered);
-    `in_place`: the emitter owns input 0's buffer and nothing reads it afterwards."""
+    `in_place`: the emitter owns input 0's buffer and nothing reads it afterwards;
+    `bounds` (int_ranges.py): the index checks and guards its intervals prove needless
+    are left out."""
     lowering = _LOWERINGS.get(node.op.name)
     if lowering is None or len(node.outputs) != 1:
         return None
+    if node.op.name in _USES_BOUNDS:
+        return lowering(node, names, out, in_place, bounds)
     return lowering(node, names, out, in_place)
 
 
@@ -249,7 +271,8 @@ def _fresh_like(fill: str | None):
     return lower
 
 
-def _getitem(node: Node, names: dict, out: str, in_place: bool = False) -> Lowered | None:
+def _getitem(node: Node, names: dict, out: str, in_place: bool = False,
+             bounds: Bounds = NO_BOUNDS) -> Lowered | None:
     x, *dynamic = node.inputs
     template = node.attrs["index"]
     if isinstance(x, Tensor) and x.ndim == 0 and template == () and not dynamic:
@@ -271,12 +294,13 @@ def _getitem(node: Node, names: dict, out: str, in_place: bool = False) -> Lower
             tuple(node.outputs[0].static_shape) != shape or \
             node.outputs[0].ndim != len(_shape(x)) - sum(k == "int" for k, _ in plan):
         return None
-    sub, checks = _subscript(plan, x, src, names)
+    sub, checks = _subscript(plan, x, src, names, bounds)
     copy = ".copy()" if node.outputs[0].ndim else ""  # its own buffer, never a view
     return Lowered([f"{out} = {src}[{sub}]{copy}"], [], checks=checks)
 
 
-def _index_update(node: Node, names: dict, out: str, in_place: bool) -> Lowered | None:
+def _index_update(node: Node, names: dict, out: str, in_place: bool,
+                  bounds: Bounds = NO_BOUNDS) -> Lowered | None:
     if node.attrs.get("mode") != "set":
         return None  # ufunc.at modes stay NumPy calls
     x, value, *dynamic = node.inputs
@@ -291,7 +315,7 @@ def _index_update(node: Node, names: dict, out: str, in_place: bool) -> Lowered 
     if mask is not None:
         if _ndim(value) != 0 or _expr(mask, names) is None:
             return None
-        got = _value_into(value, names, dst)
+        got = _value_into(value, names, dst, bounds)
         if got is None:
             return None
         v, checks = got
@@ -308,9 +332,9 @@ def _index_update(node: Node, names: dict, out: str, in_place: bool) -> Lowered 
     if got is None:
         return None
     plan, shape = got
-    sub, checks = _subscript(plan, x, src, names)
+    sub, checks = _subscript(plan, x, src, names, bounds)
     if _ndim(value) == 0:
-        val = _value_into(value, names, dst)
+        val = _value_into(value, names, dst, bounds)
         if val is None:
             return None
         v, more = val
@@ -327,7 +351,8 @@ _EXACT = {"add": "+", "subtract": "-", "multiply": "*", "floor_divide": "//",
           "remainder": "%", "negative": "-", "absolute": "abs", "square": "*"}
 
 
-def _exact_int(node: Node, names: dict, out: str, in_place: bool = False) -> Lowered | None:
+def _exact_int(node: Node, names: dict, out: str, in_place: bool = False,
+               bounds: Bounds = NO_BOUNDS) -> Lowered | None:
     """Python's int arithmetic in int64; any result that could leave int64 (or a zero
     divisor) is a guard: the NumPy rerun raises the default executor's error."""
     ufunc = node.attrs.get("ufunc")
@@ -345,6 +370,7 @@ def _exact_int(node: Node, names: dict, out: str, in_place: bool = False) -> Low
             return None
     r = f"{out}"
     checks, guards = [], []
+    proven = bounds.fits(node, _I64)  # stays inside int64, divides by no zero
     if ufunc in ("negative", "absolute"):
         checks.append(f"{a[0]} == {_MIN}")
         expr = f"-{a[0]}" if ufunc == "negative" else f"abs({a[0]})"
@@ -358,7 +384,10 @@ def _exact_int(node: Node, names: dict, out: str, in_place: bool = False) -> Low
         expr = f"{a[0]} * {b}"
     else:
         expr = f"{a[0]} {'+' if ufunc == 'add' else '-'} {a[1]}"
-        guards.extend(overflow_guard(ufunc, a[0], a[1], r))
+        guards.extend(overflow_guard(ufunc, a[0], a[1], r, tuple(
+            bounds.interval(x) for x in node.inputs)))
+    if proven:
+        checks, guards = [], []
     return Lowered([f"{r} = np.int64({expr})"], guards, checks=checks)
 
 
@@ -407,4 +436,5 @@ _LOWERINGS = {"getitem": _getitem, "index_update": _index_update, "python_number
               "ones_like": _fresh_like("np.ones"), "copy": _fresh_like(None),
               "matmul": _matmul, "dot": _matmul}
 _WRITES = {"index_update": True}
+_USES_BOUNDS = {"getitem": True, "index_update": True, "exact_int": True}
 _CONSTANT_ATTR = {"constant": True}

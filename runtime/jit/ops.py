@@ -25,6 +25,7 @@ import numpy as np
 
 from runtime.core.graph import Node
 from runtime.core.tensor import Tensor
+from runtime.jit.int_ranges import NO_BOUNDS, Bounds
 
 SUPPORTED = {np.dtype(t) for t in ("bool", "int8", "int16", "int32", "int64", "uint8",
                                     "uint16", "uint32", "uint64", "float32", "float64")}
@@ -129,9 +130,11 @@ def _float_guards(r: str, ins: list[str], op: str) -> list[str]:
 _TINY = repr(float(np.finfo(np.float32).tiny))  # float64 results below it are checked too
 
 
-def _int_guards(op: str, a: list[str], r_wide: str, dt: np.dtype, scalar: bool) -> list[str]:
+def _int_guards(op: str, a: list[str], r_wide: str, dt: np.dtype, scalar: bool,
+                spans=(None, None)) -> list[str]:
     """NumPy warns for integer division by zero (and MIN // -1) on arrays and scalars,
-    and for overflow of add/subtract/multiply/negate on scalars only."""
+    and for overflow of add/subtract/multiply/negate on scalars only (`spans`: the
+    operands' intervals, when known)."""
     lo, hi = _limits(dt)
     guards = []
     if op in ("floor_divide", "remainder"):
@@ -142,7 +145,7 @@ def _int_guards(op: str, a: list[str], r_wide: str, dt: np.dtype, scalar: bool) 
         if dt.itemsize < 8:
             guards.append(f"({r_wide} < {lo} or {r_wide} > {hi})")
         elif op in ("add", "subtract"):
-            guards.extend(overflow_guard(op, a[0], a[1], r_wide))
+            guards.extend(overflow_guard(op, a[0], a[1], r_wide, spans))
         elif op in ("negative", "absolute"):
             guards.append(f"{a[0]} == {lo}")
         else:  # the float product is within a relative 2**-52 of the exact one
@@ -159,18 +162,33 @@ def _constant(text: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def overflow_guard(op: str, x: str, y: str, r: str) -> list[str]:
-    """When the int64 `x + y` (`x - y`), computed wrapping as `r`, left int64. With a
-    constant operand it is one comparison of the other (`i + 1`: `i > MAX - 1`), which
-    the compiler often proves false for a loop counter."""
+_NARROW = 1 << 32  # an operand within ±2**32 gets one-sided guards (see overflow_guard)
+
+
+def _narrow(span) -> bool:
+    return span is not None and -_NARROW <= span[0] and span[1] <= _NARROW
+
+
+def overflow_guard(op: str, x: str, y: str, r: str, spans=(None, None)) -> list[str]:
+    """When the int64 `x + y` (`x - y`), computed wrapping as `r`, left int64. With an
+    operand known to be small (a constant, or `spans`: its interval from int_ranges.py)
+    it is a comparison of the other (`i + 1`: `i > MAX - 1`; `d + c` of `c` in [0, 1]:
+    `d > MAX - 1`), which the compiler often proves false for a loop counter. Such a
+    guard may fire where NumPy would not (`d` = MAX, `c` = 0: the region reruns on NumPy,
+    same result), never miss."""
     cx, cy = _constant(x), _constant(y)
-    if cy is not None and (op == "add" or cy != _I64_LO):
-        c = cy if op == "add" else -cy
-        return [] if c == 0 else [f"{x} > {_I64_HI - c}"] if c > 0 else [f"{x} < {_I64_LO - c}"]
-    if cx is not None and op == "add":
-        return overflow_guard("add", y, x, r)
-    if cx is not None:  # c - y
-        return [f"{y} < {cx - _I64_HI}"] if cx >= 0 else [f"{y} > {cx - _I64_LO}"]
+    xs = (cx, cx) if cx is not None else spans[0]
+    ys = (cy, cy) if cy is not None else spans[1]
+    if _narrow(ys):
+        lo, hi = ys if op == "add" else (-ys[1], -ys[0])  # x - y is x + (-y)
+        return ([f"{x} > {_I64_HI - hi}"] if hi > 0 else []) + \
+            ([f"{x} < {_I64_LO - lo}"] if lo < 0 else [])
+    if _narrow(xs) and op == "add":
+        return overflow_guard("add", y, x, r, (ys, xs))
+    if _narrow(xs):  # c - y, c in [lo, hi]: above MAX when y < hi - MAX, below MIN when
+        lo, hi = xs  # y > lo - MIN
+        return ([f"{y} < {hi - _I64_HI}"] if hi >= 0 else []) + \
+            ([f"{y} > {lo - _I64_LO}"] if lo < 0 else [])
     if op == "add":
         return [f"((({x} ^ {r}) & ({y} ^ {r})) < 0)"]
     return [f"((({x} ^ {y}) & ({x} ^ {r})) < 0)"]
@@ -226,11 +244,13 @@ def _from_python_number(x) -> bool:
         _PYTHON_NUMBER.get(x.node.op.name, False)
 
 
-def lower_node(node: Node, args: list, out: str, scalar: bool) -> Lowered | None:
+def lower_node(node: Node, args: list, out: str, scalar: bool,
+               bounds: Bounds = NO_BOUNDS) -> Lowered | None:
     """Source computing `out` (the node's one result) from `args`: the source of each
     Tensor operand (of that operand's dtype), None for a constant operand. None when the
-    node cannot be lowered exactly."""
-    low = _lower_node(node, args, out, scalar)
+    node cannot be lowered exactly. `bounds` (int_ranges.py) drops the guards and checks
+    its intervals prove needless."""
+    low = _lower_node(node, args, out, scalar, bounds)
     if low is None or not node.inputs or not any(
             isinstance(x, Tensor) and x.weak for x in node.inputs):
         return low
@@ -242,6 +262,8 @@ def lower_node(node: Node, args: list, out: str, scalar: bool) -> Lowered | None
     for i, x in enumerate(node.inputs):
         if isinstance(x, Tensor) and x.weak and loops is not None:
             more = cast_checks(args[i], x.dtype, loops[i])
+            if more and _exact_in(bounds, x, loops[i]):
+                more = []  # every value it can hold converts exactly and quietly
             if more is None:
                 return None
             low.checks = more + low.checks
@@ -257,7 +279,20 @@ def name_needs_strict(node: Node) -> bool:
     return any(isinstance(x, Tensor) and x.weak and x.dtype != rdt for x in node.inputs[1:])
 
 
-def _lower_node(node: Node, args: list, out: str, scalar: bool) -> Lowered | None:
+def _exact_in(bounds: Bounds, x, dtype: np.dtype) -> bool:
+    """Whether `bounds` proves every integer value of `x` exact in `dtype`."""
+    if dtype.kind in "iu":
+        lo, hi = _limits(dtype)
+    elif dtype.kind == "f":
+        hi = 1 << (24 if dtype.itemsize == 4 else 53)
+        lo = -hi
+    else:
+        return False
+    return isinstance(x, Tensor) and x.dtype.kind in "iub" and bounds.within(x, lo, hi)
+
+
+def _lower_node(node: Node, args: list, out: str, scalar: bool,
+                bounds: Bounds = NO_BOUNDS) -> Lowered | None:
     name = node.op.name
     if len(node.outputs) != 1 or any(isinstance(x, Tensor) and x.weak and x.ndim != 0
                                      for x in node.inputs):
@@ -296,7 +331,8 @@ def _lower_node(node: Node, args: list, out: str, scalar: bool) -> Lowered | Non
     a = [operand(i, lt) for i in range(len(args))]
     if None in a:
         return None
-    return _lower_ufunc(name, a, lt, rdt, out, scalar)
+    spans = tuple(bounds.interval(x) for x in node.inputs) if len(a) == 2 else (None, None)
+    return _lower_ufunc(name, a, lt, rdt, out, scalar, bounds.fits(node, lt), spans)
 
 
 def _lower_cast(a: str, src: np.dtype, dst: np.dtype, out: str) -> Lowered | None:
@@ -316,7 +352,9 @@ def _lower_cast(a: str, src: np.dtype, dst: np.dtype, out: str) -> Lowered | Non
 
 
 def _lower_ufunc(name: str, a: list[str], lt: np.dtype, rdt: np.dtype, out: str,
-                 scalar: bool) -> Lowered | None:
+                 scalar: bool, exact: bool = False, spans=(None, None)) -> Lowered | None:
+    """`exact`: the integer result is proven inside `lt`, its divisor nonzero (no guard);
+    `spans`: the operands' intervals (narrower guards)."""
     kind = lt.kind
     wide = kind in "iu" and lt.itemsize < 8  # computed in int64, then wrapped to the dtype
     if kind == "u" and lt.itemsize == 8 and name not in _COMPARE and name not in _BITWISE:
@@ -371,8 +409,8 @@ def _lower_ufunc(name: str, a: list[str], lt: np.dtype, rdt: np.dtype, out: str,
             return None  # NumPy's divmod raises flags (underflow) its result does not show
         return Lowered([f"{out} = np.{rdt.name}({expr})"], _float_guards(out, a, name), True)
     raw = f"{out}_w"
-    guards = _int_guards(name, a, raw, lt, scalar)
-    if name in ("floor_divide", "remainder"):  # never divide by zero or MIN // -1 in numba
+    guards = [] if exact else _int_guards(name, a, raw, lt, scalar, spans)
+    if name in ("floor_divide", "remainder") and guards:  # never divide by zero or MIN // -1 in numba
         ok = " or ".join(guards)
         expr = f"{expr} if not ({ok}) else np.{'int64' if wide else lt.name}(0)"
     return Lowered([f"{raw} = {expr}", f"{out} = np.{rdt.name}({raw})"], guards)

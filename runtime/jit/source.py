@@ -45,6 +45,7 @@ from runtime.core.liveness import live_nodes
 from runtime.core.graph import Graph, Node
 from runtime.jit.array_ops import is_array_op, lower_array_op
 from runtime.jit.element_ops import is_element_op, lower_element, writes_input
+from runtime.jit.int_ranges import NO_BOUNDS, Bounds, bound_integers
 from runtime.jit.numpy_loops import numpy_loop_node
 from runtime.jit.ops import cast, control_kind, dtype_of, fe_flags, literal, lower_node
 from runtime.jit.regions import Region
@@ -52,8 +53,11 @@ from runtime.core.tensor import Tensor
 
 
 class _Emitter:
-    def __init__(self, scalar: bool, flags: int | None = None):
+    def __init__(self, scalar: bool, flags: int | None = None, bounds: Bounds = NO_BOUNDS):
         self.scalar = scalar
+        # the integer intervals of a scalar region (int_ranges.py): the guards and index
+        # checks they prove needless are not emitted
+        self.bounds = bounds
         # the IEEE flags NumPy reports, when float guards are left to them (array kernels,
         # and scalar regions holding whole-array ops: tested per loop iteration and at
         # the end), else None
@@ -120,7 +124,7 @@ class _Emitter:
         if is_element_op(node.op):
             in_place = writes_input(node.op) and self._sole(
                 node.inputs[0], p, last or {}, node)
-            low = lower_element(node, self.names, out, in_place)
+            low = lower_element(node, self.names, out, in_place, self.bounds)
             if node.outputs[0].ndim:
                 self.owned.add(id(node.outputs[0]))  # a copy, or a dead owner's buffer
         elif self.scalar and is_array_op(node):  # loops over a small array (array_ops.py)
@@ -130,7 +134,8 @@ class _Emitter:
             if low is not None and low.defers:
                 self.deferred += 1
         else:
-            low = lower_node(node, [self.ref(x) for x in node.inputs], out, self.scalar)
+            low = lower_node(node, [self.ref(x) for x in node.inputs], out, self.scalar,
+                             self.bounds)
         assert low is not None, node  # the partition only admits lowerable nodes
         origin = f"  # {node.origin.filename.rsplit('/', 1)[-1]}:{node.origin.lineno}" \
             if node.origin is not None else ""
@@ -280,7 +285,8 @@ def _holds_array_ops(nodes) -> bool:
 
 def scalar_source(region: Region, fname: str) -> str:
     flags = fe_flags() if _holds_array_ops(region.nodes) else None
-    e = _Emitter(scalar=True, flags=None if flags is None else flags[1])
+    e = _Emitter(scalar=True, flags=None if flags is None else flags[1],
+                 bounds=bound_integers(region.nodes, region.inputs))
     params = [e.fresh(x.name) for x in region.inputs]
     for x, p in zip(region.inputs, params):
         e.names[id(x)] = p
