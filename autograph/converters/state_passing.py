@@ -174,9 +174,15 @@ def state_value(name: str, node, ctx):
         # a global / nonlocal may not exist yet (`global G` then `if c: G = 1`): passed as
         # `Undefined` then, and `assign` leaves it unbound again
         return _load_declared(name, node)
-    if name in anno.get(node, anno.MAYBE_IN) or name in ctx.out.always_live or \
-            name in ctx.scope.params:
+    if name in ctx.out.always_live or name in ctx.scope.params:
         return templates.name_node(name)
+    if name in anno.get(node, anno.MAYBE_IN):
+        if name in anno.get(node, anno.MUST_IN, (name,)):
+            return templates.name_node(name)
+        # bound on some paths only (an earlier iteration of a Python loop, a Python `if`):
+        # passing the bare name would raise UnboundLocalError where Python reads nothing;
+        # unbound, it enters as `Undefined`, as a name first assigned inside does
+        return _load_declared(name, node)
     return templates.replace_expr(f"ag__.Undefined('{name}')", origin=node)
 
 

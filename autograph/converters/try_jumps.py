@@ -312,7 +312,10 @@ def lower_finally_jumps(t, namer, read_outside: frozenset = frozenset()) -> tupl
         "    if code == 0:\n        raise error\nelse:\n    pass", origin=t,
         error=error, code=code)[0]
     outer.body = protected
-    outer.handlers[0].body[:1] = templates.clone(final.body)
+    # (an error reaching `finally` left no jump pending: the body's code starts at 0
+    # there, as a handler's does, so the graph knows its value on that path)
+    reset = templates.clone(body_jumps[0]) if body_jumps else []
+    outer.handlers[0].body[:1] = reset + templates.clone(final.body)
     outer.orelse = templates.clone(final.body)
     before = final_jumps[0] + (body_jumps[0] if body_jumps else [])
     after = final_jumps[1] + (body_jumps[1] if body_jumps else [])

@@ -66,7 +66,7 @@ from runtime.core.structure import flatten, unflatten
 from runtime.core.tensor import Tensor
 from runtime.ops.constant import CONSTANT, constant
 from runtime.state.after_error import ALWAYS_TRACED
-from runtime.state.effects import keep_nested
+from runtime.state.effects import KEEP, keep_nested, unused_results
 
 TRY = OpDef("try", None, num_outputs=-1, stateful=True, effect=True)
 
@@ -314,7 +314,14 @@ def reraise(exc: BaseException) -> bool:
         attrs = {"var": exc.__cause__.var, "error": type(exc), "args": tuple(exc.args)}
     else:
         return False
-    add_node(tracing.current_graph(), RERAISE, [], attrs, [])
+    graph = tracing.current_graph()
+    # what the handler computed before the re-raise runs first, as in Python (a
+    # `finally` whose operation raises replaces the error passing through)
+    keep_nested(graph)
+    unused = unused_results(graph)
+    if unused:
+        add_node(graph, KEEP, unused, {}, [])
+    add_node(graph, RERAISE, [], attrs, [])
     return True
 
 
@@ -337,6 +344,9 @@ def _check_untainted(g: Graph, stand_ins: list) -> None:
     """No side effect of the cleanup handler `g` may depend on a stand-in value."""
     tainted = {id(x) for x in stand_ins}
     for node in g.nodes:
+        if node.op is KEEP:
+            node.inputs = _untainted_sources(g, node.inputs, tainted)
+            continue
         if any(isinstance(x, Tensor) and id(x) in tainted for x in node.inputs) or \
                 node.subgraphs() and _reads_tainted(node, tainted):
             if node.has_effects:
@@ -346,6 +356,24 @@ def _check_untainted(g: Graph, stand_ins: list) -> None:
                     "through, the graph cannot tell which value it holds. Assign the "
                     "variable before the `try`.")
             tainted.update(id(o) for o in node.outputs)
+
+
+def _untainted_sources(g: Graph, kept: list, tainted: set) -> list:
+    """The results a KEEP before a re-raise keeps: each of `kept` not made from a
+    stand-in, and for one that is (not the value Python computes), the values it is made
+    from that are not (their operations still run first, as in Python)."""
+    made_by = {id(o): n for n in g.nodes for o in n.outputs}
+    out, seen, stack = [], set(), list(kept)
+    while stack:
+        x = stack.pop()
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        if id(x) not in tainted:
+            out.append(x)
+        elif id(x) in made_by:
+            stack.extend(v for v in made_by[id(x)].inputs if id(v) in made_by)
+    return out
 
 
 def _reads_tainted(node, tainted: set) -> bool:

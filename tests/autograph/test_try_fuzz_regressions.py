@@ -217,6 +217,54 @@ def alias_kept_by_an_attribute_in_loops(x, xs):
     return cell.v, tlog
 
 
+
+def continue_in_finally_after_a_break(x, n, xs):
+    # (seed 1788) a `finally` that may `continue` sees the error of the body or its
+    # `break`: on the error path the body's jump code is 0 (no jump left the body), so
+    # the graph knows it (it named the generated 'try_jump_1' in a refusal)
+    t = 0.0
+    w = 0
+    while w < 3:
+        w += 1
+        if x > 0:
+            try:
+                if n > 2:
+                    break
+                t += xs[n + w]
+            finally:
+                if n > 1:
+                    continue  # noqa: B012 - the construct under test
+        t += 10
+    return t
+
+
+def finally_raises_over_the_body_error(k):
+    # (seed 480) the body's error passes through `finally`, whose own index error
+    # replaces it: the operations a handler traced before its re-raise run first (the
+    # graph dropped them as unused and raised the body's error)
+    t = 0
+    try:
+        t = int(np.array([3, 5, 7])[4])
+    finally:
+        t = t + int(np.array([3, 5, 7])[k])
+    return t
+
+
+def read_from_an_earlier_iteration(x, xs):
+    # (seed 1788, reduced further) `w` is bound only by an earlier iteration of the
+    # Python loop when the symbolic `if` takes it: passed in unbound (`Undefined`), not
+    # read (UnboundLocalError where Python reads nothing)
+    t = 0.0
+    for i in range(3):
+        if x > xs[i]:
+            if i > 0:
+                t = t + w  # noqa: F821 - bound by the previous iteration
+            w = x * 2
+        else:
+            w = x - 1  # noqa: F841 - read by the next iteration
+    return t
+
+
 XS = np.array([-1.0, -2.0, -2.0, 3.0])
 CASES = [
     ("return_in_a_nested_finally", (np.int64(n), XS)) for n in (1, 3, 7)
@@ -235,6 +283,11 @@ CASES = [
     for n in (1, 2) for x in (0.0, -9.0)
 ] + [
     ("alias_kept_by_an_attribute_in_loops", (x, XS)) for x in (np.float64(0.0), np.zeros(2))
+] + [
+    ("continue_in_finally_after_a_break", (np.float64(x), np.int64(n), XS))
+    for x, n in ((1.0, 0), (1.0, 1), (1.0, 2), (1.0, 3), (-1.0, 1))
+] + [
+    ("finally_raises_over_the_body_error", (np.int64(k),)) for k in (1, 5)
 ]
 NO_TRY = [
     ("write_after_a_loop_that_keeps_the_array", (XS, np.int64(n))) for n in (0, 2)
@@ -252,6 +305,8 @@ NO_TRY = [
 ] + [
     ("raises_either_way_in_a_branch", (np.int64(9), np.int64(k), np.float64(y)))
     for k in (1, 5) for y in (-1.0, 2.0)
+] + [
+    ("read_from_an_earlier_iteration", (np.float64(x), XS)) for x in (-3.0, -1.5, 5.0)
 ]
 
 
