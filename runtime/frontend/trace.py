@@ -27,6 +27,7 @@ from runtime.state import views
 from runtime.state.after_error import raise_in_order
 from runtime.state.escapes import escape_error, escaped, roots_of
 from runtime.state.python_state import AppendLogRead, StatePlan, append_logs_in
+from runtime.state.read_names import ReadNames
 from runtime.state.random_watch import RandomWatch, warn_if_drawn
 from runtime.state.variables import Variable
 from runtime.state.writeback import container_writes, snapshot_containers
@@ -58,11 +59,13 @@ def trace_signature(owner, key, args) -> ConcreteFunction:
     graph.argument_ids = {id(t) for t in arg_inputs.placeholders}  # (view_links.py)
     watch = RandomWatch(owner.python_function)
     write_retrace = False
+    reads = ReadNames()  # the code the trace runs: the attributes it can read
     try:
         with tracing.graph_context(graph), log.trace_progress(owner.__name__), \
                 tracing.user_calls_from(sys._getframe()):
             try:
-                out = owner._call_canonical(fn, traced_args)
+                with reads:
+                    out = owner._call_canonical(fn, traced_args)
             except Exception as error:  # (Python's error after graph operations: in order)
                 if not raise_in_order(graph, error):
                     raise
@@ -121,8 +124,9 @@ def trace_signature(owner, key, args) -> ConcreteFunction:
     if found:
         raise escape_error(owner.__name__, found)
     plan.warn_if_truncated(owner.__name__)
-    plan.compile()
+    plan.compile(reads)
     plan.release()
+    reads.release()
     owner._written.update(expr for _, expr in plan.written)
     owner._appended.update(set(plan.appends) - owner._read_lists)
     graph.outputs = ([x for x in out_leaves if isinstance(x, Tensor)] +
