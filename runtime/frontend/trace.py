@@ -59,7 +59,9 @@ def trace_signature(owner, key, args) -> ConcreteFunction:
     graph.argument_ids = {id(t) for t in arg_inputs.placeholders}  # (view_links.py)
     watch = RandomWatch(owner.python_function)
     write_retrace = False
-    reads = ReadNames()  # the code the trace runs: the attributes it can read
+    # the code the trace runs: the attributes it can read (recorded only when the
+    # function reaches Python state: recording slows the trace down)
+    reads = ReadNames(record=plan.walk is not None)
     try:
         with tracing.graph_context(graph), log.trace_progress(owner.__name__), \
                 tracing.user_calls_from(sys._getframe()):

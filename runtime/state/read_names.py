@@ -12,19 +12,21 @@ function never touches cost nothing per call.
     trace of forward(self, X):  ran forward, _fwd, ReLU.fn  -> names {parameters, act_fn, ...}
     guard:  self.parameters (and what it holds), self.act_fn ...; not self.optimizer
 
-A name is not enough where code computes it: a call of `getattr`, `hasattr`, `vars`,
-`dir` (other than NumPy's own, which spell their names as constants), or code naming
-`__dict__`, `__getattribute__`, `attrgetter`, `methodcaller` makes the recording
-`dynamic`: every attribute is then guarded, as before. The functions the trace ran
-also name module globals (a helper's `W`): those are guarded too (`globals_named`).
+A name is not enough where code computes it: code naming `getattr`, `hasattr`, `vars`,
+`dir`, `delattr`, `__dict__`, `__getattribute__`, `__getattr__`, `attrgetter` or
+`methodcaller` (other than NumPy's own, which spell the names they read as constants)
+makes every attribute guarded, as before (`names()` is None). The functions the trace
+ran also name module globals (a helper's `W`): those are guarded too (`globals_named`).
+Attributes read only by C code under names no Python code of the call spells are not
+seen (docs/sharp_bits.md).
 
-The recording uses `sys.setprofile` on the tracing thread; under a profiler of the
-user's (one already set) nothing is recorded (`complete` is False) and every
-attribute and only the function's own globals are guarded.
+The recording is a `sys.settrace` function on the tracing thread that sees each Python
+frame's start and nothing else; under a debugger or coverage (a trace function already
+set) nothing is recorded (`complete` is False): every attribute and only the function's
+own globals are guarded.
 """
 from __future__ import annotations
 
-import builtins
 import os
 import re
 import sys
@@ -35,11 +37,9 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 _OWN_DIRS = tuple(os.path.join(os.path.dirname(os.path.dirname(_HERE)), d) + os.sep
                   for d in ("runtime", "autograph"))
 _NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__)) + os.sep
-# builtins that read attributes under a name computed at run time
-_DYNAMIC_CALLS = frozenset(id(f) for f in (builtins.getattr, builtins.hasattr, builtins.vars,
-                                           builtins.dir, builtins.delattr))
-_DYNAMIC_NAMES = frozenset({"__dict__", "__getattribute__", "__getattr__", "attrgetter",
-                            "methodcaller"})
+# names of what reads attributes under a name computed at run time
+_DYNAMIC_NAMES = frozenset({"getattr", "hasattr", "vars", "dir", "delattr", "__dict__",
+                            "__getattribute__", "__getattr__", "attrgetter", "methodcaller"})
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NOT_STATE_MODULES = frozenset(sys.stdlib_module_names) | {"builtins", "numpy"}
 _OWN_MODULES = ("runtime.", "autograph.")
@@ -60,49 +60,42 @@ def _constant_names(consts, out: set) -> None:
 class ReadNames:
     """A context manager recording the code objects that run inside it (this thread)."""
 
-    def __init__(self) -> None:
-        self.codes: dict = {}      # code object -> its globals dict (code not ours)
-        self.dynamic = False       # a name was computed: every attribute is guarded
-        self.complete = True       # False: another profiler was set, nothing recorded
+    def __init__(self, record: bool = True) -> None:
+        self.codes: dict = {}      # code object -> its globals dict
+        self.record = record       # False: nothing to record (no state is reached)
+        self.complete = record     # False: nothing recorded
         self._installed = False
 
     def __enter__(self) -> "ReadNames":
-        if sys.getprofile() is not None:
+        if not self.record or sys.gettrace() is not None:  # (a debugger's or coverage's
+            # trace function is left alone)
             self.complete = False
             return self
-        codes, own = self.codes, {}
+        codes = self.codes
 
-        def hook(frame, event, arg):
-            if event == "call":
-                code = frame.f_code
-                if code not in codes and code not in own:
-                    if _own(code.co_filename):
-                        own[code] = True
-                    else:
-                        codes[code] = frame.f_globals
-            elif event == "c_call" and id(arg) in _DYNAMIC_CALLS:
-                filename = frame.f_code.co_filename
-                if not _own(filename) and not filename.startswith(_NUMPY_DIR):
-                    self.dynamic = True
-        sys.setprofile(hook)
+        def hook(frame, event, arg):  # (a "call" event per Python frame; no line events)
+            codes[frame.f_code] = frame.f_globals  # (ours are left out afterwards)
+        sys.settrace(hook)
         self._installed = True
         return self
 
     def __exit__(self, *exc) -> None:
         if self._installed:
-            sys.setprofile(None)
+            sys.settrace(None)
             self._installed = False
 
     def names(self) -> set | None:
         """The attribute names the recorded code can have read, or None when any may
         have been (a computed name, or nothing recorded)."""
-        if not self.complete or self.dynamic:
+        if not self.complete:
             return None
         out: set = set()
         for code in self.codes:
+            if _own(code.co_filename):
+                continue
             names = code.co_names
             if not code.co_filename.startswith(_NUMPY_DIR) and not _DYNAMIC_NAMES.isdisjoint(names):
-                return None
+                return None  # (NumPy's own code spells the names it reads as constants)
             out.update(names)
             _constant_names(code.co_consts, out)
         return out
@@ -112,6 +105,8 @@ class ReadNames:
         code names (not the standard library's, NumPy's or this package's)."""
         by_scope: dict = {}
         for code, scope in self.codes.items():
+            if _own(code.co_filename):
+                continue
             name = scope.get("__name__")
             module = sys.modules.get(name) if type(name) is str else None
             if module is None or getattr(module, "__dict__", None) is not scope:
