@@ -182,10 +182,14 @@ class Function:
                     self._cache[key] = other
                     self._last = self._last_typed = None
                     return other, ins
-            changed = cf.state.failing(args)
             if self._at_trace_limit():
-                warn_trace_limit(self, ", ".join(label for label, _ in changed))
+                # (the changed places name themselves in the warning, given once: a
+                # call past the limit runs as Python without evaluating each guard)
+                if not self._limit_warned:
+                    warn_trace_limit(self, ", ".join(
+                        label for label, _ in cf.state.failing(args)))
                 return None, None
+            changed = cf.state.failing(args)
             lifted = []
             for _, expr in changed:
                 try:

@@ -331,7 +331,7 @@ class StateWalk:
                                f"{expr}.__dict__.keys() == {self.const(set(attrs))}"))
             children = [(f"[{k!r}]", f"{label}.{k}", v) for k, v in attrs.items()
                         if type(k) is str and self._walked(k, f"{where}[{k!r}]")]
-            if self.names is not None:
+            if self.names is not None and len(children) < len(attrs):
                 # not every key is bound: a name the trace found on the class (a
                 # default, a method) must not be set on the object since
                 on_class = set().union(*(vars(c) for c in t.__mro__))
