@@ -64,7 +64,7 @@ class ReadNames:
         self.codes: dict = {}      # code object -> its globals dict
         self.record = record       # False: nothing to record (no state is reached)
         self.complete = record     # False: nothing recorded
-        self._installed = False
+        self._installed = None
 
     def __enter__(self) -> "ReadNames":
         if not self.record or sys.gettrace() is not None:  # (a debugger's or coverage's
@@ -76,13 +76,16 @@ class ReadNames:
         def hook(frame, event, arg):  # (a "call" event per Python frame; no line events)
             codes[frame.f_code] = frame.f_globals  # (ours are left out afterwards)
         sys.settrace(hook)
-        self._installed = True
+        self._installed = hook
         return self
 
     def __exit__(self, *exc) -> None:
         if self._installed:
-            sys.settrace(None)
-            self._installed = False
+            if sys.gettrace() is self._installed:  # (not a debugger the code started)
+                sys.settrace(None)
+            else:  # another trace function replaced ours: what ran after is unknown
+                self.complete = False
+            self._installed = None
 
     def names(self) -> set | None:
         """The attribute names the recorded code can have read, or None when any may

@@ -215,3 +215,21 @@ def shadow_rate(obj):
 @pytest.mark.parametrize("options", MODES)
 def test_a_class_attribute_shadowed_on_the_instance_is_seen(options):
     run_both(WithDefault, WithDefault.apply, [shadow_rate], **options)
+
+
+def test_under_a_debugger_every_attribute_is_guarded():
+    """With a trace function already set (a debugger, coverage), nothing is recorded:
+    the guard covers every attribute, the globals helpers read aside, and it is left set."""
+    import sys
+
+    def tracer(frame, event, arg):
+        return None
+
+    previous = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        f = run_both(Layer, Layer.forward, [bump_unread, rescale, new_weights])
+        assert sys.gettrace() is tracer
+    finally:
+        sys.settrace(previous)
+    assert f.tracing_count >= 2  # (the unread change traced again: all is guarded)
