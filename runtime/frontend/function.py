@@ -89,6 +89,7 @@ class Function:
         self._dynamic: dict[str, bool] = {}  # state places read as inputs (python_state)
         self._written: set[str] = set()      # state places a trace wrote
         self._appended: set[str] = set()     # state lists a trace appended to
+        self._helper_globals: dict = {}      # key -> (globals, names) helpers read
         self._static: set[str] = set()       # changed places a trace needs as Python values
         self._read_lists: set[str] = set()   # appended-to lists a trace also reads
         self._by_state: dict = {}            # key -> traces of it for other Python state

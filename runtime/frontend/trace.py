@@ -53,7 +53,7 @@ def trace_signature(owner, key, args) -> ConcreteFunction:
     # Python state the function reaches: guarded, learned places read as inputs,
     # what the trace changes undone afterwards and done by every call
     plan = StatePlan(owner.python_function, owner._params, args, owner._dynamic,
-                     owner._appended)
+                     owner._appended, owner.__dict__.setdefault("_helper_globals", {}))
     plan.lift(graph)
     graph.place_of = plan.place_of  # (which NumPy arrays are Python state: view_links.py)
     graph.argument_ids = {id(t) for t in arg_inputs.placeholders}  # (view_links.py)

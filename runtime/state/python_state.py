@@ -54,11 +54,30 @@ def _liftable(value, may_be_int: bool) -> bool:
     return type(value) is float or type(value) is complex or (type(value) is int and may_be_int)
 
 
+def _global_state(value) -> bool:
+    """Whether a module global is state to walk (not a module, not this package's)."""
+    return not isinstance(value, ModuleType) and \
+        not type(value).__module__.startswith(("runtime.", "autograph."))
+
+
 class StatePlan:
     """One trace's view of Python state: see the module docstring."""
 
-    def __init__(self, fn, params: list, args, dynamic: dict, appended: set):
+    def __init__(self, fn, params: list, args, dynamic: dict, appended: set,
+                 helper_globals: dict | None = None):
         roots, env = state_roots(fn, params, args)
+        # the module globals earlier traces' helpers named (`guard_walk`): roots of the
+        # walk too, so that one that keeps changing is read as an input
+        self.helper_globals = {} if helper_globals is None else helper_globals
+        if roots:
+            walked = {expr for _, expr, _ in roots}
+            for key, (scope, names) in self.helper_globals.items():
+                if env.setdefault(key, scope) is not scope:
+                    continue
+                for name in sorted(names):
+                    expr = f"{key}[{name!r}]"
+                    if name in scope and expr not in walked and _global_state(scope[name]):
+                        roots.append((name, expr, scope[name]))
         self.walk = StateWalk(roots, env) if roots else None
         self.dynamic = dynamic      # the Function's learned places: expr -> may be int
         self.appended = appended    # the Function's learned lists the function appends to
@@ -255,16 +274,18 @@ class StatePlan:
         roots, env = list(w.roots), dict(w.env)
         named = {(expr.partition("[")[0], label) for label, expr, _ in w.roots
                  if expr.startswith("_g")}
-        for i, (scope, names) in enumerate(reads.globals_named()):
+        known = self.helper_globals
+        for scope, names in reads.globals_named():
             key = next((k for k, v in env.items() if k.startswith("_g") and v is scope),
                        None)
-            if key is None:
-                key = f"_gq{i}"
+            if key is None:  # (named once per Function: the next trace walks it too)
+                key = f"_gm{len(known)}"
+                known[key] = (scope, set())
                 env[key] = scope
+            known.setdefault(key, (scope, set()))[1].update(names)
             for name in names:
                 value = scope[name]
-                if (key, name) not in named and not isinstance(value, ModuleType) \
-                        and not type(value).__module__.startswith(("runtime.", "autograph.")):
+                if (key, name) not in named and _global_state(value):
                     roots.append((name, f"{key}[{name!r}]", value))
         keep = frozenset(e for _, e, _, _ in self.lifted) | frozenset(self.unread)
         return StateWalk(roots, env, names=reads.names(), keep=keep)

@@ -234,3 +234,31 @@ def test_under_a_debugger_every_attribute_is_guarded():
     finally:
         sys.settrace(previous)
     assert f.tracing_count >= 2  # (the unread change traced again: all is guarded)
+
+
+RATE = 0.5
+
+
+def scaled(z):
+    return z * RATE
+
+
+class Schedule:
+    def apply(self, x):
+        return scaled(x) + 1.0
+
+
+def decay_rate(obj):
+    global RATE
+    RATE = RATE * 0.9
+
+
+@pytest.mark.parametrize("options", MODES)
+def test_a_global_a_helper_reads_that_keeps_changing_becomes_an_input(options):
+    global RATE
+    RATE = 0.5
+    try:
+        f = run_both(Schedule, Schedule.apply, [decay_rate] * 6, **options)
+    finally:
+        RATE = 0.5
+    assert f.tracing_count <= 2
