@@ -89,6 +89,7 @@ class Function:
         self._dynamic: dict[str, bool] = {}  # state places read as inputs (python_state)
         self._written: set[str] = set()      # state places a trace wrote
         self._appended: set[str] = set()     # state lists a trace appended to
+        self._helper_globals: dict = {}      # key -> (globals, names) helpers read
         self._static: set[str] = set()       # changed places a trace needs as Python values
         self._read_lists: set[str] = set()   # appended-to lists a trace also reads
         self._by_state: dict = {}            # key -> traces of it for other Python state
@@ -182,10 +183,14 @@ class Function:
                     self._cache[key] = other
                     self._last = self._last_typed = None
                     return other, ins
-            changed = cf.state.failing(args)
             if self._at_trace_limit():
-                warn_trace_limit(self, ", ".join(label for label, _ in changed))
+                # (the changed places name themselves in the warning, given once: a
+                # call past the limit runs as Python without evaluating each guard)
+                if not self._limit_warned:
+                    warn_trace_limit(self, ", ".join(
+                        label for label, _ in cf.state.failing(args)))
                 return None, None
+            changed = cf.state.failing(args)
             lifted = []
             for _, expr in changed:
                 try:

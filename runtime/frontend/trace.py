@@ -27,6 +27,7 @@ from runtime.state import views
 from runtime.state.after_error import raise_in_order
 from runtime.state.escapes import escape_error, escaped, roots_of
 from runtime.state.python_state import AppendLogRead, StatePlan, append_logs_in
+from runtime.state.read_names import ReadNames
 from runtime.state.random_watch import RandomWatch, warn_if_drawn
 from runtime.state.state_walk import as_function, code_functions
 from runtime.state.variables import Variable
@@ -60,7 +61,7 @@ def trace_signature(owner, key, args) -> ConcreteFunction:
     # Python state the function reaches: guarded, learned places read as inputs,
     # what the trace changes undone afterwards and done by every call
     plan = StatePlan(owner.python_function, owner._params, args, owner._dynamic,
-                     owner._appended)
+                     owner._appended, owner.__dict__.setdefault("_helper_globals", {}))
     plan.lift(graph)
     graph.place_of = plan.place_of  # (which NumPy arrays are Python state: view_links.py)
     graph.argument_ids = {id(t) for t in arg_inputs.placeholders}  # (view_links.py)
@@ -69,11 +70,15 @@ def trace_signature(owner, key, args) -> ConcreteFunction:
     graph.state_cells = _closure_cells(owner.python_function)
     watch = RandomWatch(owner.python_function)
     write_retrace = False
+    # the code the trace runs: the attributes it can read (recorded only when the
+    # function reaches Python state: recording slows the trace down)
+    reads = ReadNames(record=plan.walk is not None)
     try:
         with tracing.graph_context(graph), log.trace_progress(owner.__name__), \
                 tracing.user_calls_from(sys._getframe()):
             try:
-                out = owner._call_canonical(fn, traced_args)
+                with reads:
+                    out = owner._call_canonical(fn, traced_args)
             except Exception as error:  # (Python's error after graph operations: in order)
                 if not raise_in_order(graph, error):
                     raise
@@ -132,8 +137,9 @@ def trace_signature(owner, key, args) -> ConcreteFunction:
     if found:
         raise escape_error(owner.__name__, found)
     plan.warn_if_truncated(owner.__name__)
-    plan.compile()
+    plan.compile(reads)
     plan.release()
+    reads.release()
     owner._written.update(expr for _, expr in plan.written)
     owner._appended.update(set(plan.appends) - owner._read_lists)
     graph.outputs = ([x for x in out_leaves if isinstance(x, Tensor)] +

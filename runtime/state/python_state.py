@@ -41,6 +41,8 @@ from runtime.state.append_log import AppendLog, AppendLogRead, append_logs_in
 from runtime.state.state_walk import BUDGET, StateWalk, contents_of, state_roots
 from runtime.state.views import resolve, same_array
 
+from types import ModuleType
+
 _ARRAY_BYTES = 256 << 20  # arrays of state copied per trace to see in-place changes
 
 
@@ -52,11 +54,30 @@ def _liftable(value, may_be_int: bool) -> bool:
     return type(value) is float or type(value) is complex or (type(value) is int and may_be_int)
 
 
+def _global_state(value) -> bool:
+    """Whether a module global is state to walk (not a module, not this package's)."""
+    return not isinstance(value, ModuleType) and \
+        not type(value).__module__.startswith(("runtime.", "autograph."))
+
+
 class StatePlan:
     """One trace's view of Python state: see the module docstring."""
 
-    def __init__(self, fn, params: list, args, dynamic: dict, appended: set):
+    def __init__(self, fn, params: list, args, dynamic: dict, appended: set,
+                 helper_globals: dict | None = None):
         roots, env = state_roots(fn, params, args)
+        # the module globals earlier traces' helpers named (`guard_walk`): roots of the
+        # walk too, so that one that keeps changing is read as an input
+        self.helper_globals = {} if helper_globals is None else helper_globals
+        if roots:
+            walked = {expr for _, expr, _ in roots}
+            for key, (scope, names) in self.helper_globals.items():
+                if env.setdefault(key, scope) is not scope:
+                    continue
+                for name in sorted(names):
+                    expr = f"{key}[{name!r}]"
+                    if name in scope and expr not in walked and _global_state(scope[name]):
+                        roots.append((name, expr, scope[name]))
         self.walk = StateWalk(roots, env) if roots else None
         self.dynamic = dynamic      # the Function's learned places: expr -> may be int
         self.appended = appended    # the Function's learned lists the function appends to
@@ -75,10 +96,11 @@ class StatePlan:
         self.enter = _no_state      # args -> the lifted values, or None
         self.check = None           # args -> whether the guards hold (no lifted places)
         self.apply = None           # (args, leaves, ins, outs) -> None: the write-back
+        self.guard = self.walk      # the walk the guard checks (`guard_walk`)
 
     @property
     def empty(self) -> bool:
-        return self.walk is None or (not self.walk.terms and not self.lifted)
+        return self.walk is None or (not self.guard.terms and not self.lifted)
 
     # -- before the trace ---------------------------------------------------------
     def lift(self, graph) -> None:
@@ -242,12 +264,39 @@ class StatePlan:
         self.consts.append((label, v))
         return w.const(v)
 
-    def compile(self) -> None:
-        """The guard (`enter(args)`: the lifted values, or None when the state changed)
-        and the write-back (`apply(args, leaves, ins, outs)`)."""
+    def guard_walk(self, reads) -> StateWalk:
+        """The walk the guard checks: from the same roots and the module globals the
+        functions the trace ran name (a helper's `W`), through the attributes their
+        code names only (read_names.py); the whole walk when nothing was recorded."""
         w = self.walk
-        if w is None:
+        if reads is None or not reads.complete:
+            return w
+        roots, env = list(w.roots), dict(w.env)
+        named = {(expr.partition("[")[0], label) for label, expr, _ in w.roots
+                 if expr.startswith("_g")}
+        known = self.helper_globals
+        for scope, names in reads.globals_named():
+            key = next((k for k, v in env.items() if k.startswith("_g") and v is scope),
+                       None)
+            if key is None:  # (named once per Function: the next trace walks it too)
+                key = f"_gm{len(known)}"
+                known[key] = (scope, set())
+                env[key] = scope
+            known.setdefault(key, (scope, set()))[1].update(names)
+            for name in names:
+                value = scope[name]
+                if (key, name) not in named and _global_state(value):
+                    roots.append((name, f"{key}[{name!r}]", value))
+        keep = frozenset(e for _, e, _, _ in self.lifted) | frozenset(self.unread)
+        return StateWalk(roots, env, names=reads.names(), keep=keep)
+
+    def compile(self, reads=None) -> None:
+        """The guard (`enter(args)`: the lifted values, or None when the state changed)
+        and the write-back (`apply(args, leaves, ins, outs)`); `reads`: what the trace
+        ran (read_names.ReadNames), to guard only what it can have read."""
+        if self.walk is None:
             return
+        w = self.guard = self.guard_walk(reads)
         lifted = {e for _, e, _, _ in self.lifted}
 
         def dropped(expr: str, kind: str) -> bool:
@@ -312,7 +361,7 @@ class StatePlan:
             lines = []
             for line in self.lines:
                 name, _, expr = line.partition(" = ")
-                local = self.walk.local_of.get(expr)
+                local = self.guard.local_of.get(expr)
                 lines.append(f"{name} = {local}" if name.startswith("_t") and
                              name.isidentifier() and local in bound else line)
             run = ([f"out, outs = {call}"] + ([f"ins = [{values}]"] if uses_ins else [])
@@ -327,7 +376,7 @@ class StatePlan:
                   + "".join(f"        {line}\n" for line in run)
                   + "    except Exception as _e:\n        _cf._failed(_e, args)\n"
                   + "        raise\n")
-        scope = dict(self.walk.env, _cf=trace, _owner=trace._owner, _MISS=miss)
+        scope = dict(self.guard.env, _cf=trace, _owner=trace._owner, _MISS=miss)
         exec(compile(source, "<state guards>", "exec"), scope)  # noqa: S102 - our own code
         return scope["stateful"]
 
@@ -340,8 +389,10 @@ class StatePlan:
         self.start = self.root_start = self.watched = self.arrays_before = ()
         self._capture = self._leaf_of = self._lifted_of = self._refs = self._arg_inputs = None
         self.lifted = [(label, expr, None, t) for label, expr, _, t in self.lifted]
-        if w is not None:
-            w.roots, w.containers, w.places, w.list_places, w.known = [], [], {}, {}, {}
+        for walk in {id(w): w, id(self.guard): self.guard}.values():
+            if walk is not None:
+                walk.roots, walk.containers, walk.places, walk.list_places, walk.known = \
+                    [], [], {}, {}, {}
 
     def arrays_changed_in_place(self) -> list[str]:
         """The places of arrays the trace changed in place with Python values, put back as
@@ -377,14 +428,14 @@ class StatePlan:
                                   [label for label, _ in self.written]))
 
     def value_at(self, expr: str, args):
-        return eval(expr, self.walk.env, {"args": args})  # noqa: S307 - our own code
+        return eval(expr, self.guard.env, {"args": args})  # noqa: S307 - our own code
 
     def failing(self, args) -> list[tuple[str, str]]:
         """(label, expression) of each guard that no longer holds for `args`."""
         out = []
         for label, expr, term in self.term_list:
             try:
-                ok = eval(term, self.walk.env, {"args": args})  # noqa: S307
+                ok = eval(term, self.guard.env, {"args": args})  # noqa: S307
             except Exception:
                 ok = False
             if not ok:

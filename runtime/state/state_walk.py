@@ -189,8 +189,12 @@ class StateWalk:
     order, so the compiled guard reads each place once. `terms` holds the same checks
     as whole expressions over the roots, to name what changed when a guard fails."""
 
-    def __init__(self, roots: list, env: dict):
+    def __init__(self, roots: list, env: dict, names: set | None = None,
+                 keep: frozenset = frozenset()):
         self.env = dict(env)
+        # attribute names the trace's code can have read (read_names.py); None: any.
+        # The places in `keep` (read as inputs) are walked whatever their names.
+        self.names, self.keep = names, keep
         self.terms: list[tuple[str, str, str]] = []   # (label, expression, term)
         self.lines: list[tuple[str, str, str]] = []   # (node expr, "bind"/"check", code)
         self.local_of: dict[str, str] = {}   # node expression -> its local name
@@ -240,15 +244,35 @@ class StateWalk:
                 term += f" and {{e}}.tobytes() == {self.const(obj.tobytes())}"
             self._check(label, expr, local, term)
             return
-        if isinstance(obj, (types.ModuleType, types.MethodType, types.CodeType, range, slice)):
+        if isinstance(obj, (range, slice)):
+            self._check(label, expr, local, f"type({{e}}) is {self.const(t)} and "
+                        f"{{e}} == {self.const(obj)}")
             return
-        if isinstance(obj, _OPAQUE_TOP) and not (isinstance(obj, type) and state_mro(obj)):
-            if top:
-                self._check(label, expr, local, f"{{e}} is {self.const(obj)}")
+        if isinstance(obj, types.MethodType):  # a bound method kept in state: its
+            # function, and the object it is bound to (whose state the method reads)
+            self._check(label, expr, local, f"type({{e}}) is {self.const(t)} and "
+                        f"{{e}}.__func__ is {self.const(obj.__func__)}")
+            self._visit(f"{label}.__self__", f"{expr}.__self__",
+                        self._bind(f"{expr}.__self__", f"{local}.__self__"), obj.__self__,
+                        budget)
             return
-        if id(obj) in self.known or budget[0] <= 0:
-            self.truncated = self.truncated or budget[0] <= 0
-            if top and isinstance(obj, type):  # (a global naming a class walked already)
+        if isinstance(obj, (types.ModuleType, types.CodeType)) or (
+                isinstance(obj, _OPAQUE_TOP) and not (isinstance(obj, type) and state_mro(obj))):
+            # a function, class or module anywhere in state is that one (calling
+            # `self.act(x)` traced the function `self.act` was)
+            self._check(label, expr, local, f"{{e}} is {self.const(obj)}")
+            return
+        if id(obj) in self.known:
+            # reached before by another path: this path must still lead to it (an
+            # attribute rebound to another dict would otherwise go unseen)
+            first = self.known[id(obj)]
+            other = self.local_of.get(first)
+            if other is not None and other != local:
+                self._check(label, expr, local, f"{{e}} is {other}", f"{{e}} is {first}")
+            return
+        if budget[0] <= 0:
+            self.truncated = True
+            if top and isinstance(obj, type):  # (a global naming a class)
                 self._check(label, expr, local, f"{{e}} is {self.const(obj)}")
             return
         budget[0] -= 1
@@ -274,10 +298,11 @@ class StateWalk:
         elif isinstance(obj, type):  # (a state class: see the module docstring)
             items = class_items(obj)
             self.containers.append((label, expr, "class", obj, items))
-            same = f"{{e}} is {self.const(obj)} and " if top else ""
+            same = f"{{e}} is {self.const(obj)} and "
             self._check(label, expr, local, f"{same}len({{e}}.__dict__) == {len(vars(obj))}",
                         f"{same}{{e}}.__dict__.keys() == {self.const(set(vars(obj)))}")
-            children = [(f".{k}", f"{label}.{k}", v) for k, v in items]
+            children = [(f".{k}", f"{label}.{k}", v) for k, v in items
+                        if self._walked(k, f"{expr}.{k}")]
             parent_expr, parent_local = expr, local
         else:
             attrs = getattr(obj, "__dict__", None)
@@ -286,6 +311,8 @@ class StateWalk:
                 self.containers.append((label, expr, "slots", obj, items))
                 self._check(label, expr, local, f"type({{e}}) is {self.const(t)}")
                 for k, v in items:
+                    if not self._walked(k, f"{expr}.{k}"):
+                        continue
                     self._visit(f"{label}.{k}", f"{expr}.{k}",
                                 self._bind(f"{expr}.{k}", f"{local}.{k}"), v, budget)
             if type(attrs) is not dict:
@@ -303,7 +330,15 @@ class StateWalk:
             self.terms.append((label, expr, f"type({expr}) is {self.const(t)} and "
                                f"{expr}.__dict__.keys() == {self.const(set(attrs))}"))
             children = [(f"[{k!r}]", f"{label}.{k}", v) for k, v in attrs.items()
-                        if type(k) is str]
+                        if type(k) is str and self._walked(k, f"{where}[{k!r}]")]
+            if self.names is not None and len(children) < len(attrs):
+                # not every key is bound: a name the trace found on the class (a
+                # default, a method) must not be set on the object since
+                on_class = set().union(*(vars(c) for c in t.__mro__))
+                shadowing = frozenset((self.names & on_class) - attrs.keys())
+                if shadowing:
+                    self._check(label, where, parent_local,
+                                f"{{e}}.keys().isdisjoint({self.const(shadowing)})")
         for step, child_label, v in children:
             child_expr = parent_expr + step
             self._visit(child_label, child_expr, self._bind(child_expr, parent_local + step),
@@ -313,8 +348,23 @@ class StateWalk:
             state_mro(obj)[1:] if isinstance(obj, type) else state_mro(t)
         for cls in bases:
             if id(cls) not in self.known:
-                name = self.const(cls)
+                name = self._class_name(cls)
                 self._visit(cls.__qualname__, name, self._bind(name, name), cls, budget)
+
+    def _class_name(self, cls) -> str:
+        """The constant naming a class: the first made for it (so that a walk made on
+        another's constants, as the guard's is, names its places alike)."""
+        for k, v in self.env.items():
+            if v is cls and k.startswith("_k"):
+                return k
+        return self.const(cls)
+
+    def _walked(self, name: str, expr: str) -> bool:
+        """Whether the attribute `name` (at `expr`) is walked: any when `names` is None;
+        else one the trace's code names, a dunder, or one leading to a kept place."""
+        if self.names is None or name in self.names or name.startswith("__"):
+            return True
+        return any(e == expr or e.startswith((expr + "[", expr + ".")) for e in self.keep)
 
     def _key(self, k) -> str:
         return repr(k) if _literal(k) else self.const(k)
