@@ -42,7 +42,7 @@ def add_fast_paths(node, ctx) -> None:
     for n in gast.walk(node):
         if isinstance(n, gast.Call) and _routes_a_name(n.func, ops):
             n.func = templates.replace_expr(template, origin=n.func, f=n.func.args[0].id)
-    copy = python_copy(node, ctx, direct_calls=True)  # a function with a loop: its statements as written
+    copy = python_copy(node, ctx, module=True)  # a function with a loop: its statements as written
     if copy is not None:           # behind `if not ag__.tracing_anywhere:`
         install(node, copy)
 
