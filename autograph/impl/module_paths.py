@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import gast
 
+from autograph.converters.bound_reads import bind_reads
 from autograph.converters.fast_paths import compile_subscript_stores
 from autograph.converters.python_copy import install, python_copy
 from autograph.pyct import templates
@@ -42,9 +43,10 @@ def add_fast_paths(node, ctx) -> None:
     for n in gast.walk(node):
         if isinstance(n, gast.Call) and _routes_a_name(n.func, ops):
             n.func = templates.replace_expr(template, origin=n.func, f=n.func.args[0].id)
-    copy = python_copy(node, ctx, module=True)  # a function with a loop: its statements as written
-    if copy is not None:           # behind `if not ag__.tracing_anywhere:`
+    copy = python_copy(node, ctx, module=True)  # its statements as written, behind
+    if copy is not None:                         # `if not ag__.tracing_anywhere:`
         install(node, copy)
+    bind_reads(node, ctx)  # (no closure cell per call for what branch functions read)
 
 
 def _routes_a_name(func, ops: str) -> bool:
