@@ -28,7 +28,6 @@ from __future__ import annotations
 import gast
 
 from autograph.pyct import anno
-from autograph.pyct.activity import _scope_free_reads
 
 _RUNS = frozenset({"if_stmt", "while_stmt", "for_stmt"})
 _SKIP = (gast.Global, gast.Nonlocal, gast.Import, gast.ImportFrom)  # (binding otherwise)
@@ -39,39 +38,16 @@ _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef,
 def bind_reads(node, ctx) -> None:
     """Bind the free reads of the generated functions in `node` (the converted function),
     in place."""
-    if not isinstance(node, gast.FunctionDef):
-        return
     fn = ctx.info.fn
+    if not isinstance(node, gast.FunctionDef) or fn is None or \
+            not hasattr(fn, "__code__"):
+        return
     local = _locals(node)
     if local is None:
         return
-    # (the variables the user's own closures capture: the original's cells, or for a
-    # function known by its source alone, those its nested scopes read)
-    captured = set(fn.__code__.co_cellvars) if hasattr(fn, "__code__") else \
-        _captured(node.body, ctx.namer.generated)
-    local -= captured | _never_safe(node, ctx.out.ops_name)
+    local -= set(fn.__code__.co_cellvars) | _never_safe(node, ctx.out.ops_name)
     if local:
         _blocks(node.body, local, ctx.namer.generated, ctx.out.ops_name)
-
-
-def _captured(body: list, generated: set) -> set:
-    """Names the user's nested scopes (functions, lambdas, classes, comprehensions: what
-    CPython makes cells for) read from the function, wherever the converters moved them;
-    generated functions are not the user's, and lambdas the converters wrote count too
-    (an over-approximation: a name left out is only not bound)."""
-    out: set = set()
-    stack = list(body)
-    while stack:
-        n = stack.pop()
-        if isinstance(n, gast.FunctionDef) and n.name in generated:
-            stack.extend(n.body)
-        elif isinstance(n, _SCOPES):
-            out |= _scope_free_reads(n)
-            out.update(name for inner in gast.walk(n) if isinstance(inner, gast.Nonlocal)
-                       for name in inner.names)
-        else:
-            stack.extend(gast.iter_child_nodes(n))
-    return out
 
 
 def _blocks(stmts: list, local: set, generated: set, ops: str, surely=frozenset()) -> None:

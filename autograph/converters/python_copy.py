@@ -6,9 +6,9 @@ nothing is symbolic, so every question the converted code asks of its values has
 answer: each dual-path `if` / `while` / `for` and `and` / `or` / `not` / conditional
 expression takes its Python path, each fast path of `fast_paths.py` its inline path, each
 `try` its Python form. Yet the statements still ask, at each iteration: a subscript read
-pays a test of the tracing cell, an `if` a handler check, a `for` a temporary. So a
-function with a loop (where those costs repeat) asks once, where it starts, and then runs
-a copy of its body with the answers taken in (`fast_tests.compile_tests` for the compiled
+pays a test of the tracing cell, an `if` a handler check, a `for` a temporary, a call
+its call site. So a converted function asks once, where it starts, and then runs a copy
+of its body with the answers taken in (`fast_tests.compile_tests` for the compiled
 function, `impl/module_paths.py` for the module `autograph convert` writes, which tests
 `ag__.tracing_anywhere`):
 
@@ -23,7 +23,9 @@ The copy is the converted body with the tracing cell read as False and folded
 expression replaced by its inline Python form (`dual_path.py`, `logical_expressions.dual`)
 and each `try`'s graph switch by its Python form (the shapes it knows: `copy_forms.py`).
 What remains is the user's statement: its test evaluated once, by Python's own jump, in
-Python's order. Nested functions,
+Python's order; each call calls the callee as written (`ag__.converted(f)` and a compiled
+call site, `fast_paths`, answer `f` or its converted version, which mean the same on
+values that cannot be symbolic). Nested functions,
 lambdas, classes and generator expressions are left as converted (they may run later,
 inside a trace); a function that is a generator or coroutine has no copy (its frame may
 be resumed inside a trace). A trace started by a callee ends before the callee returns,
@@ -50,10 +52,8 @@ def python_copy(node, ctx, module: bool = False):
     """The Python-values copy of `node`'s converted body, for `install` to place once
     the body has its compiled form; None when it would not differ or `node` may be
     resumed inside a trace. `module`: a module `autograph convert` writes, where the
-    test is `ag__.tracing_anywhere` (`impl/module_paths.py`) and only a function with a
-    loop or comprehension gets a copy (the file stays short to read); else the compiled
-    function, whose tracing cells `fast_paths` made, and which gets a copy whenever it
-    differs."""
+    test is `ag__.tracing_anywhere` (`impl/module_paths.py`); else the compiled
+    function, whose tracing cells `fast_paths` made."""
     kinds = anno.get(node, anno.KINDS, None)  # (the source's node classes: None unknown)
     if not isinstance(node, gast.FunctionDef):
         return None

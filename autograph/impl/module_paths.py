@@ -14,8 +14,8 @@ A called name is read twice (reading a name has no effects); an attribute callee
 (`obj.step(x)`) keeps `ag__.converted(obj.step)`, which reads it once. The subscript
 store form is the one `ag.function` compiles (`converters/fast_paths.py`). While a
 trace is being built on any thread every call asks `ag__.converted`, as before.
-A function with a loop then starts with `if not ag__.tracing_anywhere:` and the copy of
-its body that runs on Python values, its statements as written
+Each function then starts with `if not ag__.tracing_anywhere:` and the copy of its body
+that runs on Python values, its statements and calls as written
 (`converters/python_copy.py`).
 `autograph show` and `ag.to_code` print the short form.
 """
@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import gast
 
-from autograph.converters.bound_reads import bind_reads
 from autograph.converters.fast_paths import compile_subscript_stores
 from autograph.converters.python_copy import install, python_copy
 from autograph.pyct import templates
@@ -46,7 +45,6 @@ def add_fast_paths(node, ctx) -> None:
     copy = python_copy(node, ctx, module=True)  # its statements as written, behind
     if copy is not None:                         # `if not ag__.tracing_anywhere:`
         install(node, copy)
-    bind_reads(node, ctx)  # (no closure cell per call for what branch functions read)
 
 
 def _routes_a_name(func, ops: str) -> bool:

@@ -351,20 +351,3 @@ def test_a_written_modules_function_takes_the_graph_form_in_a_trace(module_writt
         got, want = f(x), grows(x, 4)
         assert [np.asarray(g).tolist() for g in got] == [np.asarray(w).tolist() for w in want]
 
-
-def reads_in_branches(scale, amount):
-    if amount <= 0:
-        return amount * 0.0
-    return amount * scale
-
-
-def test_a_written_modules_branch_functions_make_no_closure_cells(module_written):
-    """What a branch function reads is passed to it where it is made, as the compiled
-    function does it (`bound_reads.py`): a call of the written function makes no cell."""
-    written = module_written[0].reads_in_branches
-    assert written.__code__.co_cellvars == ()
-    for amount in (0, 3):
-        assert written(2.0, amount) == reads_in_branches(2.0, amount)
-    f = ag.function(lambda x: written(2.0, x))
-    for x in (np.float64(-1.0), np.float64(2.5)):
-        assert f(x) == reads_in_branches(2.0, x)
