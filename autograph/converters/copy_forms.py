@@ -63,16 +63,22 @@ def inline_expr(e, ops: str):
         return inline
     for owner, field in ((gast.BoolOp, "values"), (gast.UnaryOp, "operand"),
                          (gast.IfExp, "test")):
-        if isinstance(inline, owner):
+        if isinstance(inline, owner):  # (a new node: the converted one is left as is)
             first = getattr(inline, field)
             if isinstance(first, list):
                 if is_name(first[0], x.id):
-                    first[0] = named.value
-                    return inline
+                    return _with(inline, field, [named.value] + first[1:])
             elif is_name(first, x.id):
-                setattr(inline, field, named.value)
-                return inline
+                return _with(inline, field, named.value)
     return None
+
+
+def _with(node, field: str, value):
+    """A new node of `node`'s class sharing its fields, `field` set to `value`."""
+    new = node.__class__.__new__(node.__class__)
+    new.__dict__.update(node.__dict__)
+    setattr(new, field, value)
+    return new
 
 
 def dual_test(test, ops):

@@ -69,7 +69,7 @@ import builtins
 
 import gast
 
-from autograph.pyct import templates
+from autograph.pyct import anno, templates
 from autograph.pyct.activity import qualified_name
 from autograph.pyct.all_nodes import all_nodes
 
@@ -163,6 +163,7 @@ def _sites_in(node, in_iterable: bool, ctx, sites: list):
         if isinstance(callee, gast.Attribute) and not in_iterable and _twice(node):
             return _method_call(node, callee, ctx, sites)
         node.func = _site(callee, in_iterable, ctx, sites)
+        anno.set_(node.func, anno.AS_WRITTEN, callee)  # (for `python_copy`)
     elif isinstance(node, gast.If) and isinstance(node.test, gast.Call) and \
             _is_ops_call(node.test, ctx.out.ops_name, "python_iterable"):
         node.test = templates.replace_expr("not tracing or test", origin=node.test,
@@ -214,9 +215,14 @@ def _method_call(call, callee, ctx, sites: list):
                      args=templates.clone(call.args), keywords=templates.clone(call.keywords))
     for new in (slow, fast):
         templates.copy_location(new, call)
-    return templates.replace_expr(_PLAIN_RECEIVER.replace("ag__", ctx.out.ops_name),
+    site = templates.replace_expr(_PLAIN_RECEIVER.replace("ag__", ctx.out.ops_name),
                                   origin=call, slow=slow, fast=fast, receiver=tested,
                                   tracing=_tracing(ctx, sites))
+    written = gast.Call(func=gast.copy_location(gast.Attribute(
+        value=receiver, attr=callee.attr, ctx=gast.Load()), callee),
+        args=fast.args, keywords=fast.keywords)
+    anno.set_(site, anno.AS_WRITTEN, templates.copy_location(written, call))
+    return site
 
 
 def _unbound(callee, call, ctx, sites: list):

@@ -6,9 +6,9 @@ nothing is symbolic, so every question the converted code asks of its values has
 answer: each dual-path `if` / `while` / `for` and `and` / `or` / `not` / conditional
 expression takes its Python path, each fast path of `fast_paths.py` its inline path, each
 `try` its Python form. Yet the statements still ask, at each iteration: a subscript read
-pays a test of the tracing cell, an `if` a handler check, a `for` a temporary. So a
-function with a loop (where those costs repeat) asks once, where it starts, and then runs
-a copy of its body with the answers taken in (`fast_tests.compile_tests` for the compiled
+pays a test of the tracing cell, an `if` a handler check, a `for` a temporary, a call
+its call site. So a converted function asks once, where it starts, and then runs a copy
+of its body with the answers taken in (`fast_tests.compile_tests` for the compiled
 function, `impl/module_paths.py` for the module `autograph convert` writes, which tests
 `ag__.tracing_anywhere`):
 
@@ -23,7 +23,9 @@ The copy is the converted body with the tracing cell read as False and folded
 expression replaced by its inline Python form (`dual_path.py`, `logical_expressions.dual`)
 and each `try`'s graph switch by its Python form (the shapes it knows: `copy_forms.py`).
 What remains is the user's statement: its test evaluated once, by Python's own jump, in
-Python's order. Nested functions,
+Python's order; each call calls the callee as written (`ag__.converted(f)` and a compiled
+call site, `fast_paths`, answer `f` or its converted version, which mean the same on
+values that cannot be symbolic). Nested functions,
 lambdas, classes and generator expressions are left as converted (they may run later,
 inside a trace); a function that is a generator or coroutine has no copy (its frame may
 be resumed inside a trace). A trace started by a callee ends before the callee returns,
@@ -46,26 +48,21 @@ _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda,
            gast.GeneratorExp)
 
 
-def python_copy(node, ctx, direct_calls: bool = False):
+def python_copy(node, ctx, module: bool = False):
     """The Python-values copy of `node`'s converted body, for `install` to place once
     the body has its compiled form; None when it would not differ or `node` may be
-    resumed inside a trace. `direct_calls`: a module `autograph convert` writes, where
-    `ag__.converted(f)` is `f` outside traces (it calls a name so) and the test is
-    `ag__.tracing_anywhere` (`impl/module_paths.py`); else the compiled function, whose
-    tracing cells `fast_paths` made."""
+    resumed inside a trace. `module`: a module `autograph convert` writes, where the
+    test is `ag__.tracing_anywhere` (`impl/module_paths.py`); else the compiled
+    function, whose tracing cells `fast_paths` made."""
     kinds = anno.get(node, anno.KINDS, None)  # (the source's node classes: None unknown)
-    if not isinstance(node, gast.FunctionDef) or kinds is not None and \
-            not kinds & (_MODULE_LOOP_KINDS if direct_calls else _LOOP_KINDS):
+    if not isinstance(node, gast.FunctionDef):
         return None
     body = node.body
     head = [s for s in body if isinstance(s, (gast.Global, gast.Nonlocal))]
-    loops, declarations = _statements(body)
-    if direct_calls and not loops:  # (a module's copy is made once, run many times)
-        loops = _has(body, _COMPREHENSIONS)
-    if not loops or declarations > len(head) or \
+    if (kinds is None or kinds & _DECLARATION_KINDS) and _declarations(body) > len(head) or \
             (kinds is None or kinds & _SUSPEND_KINDS) and _has(body, _SUSPENDS):
-        # (no loop, where the questions are asked once per call anyway; a declaration
-        # inside a block, which would follow a use in the copy; or a generator)
+        # (a declaration inside a block, which would follow a use in the copy; or a
+        # generator)
         return None
     if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant) \
             and isinstance(body[0].value.value, str):
@@ -73,24 +70,21 @@ def python_copy(node, ctx, direct_calls: bool = False):
     ops = ctx.out.ops_name
     # (the names `fast_paths` gave its tracing cells: names of that prefix are the
     # compiler's, as `fast_tests` takes them too)
-    cells = set() if direct_calls else {n for n in ctx.namer.used
-                                        if n.startswith(TRACING_CELL)}
-    folder = _Folder(ops, cells, direct_calls)
+    cells = set() if module else {n for n in ctx.namer.used if n.startswith(TRACING_CELL)}
+    folder = _Folder(ops, cells)
     plain = folder.block([s for s in body if not any(s is h for h in head)])
     if not folder.changed:
         return None
     return head, plain, sorted(cells)[0] if cells else f"{ops}.tracing_anywhere"
 
 
-_LOOP_KINDS = frozenset({"For", "While"})
-_MODULE_LOOP_KINDS = _LOOP_KINDS | {"ListComp", "SetComp", "DictComp"}
 _SUSPEND_KINDS = frozenset({"Yield", "YieldFrom", "Await"})
+_DECLARATION_KINDS = frozenset({"Global", "Nonlocal"})
 
 
-def _statements(body: list) -> tuple:
-    """(whether it loops, how many `global` / `nonlocal` statements) in the statements of
-    the function's own scope."""
-    loops, declarations = False, 0
+def _declarations(body: list) -> int:
+    """How many `global` / `nonlocal` statements the function's own scope has."""
+    declarations = 0
     stack = list(body)
     while stack:
         s = stack.pop()
@@ -99,15 +93,13 @@ def _statements(body: list) -> tuple:
             continue
         if t in _DECLARATIONS:
             declarations += 1
-        elif t in _LOOPS:
-            loops = True
         d = s.__dict__
         for field in s._fields:
             v = d.get(field)
             if type(v) is list and v and isinstance(v[0], (gast.stmt, gast.excepthandler,
                                                              gast.match_case)):
                 stack.extend(v)
-    return loops, declarations
+    return declarations
 
 
 def _has(body: list, types: frozenset) -> bool:
@@ -135,10 +127,8 @@ def _has(body: list, types: frozenset) -> bool:
 
 _AST = gast.AST
 _SUSPENDS = frozenset({gast.Yield, gast.YieldFrom, gast.Await})
-_COMPREHENSIONS = frozenset({gast.ListComp, gast.SetComp, gast.DictComp})
 _DECLARATIONS = frozenset({gast.Global, gast.Nonlocal})
 _SCOPE_TYPES = frozenset(_SCOPES)
-_LOOPS = frozenset({gast.For, gast.While})
 
 
 def install(node, copy) -> None:
@@ -148,15 +138,24 @@ def install(node, copy) -> None:
     node.body = head + templates.replace(
         f"if not {tracing}:\n    plain\nelse:\n    traced", origin=node,
         plain=plain or [gast.Pass()], traced=traced)
+    anno.set_(node.body[-1], anno.COPY, True)
+
+
+def without_copy(body: list) -> list:
+    """A function body `install` gave a copy, with its compiled body alone in the copy's
+    place (for code that runs only while a trace is being built)."""
+    return [t for s in body for t in (s.orelse if anno.get(s, anno.COPY, False) else [s])]
 
 
 class _Folder:
-    """Folds a converted block into its Python-values form: new nodes, made from copies
-    of the parts it keeps (the functional forms it drops are never copied)."""
+    """Folds a converted block into its Python-values form. Copy on write: a part with
+    nothing to fold is the converted body's own node, shared (no pass changes a node in
+    place once the copy is made, and what is shared holds no form the passes rewrite:
+    user code, and nested scopes, which take the same compiled form in both places);
+    every node with a folded part is new."""
 
-    def __init__(self, ops: str, cells: set, direct_calls: bool):
+    def __init__(self, ops: str, cells: set):
         self.ops, self.cells, self.changed = ops, cells, False
-        self.direct_calls = direct_calls
 
     # statements
     def block(self, stmts: list) -> list:
@@ -166,7 +165,7 @@ class _Folder:
             s = stmts[k]
             following = stmts[k + 1] if k + 1 < len(stmts) else None
             if following is not None and self._evaluatesdual_test(s, following):
-                out.extend(self._dual_if(following, templates.clone(s.value)))
+                out.extend(self._dual_if(following, s.value))
                 k += 2
                 continue
             if following is not None and self._feeds_loop(s, following):
@@ -179,20 +178,20 @@ class _Folder:
 
     def stmt(self, s) -> list:
         if isinstance(s, _SCOPES):
-            return [templates.clone(s)]
+            return [s]
         if isinstance(s, gast.If):
             if anno.get(s, anno.TRY_SWITCH, False):
                 self.changed = True
                 return self.block(s.orelse)
             if dual_test(s.test, self.ops) is not None and inline_if(s) is not None:
                 return self._dual_if(s, None)
-            test = self.expr(templates.clone(s.test), test=True)
-            if isinstance(test, gast.Constant):
+            test = self.expr(s.test, test=True)
+            if isinstance(test, gast.Constant) and test is not s.test:
                 return self.block(s.body if test.value else s.orelse)
-            new = _shallow(s)
-            new.test, new.body, new.orelse = test, self.block(s.body) or [gast.Pass()], \
-                self.block(s.orelse)
-            return [new]
+            body, orelse = self.block(s.body) or [gast.Pass()], self.block(s.orelse)
+            if test is s.test and _same(body, s.body) and _same(orelse, s.orelse):
+                return [s]
+            return [_shallow(s, test=test, body=body, orelse=orelse)]
         if isinstance(s, (gast.Assign, gast.Expr)):
             store = self._item_store(s)
             if store is not None:
@@ -205,35 +204,42 @@ class _Folder:
             tried = self._try_wrapper(s)
             if tried is not None:
                 return tried
-        new = _shallow(s)
+        fields = {}
         for field, value in _fields(s):
             if isinstance(value, list) and value and isinstance(value[0], gast.stmt):
-                setattr(new, field, self.block(value) or [gast.Pass()])
+                new = self.block(value) or [gast.Pass()]
+                if not _same(new, value):
+                    fields[field] = new
             elif isinstance(value, list):
-                setattr(new, field, [self._part(v) for v in value])
+                new = [self._part(v) for v in value]
+                if not _same(new, value):
+                    fields[field] = new
             elif isinstance(value, gast.AST):
-                setattr(new, field, self._part(value))
-        return [new]
+                new = self._part(value)
+                if new is not value:
+                    fields[field] = new
+        return [_shallow(s, **fields) if fields else s]
 
     def _part(self, v):
-        """A copy of `v`, a part of a statement that is not a block, folded."""
+        """`v`, a part of a statement that is not a block, folded."""
         if isinstance(v, gast.expr):
-            return self.expr(templates.clone(v), test=False)
+            return self.expr(v, test=False)
         if isinstance(v, (gast.ExceptHandler, gast.match_case)):
-            new = templates.clone(_shallow(v, body=[]))
-            new.body = self.block(v.body) or [gast.Pass()]
+            fields = {"body": self.block(v.body) or [gast.Pass()]}
             if isinstance(v, gast.match_case) and v.guard is not None:
-                new.guard = self.expr(new.guard, test=False)
-            return new
+                fields["guard"] = self.expr(v.guard, test=False)
+            guard = getattr(v, "guard", None)
+            if _same(fields["body"], v.body) and fields.get("guard", guard) is guard:
+                return v
+            return _shallow(v, **fields)
         if isinstance(v, gast.withitem):
-            new = templates.clone(v)
-            new.context_expr = self.expr(new.context_expr, test=False)
-            if is_ops_call(new.context_expr, self.ops, "with_manager") and \
-                    len(new.context_expr.args) == 1 and not new.context_expr.keywords:
+            manager = self.expr(v.context_expr, test=False)
+            if is_ops_call(manager, self.ops, "with_manager") and len(manager.args) == 1 \
+                    and not manager.keywords:
                 self.changed = True  # (the manager itself outside traces)
-                new.context_expr = new.context_expr.args[0]
-            return new
-        return templates.clone(v)
+                manager = manager.args[0]
+            return v if manager is v.context_expr else _shallow(v, context_expr=manager)
+        return v
 
     def _item_store(self, s):
         """An item store of `slices` as written: outside traces `ag__.setitem` stores in
@@ -290,10 +296,8 @@ class _Folder:
     def _dual_if(self, s, test):
         """The inline `if` of a dual-path one, testing `test` (None: the name it tests)."""
         self.changed = True
-        inline = _shallow(inline_if(s))
-        if test is not None:
-            inline.test = test
-        return self.stmt(inline)
+        inline = inline_if(s)
+        return self.stmt(inline if test is None else _shallow(inline, test=test))
 
     def _dual_while(self, s):
         """`while (cond := test).__class__ is bool or not ag__.symbolic(cond): if not
@@ -310,7 +314,7 @@ class _Folder:
                 is_stop(s.body[0], cond)):
             return None
         self.changed = True
-        loop = gast.While(test=self.expr(templates.clone(named.value), test=True),
+        loop = gast.While(test=self.expr(named.value, test=True),
                           body=self.block(s.body[1:]) or [gast.Pass()], orelse=[])
         return gast.copy_location(loop, s)
 
@@ -322,9 +326,7 @@ class _Folder:
 
     def _dual_for(self, s, source):
         self.changed = True
-        loop = _shallow(inline_for(s, None, self.ops, self.cells))
-        loop.iter = source
-        return self.stmt(loop)
+        return self.stmt(_shallow(inline_for(s, None, self.ops, self.cells), iter=source))
 
     def _try_wrapper(self, s):
         """`with ag__.try_stmt(...) as t: try: with t.body(): body ...` (`control_flow.
@@ -349,12 +351,19 @@ class _Folder:
 
     # expressions
     def expr(self, e, test: bool):
-        """`e` folded; `test`: only its truth matters."""
+        """`e` folded (`e` itself when nothing in it folds); `test`: only its truth
+        matters."""
         if isinstance(e, _SCOPES):
             return e
-        if isinstance(e, gast.Name) and e.id in self.cells and isinstance(e.ctx, gast.Load):
+        written = anno.get(e, anno.AS_WRITTEN, None)
+        if written is not None:  # (a compiled method call: `fast_paths`)
             self.changed = True
-            return constant(False, e)
+            return self.expr(written, test)
+        if isinstance(e, gast.Name):
+            if e.id in self.cells and isinstance(e.ctx, gast.Load):
+                self.changed = True
+                return constant(False, e)
+            return e
         if isinstance(e, gast.Attribute) and e.attr == "tracing_anywhere" and \
                 is_name(e.value, self.ops):
             self.changed = True
@@ -368,38 +377,46 @@ class _Folder:
                                                                  "array_item"):
                 self.changed = True  # (`slices`: an array's item read as written outside
                 return self.expr(e.body, test)  # traces, as the compiled form reads it)
-            e.test = self.expr(e.test, test=True)
-            if isinstance(e.test, gast.Constant):
-                return self.expr(e.body if e.test.value else e.orelse, test)
-            e.body, e.orelse = self.expr(e.body, test), self.expr(e.orelse, test)
-            return e
+            cond = self.expr(e.test, test=True)
+            if isinstance(cond, gast.Constant) and cond is not e.test:
+                return self.expr(e.body if cond.value else e.orelse, test)
+            body, orelse = self.expr(e.body, test), self.expr(e.orelse, test)
+            if cond is e.test and body is e.body and orelse is e.orelse:
+                return e
+            return _shallow(e, test=cond, body=body, orelse=orelse)
         if isinstance(e, gast.BoolOp):
             return self._bool_op(e, test)
-        if self.direct_calls and isinstance(e, gast.Call) and \
-                is_ops_call(e.func, self.ops, "converted") and len(e.func.args) == 1 and \
-                not e.func.keywords and not isinstance(e.func.args[0], gast.Starred):
-            self.changed = True
-            e.func = e.func.args[0]
-        if is_ops_call(e, self.ops, "array_item") and len(e.args) == 2 and \
-                not e.keywords and not any(isinstance(a, gast.Starred) for a in e.args):
-            self.changed = True  # (the item read as written: `slices`' `slice(a, b)` key
-            item = gast.Subscript(value=e.args[0], slice=e.args[1], ctx=gast.Load())
-            return self.expr(gast.copy_location(item, e), test)  # means `a:b`)
+        if isinstance(e, gast.Call):  # the callee as written: outside traces `converted`
+            callee = _callee(e.func, self.ops)  # answers it or its converted version,
+            if callee is not None:  # which means the same on Python values
+                self.changed = True
+                e = _shallow(e, func=callee)
+            if is_ops_call(e, self.ops, "array_item") and len(e.args) == 2 and \
+                    not e.keywords and not any(isinstance(a, gast.Starred) for a in e.args):
+                self.changed = True  # (the item read as written: `slices`' `slice(a, b)`
+                item = gast.Subscript(value=e.args[0], slice=e.args[1],  # key means `a:b`)
+                                      ctx=gast.Load())
+                return self.expr(gast.copy_location(item, e), test)
         if isinstance(e, gast.UnaryOp) and isinstance(e.op, gast.Not):
-            e.operand = self.expr(e.operand, test=True)
-            if isinstance(e.operand, gast.Constant):
-                return constant(not e.operand.value, e)
-            return e
+            operand = self.expr(e.operand, test=True)
+            if isinstance(operand, gast.Constant) and operand is not e.operand:
+                return constant(not operand.value, e)
+            return e if operand is e.operand else _shallow(e, operand=operand)
         return self._inside(e)
 
     def _inside(self, v):
-        """`v` (a copy) with the expressions in it folded, in place."""
+        """`v` with the expressions in it folded (`v` itself when none folds)."""
+        fields = {}
         for field, value in _fields(v):
             if isinstance(value, list):
-                setattr(v, field, [self._inner(x) for x in value])
+                new = [self._inner(x) for x in value]
+                if not _same(new, value):
+                    fields[field] = new
             elif isinstance(value, gast.AST):
-                setattr(v, field, self._inner(value))
-        return v
+                new = self._inner(value)
+                if new is not value:
+                    fields[field] = new
+        return _shallow(v, **fields) if fields else v
 
     def _inner(self, v):
         if isinstance(v, gast.expr):
@@ -410,6 +427,7 @@ class _Folder:
         deciding = isinstance(e.op, gast.Or)  # the constant that decides the whole
         values = [self.expr(v, test=True if test else False) for v in e.values]
         # a leading constant decides or drops out; a trailing one only where truth matters
+        # (a constant of the user's own is folded as Python would: it is never shared)
         while values and isinstance(values[0], gast.Constant) and \
                 isinstance(values[0].value, bool):
             if values[0].value is deciding or len(values) == 1:
@@ -420,8 +438,23 @@ class _Folder:
             values.pop()
         if len(values) == 1:
             return values[0]
-        e.values = values
-        return e
+        return e if _same(values, e.values) else _shallow(e, values=values)
+
+
+def _callee(func, ops: str):
+    """The callee a call's `func` routes through `ag__.converted` or a compiled call site
+    (`fast_paths`), as written; None for any other."""
+    written = anno.get(func, anno.AS_WRITTEN, None)
+    if written is not None:
+        return written
+    if is_ops_call(func, ops, "converted") and len(func.args) == 1 and \
+            not func.keywords and not isinstance(func.args[0], gast.Starred):
+        return func.args[0]
+    return None
+
+
+def _same(new: list, old: list) -> bool:
+    return len(new) == len(old) and all(a is b for a, b in zip(new, old))
 
 
 def _shallow(node, **fields):

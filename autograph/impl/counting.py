@@ -18,6 +18,7 @@ import threading
 import types
 import weakref
 
+from autograph.converters.python_copy import without_copy
 from autograph.pyct import templates
 from runtime.core import tracing
 from runtime.core.tracing import building as tracing_anywhere
@@ -54,14 +55,15 @@ def count_calls(node, ctx) -> tuple:
     """Wrap the converted function `node`'s body so that it counts its own calls for the
     recursion room - in its own frame, so nothing stands between it and its caller
     (`to_code` shows the body without it). Returns its plain twin: a def of the body as
-    it was."""
+    it was. (The counted code runs while a trace is being built: it leaves out the
+    Python-values copy, `converters/python_copy.py`, which its twin keeps.)"""
     twin = templates.clone(node)  # (named as `node`: the code nested in both is merged
     # by the compiler, so it must have one qualified name)
     level, error, explained = (ctx.namer.new(n) for n in ("ag__level", "ag__error",
                                                           "ag__explained"))
     node.body = templates.replace(_COUNTED_BODY, origin=node, ops=ctx.out.ops_name,
                                   level=level, error=error, explained=explained,
-                                  body=node.body)
+                                  body=without_copy(node.body))
     last = twin.body[-1] if twin.body else twin
     twin.body = twin.body + templates.replace(_SAME_CELLS, origin=last, ops=ctx.out.ops_name)
     return twin

@@ -14,8 +14,8 @@ A called name is read twice (reading a name has no effects); an attribute callee
 (`obj.step(x)`) keeps `ag__.converted(obj.step)`, which reads it once. The subscript
 store form is the one `ag.function` compiles (`converters/fast_paths.py`). While a
 trace is being built on any thread every call asks `ag__.converted`, as before.
-A function with a loop then starts with `if not ag__.tracing_anywhere:` and the copy of
-its body that runs on Python values, its statements as written
+Each function then starts with `if not ag__.tracing_anywhere:` and the copy of its body
+that runs on Python values, its statements and calls as written
 (`converters/python_copy.py`).
 `autograph show` and `ag.to_code` print the short form.
 """
@@ -44,8 +44,8 @@ def add_fast_paths(node, ctx) -> None:
     for n in _calls(node):
         if _routes_a_name(n.func, ops):
             n.func = templates.replace_expr(template, origin=n.func, f=n.func.args[0].id)
-    copy = python_copy(node, ctx, direct_calls=True)  # a function with a loop: its statements as written
-    if copy is not None:           # behind `if not ag__.tracing_anywhere:`
+    copy = python_copy(node, ctx, module=True)  # its statements as written, behind
+    if copy is not None:                         # `if not ag__.tracing_anywhere:`
         install(node, copy)
 
 

@@ -284,7 +284,8 @@ class Module:
         if ctx.out.ops_name != "ag__":  # the function uses `ag__` itself
             self.aliases.add(ctx.out.ops_name)
         if fast:
-            add_fast_paths(node, ctx)
+            with parser.recursion_room(self.depth):  # (the Python-values copy recurses)
+                add_fast_paths(node, ctx)
         return node, returns
 
     def function_code(self, qualname: str) -> str:

@@ -42,6 +42,13 @@ DUAL = "ag_dual"                    # IfExp `inline if <operand is a bool> else 
                                     # `cond = test` of a dual-path `if` (dual_path.py)
 GETTER = "ag_getter"                # Lambda: a generated `locals()` getter, not a user closure
 
+# -- compiled fast paths (converters/fast_paths.py) ---------------------------------------
+AS_WRITTEN = "ag_as_written"        # a compiled call site: the callee (on the Call's func)
+                                    # or the call (on a method call's IfExp) as the user
+                                    # wrote it, which the Python-values copy calls
+COPY = "ag_copy"                    # If: `if not <tracing>: <Python-values copy> else: ...`
+                                    # (`converters/python_copy.install`)
+
 # -- analysis (pyct/dataflow.py, pyct/activity.py) ----------------------------------------
 MAYBE_IN = "ag_maybe_in"            # If/While/For: locals that may be defined on entry
 MUST_IN = "ag_must_in"              # If/While/For: locals surely defined on entry
@@ -57,8 +64,8 @@ RETURN_LENGTH = "ag_return_length"  # Return of a generated `try_return`: the le
 
 KEYS = frozenset({
     DEPTH, KINDS, USER_AG_NAME, DONE, PYTHON_ONLY, TRY_SWITCH, NOTE, LOOP_OPTIONS, FLAG, GENERATED, EXTRA_TEST,
-    BOOL_OP, DUAL, GETTER, MAYBE_IN, MUST_IN, ATTRS_IN, MAYBE_UNDEFINED, LIVE_OUT, LIVE_BODY,
-    LIVE_ORELSE, LIVE_HEAD, WRITES, RETURN_LENGTH, REBOUND_BY_CALLS,
+    BOOL_OP, DUAL, GETTER, AS_WRITTEN, COPY, MAYBE_IN, MUST_IN, ATTRS_IN, MAYBE_UNDEFINED,
+    LIVE_OUT, LIVE_BODY, LIVE_ORELSE, LIVE_HEAD, WRITES, RETURN_LENGTH, REBOUND_BY_CALLS,
 })
 
 _REQUIRED = object()

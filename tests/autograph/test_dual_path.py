@@ -293,9 +293,18 @@ def calls_code_of_callee():
 
 def test_a_callee_marked_do_not_convert_after_its_first_call_runs_as_is(monkeypatch):
     converted = ag.to_graph(calls_code_of_callee)
-    assert converted() is not code_of_callee.__code__  # its converted version ran
+    codes = []
+
+    def traced(x):  # (outside traces a callee always runs as written)
+        codes.append(converted())
+        return x
+
+    ag.function(traced)(np.float64(1.0))
+    assert codes[-1] is not code_of_callee.__code__  # its converted version ran
     monkeypatch.setattr(code_of_callee, registry.DO_NOT_CONVERT_ATTR, True, raising=False)
     ag.do_not_convert(code_of_callee)  # (the call site forgets what it called)
+    ag.function(traced)(np.float64(1.0))
+    assert codes[-1] is code_of_callee.__code__
     assert converted() is code_of_callee.__code__ and calls_code_of_callee() is \
         code_of_callee.__code__
 

@@ -6,6 +6,7 @@ state of objects after the call), and traced against eager NumPy.
 """
 from __future__ import annotations
 
+import sys
 import traceback
 
 import numpy as np
@@ -134,7 +135,16 @@ def returns_from_a_loop(xs, t):
     return -1
 
 
+def branches_without_a_loop(n, xs):
+    if n:
+        n = n - 1
+    label = "some" if xs else "none"
+    first = xs and xs[0]
+    return n, label, first, not xs, n or xs, -n if n else n
+
+
 CASES = [
+    (branches_without_a_loop, [(3, [4, 5]), (0, []), (2.5, ""), (0, "ab")]),
     (loops_and_tests, [([1, 2, -3, 99, 7, 60, 4], 5), ([], 0), ([3, 3, -99, 0], 4),
                        ([1.5, 2, True], 2)]),
     (truth_taken_once, [([False],), ([True, True, False],)]),
@@ -249,6 +259,51 @@ def test_inside_a_trace_the_converted_form_runs(jit):
         assert [np.asarray(g).tolist() for g in got] == [np.asarray(w).tolist() for w in want]
 
 
+def code_of_callee():
+    return sys._getframe().f_code
+
+
+class Probe:
+    def code(self):
+        return sys._getframe().f_code
+
+    @classmethod
+    def class_code(cls):
+        return sys._getframe().f_code
+
+
+def calls_without_a_loop(obj):
+    return code_of_callee(), obj.code(), Probe.class_code(), Probe.code(obj)
+
+
+def calls_in_a_loop(obj):
+    out = []
+    for _ in range(2):
+        out.append((code_of_callee(), obj.code()))
+    return out
+
+
+def test_outside_traces_callees_run_as_written():
+    """Nothing is symbolic outside traces: the callee the user wrote runs, not its
+    converted version (a frame that reads its own code sees the user's)."""
+    want = (code_of_callee.__code__, Probe.code.__code__, Probe.class_code.__code__,
+            Probe.code.__code__)
+    assert ag.to_graph(calls_without_a_loop)(Probe()) == want
+    assert ag.to_graph(calls_in_a_loop)(Probe()) == [want[:2]] * 2
+
+
+def test_inside_a_trace_callees_run_converted():
+    codes = []
+
+    def traced(x):
+        codes.append(calls_without_a_loop(Probe()))
+        return x
+
+    ag.function(traced)(np.float64(1.0))
+    assert not any(c is code_of_callee.__code__ or c is Probe.code.__code__
+                   for c in codes[0])
+
+
 def _copied(args):
     return tuple([list(r) if isinstance(r, list) else r for r in a]
                  if isinstance(a, list) and a and isinstance(a[0], list) else
@@ -287,3 +342,4 @@ def test_a_written_modules_function_takes_the_graph_form_in_a_trace(module_writt
     for x in (np.float64(1.5), np.float64(-2.0)):
         got, want = f(x), grows(x, 4)
         assert [np.asarray(g).tolist() for g in got] == [np.asarray(w).tolist() for w in want]
+
