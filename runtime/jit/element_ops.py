@@ -204,7 +204,7 @@ def lower_element(node: Node, names: dict, out: str, in_place: bool,
     lowering = _LOWERINGS.get(node.op.name)
     if lowering is None or len(node.outputs) != 1:
         return None
-    if node.op.name in _USES_BOUNDS:
+    if _USES_BOUNDS.get(node.op.name, False):
         return lowering(node, names, out, in_place, bounds)
     return lowering(node, names, out, in_place)
 

@@ -48,6 +48,11 @@ _MIRROR = {"less": "greater", "less_equal": "greater_equal", "greater": "less",
 _ARITH = {"add", "subtract", "multiply", "negative", "positive", "absolute", "square",
           "floor_divide", "remainder", "maximum", "minimum"}
 _SAME_VALUE = {"python_number"}   # ops whose 0-d result is their input's value
+# What this pass knows of an op, looked up by its name (the backend's tables are keyed by
+# op name, as the ONNX exporter's are: one lookup, no dispatch on which op a node is)
+_KIND = {**{name: "same" for name in _SAME_VALUE}, "getitem": "element",
+         "shape_dim": "size", "size_of": "size", "constant": "constant", "where": "where",
+         "astype": "astype", "exact_int": "exact"}
 _BOOL_OPS = _COMPARE | {"logical_and", "logical_or", "logical_not", "logical_xor"}
 _WIDEN_AFTER = 2                  # loop passes before a moving bound jumps to its limit
 _BUDGET = 20_000                  # node visits per region; beyond it, loops get no facts
@@ -117,7 +122,8 @@ NO_BOUNDS = Bounds()
 
 
 def _op_name(node: Node) -> str:
-    return node.attrs.get("ufunc", "") if node.op.name == "exact_int" else node.op.name
+    return node.attrs.get("ufunc", "") if _KIND.get(node.op.name) == "exact" else \
+        node.op.name
 
 
 def bound_integers(nodes: list[Node], inputs: list) -> Bounds:
@@ -168,23 +174,24 @@ class _Walk:
         if name in _BOOL_OPS or out.dtype.kind == "b":
             return (0, 1)
         args = [self.get(x) for x in node.inputs]
-        if node.op.name in _SAME_VALUE or _reads_itself(node):
+        kind = _KIND.get(node.op.name)
+        if kind == "same" or _reads_itself(node):
             return args[0] if args else None
-        if node.op.name == "getitem":  # an element of an integer array: its dtype's range
+        if kind == "element":  # an element of an integer array: its dtype's range
             return _limits(node.inputs[0].dtype) if isinstance(node.inputs[0], Tensor) \
                 and node.inputs[0].dtype == out.dtype else None
-        if node.op.name in ("shape_dim", "size_of"):
+        if kind == "size":
             return self.size(node)
-        if node.op.name == "constant":
+        if kind == "constant":
             return self.get(node.attrs.get("value"))
-        if node.op.name == "where" and len(args) == 3:
+        if kind == "where" and len(args) == 3:
             return _join(args[1], args[2])
-        if node.op.name == "astype":
+        if kind == "astype":
             return args[0] if args and args[0] is not None and \
                 _within(args[0], _limits(out.dtype)) else None
         if name not in _ARITH or None in args or not args:
             return None
-        if node.op.name != "exact_int" and not (
+        if kind != "exact" and not (
                 isinstance(node.op.kernel, np.ufunc) and out.dtype.kind in "iu"):
             return None
         got = _arith(name, args)
@@ -200,7 +207,7 @@ class _Walk:
     def size(self, node: Node) -> Interval:
         x = node.inputs[0]
         shape = tuple(x.static_shape) if isinstance(x, Tensor) else np.shape(x)
-        if node.op.name == "shape_dim":
+        if "axis" in node.attrs:  # x.shape[axis] (else x.size)
             d = shape[node.attrs["axis"]]
             return (int(d), int(d)) if d is not None else (0, (1 << 63) - 1)
         if None in shape:
@@ -299,7 +306,7 @@ class _Walk:
     def _alias(self, x: Tensor, got: Interval, facts: dict, depth: int) -> None:
         """`x` is another name of its input's value (`python_number`): it learns too."""
         node = x.node
-        if node is not None and (node.op.name in _SAME_VALUE or _reads_itself(node)) and \
+        if node is not None and (_KIND.get(node.op.name) == "same" or _reads_itself(node)) and \
                 depth > 0 and \
                 isinstance(node.inputs[0], Tensor):
             y = node.inputs[0]
@@ -309,7 +316,7 @@ class _Walk:
 
 def _reads_itself(node: Node) -> bool:
     """`v[()]` of a 0-d `v`: the same value."""
-    return node.op.name == "getitem" and len(node.inputs) == 1 and \
+    return _KIND.get(node.op.name) == "element" and len(node.inputs) == 1 and \
         node.attrs.get("index") == () and isinstance(node.inputs[0], Tensor) and \
         node.inputs[0].ndim == 0
 
