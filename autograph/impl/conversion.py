@@ -224,7 +224,8 @@ def _check_supported(node, filename: str) -> None:
 
 
 def _mark_try_blocks(node) -> None:
-    """Control flow inside `try` stays Python (a graph cannot catch exceptions)."""
+    """Control flow inside a `try` stays Python where the `try` does: its original form
+    runs in a trace only when it has no graph form (try_statements.py)."""
     for t in all_nodes(node):
         if isinstance(t, gast.Try):
             for n in all_nodes(t):

@@ -64,9 +64,13 @@ def assert_stmt(test, message: Callable | None = None) -> None:
 
 
 _PYTHON_ONLY = {
-    "try": "this condition is symbolic but sits inside a try/except block, which AutoGraph "
-           "leaves as Python (a graph cannot catch exceptions). Move the if/while/for out "
-           "of the `try` block, or make the condition a Python value.",
+    "try": "this condition is symbolic but sits inside a `try` that stays Python, where "
+           "conditions must be Python values: a `try` keeps no graph form when it writes "
+           "an attribute of an item such as `xs[0].y = v`, changes a container in place "
+           "such as `xs.append(v)`, deletes, declares a `global`, or has a `break` / "
+           "`continue` / `return` inside `finally`. Move those statements out of the "
+           "`try` (collect into an array instead of appending), or make the condition a "
+           "Python value.",
     "match": "the subject of this `match` is symbolic: AutoGraph converts the statements "
              "inside the cases, but the `match` itself stays Python and its patterns cannot "
              "be tested in a graph. Use if/elif on the value instead.",

@@ -277,3 +277,26 @@ def test_to_code_shows_the_guard():
     assert "with ag__.try_stmt(lambda: (np.linalg.LinAlgError,)) as try_:" in code
     assert "with try_.body():" in code
     assert "ag__.try_graph(" in ag.to_code(safe_inv, recursive=False)
+
+
+def appends_in_a_try(x):
+    results = []
+    for v in x:
+        try:
+            if v < 0:
+                raise ValueError("negative")
+            results.append(np.sqrt(v))
+        except ValueError:
+            results.append(0.0)
+    return results
+
+
+def test_a_condition_in_a_try_that_stays_python_names_why():
+    """`results.append` keeps this `try` Python; the error at the symbolic `if` says so
+    (it used to claim that a graph cannot catch exceptions, which it can)."""
+    with pytest.raises(ag.ConversionError) as info:
+        ag.function(appends_in_a_try)(np.array([4.0, -1.0]))
+    text = str(info.value)
+    assert "xs.append(v)" in text and "cannot catch" not in text
+    assert f"test_exceptions_try_graph.py:{appends_in_a_try.__code__.co_firstlineno + 4}" \
+        in text
