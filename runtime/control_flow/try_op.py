@@ -45,6 +45,7 @@ from runtime.control_flow.common import (
 from runtime.control_flow.cond import COND, _merge_dtype, _merge_shape, _number_like
 from runtime.control_flow.learn_types import is_placeholder, zeros_like
 from runtime.control_flow.try_arrays import Tracked
+from runtime.control_flow.try_cleanup import reads_tainted, stand_ins_for, untainted_sources
 from runtime.control_flow.try_marks import Marked, mark
 from runtime.control_flow.try_state import (
     ConversionRefusal,
@@ -252,7 +253,7 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
                               x.read() if isinstance(x, Marked) else x for x in exc_leaves]
                 set_state(unflatten(tree, exc_leaves))
             if cleanup:  # values only its outputs may depend on (it always re-raises)
-                stand_ins.extend(_stand_ins(exc_leaves, body_leaves))
+                stand_ins.extend(stand_ins_for(exc_leaves, body_leaves))
                 set_state(unflatten(tree, [s if s is not None else v for s, v in
                                            zip(stand_ins, exc_leaves)]))
             try:
@@ -329,26 +330,15 @@ class _Raised(Exception):
     """A handler that always raises (recorded): it gives no state."""
 
 
-def _stand_ins(exc_leaves: list, body_leaves: list) -> list:
-    """For a cleanup handler (`finally` on the error path): a zero array in place of
-    each `Unknown` value whose type the body gives (None elsewhere)."""
-    out = []
-    for x, b in zip(exc_leaves, body_leaves):
-        typed = isinstance(b, (Tensor, np.ndarray, np.generic)) or is_python_scalar(b)
-        out.append(constant(np.asarray(zeros_like(b))) if isinstance(x, Unknown) and typed
-                   else None)
-    return out
-
-
 def _check_untainted(g: Graph, stand_ins: list) -> None:
     """No side effect of the cleanup handler `g` may depend on a stand-in value."""
     tainted = {id(x) for x in stand_ins}
     for node in g.nodes:
         if node.op is KEEP:
-            node.inputs = _untainted_sources(g, node.inputs, tainted)
+            node.inputs = untainted_sources(g, node.inputs, tainted)
             continue
         if any(isinstance(x, Tensor) and id(x) in tainted for x in node.inputs) or \
-                node.subgraphs() and _reads_tainted(node, tainted):
+                node.subgraphs() and reads_tainted(node, tainted):
             if node.has_effects:
                 raise ConversionRefusal(
                     "its `finally` has a side effect that uses a variable the `try` "
@@ -356,29 +346,6 @@ def _check_untainted(g: Graph, stand_ins: list) -> None:
                     "through, the graph cannot tell which value it holds. Assign the "
                     "variable before the `try`.")
             tainted.update(id(o) for o in node.outputs)
-
-
-def _untainted_sources(g: Graph, kept: list, tainted: set) -> list:
-    """The results a KEEP before a re-raise keeps: each of `kept` not made from a
-    stand-in, and for one that is (not the value Python computes), the values it is made
-    from that are not (their operations still run first, as in Python)."""
-    made_by = {id(o): n for n in g.nodes for o in n.outputs}
-    out, seen, stack = [], set(), list(kept)
-    while stack:
-        x = stack.pop()
-        if id(x) in seen:
-            continue
-        seen.add(id(x))
-        if id(x) not in tainted:
-            out.append(x)
-        elif id(x) in made_by:
-            stack.extend(v for v in made_by[id(x)].inputs if id(v) in made_by)
-    return out
-
-
-def _reads_tainted(node, tainted: set) -> bool:
-    subs = node.subgraphs()
-    return any(id(outer) in tainted for g in subs for outer in g.captures)
 
 
 def _finish(graph: Graph, paths: list, init: list, handlers: list, labels: list,

@@ -38,7 +38,7 @@ import numpy as np
 from runtime.core.errors import user_stacklevel
 from runtime.core.tensor import Tensor
 from runtime.state.append_log import AppendLog, AppendLogRead, append_logs_in
-from runtime.state.state_walk import BUDGET, StateWalk, contents_of, state_roots
+from runtime.state.state_walk import BUDGET, StateWalk, contents_of, restore_contents, state_roots
 from runtime.state.views import resolve, same_array
 
 from types import ModuleType
@@ -452,7 +452,7 @@ class StatePlan:
                 if len(obj) != len(before) or any(a is not b for a, b in zip(obj, before)):
                     obj[:] = before
             elif kind in ("class", "slots"):
-                _undo_attributes(obj, kind, before)
+                restore_contents(obj, kind, before)
             elif len(obj) != len(before) or any(
                     ka is not kb or a is not b
                     for (ka, a), (kb, b) in zip(obj.items(), before)):
@@ -472,20 +472,6 @@ class StatePlan:
                           "each call, so a change deeper in it is not seen. Keep the state "
                           "the function reads small, or pass it as arguments.",
                           stacklevel=user_stacklevel())
-
-
-def _undo_attributes(obj, kind: str, before: list) -> None:
-    """Put a class's data attributes, or an object's slots, back as the walk saw them."""
-    was, now = dict(before), dict(contents_of(kind, obj))
-    for k in now:
-        if k not in was:
-            delattr(obj, k)
-    for k, v in before:
-        if now.get(k, _MISSING) is not v:
-            setattr(obj, k, v)
-
-
-_MISSING = object()
 
 
 def _child_label(label: str, key, dotted: bool) -> str:

@@ -385,5 +385,19 @@ def _same_value(value, const) -> str:
     return f"{{e}} == {const(value)}"
 
 
+def restore_contents(obj, kind: str, before: list) -> None:
+    """Put a class's data attributes, or an object's slots, back as the walk saw them."""
+    was, now = dict(before), dict(contents_of(kind, obj))
+    for k in now:
+        if k not in was:
+            delattr(obj, k)
+    for k, v in before:
+        if now.get(k, _MISSING) is not v:
+            setattr(obj, k, v)
+
+
+_MISSING = object()
+
+
 __all__ = ["StateWalk", "state_roots", "BUDGET", "as_function", "class_items", "contents_of", "slot_items",
-           "state_class"]
+           "state_class", "restore_contents"]

@@ -17,6 +17,7 @@ import autograph as ag
 from runtime.jit.int_ranges import Bounds, _arith
 from runtime.jit.ops import overflow_guard
 from tests.runtime.jit_harness import check_jit, compiled_regions
+from tests.runtime.test_jit_element_loops import edit_distance
 
 pytest.importorskip("numba")
 
@@ -36,20 +37,6 @@ def _code(fn, *args) -> str:
 def _index_checks(code: str) -> int:
     """How many index tests the numba source makes (`not (-n <= k < n)`, `not (k < n)`)."""
     return len(re.findall(r"if not \((-\S+ <= )?np\.int64\(\w+\) < ", code))
-
-
-def edit_distance(a, b):
-    n, m = len(a), len(b)
-    d = np.zeros((n + 1, m + 1), dtype=np.int64)
-    for i in range(n + 1):
-        d[i, 0] = i
-    for j in range(m + 1):
-        d[0, j] = j
-    for i in range(1, n + 1):
-        for j in range(1, m + 1):
-            cost = 0 if a[i - 1] == b[j - 1] else 1
-            d[i, j] = min(d[i - 1, j] + 1, d[i, j - 1] + 1, d[i - 1, j - 1] + cost)
-    return d[n, m]
 
 
 def test_edit_distance_has_no_index_checks_and_keeps_the_element_guards():
