@@ -26,7 +26,7 @@ import numpy as np
 
 from autograph.errors import Diagnostic
 from runtime.core.tracing import building as tracing_anywhere
-from runtime.state.state_walk import class_items, slot_items, slot_names, state_class, state_mro
+from runtime.state.state_kinds import class_items, slot_items, slot_names, state_class, state_mro
 
 _LIMIT = 20000  # containers and elements walked per snapshot (beyond: not watched)
 _OPAQUE = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType,

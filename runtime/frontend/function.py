@@ -52,6 +52,10 @@ class Function:
     """A polymorphic traced function (what `@ag.function` returns)."""
 
     has_python_code = True  # False for a loaded function: nothing to run again after an error
+    # its own public attributes: any other one without a leading underscore was set by
+    # the program (`f.last = y` inside `f`), searched for symbolic values after a trace
+    __ag_own_attributes__ = frozenset({"python_function", "input_signature", "jit_compile",
+                                       "max_traces", "optimize", "parallel", "tracing_count"})
 
     def __init__(self, python_function, input_signature=None, autograph: bool = True,
                  reduce_retracing: bool = False, converter=None, optimize: bool = True,

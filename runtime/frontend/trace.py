@@ -25,7 +25,8 @@ from runtime.frontend.concrete import ConcreteFunction
 from runtime.frontend.trace_args import _placeholders, _substitute
 from runtime.state import views
 from runtime.state.after_error import raise_in_order
-from runtime.state.escapes import escape_error, escaped, roots_of
+from runtime.state.escapes import (attributes_set, attributes_set_error, escape_error, escaped,
+                                   function_attributes, roots_of)
 from runtime.state.python_state import AppendLogRead, StatePlan, append_logs_in
 from runtime.state.read_names import ReadNames
 from runtime.state.random_watch import RandomWatch, warn_if_drawn
@@ -63,6 +64,8 @@ def trace_signature(owner, key, args) -> ConcreteFunction:
     plan = StatePlan(owner.python_function, owner._params, args, owner._dynamic,
                      owner._appended, owner.__dict__.setdefault("_helper_globals", {}))
     plan.lift(graph)
+    # attributes set on an ag.function object are not state (escapes.py): refused
+    function_attrs = function_attributes(roots_of(owner.python_function, owner._params, args))
     graph.place_of = plan.place_of  # (which NumPy arrays are Python state: view_links.py)
     graph.argument_ids = {id(t) for t in arg_inputs.placeholders}  # (view_links.py)
     # the closure cells the plan writes back: a converted callee may store graph values
@@ -132,6 +135,9 @@ def trace_signature(owner, key, args) -> ConcreteFunction:
     if write_retrace:
         return owner._trace(key, args)
     warn_if_drawn(watch, graph, owner.__name__)
+    places = attributes_set(function_attrs)
+    if places:
+        raise attributes_set_error(owner.__name__, places)
     found = escaped(graph, roots_of(owner.python_function, owner._params, args))
     found += escaped(graph, plan.consts)
     if found:

@@ -12,9 +12,11 @@
   containers, and random draws the tracer could not see, watched while tracing.
 - `random_ops.py`: random draws as stateful graph ops (AutoGraph routes the calls
   there: autograph/operators/random_calls.py).
-- `python_state.py` (+ `state_walk.py`, `append_log.py`): the Python state a traced
-  function reaches (`self`, globals, closures): guards, places read as inputs, writes
-  done again by every call. `escapes.py`: no symbolic value left in it after a trace.
+- `python_state.py` (+ `state_walk.py`, `state_kinds.py`, `append_log.py`): the Python
+  state a traced function reaches (`self`, globals, closures, a function's attributes,
+  the program's modules): guards, places read as inputs, writes done again by every
+  call; `state_kinds.py` says what holds state and how each kind of container is read
+  and put back. `escapes.py`: no symbolic value left in it after a trace.
 
 May import: `runtime.core`, `runtime.ops`.
 """

@@ -22,19 +22,21 @@ are not looked into. Globals and closures of the functions it calls are not sear
 """
 from __future__ import annotations
 
+import collections
 import types
 from typing import Any, Iterator
 
 import numpy as np
 
 from runtime.core.tensor import Tensor, _fmt_shape
-from runtime.state.state_walk import as_function, code_functions
+from runtime.state.state_kinds import module_with_state, user_attributes
+from runtime.state.state_walk import COMPILER_PREFIX, as_function, code_functions
 
 _BUDGET = 20_000          # objects visited per trace at most
 _SHOWN = 3                # places named in one error
 _OPAQUE = (str, bytes, bytearray, int, float, complex, bool, type(None), np.ndarray,
-           np.generic, types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType,
-           types.MethodType, types.CodeType, range, slice)
+           np.generic, type, types.BuiltinFunctionType, types.MethodType, types.CodeType,
+           range, slice)
 _OWN_PACKAGES = ("runtime.", "autograph.")
 
 
@@ -49,6 +51,8 @@ def roots_of(fn, params: list, args: list) -> list:
     for f in code_functions(fn):
         code = f.__code__
         for name, cell in zip(code.co_freevars, f.__closure__ or ()):
+            if name.startswith(COMPILER_PREFIX):
+                continue
             try:
                 out.append((name, cell.cell_contents))
             except ValueError:  # an empty cell: the name is not bound yet
@@ -70,18 +74,31 @@ def _names(code) -> set:
 
 
 def _own(obj) -> bool:
-    return type(obj).__module__.startswith(_OWN_PACKAGES)
+    """An object of this package, not searched - but the attributes the program set on an
+    `ag.function` object (`f.last = y` inside `f`) are (`user_attributes`)."""
+    return type(obj).__module__.startswith(_OWN_PACKAGES) and \
+        getattr(type(obj), "__ag_own_attributes__", None) is None
 
 
 def _children(obj) -> Iterator[tuple[str, Any]]:
-    """(path suffix, child) for what `obj` holds."""
+    """(path suffix, child) for what `obj` holds: a function's and a program module's
+    attributes too (`f.last = y`, `config.last = y`), not a library module's."""
     t = type(obj)
-    if t is dict or isinstance(obj, dict):
+    own = getattr(t, "__ag_own_attributes__", None)
+    if own is not None:
+        for k, v in user_attributes(obj).items():
+            yield f".{k}", v
+    elif t is types.ModuleType:
+        if module_with_state(obj):
+            for k, v in list(vars(obj).items()):
+                if not isinstance(v, types.ModuleType) and not k.startswith("__"):
+                    yield f".{k}", v
+    elif t is dict or isinstance(obj, dict):
         for k, v in list(obj.items()):
             yield f"[{k!r}]", v
             if isinstance(k, Tensor):
                 yield f" key {k!r}", k
-    elif isinstance(obj, (list, tuple)):
+    elif isinstance(obj, (list, tuple, collections.deque)):
         for i, v in enumerate(list(obj)):
             yield f"[{i}]", v
     elif isinstance(obj, (set, frozenset)):
@@ -128,6 +145,40 @@ def escaped(graph, roots: list) -> list:
             continue
         stack.extend((path + suffix, child) for suffix, child in reversed(children))
     return found
+
+
+def function_attributes(roots: list) -> list:
+    """(name, object, its attributes) of each `ag.function` object among `roots`: the
+    attributes the program set on it, which are not state calls write back."""
+    return [(name, obj, user_attributes(obj)) for name, obj in roots
+            if getattr(type(obj), "__ag_own_attributes__", None) is not None]
+
+
+def attributes_set(before: list) -> list[str]:
+    """The attributes of those objects that a trace set or deleted (put back as they were)."""
+    out = []
+    for name, obj, was in before:
+        now = user_attributes(obj)
+        for k in sorted(now.keys() | was.keys()):
+            if now.get(k, _MISSING) is not was.get(k, _MISSING):
+                out.append(f"{name}.{k}")
+                if k in was:
+                    setattr(obj, k, was[k])
+                else:
+                    delattr(obj, k)
+    return out
+
+
+_MISSING = object()
+
+
+def attributes_set_error(name: str, places: list[str]) -> ValueError:
+    return ValueError(
+        f"{name}: while tracing, it set {', '.join(places)}: an attribute of an "
+        "ag.function object. Such attributes are not Python state that every call "
+        "writes back, so later calls, which run the graph, would not set it again. Keep "
+        "the value on an object of yours, in a module global or on a plain Python "
+        "function (each is written back after every call), or return it.")
 
 
 def escape_error(name: str, found: list) -> ValueError:

@@ -38,7 +38,8 @@ import numpy as np
 from runtime.core.errors import user_stacklevel
 from runtime.core.tensor import Tensor
 from runtime.state.append_log import AppendLog, AppendLogRead, append_logs_in
-from runtime.state.state_walk import BUDGET, StateWalk, contents_of, restore_contents, state_roots
+from runtime.state.state_kinds import contents_of, restore
+from runtime.state.state_walk import BUDGET, StateWalk, code_names, state_roots
 from runtime.state.views import resolve, same_array
 
 from types import ModuleType
@@ -78,7 +79,7 @@ class StatePlan:
                     expr = f"{key}[{name!r}]"
                     if name in scope and expr not in walked and _global_state(scope[name]):
                         roots.append((name, expr, scope[name]))
-        self.walk = StateWalk(roots, env) if roots else None
+        self.walk = StateWalk(roots, env, static_names=code_names(fn)) if roots else None
         self.dynamic = dynamic      # the Function's learned places: expr -> may be int
         self.appended = appended    # the Function's learned lists the function appends to
         self.watched: list = []     # (expr, list, its AppendLog) during the trace
@@ -161,7 +162,15 @@ class StatePlan:
         self._arg_inputs = arg_inputs
         body: list[str] = []
         for (label, expr, kind, obj, _), before in self.start:
-            if kind == "list":
+            if kind == "set":
+                if set(obj) != set(before):
+                    self.written.append((label, expr))
+                    items = ", ".join(self._value(f"{label} (an element)", v, expr)
+                                      for v in obj)
+                    target = self._target(expr)
+                    body.append(f"{target}.clear(); {target}.update([{items}])")
+                continue
+            if kind in ("list", "deque"):
                 now = list(obj)
                 if len(now) == len(before) and all(a is b for a, b in zip(now, before)):
                     continue
@@ -175,7 +184,8 @@ class StatePlan:
                 else:
                     items = ", ".join(self._value(f"{label}[{i}]", v, f"{expr}[{i}]")
                                       for i, v in enumerate(now))
-                    body.append(f"{target}[:] = [{items}]")
+                    body.append(f"{target}[:] = [{items}]" if kind == "list" else
+                                f"{target}.clear(); {target}.extend([{items}])")
                 continue
             now = dict(contents_of(kind, obj))
             old = dict(before)
@@ -313,6 +323,13 @@ class StatePlan:
         self.term_list = [t for t in w.terms if not dropped(t[1], "check")]
         body = [code if kind == "bind" else f"if not ({code}): return @FAIL@"
                 for expr, kind, code in w.lines if not dropped(expr, kind)]
+        for label, where, kind, fn, _ in self.walk.containers:
+            # a function the trace gave an attribute: the call that wrote it back traces
+            # again (its count includes the compiler's entries, there by now)
+            if kind == "function" and any(e.startswith(where + "[") for _, e in self.written):
+                term = f"len({where}) == {len(vars(fn))}"
+                self.term_list.append((label, where, term))
+                body.append(f"if not ({term}): return @FAIL@")
         values = []
         for label, expr, value, _ in self.lifted:
             if type(value) is np.ndarray:
@@ -448,16 +465,7 @@ class StatePlan:
         if w is None:
             return
         for _, _, kind, obj, before in w.containers:
-            if kind == "list":
-                if len(obj) != len(before) or any(a is not b for a, b in zip(obj, before)):
-                    obj[:] = before
-            elif kind in ("class", "slots"):
-                restore_contents(obj, kind, before)
-            elif len(obj) != len(before) or any(
-                    ka is not kb or a is not b
-                    for (ka, a), (kb, b) in zip(obj.items(), before)):
-                obj.clear()
-                obj.update(before)
+            restore(kind, obj, before)
         for _, expr, value in w.roots:
             try:
                 if self._get(expr) is not value:

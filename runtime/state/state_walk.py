@@ -18,14 +18,17 @@ written back like an object's `__dict__`; its methods and descriptors are not st
 """
 from __future__ import annotations
 
-import abc
+import collections
 import math
-import sys
 import types
 
 import numpy as np
 
 from runtime.core.tensor import StateHandle, Tensor
+from runtime.state.state_kinds import (
+    _BY_VALUE, _DICTS, _own, class_items, contents_of, function_with_state, module_with_state,
+    slot_items, slot_names, state_mro,
+)
 
 BUDGET = 2_000           # objects guarded per trace at most
 _SMALL = 1_024            # arrays up to this many bytes are guarded by contents too
@@ -33,75 +36,14 @@ _SCALARS = (int, float, bool, str, bytes, complex, type(None))
 # functions, classes and NumPy's own functions (their dispatchers carry a __dict__ of
 # names and docs that no trace depends on): guarded by identity at the top only
 _OPAQUE_TOP = (types.FunctionType, types.BuiltinFunctionType, type, type(np.sum), np.ufunc)
-_OWN = ("runtime.", "autograph.")
+# names the compiler introduces (`ag__`, the tracing cell `ag__tracing`, call-site
+# caches): what they hold is this package's own state, never the program's - the
+# runtime's list of graphs being built written back after each call would make every
+# later call look as if it ran while tracing
+COMPILER_PREFIX = "ag__"
 _CALLABLES = (types.FunctionType, types.MethodType, types.BuiltinFunctionType, type)
 _PLAIN_ARGS = (np.ndarray, np.generic, list, dict, tuple, str, bytes, int, float, bool,
                complex, type(None), Tensor, StateHandle)
-
-
-def _own(obj) -> bool:
-    return type(obj).__module__.startswith(_OWN)
-
-
-# the standard library's classes (a logger's class holds every logger) and NumPy's
-_NOT_STATE = frozenset(sys.stdlib_module_names) | {"builtins", "numpy"}
-
-
-def state_class(cls) -> bool:
-    """Whether the class `cls` is walked for its data attributes: the program's own or a
-    library's (not the standard library's, NumPy's or this package's), with the plain
-    metaclass or ABCMeta (an Enum's members are fixed; other metaclasses may make
-    attributes up)."""
-    module = getattr(cls, "__module__", None) or "builtins"
-    return type(cls) in (type, abc.ABCMeta) and module.partition(".")[0] not in _NOT_STATE \
-        and not module.startswith(_OWN)
-
-
-def class_items(cls) -> list:
-    """The data attributes a class holds itself, (name, value) in definition order:
-    not dunders, methods, descriptors (property, staticmethod, ...) or nested classes."""
-    return [(k, v) for k, v in vars(cls).items()
-            if type(k) is str and k.isidentifier() and not k.startswith(("__", "_abc_"))
-            and not hasattr(type(v), "__get__") and not callable(v)]
-
-
-def state_mro(cls) -> list:
-    """The classes whose data attributes `cls`'s lookups may read (its MRO's state classes,
-    `object` aside), or [] when none holds any: a class without data is not state."""
-    classes = [c for c in cls.__mro__[:-1] if state_class(c)]
-    return classes if any(class_items(c) for c in classes) else []
-
-
-def slot_names(cls) -> tuple:
-    """The `__slots__` attribute names of `cls` and its bases (private ones mangled)."""
-    names = []
-    for c in cls.__mro__[:-1]:
-        slots = vars(c).get("__slots__", ())
-        for n in (slots,) if isinstance(slots, str) else slots:
-            if n in ("__dict__", "__weakref__") or not isinstance(n, str):
-                continue
-            names.append(f"_{c.__name__.lstrip('_')}{n}" if n.startswith("__") else n)
-    return tuple(dict.fromkeys(names))
-
-
-def slot_items(obj) -> list:
-    """(name, value) of each slot `obj` has a value in."""
-    out = []
-    for n in slot_names(type(obj)):
-        try:
-            out.append((n, getattr(obj, n)))
-        except AttributeError:  # (an unset slot)
-            continue
-    return out
-
-
-def contents_of(kind: str, obj) -> list:
-    """A container's contents as the walk records them (to diff and to undo)."""
-    if kind == "list":
-        return list(obj)
-    if kind == "slots":
-        return slot_items(obj)
-    return class_items(obj) if kind == "class" else list(obj.items())
 
 
 def _literal(key) -> bool:
@@ -109,6 +51,15 @@ def _literal(key) -> bool:
     if type(key) in (str, int, bool, type(None)):
         return True
     return type(key) is tuple and all(_literal(k) for k in key)
+
+
+def code_names(fn) -> frozenset:
+    """Every name the code of `fn` (and of what it wraps) spells: globals and attributes."""
+    names: set = set()
+    for f in code_functions(as_function(fn) if not isinstance(fn, types.MethodType) else
+                            fn.__func__):
+        names |= _global_names(f.__code__)
+    return frozenset(names)
 
 
 def state_roots(fn, params: list, args) -> tuple[list, dict]:
@@ -132,7 +83,9 @@ def state_roots(fn, params: list, args) -> tuple[list, dict]:
                 value = cell.cell_contents
             except ValueError:  # not bound yet
                 continue
-            if isinstance(value, types.ModuleType) or _own(value) or k and id(value) in seen:
+            if name.startswith(COMPILER_PREFIX) or k and id(value) in seen or \
+                    isinstance(value, types.ModuleType) and not module_with_state(value) \
+                    or _own(value):
                 continue
             seen.add(id(value))
             env[f"_c{tag}{n}"] = cell
@@ -141,10 +94,10 @@ def state_roots(fn, params: list, args) -> tuple[list, dict]:
         if scope is not None:
             env[f"_g{tag}"] = scope
             for name in sorted(_global_names(code)):
-                if name in scope:
+                if name in scope and not name.startswith(COMPILER_PREFIX):
                     value = scope[name]
-                    if not isinstance(value, types.ModuleType) and not _own(value) \
-                            and not (k and id(value) in seen):
+                    if (not isinstance(value, types.ModuleType) or module_with_state(value)) \
+                            and not _own(value) and not (k and id(value) in seen):
                         seen.add(id(value))
                         roots.append((name, f"_g{tag}[{name!r}]", value))
     return roots, env
@@ -190,8 +143,11 @@ class StateWalk:
     as whole expressions over the roots, to name what changed when a guard fails."""
 
     def __init__(self, roots: list, env: dict, names: set | None = None,
-                 keep: frozenset = frozenset()):
+                 keep: frozenset = frozenset(), static_names: frozenset = frozenset()):
         self.env = dict(env)
+        # the names the traced code spells: which globals of a module are walked when
+        # `names` is None (a module is never walked whole)
+        self.static_names = static_names
         # attribute names the trace's code can have read (read_names.py); None: any.
         # The places in `keep` (read as inputs) are walked whatever their names.
         self.names, self.keep = names, keep
@@ -256,11 +212,22 @@ class StateWalk:
                         self._bind(f"{expr}.__self__", f"{local}.__self__"), obj.__self__,
                         budget)
             return
+        if t in _BY_VALUE:
+            self._check(label, expr, local, f"type({{e}}) is {self.const(t)} and "
+                        f"{{e}} == {self.const(bytes(obj) if t is bytearray else obj)}")
+            return
+        if isinstance(obj, types.ModuleType) and module_with_state(obj):
+            self._check(label, expr, local, f"{{e}} is {self.const(obj)}")
+            self._visit_module(label, expr, local, obj, budget)
+            return
         if isinstance(obj, (types.ModuleType, types.CodeType)) or (
                 isinstance(obj, _OPAQUE_TOP) and not (isinstance(obj, type) and state_mro(obj))):
             # a function, class or module anywhere in state is that one (calling
-            # `self.act(x)` traced the function `self.act` was)
+            # `self.act(x)` traced the function `self.act` was); a function of the
+            # program also holds its attributes (`f.calls += 1`), walked as an object's
             self._check(label, expr, local, f"{{e}} is {self.const(obj)}")
+            if function_with_state(obj):
+                self._visit_function(label, expr, local, obj, budget)
             return
         if id(obj) in self.known:
             # reached before by another path: this path must still lead to it (an
@@ -277,13 +244,27 @@ class StateWalk:
             return
         budget[0] -= 1
         self.known[id(obj)] = expr
-        if t is dict:
+        if t in _DICTS:
             self.containers.append((label, expr, "dict", obj, list(obj.items())))
             # every key is bound below: with the length, the key set is checked
-            self._check(label, expr, local, f"type({{e}}) is dict and len({{e}}) == {len(obj)}",
-                        f"type({{e}}) is dict and {{e}}.keys() == {self.const(set(obj))}")
+            is_t = "type({e}) is dict" if t is dict else f"type({{e}}) is {self.const(t)}"
+            if t is collections.defaultdict:  # (what a missing key reads)
+                is_t += f" and {{e}}.default_factory is {self.const(obj.default_factory)}"
+            self._check(label, expr, local, f"{is_t} and len({{e}}) == {len(obj)}",
+                        f"{is_t} and {{e}}.keys() == {self.const(set(obj))}")
             children = [(f"[{self._key(k)}]", f"{label}[{k!r}]", v) for k, v in obj.items()]
             parent_expr, parent_local = expr, local
+        elif t is collections.deque:
+            self.containers.append((label, expr, "deque", obj, list(obj)))
+            self._check(label, expr, local, f"type({{e}}) is {self.const(t)} and "
+                        f"len({{e}}) == {len(obj)} and {{e}}.maxlen == {obj.maxlen!r}")
+            children = [(f"[{i}]", f"{label}[{i}]", v) for i, v in enumerate(obj)]
+            parent_expr, parent_local = expr, local
+        elif t is set:  # (its elements are hashable: numbers, strings, tuples of them)
+            self.containers.append((label, expr, "set", obj, list(obj)))
+            self._check(label, expr, local, f"type({{e}}) is set and "
+                        f"{{e}} == {self.const(frozenset(obj))}")
+            return
         elif t is list:
             self.list_places[expr] = obj
             self.containers.append((label, expr, "list", obj, list(obj)))
@@ -351,6 +332,51 @@ class StateWalk:
                 name = self._class_name(cls)
                 self._visit(cls.__qualname__, name, self._bind(name, name), cls, budget)
 
+    def _visit_function(self, label, expr, local, fn, budget) -> None:
+        """A function of the program holds its attributes (`f.calls += 1`): a container,
+        without this package's own entries (`__ag_...`, the compiler's caches). The
+        attributes it holds are guarded by their values (and its attribute count when
+        the trace wrote one: `StatePlan.compile`): most functions hold none and are not
+        written, and their calls then cost no guard beyond the identity."""
+        if id(fn) in self.known:
+            return
+        where = f"{expr}.__dict__"
+        self.known[id(fn)] = expr
+        items = contents_of("function", fn)
+        self.containers.append((label, where, "function", fn, items))
+        if not items:
+            return
+        parent_local = self._bind(where, f"{local}.__dict__")
+        for k, v in items:
+            if type(k) is str and self._walked(k, f"{where}[{k!r}]"):
+                step = f"[{k!r}]"
+                self._visit(f"{label}.{k}", where + step,
+                            self._bind(where + step, parent_local + step), v, budget)
+
+    def _visit_module(self, label, expr, local, module, budget) -> None:
+        """A module of the program (`import config` ... `config.steps += 1`): a container
+        of its globals, of which only those the code names are guarded - a module gains
+        globals as it runs, which no trace depends on."""
+        if id(module) in self.known:
+            return
+        where = f"{expr}.__dict__"
+        attrs = vars(module)
+        self.known[id(module)] = expr
+        self.known[id(attrs)] = where
+        self.containers.append((label, where, "attrs", attrs, list(attrs.items())))
+        names = self.names if self.names is not None else self.static_names
+        named = sorted(k for k in attrs if type(k) is str and k in names
+                       and not k.startswith("__"))
+        parent_local = self._bind(where, f"{local}.__dict__")
+        absent = frozenset(names - attrs.keys())
+        if absent:  # (a name read as missing, `getattr(config, "seed", 0)`, stays so)
+            self._check(label, where, parent_local,
+                        f"{{e}}.keys().isdisjoint({self.const(absent)})")
+        for k in named:
+            step = f"[{k!r}]"
+            self._visit(f"{label}.{k}", where + step,
+                        self._bind(where + step, parent_local + step), attrs[k], budget)
+
     def _class_name(self, cls) -> str:
         """The constant naming a class: the first made for it (so that a walk made on
         another's constants, as the guard's is, names its places alike)."""
@@ -385,19 +411,4 @@ def _same_value(value, const) -> str:
     return f"{{e}} == {const(value)}"
 
 
-def restore_contents(obj, kind: str, before: list) -> None:
-    """Put a class's data attributes, or an object's slots, back as the walk saw them."""
-    was, now = dict(before), dict(contents_of(kind, obj))
-    for k in now:
-        if k not in was:
-            delattr(obj, k)
-    for k, v in before:
-        if now.get(k, _MISSING) is not v:
-            setattr(obj, k, v)
-
-
-_MISSING = object()
-
-
-__all__ = ["StateWalk", "state_roots", "BUDGET", "as_function", "class_items", "contents_of", "slot_items",
-           "state_class", "restore_contents"]
+__all__ = ["StateWalk", "state_roots", "code_names", "BUDGET", "as_function", "code_functions"]
