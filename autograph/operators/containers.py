@@ -15,8 +15,11 @@ everything back:
   fixed structure: a clear error at the user's line says what to do instead.
 
 Classes are containers of their data attributes (`type(self).total += n`, `M.rate = r`
-in a branch), as the Python-state walk sees them (runtime/state/state_walk.py): the
-classes of the objects reached and the classes the block names as globals.
+in a branch), as the Python-state walk sees them (runtime/state/state_kinds.py): the
+classes of the objects reached and the classes the block names as globals. So are the
+functions of the program (`helper.calls += 1`) and the standard library's containers the
+walk knows (`container_kind`: dict subclasses such as `Counter`, a `deque`, whose items
+are carried, and a `set`, whose every change is one of structure).
 """
 from __future__ import annotations
 
@@ -26,13 +29,17 @@ import numpy as np
 
 from autograph.errors import Diagnostic
 from runtime.core.tracing import building as tracing_anywhere
-from runtime.state.state_kinds import class_items, slot_items, slot_names, state_class, state_mro
+from runtime.state.state_kinds import (
+    class_items, container_kind, slot_items, slot_names, state_class, state_mro, user_attributes,
+)
 
 _LIMIT = 20000  # containers and elements walked per snapshot (beyond: not watched)
 _OPAQUE = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
            type, np.ndarray, np.generic, str, bytes, int, float, complex, bool, type(None))
 _SKIP_MODULES = ("runtime", "autograph", "numpy", "builtins")
-_ATTRIBUTES = ("object", "class", "slots")  # containers whose items are attributes
+# containers whose items are attributes
+_ATTRIBUTES = ("object", "class", "slots", "function")
+_SEQUENCES = ("list", "deque")
 
 
 def _kind(x) -> str | None:
@@ -41,8 +48,9 @@ def _kind(x) -> str | None:
         # (not the runtime's list of graphs being built, which converted functions hold
         # in a closure cell to read at each call: tracing a block changes it)
         return "list" if x is not tracing_anywhere else None
-    if t is dict:
-        return "dict"
+    kind = container_kind(x)
+    if kind is not None:
+        return kind
     if isinstance(x, type):
         return "class" if state_class(x) and state_mro(x) else None
     if isinstance(x, _OPAQUE) or t.__module__.split(".")[0] in _SKIP_MODULES:
@@ -53,10 +61,14 @@ def _kind(x) -> str | None:
 
 
 def _items(x, kind):
-    if kind == "list":
+    if kind in _SEQUENCES:
         return list(x)
     if kind == "dict":
         return dict(x)
+    if kind == "set":  # (its elements as keys: any change is one of structure)
+        return dict.fromkeys(x, True)
+    if kind == "function":
+        return user_attributes(x)
     if kind == "slots":
         return dict(slot_items(x))
     return dict(class_items(x)) if kind == "class" else dict(vars(x))
@@ -84,7 +96,8 @@ def roots_of(*fns, values=(), outer: list | None = None) -> list:
         if outer is not None:
             names = getattr(fn, "__globals__", {})
             outer.extend(v for v in (names.get(n) for n in code.co_names)
-                         if type(v) is list or type(v) is dict or _kind(v) == "class")
+                         if type(v) is list or _kind(v) in ("dict", "class", "deque", "set",
+                                                            "function"))
         found = []
         for cell in getattr(fn, "__closure__", None) or ():
             try:
@@ -117,7 +130,7 @@ class Snapshot:
                 self.saved[id(x)] = (x, kind, items)
                 if is_outer:
                     self.outer.add(id(x))
-                values = items if kind == "list" else list(items.values())
+                values = items if kind in _SEQUENCES else list(items.values())
                 budget -= 1 + len(values)
                 stack.extend(values)
                 if kind == "object":  # the data its classes hold (`type(self).n`)
@@ -148,13 +161,13 @@ class Snapshot:
             if kind in _ATTRIBUTES and self.own:
                 items = {k: v for k, v in items.items() if k not in self.own}
                 now = {k: v for k, v in now.items() if k not in self.own}
-            if whole and (kind == "list" and len(now) != len(items) or
-                          kind == "dict" and now.keys() != items.keys()):
+            if whole and (type(x) is list and len(now) != len(items) or
+                          type(x) is dict and now.keys() != items.keys()):
                 replaced.append((x, WHOLE))
                 continue
-            if kind == "list":
+            if kind in _SEQUENCES:
                 if len(now) != len(items):
-                    structural.append(f"a list changes length ({len(items)} -> {len(now)} "
+                    structural.append(f"a {kind} changes length ({len(items)} -> {len(now)} "
                                       "items: append / pop / insert / del)")
                     continue
                 replaced += [(x, k) for k, (a, b) in enumerate(zip(items, now)) if a is not b]
@@ -162,10 +175,13 @@ class Snapshot:
             if list(now) != list(items):
                 added = [k for k in now if k not in items]
                 gone = [k for k in items if k not in now]
-                what = "a dict" if kind == "dict" else f"the class {x.__name__}" \
-                    if kind == "class" else f"a {type(x).__name__} object"  # (or its slots)
-                structural.append(f"{what} gains {added!r} / loses {gone!r}" if kind == "dict"
-                                  else f"{what} gains attributes {added} / loses {gone}")
+                what = f"a {type(x).__name__}" if kind in ("dict", "set") else \
+                    f"the class {x.__name__}" if kind == "class" else \
+                    f"the function {x.__name__}" if kind == "function" else \
+                    f"a {type(x).__name__} object"  # (or its slots)
+                structural.append(f"{what} gains {added!r} / loses {gone!r}"
+                                  if kind in ("dict", "set") else
+                                  f"{what} gains attributes {added} / loses {gone}")
                 continue
             replaced += [(x, k) for k in items if items[k] is not now[k]]
         return replaced, structural
@@ -174,12 +190,17 @@ class Snapshot:
         for key, (x, kind, items) in self.saved.items():
             if key in self.outer and _reshaped(kind, items, _items(x, kind)):
                 continue
-            if kind == "list":
-                x[:] = items
+            if kind in _SEQUENCES:
+                x.clear()
+                x.extend(items)
             elif kind == "dict":
                 x.clear()
+                for k, v in items.items():  # (item by item: a Counter's update adds)
+                    x[k] = v
+            elif kind == "set":
+                x.clear()
                 x.update(items)
-            elif kind in ("class", "slots"):
+            elif kind in ("class", "slots", "function"):
                 _restore_attributes(x, kind, items)
             else:
                 d = vars(x)
@@ -272,7 +293,7 @@ def describe(location) -> str:
     x, key = location
     if key is WHOLE:
         return f"the items of a {type(x).__name__}"
-    if _kind(x) == "class":
+    if _kind(x) in ("class", "function"):
         return f"{x.__name__}.{key}"
     if _kind(x) in _ATTRIBUTES:
         return f"<{type(x).__name__} object>.{key}"

@@ -101,6 +101,20 @@ def contents_of(kind: str, obj) -> list:
     return class_items(obj) if kind == "class" else list(obj.items())
 
 
+def container_kind(x) -> str | None:
+    """The kind of the standard library's containers and of a function holding state:
+    "dict" (a dict or one of `_DICTS`), "deque", "set", "function"; None for the rest
+    (lists, objects, classes and values: each walk tells those apart itself)."""
+    t = type(x)
+    if t in _DICTS:
+        return "dict"
+    if t is collections.deque:
+        return "deque"
+    if t is set:
+        return "set"
+    return "function" if function_with_state(x) else None
+
+
 def module_with_state(module) -> bool:
     """Whether `module` is one of the program's (not of the standard library, NumPy, this
     package or an installed library): its globals are state a traced function may write."""

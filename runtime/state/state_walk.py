@@ -365,8 +365,8 @@ class StateWalk:
         self.known[id(attrs)] = where
         self.containers.append((label, where, "attrs", attrs, list(attrs.items())))
         names = self.names if self.names is not None else self.static_names
-        named = sorted(k for k in attrs if type(k) is str and k in names
-                       and not k.startswith("__"))
+        named = sorted(k for k in attrs if type(k) is str and not k.startswith("__") and (
+            k in names or self._leads_to_kept(f"{where}[{k!r}]")))
         parent_local = self._bind(where, f"{local}.__dict__")
         absent = frozenset(names - attrs.keys())
         if absent:  # (a name read as missing, `getattr(config, "seed", 0)`, stays so)
@@ -390,6 +390,9 @@ class StateWalk:
         else one the trace's code names, a dunder, or one leading to a kept place."""
         if self.names is None or name in self.names or name.startswith("__"):
             return True
+        return self._leads_to_kept(expr)
+
+    def _leads_to_kept(self, expr: str) -> bool:
         return any(e == expr or e.startswith((expr + "[", expr + ".")) for e in self.keep)
 
     def _key(self, k) -> str:

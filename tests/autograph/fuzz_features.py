@@ -19,6 +19,11 @@
   as the function's first statement (a list that grows in one branch of a symbolic
   `if` only is refused by another rule). The runner compares the state after every call,
   on the symbolic path too: written values are written back by every call.
+- "state_kinds" (with "state"): state the walk once saw only by its type - a helper
+  function's attributes (`tally.n = (tally.n + k) % 1009`, `tally.v = tally.v * 0.5 + y`),
+  items of a fixed-length `deque` (`st.dq[1] = ...`) and a `Counter`'s counts, written
+  and read in branches and loops, and a set that grows by one element a call (first
+  statement); the runner compares them after every call with the rest of the state.
 - "try": `try` / `except E as e` / `else` / `finally` and `with` blocks holding random
   statements (jumps and returns included, in loops too) and operations that may raise
   (`ZeroDivisionError`, `IndexError`); handlers, `finally` and `__exit__` append to
@@ -41,8 +46,8 @@ from __future__ import annotations
 from tests.autograph import fuzz_objects, fuzz_try
 
 ALL = frozenset({"closures", "linked", "dicts", "lists", "raise", "arrays", "state", "try",
-                  "random", "graph_try"}) | fuzz_objects.ALL
-SYMBOLIC_OK: frozenset = frozenset({"state", "random"}) | fuzz_objects.ALL
+                  "random", "graph_try", "state_kinds"}) | fuzz_objects.ALL
+SYMBOLIC_OK: frozenset = frozenset({"state", "random", "state_kinds"}) | fuzz_objects.ALL
 
 HELPERS = '''
 class Box:
@@ -60,13 +65,32 @@ def reset_state():
     STATE.memo = {'a': 0.0}
     STATE.arr = __import__('numpy').zeros(4)
     STATE.acc = __import__('numpy').zeros(4)
+    STATE.dq = __import__('collections').deque([0.0, 0.0, 0.0], maxlen=3)
+    STATE.cnt = __import__('collections').Counter(a=0, b=0.0)
+    STATE.seen = {0}
+    tally.__dict__.clear()
+    tally.n, tally.v = 0, 0.0
+
+
+def tally():
+    pass
+
+
+def _plain(v):
+    if type(v) is dict or type(v).__name__ == 'Counter':
+        return sorted(v.items())
+    if type(v) is list or type(v).__name__ == 'deque':
+        return list(v)
+    if type(v) is set:
+        return sorted(v)
+    return v.tolist() if getattr(v, 'ndim', 0) else v
 
 
 def snap(st, lists=True):
-    return sorted((k, sorted(v.items()) if type(v) is dict else list(v) if type(v) is list
-                   else v.tolist() if getattr(v, 'ndim', 0) else v)
-                  for k, v in vars(st).items()
-                  if lists or not (isinstance(v, list) or getattr(v, 'ndim', 0)))
+    items = list(vars(st).items()) + [('tally.' + k, v) for k, v in vars(tally).items()]
+    return sorted((k, _plain(v)) for k, v in items
+                  if lists or not (type(v).__name__ in ('list', 'deque', 'Counter', 'set')
+                                   or getattr(v, 'ndim', 0)))
 
 
 class Node:
@@ -115,6 +139,9 @@ def setup(gen) -> list:
         # appended first: later, an early `return` under a symbolic condition would put
         # the append under that condition, where changing a list's length is refused
         out += ["st = STATE", "st.hist.append(x - y)", "memo = st.memo"]
+        if "state_kinds" in features:  # (first: a set that grows under a symbolic
+            # condition is refused as a change of structure, as a list's append is)
+            out.append("st.seen.add(len(st.hist) % 4)")
     if "try" in features:
         out.append("log = []")
     return out + random_setup(features) + fuzz_try.setup(features)
@@ -158,6 +185,8 @@ def kinds(gen, env) -> list:
         out += ["alias_write"]
     if "state" in features:
         out += ["store"]
+    if "state_kinds" in features:
+        out += ["store_kind"]
     if "try" in features:
         out += ["may_raise"]
         if gen.budget > 2 and env.if_depth < 3:
@@ -233,6 +262,8 @@ def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
             lines.append(f"{pad}memo['a'] = memo['a'] * 0.25 + {gen.float_expr(env, 1)}")
         else:
             lines.append(f"{pad}st.memo['a'] = st.memo['a'] * 0.25 + {gen.float_expr(env, 1)}")
+    elif kind == "store_kind":
+        _store_kind(gen, env, pad, lines)
     elif kind in ("try", "with"):
         _block_stmt(gen, kind, env, pad, lines)
     elif kind == "may_raise":
@@ -292,6 +323,27 @@ def _block_stmt(gen, kind: str, env, pad: str, lines: list) -> None:
 
 
 # -- "random" ---------------------------------------------------------------------------------
+def _store_kind(gen, env, pad: str, lines: list) -> None:
+    """One write or read of the "state_kinds" state (see the module docstring)."""
+    r = gen.r
+    form = r.choice(["fn_int", "fn_float", "deque", "count", "count_float", "read"])
+    if form == "fn_int":
+        lines.append(f"{pad}tally.n = (tally.n + {gen.bounded_int(env)}) % 1009")
+    elif form == "fn_float":
+        lines.append(f"{pad}tally.v = tally.v * 0.5 + {gen.float_expr(env, 1)}")
+    elif form == "deque":
+        i = r.randrange(3)
+        lines.append(f"{pad}st.dq[{i}] = st.dq[{i}] * 0.5 + {gen.float_expr(env, 1)}")
+    elif form == "count":
+        lines.append(f"{pad}st.cnt['a'] = (st.cnt['a'] + {gen.bounded_int(env)}) % 1009")
+    elif form == "count_float":
+        lines.append(f"{pad}st.cnt['b'] = st.cnt['b'] * 0.25 + {gen.float_expr(env, 1)}")
+    else:
+        var = r.choice(["x", "y"])
+        lines.append(f"{pad}{var} = {var} + tally.v + st.dq[{r.randrange(3)}] + "
+                     f"(1.0 if {r.randrange(4)} in st.seen else 0.0)")
+
+
 def random_setup(features) -> list:
     if "random" not in features:
         return []

@@ -114,6 +114,25 @@ def cases(tmp_path):
     out["Counter, defaultdict and OrderedDict"] = (
         tally, lambda: (dict(counts), dict(tallies), list(ordered.items())), reorder)
 
+    branch_config = program_module(tmp_path, f"state_kinds_branch_{len(sys.modules)}")
+
+    def helper():
+        pass
+    helper.n = 0
+    window3 = collections.deque([0.0, 0.0, 0.0], maxlen=3)
+    votes = collections.Counter(up=0)
+
+    def in_a_branch(x):
+        if np.sum(x) > 0:  # (symbolic: both paths traced, the one taken runs)
+            branch_config.steps += 1
+            helper.n = helper.n + 2
+            window3[1] = window3[1] + np.max(x)
+            votes["up"] += 1
+        return x * 2.0
+    out["written under a symbolic condition"] = (
+        in_a_branch, lambda: (branch_config.steps, helper.n, list(window3), dict(votes)),
+        None)
+
     flags = bytearray(b"\x00")
 
     def flagged(x):
@@ -125,10 +144,13 @@ def cases(tmp_path):
     return out
 
 
-NAMES = ["function attribute counter", "function attribute array",
+NAMES = ["written under a symbolic condition", "function attribute counter", "function attribute array",
          "function attribute changed by the caller", "program module globals", "deque",
          "set", "frozenset changed by the caller", "Counter, defaultdict and OrderedDict",
          "bytearray changed by the caller"]
+
+
+SIGNS = [1.0, -1.0, -1.0, 1.0]  # (the paths a symbolic condition takes, call by call)
 
 
 def run(tmp_path, name, wrap):
@@ -136,7 +158,7 @@ def run(tmp_path, name, wrap):
     f = wrap(fn)
     seen = []
     for i in range(4):
-        out = f(X * (i + 1))
+        out = f(X * (i + 1) * SIGNS[i])
         seen.append((out, state()))
         if change is not None and i == 1:
             change()
@@ -210,3 +232,20 @@ def test_the_compilers_own_cells_are_never_state():
         f(X * (i + 1))
     assert list(tracing.building) == []
     assert [float(v) for v in log] == [2.5, 5.0, 7.5]
+
+
+def test_a_set_grown_under_a_symbolic_condition_is_a_clear_error():
+    """A set that gains an element on one path only changes its structure, which a graph
+    of fixed structure cannot carry: the error names the set and the line (as for a
+    list's append)."""
+    seen = set()
+
+    @ag.function
+    def note(x):
+        if np.sum(x) > 0:
+            seen.add("positive")
+        return x
+
+    with pytest.raises(Exception, match=r"a set gains \['positive'\]"):
+        note(X)
+
