@@ -17,7 +17,7 @@ import numpy as np
 
 import runtime
 from autograph.errors import Diagnostic, caller_location
-from runtime.control_flow.lists import is_list
+from runtime.control_flow.lists import element_aval, is_list
 from runtime.core import tracing
 from runtime.core.tensor import Tensor
 from runtime.ops.functions import TABLE
@@ -134,12 +134,28 @@ def array_(fn, value, *args, **kwargs):
     symbolic value (or a list holding one) to these, so they become graph ops; a graph
     list is stacked. `np.array` (and `copy=True`) copies, as in NumPy, so a later write
     to the result is not seen through `value`; `np.asarray` of an array is that array."""
-    if is_graph_list(value) and not args and not kwargs:
-        return stack(value)
+    if is_graph_list(value):
+        stacked = _array_of_items(value, args[0] if args else kwargs.get("dtype"))
+        return TABLE.handlers[fn](stacked, *args, **kwargs) if args or kwargs else stacked
     if not _holds_symbolic(value):
         made = fn(value, *args, **kwargs)
         return made if made is value else array_of_the_trace(made)
     return TABLE.handlers[fn](_lists_stacked(value), *args, **kwargs)
+
+
+def _array_of_items(xs, dtype):
+    """The array NumPy makes of the Python list graph list `xs` stands for, before the
+    `dtype` conversion. NumPy makes an empty list a float64 (or `dtype`) vector of shape
+    (0,): when that fits the stacked items' type (0-d items, and `dtype` given or the
+    items float64) the graph gives it too, so a loop that appends nothing is no error;
+    otherwise stacking nothing stays a run-time error (the graph's array cannot be
+    NumPy's)."""
+    items = element_aval(xs)
+    if items is None or tuple(items[0]) != () or (
+            dtype is None and np.dtype(items[1]) != np.float64):
+        return stack(xs)
+    return runtime.cond(runtime.list_len(xs) > 0, lambda: runtime.list_stack(xs),
+                        lambda: runtime.constant(np.empty((0,), items[1])))
 
 
 def _lists_stacked(value):
