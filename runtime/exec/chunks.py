@@ -11,7 +11,9 @@ shape, computed slice by slice (cache-sized) across the cores.
         np_multiply(_t0, _a0[_s], out=_o0[_s])
 
 The temporaries of a slice stay in cache, and slices run on the runtime's thread pool
-and the calling thread at once. With `jit_compile=True`, runs of elementwise ops are
+and the calling thread at once, each thread taking the next slice when it is done with
+its last: on a loaded machine a helper that starts late (or a pool worker busy with
+another job) costs its share of the time, never a wait for a fixed half. With `jit_compile=True`, runs of elementwise ops are
 compiled kernels (`OpDef.fused`, runtime/jit) that the slice function calls like ufuncs:
 `_t0 = k_jit_region(_a0[_s])`, then an op left to NumPy (`np_arctan2(_t0, 0.5, out=_t0)`),
 then the next kernel. Every op is
@@ -32,6 +34,7 @@ exception. Results never depend on chunking.
 from __future__ import annotations
 
 import math
+import threading
 from typing import Callable
 
 import numpy as np
@@ -68,24 +71,42 @@ def run_chunked(region: Callable, n_rows: int, rows: int, inputs: tuple, out_spe
             x.flags.c_contiguous for x in inputs if isinstance(x, np.ndarray) and x.ndim):
         region(slice(None), *inputs, *outs)
         return outs
-    slices = [slice(i, min(i + rows, n_rows)) for i in range(0, n_rows, rows)]
-    parts = max(1, min(len(slices), schedule.WORKERS + 1))
-    per = math.ceil(len(slices) / parts)
-    groups = [slices[i:i + per] for i in range(0, len(slices), per)]
+    n_slices = -(-n_rows // rows)
+    taken = [0]          # slices handed out so far; n_slices once a slice failed
+    lock = threading.Lock()
     errors: list = []
 
-    def work(group):
-        with np.errstate(all="call", call=lambda kind, flag: errors.append(kind)):
-            for s in group:
-                region(s, *inputs, *outs)
+    def take() -> slice | None:
+        with lock:
+            k = taken[0]
+            if k >= n_slices:
+                return None
+            taken[0] = k + 1
+        return slice(k * rows, min((k + 1) * rows, n_rows))
 
-    futures = [schedule.submit(work, g) for g in groups[1:]]  # in a copy of this context
+    def work():
+        try:
+            with np.errstate(all="call", call=lambda kind, flag: errors.append(kind)):
+                while (s := take()) is not None:
+                    region(s, *inputs, *outs)
+        except Exception:  # e.g. an integer to a negative power: no more slices (see below)
+            with lock:
+                taken[0] = n_slices
+            raise
+
+    # Each thread takes the next slice when done with its last, so a helper the machine's
+    # load delays (or a pool worker busy with another job) leaves its share to the others
+    # instead of holding the caller; one that has not started when the slices run out is
+    # cancelled, not waited for.
+    helpers = [schedule.submit(work) for _ in range(min(schedule.WORKERS, n_slices - 1))]
     failed = False
     try:
-        work(groups[0])
-    except Exception:  # noqa: BLE001 - e.g. an integer to a negative power: see below
+        work()
+    except Exception:  # noqa: BLE001 - rerun on whole arrays below
         failed = True
-    for f in futures:  # every slice has finished before the outputs are used
+    for f in helpers:  # every slice has finished before the outputs are used
+        if f.cancel():
+            continue
         try:
             f.result()
         except Exception:  # noqa: BLE001
