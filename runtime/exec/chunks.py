@@ -11,9 +11,10 @@ shape, computed slice by slice (cache-sized) across the cores.
         np_multiply(_t0, _a0[_s], out=_o0[_s])
 
 The temporaries of a slice stay in cache, and slices run on the runtime's thread pool
-and the calling thread at once, each thread taking the next slice when it is done with
-its last: on a loaded machine a helper that starts late (or a pool worker busy with
-another job) costs its share of the time, never a wait for a fixed half. With `jit_compile=True`, runs of elementwise ops are
+and the calling thread at once: each thread goes through its own contiguous share, then
+takes the last slices of the shares still left, so on a loaded machine a helper that
+starts late (or a pool worker busy with another job) costs its share of the time, never
+a wait for a fixed half. With `jit_compile=True`, runs of elementwise ops are
 compiled kernels (`OpDef.fused`, runtime/jit) that the slice function calls like ufuncs:
 `_t0 = k_jit_region(_a0[_s])`, then an op left to NumPy (`np_arctan2(_t0, 0.5, out=_t0)`),
 then the next kernel. Every op is
@@ -72,36 +73,45 @@ def run_chunked(region: Callable, n_rows: int, rows: int, inputs: tuple, out_spe
         region(slice(None), *inputs, *outs)
         return outs
     n_slices = -(-n_rows // rows)
-    taken = [0]          # slices handed out so far; n_slices once a slice failed
+    parts = max(1, min(n_slices, schedule.WORKERS + 1))
+    # thread t owns slices [lo[t], hi[t]) and takes them from the front; with its own
+    # done, it takes the last slice of whichever thread has the most left
+    lo = [n_slices * t // parts for t in range(parts)]
+    hi = lo[1:] + [n_slices]
     lock = threading.Lock()
     errors: list = []
 
-    def take() -> slice | None:
+    def take(t: int) -> slice | None:
         with lock:
-            k = taken[0]
-            if k >= n_slices:
-                return None
-            taken[0] = k + 1
+            if lo[t] < hi[t]:
+                k = lo[t]
+                lo[t] += 1
+            else:
+                left, other = max((hi[u] - lo[u], u) for u in range(parts))
+                if left <= 0:
+                    return None
+                hi[other] -= 1
+                k = hi[other]
         return slice(k * rows, min((k + 1) * rows, n_rows))
 
-    def work():
+    def work(t: int):
         try:
             with np.errstate(all="call", call=lambda kind, flag: errors.append(kind)):
-                while (s := take()) is not None:
+                while (s := take(t)) is not None:
                     region(s, *inputs, *outs)
         except Exception:  # e.g. an integer to a negative power: no more slices (see below)
             with lock:
-                taken[0] = n_slices
+                hi[:] = lo
             raise
 
-    # Each thread takes the next slice when done with its last, so a helper the machine's
-    # load delays (or a pool worker busy with another job) leaves its share to the others
-    # instead of holding the caller; one that has not started when the slices run out is
-    # cancelled, not waited for.
-    helpers = [schedule.submit(work) for _ in range(min(schedule.WORKERS, n_slices - 1))]
+    # Contiguous shares (each thread streams through memory) that the threads still free
+    # take from: a helper the machine's load delays (or a pool worker busy with another
+    # job) costs its share of the time, never a wait for a fixed half; one that has not
+    # started when the slices run out is cancelled, not waited for.
+    helpers = [schedule.submit(work, t) for t in range(1, parts)]
     failed = False
     try:
-        work()
+        work(0)
     except Exception:  # noqa: BLE001 - rerun on whole arrays below
         failed = True
     for f in helpers:  # every slice has finished before the outputs are used
