@@ -11,10 +11,10 @@ shape, computed slice by slice (cache-sized) across the cores.
         np_multiply(_t0, _a0[_s], out=_o0[_s])
 
 The temporaries of a slice stay in cache, and slices run on the runtime's thread pool
-and the calling thread at once: each thread goes through its own contiguous share, then
-takes the last slices of the shares still left, so on a loaded machine a helper that
-starts late (or a pool worker busy with another job) costs its share of the time, never
-a wait for a fixed half. With `jit_compile=True`, runs of elementwise ops are
+and the calling thread at once, each thread through a contiguous share; a share whose
+pool worker has not started when the calling thread is done with its own (the worker is
+busy with another job, or is the calling thread itself) is done by the calling thread
+instead of waited for. With `jit_compile=True`, runs of elementwise ops are
 compiled kernels (`OpDef.fused`, runtime/jit) that the slice function calls like ufuncs:
 `_t0 = k_jit_region(_a0[_s])`, then an op left to NumPy (`np_arctan2(_t0, 0.5, out=_t0)`),
 then the next kernel. Every op is
@@ -35,7 +35,6 @@ exception. Results never depend on chunking.
 from __future__ import annotations
 
 import math
-import threading
 from typing import Callable
 
 import numpy as np
@@ -72,50 +71,32 @@ def run_chunked(region: Callable, n_rows: int, rows: int, inputs: tuple, out_spe
             x.flags.c_contiguous for x in inputs if isinstance(x, np.ndarray) and x.ndim):
         region(slice(None), *inputs, *outs)
         return outs
-    n_slices = -(-n_rows // rows)
-    parts = max(1, min(n_slices, schedule.WORKERS + 1))
-    # thread t owns slices [lo[t], hi[t]) and takes them from the front; with its own
-    # done, it takes the last slice of whichever thread has the most left
-    lo = [n_slices * t // parts for t in range(parts)]
-    hi = lo[1:] + [n_slices]
-    lock = threading.Lock()
+    slices = [slice(i, min(i + rows, n_rows)) for i in range(0, n_rows, rows)]
+    parts = max(1, min(len(slices), schedule.WORKERS + 1))
+    per = math.ceil(len(slices) / parts)
+    groups = [slices[i:i + per] for i in range(0, len(slices), per)]
     errors: list = []
 
-    def take(t: int) -> slice | None:
-        with lock:
-            if lo[t] < hi[t]:
-                k = lo[t]
-                lo[t] += 1
-            else:
-                left, other = max((hi[u] - lo[u], u) for u in range(parts))
-                if left <= 0:
-                    return None
-                hi[other] -= 1
-                k = hi[other]
-        return slice(k * rows, min((k + 1) * rows, n_rows))
+    def work(group):
+        with np.errstate(all="call", call=lambda kind, flag: errors.append(kind)):
+            for s in group:
+                region(s, *inputs, *outs)
 
-    def work(t: int):
-        try:
-            with np.errstate(all="call", call=lambda kind, flag: errors.append(kind)):
-                while (s := take(t)) is not None:
-                    region(s, *inputs, *outs)
-        except Exception:  # e.g. an integer to a negative power: no more slices (see below)
-            with lock:
-                hi[:] = lo
-            raise
-
-    # Contiguous shares (each thread streams through memory) that the threads still free
-    # take from: a helper the machine's load delays (or a pool worker busy with another
-    # job) costs its share of the time, never a wait for a fixed half; one that has not
-    # started when the slices run out is cancelled, not waited for.
-    helpers = [schedule.submit(work, t) for t in range(1, parts)]
+    helpers = [(schedule.submit(work, g), g) for g in groups[1:]]  # in a copy of this context
     failed = False
     try:
-        work(0)
-    except Exception:  # noqa: BLE001 - rerun on whole arrays below
+        work(groups[0])
+    except Exception:  # noqa: BLE001 - e.g. an integer to a negative power: see below
         failed = True
-    for f in helpers:  # every slice has finished before the outputs are used
+    for f, group in helpers:  # every slice has finished before the outputs are used
         if f.cancel():
+            # not started: its worker is busy with another job (or is this very thread,
+            # when a pool worker runs the graph), so this thread does that share
+            if not failed:
+                try:
+                    work(group)
+                except Exception:  # noqa: BLE001
+                    failed = True
             continue
         try:
             f.result()
