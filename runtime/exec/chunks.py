@@ -11,7 +11,10 @@ shape, computed slice by slice (cache-sized) across the cores.
         np_multiply(_t0, _a0[_s], out=_o0[_s])
 
 The temporaries of a slice stay in cache, and slices run on the runtime's thread pool
-and the calling thread at once. With `jit_compile=True`, runs of elementwise ops are
+and the calling thread at once, each thread through a contiguous share; a share whose
+pool worker has not started when the calling thread is done with its own (the worker is
+busy with another job, or is the calling thread itself) is done by the calling thread
+instead of waited for. With `jit_compile=True`, runs of elementwise ops are
 compiled kernels (`OpDef.fused`, runtime/jit) that the slice function calls like ufuncs:
 `_t0 = k_jit_region(_a0[_s])`, then an op left to NumPy (`np_arctan2(_t0, 0.5, out=_t0)`),
 then the next kernel. Every op is
@@ -79,13 +82,22 @@ def run_chunked(region: Callable, n_rows: int, rows: int, inputs: tuple, out_spe
             for s in group:
                 region(s, *inputs, *outs)
 
-    futures = [schedule.submit(work, g) for g in groups[1:]]  # in a copy of this context
+    helpers = [(schedule.submit(work, g), g) for g in groups[1:]]  # in a copy of this context
     failed = False
     try:
         work(groups[0])
     except Exception:  # noqa: BLE001 - e.g. an integer to a negative power: see below
         failed = True
-    for f in futures:  # every slice has finished before the outputs are used
+    for f, group in helpers:  # every slice has finished before the outputs are used
+        if f.cancel():
+            # not started: its worker is busy with another job (or is this very thread,
+            # when a pool worker runs the graph), so this thread does that share
+            if not failed:
+                try:
+                    work(group)
+                except Exception:  # noqa: BLE001
+                    failed = True
+            continue
         try:
             f.result()
         except Exception:  # noqa: BLE001

@@ -110,6 +110,9 @@ class _Done:
         except BaseException as e:  # noqa: BLE001 - re-raised where the result is joined
             self._error = e
 
+    def cancel(self) -> bool:
+        return False  # it has run
+
     def result(self):
         if self._error is not None:
             raise self._error

@@ -100,20 +100,38 @@ def numpy_loop_node(node: Node) -> bool:
 
 
 # Part of a kernel module's text when it calls NumPy loops (the module imports numba).
-LOOP_DECLARATIONS = '''from numba.extending import intrinsic
+# The loop's operand addresses, its length and strides go in arrays on the calling
+# frame's stack, filled at each call: no heap array whose lifetime numba decides holds
+# them (kernels running on two threads at once read freed, reused memory that way).
+LOOP_DECLARATIONS = '''from numba.core import cgutils
+from numba.extending import intrinsic
 from llvmlite import ir
 
 
 @intrinsic
-def numpy_loop(typingctx, loop, context, data, dimensions, strides, auxdata):
-    """Call NumPy's strided loop at address `loop` (every argument an address)."""
-    sig = types.intc(types.int64, types.int64, types.int64, types.int64, types.int64,
-                     types.int64)
+def numpy_loop(typingctx, loop, context, auxdata, n, data, strides):
+    """Call NumPy's strided loop at address `loop` on `n` elements; `data` and `strides`
+    are tuples of addresses and byte strides, one per operand."""
+    if not isinstance(data, types.UniTuple) or not isinstance(strides, types.UniTuple) \\
+            or len(data) != len(strides):
+        return None
+    k = len(data)
+    sig = types.intc(loop, context, auxdata, n, data, strides)
 
     def codegen(cgctx, builder, signature, args):
-        ptr = ir.IntType(8).as_pointer()
+        i64, ptr = ir.IntType(64), ir.IntType(8).as_pointer()
+        operands = cgutils.alloca_once(builder, i64, size=k)
+        steps = cgutils.alloca_once(builder, i64, size=k)
+        length = cgutils.alloca_once(builder, i64)
+        for i in range(k):
+            at = ir.Constant(i64, i)
+            builder.store(builder.extract_value(args[4], i), builder.gep(operands, [at]))
+            builder.store(builder.extract_value(args[5], i), builder.gep(steps, [at]))
+        builder.store(args[3], length)
         fnty = ir.FunctionType(ir.IntType(32), [ptr] * 5)
         fn = builder.inttoptr(args[0], fnty.as_pointer())
-        return builder.call(fn, [builder.inttoptr(a, ptr) for a in args[1:]])
+        return builder.call(fn, [builder.inttoptr(args[1], ptr),
+                                 builder.bitcast(operands, ptr), builder.bitcast(length, ptr),
+                                 builder.bitcast(steps, ptr), builder.inttoptr(args[2], ptr)])
     return sig, codegen
 '''

@@ -357,7 +357,8 @@ def _blocked_source(region: Region, fname: str, flags: tuple) -> str:
             for j in range(m):                 # x * 2.0 + 1.0 into buffer 0
                 ...
             bad |= fe_test(29)
-            if numpy_loop(loops[0], loops[1], d0.ctypes.data, ...) != 0:  # tanh: 0 -> 1
+            if numpy_loop(loops[0], loops[1], loops[2], m,  # tanh: buffer 0 -> 1
+                          (b0.ctypes.data, b1.ctypes.data), (8, 8)) != 0:
                 bad |= 1
             for j in range(m):                 # the rest, reading buffer 1
                 ...
@@ -399,20 +400,11 @@ def _blocked_source(region: Region, fname: str, flags: tuple) -> str:
     e.emit(1, f"fe_clear({flags[0]})")
     e.emit(1, "bad = 0")
     e.emit(1, f"n = {outs[0]}.size")
-    e.emit(1, "dims = np.empty(1, np.int64)")
     for i in buffered:
         e.emit(1, f"{buf[i]} = np.empty({BLOCK}, np.{values[i].dtype.name})")
     calls = [p for p in pieces if not isinstance(p, list)]
-    for c, node in enumerate(calls):
-        operands = [*node.inputs, node.outputs[0]]
-        e.emit(1, f"d{c} = np.empty({len(operands)}, np.int64)")
-        e.emit(1, f"s{c} = np.empty({len(operands)}, np.int64)")
-        for a, x in enumerate(operands):
-            e.emit(1, f"d{c}[{a}] = {buf[id(x)]}.ctypes.data")
-            e.emit(1, f"s{c}[{a}] = {x.dtype.itemsize}")
     e.emit(1, f"for b in range(0, n, {BLOCK}):")
     e.emit(2, f"m = min({BLOCK}, n - b)")
-    e.emit(2, "dims[0] = m")
     # the block's views, indexed from 0 by the runs' loop variable: indices known not
     # negative (`x[b + j]` costs a wraparound test per element and stops vectorizing)
     view = {}
@@ -427,8 +419,11 @@ def _blocked_source(region: Region, fname: str, flags: tuple) -> str:
         if not isinstance(piece, list):
             c = calls.index(piece)
             e.emit(2, f"bad |= fe_test({flags[1]})  # NumPy's loop of `{piece.op.name}`")
-            e.emit(2, f"if numpy_loop(loops[{3 * c}], loops[{3 * c + 1}], d{c}.ctypes.data, "
-                      f"dims.ctypes.data, s{c}.ctypes.data, loops[{3 * c + 2}]) != 0:")
+            operands = [*piece.inputs, piece.outputs[0]]
+            data = ", ".join(f"{buf[id(x)]}.ctypes.data" for x in operands)
+            steps = ", ".join(str(x.dtype.itemsize) for x in operands)
+            e.emit(2, f"if numpy_loop(loops[{3 * c}], loops[{3 * c + 1}], loops[{3 * c + 2}], "
+                      f"m, ({data}), ({steps})) != 0:")
             e.emit(3, "bad |= 1")
             continue
         # stored here: values of this run read later, and inputs the next NumPy loop reads

@@ -2,6 +2,7 @@
 large arrays, across the cores — bitwise eager's results, warnings and exceptions."""
 from __future__ import annotations
 
+import threading
 import tracemalloc
 import warnings
 
@@ -235,3 +236,59 @@ def test_a_run_of_memory_bound_ops_stays_serial():
     f = ag.function(step, autograph=False)
     assert "ag_chunked" not in f.get_concrete_function(s, t, x).python_code
     assert _bits(f(s, t, x)) == _bits(step(s, t, x))
+
+
+def _in_thread(fn, *args) -> tuple:
+    """Run `fn(*args)` on a new thread; (thread, list that receives its result)."""
+    box: list = []
+    t = threading.Thread(target=lambda: box.append(fn(*args)), daemon=True)
+    t.start()
+    return t, box
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_a_busy_pool_worker_does_not_hold_the_region(jit, small_chunks):
+    """The slices go to whichever thread is free: with the pool's workers all busy with
+    another job, the calling thread computes every slice and returns before that job
+    ends (it used to wait for its helpers' fixed share)."""
+    if jit:
+        pytest.importorskip("numba")
+    x = np.random.default_rng(7).standard_normal(5000)
+
+    def chain(x):
+        return np.sqrt(np.abs(np.tanh(x * 2.0 + 1.0) * x - x / 3.0)) + 0.5
+
+    f = ag.function(chain, autograph=False, jit_compile=jit)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ag.JitFallbackWarning)
+        assert _bits(f(x)) == _bits(chain(x))  # traced (and compiled) before the pool waits
+    assert "ag_chunked" in f.get_concrete_function(x).python_code
+    release = threading.Event()
+    busy = [schedule.submit(release.wait, 120) for _ in range(schedule.WORKERS)]
+    try:
+        caller, box = _in_thread(f, x)
+        caller.join(60)  # only a failing run waits this long
+        finished = not caller.is_alive()
+    finally:
+        release.set()
+        for b in busy:
+            b.result()
+    caller.join()
+    assert finished, "the region waited for a pool worker busy with another job"
+    assert _bits(box[0]) == _bits(chain(x))
+
+
+def test_a_region_run_on_a_pool_thread_completes(small_chunks):
+    """A graph run by a pool worker (whose helpers would queue behind itself) computes
+    its slices alone."""
+    x = np.random.default_rng(8).standard_normal(3000)
+
+    def fn(x):
+        return np.exp(np.tanh(x) * 3.0) - x
+
+    f = ag.function(fn, autograph=False)
+    f(x)
+    caller, box = _in_thread(lambda: schedule.submit(f, x).result())
+    caller.join(60)
+    assert not caller.is_alive(), "a region on a pool thread waited for itself"
+    assert _bits(box[0]) == _bits(fn(x))

@@ -107,3 +107,34 @@ def test_large_chain_in_slices_is_bitwise():
     x = _values(np.float64, 1 << 19)
     for fn in (_unary_chain(np.tanh), _loops_in_a_row, _loop_first):
         check_jit(fn, x, errstates=(None, "ignore"))
+
+
+def test_one_kernel_on_two_threads_at_once():
+    """A kernel's NumPy loop calls take their operands from the calling frame: two threads
+    running one kernel (several loops) at once both get NumPy's bits (its operand tables
+    used to be heap arrays, read after another thread's allocations reused them)."""
+    import threading
+
+    import autograph as ag
+
+    def fn(x):
+        return np.exp(np.sin(x) * 0.5) - np.cbrt(np.arctan(x)) + np.log1p(x)
+
+    x = _values(np.float64, 1 << 17)
+    f = ag.function(fn, autograph=False, jit_compile=True, parallel=False)
+    with np.errstate(all="ignore"):
+        want = fn(x).tobytes()
+        assert f(x).tobytes() == want
+    assert compiled_regions(f, x) == 1
+    same: list = []
+
+    def calls():
+        with np.errstate(all="ignore"):
+            same.extend(f(x).tobytes() == want for _ in range(100))
+
+    threads = [threading.Thread(target=calls) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(same) == 200 and all(same)
