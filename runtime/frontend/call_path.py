@@ -12,7 +12,8 @@ is one) without building a list of leaves:
         (eager or inside a trace?) -> the Python function on the bound arguments
         key part of x    (array: (dtype, shape), leaf) ...
         key part of factor (float: its bits) ...
-        cf = the last call's trace if every part equals the last call's (`_F._last`),
+        cf = the last call's trace if every part equals the last call's (`_F._last`,
+             which keeps that trace's executor when it has no guard: run at once),
              else cache.get((k0, k1))
         guards hold? -> cf._fn(*leaves)
         a trace reading Python state as inputs: cf.stateful(leaves, args)
@@ -57,7 +58,7 @@ _RESERVED = frozenset({
     "_F", "_state", "_building", "_eager", "_full", "_filter", "_ndarray", "_generic", "_floats",
     "_float_part", "_identity_part", "_ohash", "_oeq", "_seq", "_map", "_aliases",
     "_EMPTY_TUPLE", "_EMPTY_DICT", "_TUPLE", "_LIST", "_L", "_t", "_n", "_v", "_r", "_kv",
-    "_l", "_DICT", "_MISS", "_cf", "_e", "_entry", "_g", "_NEVER", "_type", "_len", "_id",
+    "_l", "_DICT", "_MISS", "_cf", "_e", "_entry", "_g", "_NEVER", "_type", "_len", "_id", "_x",
     "_isinstance"})
 # the builtins the generated code calls, under names no parameter can take (a parameter
 # named `type` or `len` would otherwise be called in its place)
@@ -349,12 +350,22 @@ def _typical_block(params: list, specs, args: str, atoms_of=None) -> list[str]:
     # the last call's parts and trace, compared part by part, cost less than making
     # and hashing the key; equal parts are equal keys (a changed trace for a key resets
     # `_last`: `Function._retrace_for_state`, `_forget`)
+    # (the last trace's executor is kept next to it when it has no guard: a call equal
+    # to the last one runs it without reading the trace's attributes)
     return [f"if {' and '.join(tests)}:",
             f"    if (_l := _F.{last_attr}) is not None{''.join(' and ' + c for c in same)}:",
-            "        _cf = _l[-1]",
+            "        if (_x := _l[-1]) is not None:",
+            "            _F._calls += 1",
+            "            try:",
+            f"                return _x({', '.join(leaves)})",
+            "            except Exception as _e:",
+            f"                _l[-2]._failed(_e, {args})",
+            "                raise",
+            "        _cf = _l[-2]",
             f"    elif {''.join(x + ' and ' for x in fits)}"
             f"(_cf := _F._cache.get(({''.join(x + ', ' for x in parts)}))) is not None:",
-            f"        _F.{last_attr} = ({''.join(a + ', ' for a in atoms)}_cf, )",
+            f"        _F.{last_attr} = ({''.join(a + ', ' for a in atoms)}_cf, "
+            "_cf._fn if _cf.guard is None else None)",
             *(["    else:", "        _cf = None"] if fits else []),
             # (a trace read through `stateful` has a guard that never holds: not called)
             f"    if _cf is not None and ((_g := _cf.guard) is None or _g is not _NEVER "
