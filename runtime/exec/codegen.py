@@ -75,6 +75,9 @@ class CodeGen:
         self.python_ints: dict = {}
         self.result_names: dict = {}  # id(control-flow result) -> the name it must take
         self.aliases: dict = {}  # id(`int(i + s)` value) -> the `for` variable counting it
+        # names a counting `for` binds (its counter, the element it iterates): nothing
+        # else assigns them in its body, so a value equal to one is spelled by its name
+        self.loop_names: set[str] = set()
         self.branch_tails: dict = {}  # id(cond node) -> {branch: emit(indent)} (loop tests)
         # the executor's GradientTape test (its second line) and the index of its return
         # line: a variant of it replaces both (state/writeback.py `direct_variant`)
@@ -298,6 +301,14 @@ class CodeGen:
                 call = f"{self.kernel_ref(node)}({', '.join(args)})"
         if node.outputs:
             plan.note_result(node, into=reuse, contiguous=bool(spare and spare[1]))
+        if scalar is not None and scalar in self.loop_names and len(outs) == 1:
+            # the `for`'s own variable (`element`, the counter): read by its name, not
+            # copied into another name on every iteration
+            self.names[node.outputs[0]] = scalar
+            plan.held_names.add(scalar)  # (the `for` binds it: never another value's)
+            plan.untake(outs[0])
+            plan.release(node, k, self.names)
+            return
         depth = 1 + max((self.depth.get(x, 0) for x in node.inputs if isinstance(x, Tensor)),
                         default=0)
         if plan.can_inline(node, k) and reuse is None and spare is None \
