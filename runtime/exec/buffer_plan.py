@@ -147,6 +147,7 @@ class BufferPlan:
         # intermediate computed into that buffer (`_written_argument`)
         self.home: dict[int, int] = {}
         self.free: list[str] = []
+        self.held_names: set[str] = set()  # names a value takes but never frees (`_free`)
         self.spare: dict[str, tuple] = {}  # name in `free` -> (shape, dtype, C-contiguous)
         self._taken: tuple = (None, None)  # the last name take_name gave, its spare entry
         self.contiguous: set[int] = set()  # ids of values known to be C-contiguous arrays
@@ -315,7 +316,7 @@ class BufferPlan:
 
     def _free(self, x: Tensor, names: dict) -> None:
         name = names[x]
-        if name.isidentifier() and name not in self.free:
+        if name.isidentifier() and name not in self.free and name not in self.held_names:
             self.free.append(name)
             if self._may_be_spare(x):
                 self.spare[name] = (x.static_shape, x.dtype, id(x) in self.contiguous)

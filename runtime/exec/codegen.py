@@ -75,7 +75,14 @@ class CodeGen:
         self.python_ints: dict = {}
         self.result_names: dict = {}  # id(control-flow result) -> the name it must take
         self.aliases: dict = {}  # id(`int(i + s)` value) -> the `for` variable counting it
+        # names a counting `for` binds (its counter, the element it iterates): nothing
+        # else assigns them in its body, so a value equal to one is spelled by its name
+        self.loop_names: set[str] = set()
         self.branch_tails: dict = {}  # id(cond node) -> {branch: emit(indent)} (loop tests)
+        # the executor's GradientTape test (its second line) and the index of its return
+        # line: a variant of it replaces both (state/writeback.py `direct_variant`)
+        self.tape_test: str | None = None
+        self.return_index: int | None = None
 
     # -- naming -----------------------------------------------------------------------
     def fresh(self, base: str) -> str:
@@ -294,6 +301,14 @@ class CodeGen:
                 call = f"{self.kernel_ref(node)}({', '.join(args)})"
         if node.outputs:
             plan.note_result(node, into=reuse, contiguous=bool(spare and spare[1]))
+        if scalar is not None and scalar in self.loop_names and len(outs) == 1:
+            # the `for`'s own variable (`element`, the counter): read by its name, not
+            # copied into another name on every iteration
+            self.names[node.outputs[0]] = scalar
+            plan.held_names.add(scalar)  # (the `for` binds it: never another value's)
+            plan.untake(outs[0])
+            plan.release(node, k, self.names)
+            return
         depth = 1 + max((self.depth.get(x, 0) for x in node.inputs if isinstance(x, Tensor)),
                         default=0)
         if plan.can_inline(node, k) and reuse is None and spare is None \
@@ -403,11 +418,12 @@ def _compile_graph(graph: Graph, out_tree, out_leaves, name: str, parallel: bool
         threads = gen.const(recording_threads, "_taping")
         recording, hook = gen.const(_recording, "_tape"), gen.const(on_tape, "_on_tape")
         # (the arguments as `locals()`: the only names defined on the first line)
-        gen.emit(1, f"if {threads}[0] and {recording}.fn is not None: "
-                    f"return {hook}({fname}, locals())  # a GradientTape records")
+        gen.tape_test = f"{threads}[0] and {recording}.fn is not None"
+        gen.emit(1, f"if {gen.tape_test}: return {hook}({fname}, locals())  # a GradientTape records")
     gen.emit_graph_body(graph, 1, [x for x in out_leaves if isinstance(x, Tensor)],
                         owned={id(graph.inputs[k]): final
                                for k, final in (owned_inputs or {}).items()})
+    gen.return_index = len(gen.lines)  # (a variant spells its own return: writeback.py)
     gen.emit(1, f"return {structure_expr(gen, out_tree, out_leaves)}")
     for indent, text, node in gen.extra:
         gen.emit(indent, text, node)

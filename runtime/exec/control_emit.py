@@ -166,10 +166,12 @@ def _emit_counting(gen, node: Node, outs: list[str], indent: int, carried: list[
             gen.emit(indent, f"{ends} = {lo}, {hi}", node)
             gen.emit(indent, f"for {step}, {element} in zip(range(*{ends}), "
                              f"{_paren(gen.names[array])}[{ends}[0]:{ends}[1]]):", node)
+            gen.loop_names.add(element)
             for x in got:
                 gen.aliases[id(x)] = element
         else:
             gen.emit(indent, f"for {step} in range({lo}, {hi}):", node)
+        gen.loop_names.add(step)
         counter = step if not s else f"({step} - {s})" if s > 0 else f"({step} + {-s})"
         gen.names[g_cond.inputs[k]] = gen.names[g_body.inputs[k]] = counter
         for ph in (g_cond.inputs[k], g_body.inputs[k]):

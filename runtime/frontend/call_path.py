@@ -12,7 +12,8 @@ is one) without building a list of leaves:
         (eager or inside a trace?) -> the Python function on the bound arguments
         key part of x    (array: (dtype, shape), leaf) ...
         key part of factor (float: its bits) ...
-        cf = the last call's trace if every part equals the last call's (`_F._last`),
+        cf = the last call's trace if every part equals the last call's (`_F._last`,
+             which keeps that trace's executor when it has no guard: run at once),
              else cache.get((k0, k1))
         guards hold? -> cf._fn(*leaves)
         a trace reading Python state as inputs: cf.stateful(leaves, args)
@@ -57,7 +58,11 @@ _RESERVED = frozenset({
     "_F", "_state", "_building", "_eager", "_full", "_filter", "_ndarray", "_generic", "_floats",
     "_float_part", "_identity_part", "_ohash", "_oeq", "_seq", "_map", "_aliases",
     "_EMPTY_TUPLE", "_EMPTY_DICT", "_TUPLE", "_LIST", "_L", "_t", "_n", "_v", "_r", "_kv",
-    "_l", "_DICT", "_MISS", "_cf", "_e", "_entry", "_make", "_g", "_NEVER"})
+    "_l", "_DICT", "_MISS", "_cf", "_e", "_entry", "_g", "_NEVER", "_type", "_len", "_id", "_x",
+    "_isinstance"})
+# the builtins the generated code calls, under names no parameter can take (a parameter
+# named `type` or `len` would otherwise be called in its place)
+_BUILTIN_CALL = re.compile(r"(?<![\w.])(type|len|id|isinstance)\(")
 
 
 def identity_part(function: Any, a: object) -> tuple | None:
@@ -234,7 +239,7 @@ def _typical_block(params: list, specs, args: str, atoms_of=None) -> list[str]:
     same, atoms = [], []  # this call's parts against the last call's (`_F._last`)
 
     def last(check: str, atom: str) -> None:
-        same.append(check.format(f"_l[{len(atoms)}]"))
+        same.append(check.replace("{}", "{0}").format(f"_l[{len(atoms)}]"))
         atoms.append(atom)
 
     for i, p in enumerate(params):
@@ -308,7 +313,8 @@ def _typical_block(params: list, specs, args: str, atoms_of=None) -> list[str]:
                 if t is float else f" or type({n}) is {t.__name__} and (_k{i} := ({t.__name__}, {n}))"
             tests.append(f"({n} is _d{i} and (_k{i} := _dp{i}){other})")
             parts.append(f"_k{i}")
-            last(f"_k{i} == {{}}", f"_k{i}")
+            # the default's part and a float's are kept objects: the same one, usually
+            last(f"(_k{i} is {{0}} or _k{i} == {{0}})", f"_k{i}")
         elif kind is not None:  # a str / int / bool / None, keyed by value
             tests.append(f"{n} is None" if atoms_of[i] is type(None) else
                          f"type({n}) is _T{i}")
@@ -344,12 +350,22 @@ def _typical_block(params: list, specs, args: str, atoms_of=None) -> list[str]:
     # the last call's parts and trace, compared part by part, cost less than making
     # and hashing the key; equal parts are equal keys (a changed trace for a key resets
     # `_last`: `Function._retrace_for_state`, `_forget`)
+    # (the last trace's executor is kept next to it when it has no guard: a call equal
+    # to the last one runs it without reading the trace's attributes)
     return [f"if {' and '.join(tests)}:",
             f"    if (_l := _F.{last_attr}) is not None{''.join(' and ' + c for c in same)}:",
-            "        _cf = _l[-1]",
+            "        if (_x := _l[-1]) is not None:",
+            "            _F._calls += 1",
+            "            try:",
+            f"                return _x({', '.join(leaves)})",
+            "            except Exception as _e:",
+            f"                _l[-2]._failed(_e, {args})",
+            "                raise",
+            "        _cf = _l[-2]",
             f"    elif {''.join(x + ' and ' for x in fits)}"
             f"(_cf := _F._cache.get(({''.join(x + ', ' for x in parts)}))) is not None:",
-            f"        _F.{last_attr} = ({''.join(a + ', ' for a in atoms)}_cf, )",
+            f"        _F.{last_attr} = ({''.join(a + ', ' for a in atoms)}_cf, "
+            "_cf._fn if _cf.guard is None else None)",
             *(["    else:", "        _cf = None"] if fits else []),
             # (a trace read through `stateful` has a guard that never holds: not called)
             f"    if _cf is not None and ((_g := _cf.guard) is None or _g is not _NEVER "
@@ -431,16 +447,17 @@ def make_entry(function: Any, atoms_of: dict[int, Any] | None = None) -> Callabl
              "_map": mapping_part, "_aliases": has_aliases,
              "_EMPTY_TUPLE": _EMPTY_TUPLE, "_EMPTY_DICT": _EMPTY_DICT,
              "_TUPLE": tuple, "_DICT": dict, "_LIST": list, "_MISS": MISS,
-             "_NEVER": never_holds, **consts}
-    names = ", ".join(scope)
-    source = (f"def _make({names}):\n"
-              f"    def _entry({', '.join(source_params)}):\n"
-              + "".join(f"        {line}\n" for line in body)
-              + "    return _entry\n")
-    namespace: dict = {}
+             "_NEVER": never_holds, "_type": type, "_len": len, "_id": id,
+             "_isinstance": isinstance, **consts}
+    # the names are the globals of the generated function, not cells of a closure: a
+    # call of a closure copies each of its ~30 cells into the new frame (a tenth of the
+    # call path's cost), a global is read through a cached index
+    body = [_BUILTIN_CALL.sub(r"_\1(", line) for line in body]
+    source = f"def _entry({', '.join(source_params)}):\n" + "".join(
+        f"    {line}\n" for line in body)
     # a file name inside the package: every check of "the user's frame" skips it
-    exec(compile(source, os.path.join(_HERE, f"<call path of {name}>"), "exec"), namespace)
-    entry = namespace["_make"](**scope)
+    exec(compile(source, os.path.join(_HERE, f"<call path of {name}>"), "exec"), scope)
+    entry = scope.pop("_entry")
     entry.__defaults__ = tuple(defaults) or None
     entry.__kwdefaults__ = kwdefaults or None
     qualname = getattr(function.python_function, "__qualname__", name)

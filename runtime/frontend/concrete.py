@@ -14,7 +14,7 @@ import numpy as np
 
 from runtime.core import log
 from runtime.core.tensor import Tensor, _fmt_shape
-from runtime.exec.codegen import compile_graph
+from runtime.exec.codegen import compile_graph, structure_expr
 from runtime.exec.tape_calls import TapeCall
 from runtime.frontend.engines import engine
 from runtime.frontend.tracebacks import filter_traceback
@@ -24,7 +24,8 @@ from runtime.frontend.signature import (
 from runtime.passes.pipeline import optimize as optimize_graph
 from runtime.state.after_error import (effects_before_failure, raised_by_graph, replay_blocker,
                                        writes_on_error_paths)
-from runtime.state.writeback import apply_container_writes, cannot_raise, writing_back
+from runtime.state.writeback import (DirectSpelling, apply_container_writes, cannot_raise,
+                                     writing_back)
 
 
 _EXECUTOR = frozenset({"_fn", "python_code", "_gen", "_filename"})
@@ -36,6 +37,22 @@ def _full_call(args) -> bool:
 
 
 MISS = object()  # `run_with_state`: the guards of the Python state do not hold
+
+
+def _direct_spelling(gen, source: str, filename: str, graph, out_tree, leaves: list,
+                     finals: list) -> DirectSpelling | None:
+    """What `writeback.direct_variant` rewrites of the executor writing into the
+    argument arrays: its source and globals, its parameters, the expressions of its
+    results and of the final values (`out_tree` holds the results, then the finals)."""
+    if gen.tape_test is None or gen.return_index is None or \
+            not all(isinstance(x, Tensor) and x in gen.names for x in finals):
+        return None
+    # (first: spelling a constant result adds a global)
+    results = structure_expr(gen, out_tree[1][0], leaves[:len(leaves) - len(finals)])
+    return DirectSpelling(
+        source=source, filename=filename, names=dict(gen.globals),
+        params=[gen.names[t] for t in graph.inputs], tape_test=gen.tape_test,
+        return_index=gen.return_index, results=results, finals=[gen.names[x] for x in finals])
 
 
 class ConcreteFunction:
@@ -128,16 +145,18 @@ class ConcreteFunction:
             run_graph, out_tree, run_leaves, self.name, parallel=parallel, on_tape=on_tape)
         log.done(log.COMPILE, log.DEBUG, started, "generated the executor of %s", self.name)
         if n_extra or self._keep_rest:
-            direct = None
+            direct = spelling = None
             if self._direct:
                 finals = run_leaves[len(run_leaves) - n_extra:]
                 owned = {k: final for (k, _), final in zip(self.writeback, finals)}
-                direct, *_ = compile_graph(run_graph, out_tree, run_leaves, self.name,
-                                           parallel=parallel, owned_inputs=owned,
-                                           on_tape=on_tape)
+                direct, source, gen, filename = compile_graph(
+                    run_graph, out_tree, run_leaves, self.name, parallel=parallel,
+                    owned_inputs=owned, on_tape=on_tape)
+                spelling = _direct_spelling(gen, source, filename, run_graph, out_tree,
+                                            run_leaves, finals)
             fn = writing_back(fn, self.writeback, self.name, n_extra,
                               keep_rest=self._keep_rest, direct=direct,
-                              n_leaves=len(run_graph.inputs))
+                              n_leaves=len(run_graph.inputs), spelling=spelling)
         self._fn = fn  # last: another thread reads `_fn` without the lock
         del self._pending
 

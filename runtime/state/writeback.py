@@ -13,6 +13,7 @@ call, generated once per trace with the checks that make it safe written inline.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -32,9 +33,25 @@ except ImportError:  # no cheap way to read it: arguments are never written dire
     _DEFAULT_ERRSTATE = object()
 
 
+@dataclass
+class DirectSpelling:
+    """The generated executor writing into the argument arrays (`direct`), as
+    `direct_variant` rewrites it: its source, file name and globals, its parameter names,
+    the test of its second line (a GradientTape records), the index of its return line,
+    and the expressions of its results and of each argument's final value."""
+    source: str
+    filename: str
+    names: dict
+    params: list
+    tape_test: str
+    return_index: int
+    results: str
+    finals: list
+
+
 def writing_back(fn: Callable, writeback: list, name: str, n_extra: int,
                  keep_rest: bool = False, direct: Callable | None = None,
-                 n_leaves: int = 0) -> Callable:
+                 n_leaves: int = 0, spelling: DirectSpelling | None = None) -> Callable:
     """`fn` returns (results, *final values) when it has `n_extra` final values, else the
     results; the wrapper copies the first final values into the argument arrays at
     `writeback`'s positions and returns the results (with the values after those, when
@@ -45,7 +62,8 @@ def writing_back(fn: Callable, writeback: list, name: str, n_extra: int,
     (`codegen`'s owned inputs: `x[i] = v`, `np.add(x, 1, x)` as NumPy does them, no copy),
     for a graph that `cannot_raise`; it runs while NumPy's errstate is the default one
     (under another, a ufunc may raise after a direct write, and the rerun of
-    `after_error` would then apply that write twice)."""
+    `after_error` would then apply that write twice). `spelling`: its source, for
+    `direct_variant` to make the checks and the executor one function."""
     positions = [k for k, _ in writeback]
     labels = dict(writeback)
     n_written = len(positions)
@@ -99,6 +117,9 @@ def writing_back(fn: Callable, writeback: list, name: str, n_extra: int,
 
     run.__wrapped__ = fn
     if direct is not None and not keep_rest and n_extra == n_written and n_leaves:
+        if spelling is not None and len(spelling.params) == n_leaves and \
+                "_wb_" not in spelling.source:
+            return direct_variant(run, spelling, positions)
         return _direct_call(run, direct, positions, n_leaves)
     if direct is None and n_written and n_leaves and \
             not (n_written == 1 and n_extra == 1 and not keep_rest):
@@ -106,21 +127,29 @@ def writing_back(fn: Callable, writeback: list, name: str, n_extra: int,
     return run
 
 
+# the names the generated checks use: distinct from every name of an executor (whose
+# parameters are the user's, `type` or `len` among them)
+_CHECK_NAMES = {"_wb_type": type, "_wb_isinstance": isinstance, "_wb_len": len,
+                "_wb_id": id, "_wb_ndarray": _ndarray, "_wb_generic": np.generic}
+
+
 def _plain_leaves(names: list, positions: list) -> list[str]:
     """Tests that the leaves are distinct arrays owning their memory (so none overlaps
-    another), those written into writable, and the others arrays or NumPy scalars."""
+    another), those written into writable, and the others arrays or NumPy scalars
+    (they read `_CHECK_NAMES`)."""
     tests = []
     for i, a in enumerate(names):
         if i in positions:
-            tests.append(f"type({a}) is _ndarray and {a}.base is None and {a}.flags.writeable")
+            tests.append(f"_wb_type({a}) is _wb_ndarray and {a}.base is None and "
+                         f"{a}.flags.writeable")
         else:  # a NumPy scalar holds its own value
-            tests.append(f"(type({a}) is _ndarray and {a}.base is None or "
-                         f"isinstance({a}, _generic))")
+            tests.append(f"(_wb_type({a}) is _wb_ndarray and {a}.base is None or "
+                         f"_wb_isinstance({a}, _wb_generic))")
     n = len(names)
     if n <= 4:  # distinct leaves (a call's are: the same array twice is one leaf)
         tests += [f"{a} is not {b}" for j, a in enumerate(names) for b in names[j + 1:]]
     else:
-        tests.append(f"len({{{', '.join(f'id({a})' for a in names)}}}) == {n}")
+        tests.append(f"_wb_len({{{', '.join(f'_wb_id({a})' for a in names)}}}) == {n}")
     return tests
 
 
@@ -140,8 +169,7 @@ def _copying_call(checked: Callable, fn: Callable, positions: list, n: int,
              f"        out = _copy_finals(out, ({pairs},))",
              f"        return {'(out, rest)' if keep_rest else 'out'}",
              f"    return _checked({args})"]
-    scope = {"_ndarray": _ndarray, "_generic": np.generic, "_fn": fn, "_checked": checked,
-             "_copy_finals": _copy_finals}
+    scope = {**_CHECK_NAMES, "_fn": fn, "_checked": checked, "_copy_finals": _copy_finals}
     exec(compile("\n".join(lines) + "\n", "<argument write-back>", "exec"), scope)  # noqa: S102
     run = scope["run"]
     run.__wrapped__ = fn
@@ -167,11 +195,41 @@ def _direct_call(checked: Callable, direct: Callable, positions: list, n: int) -
               f"            return out\n"
               f"        return _copy_finals(out, ({pairs},))\n"
               f"    return _checked({args})\n")
-    scope = {"_errstate": _errstate, "_DEFAULT": _DEFAULT_ERRSTATE, "_ndarray": _ndarray,
-             "_generic": np.generic, "_direct": direct, "_checked": checked,
-             "_copy_finals": _copy_finals}
+    scope = {**_CHECK_NAMES, "_errstate": _errstate, "_DEFAULT": _DEFAULT_ERRSTATE,
+             "_direct": direct, "_checked": checked, "_copy_finals": _copy_finals}
     exec(compile(source, "<argument write-back>", "exec"), scope)  # noqa: S102 - ours
     run = scope["run"]
+    run.__wrapped__ = checked.__wrapped__
+    return run
+
+
+def direct_variant(checked: Callable, spelling: DirectSpelling, positions: list) -> Callable:
+    """`_direct_call` and the `direct` executor as one function: the executor's source
+    with its GradientTape line replaced by the checks of `_direct_call` (when they fail
+    or a tape records, `checked` runs the call) and its return giving the results, the
+    final values not computed into their argument copied there. One Python call fewer
+    per call, and no tuple of final values. The line numbers and file name stay the
+    executor's, so errors and warnings still name the user's lines."""
+    params = spelling.params
+    lines = spelling.source.split("\n")
+    tests = ["_wb_errstate() is _wb_DEFAULT"] + _plain_leaves(params, positions)
+    for k in positions:  # the caller's arrays, kept: the executor may rebind a parameter
+        tests[1 + k] = tests[1 + k].replace(f"_wb_type({params[k]})",
+                                            f"_wb_type(_wb_a{k} := {params[k]})", 1)
+    lines[1] = f"    if {spelling.tape_test} or not ({' and '.join(tests)}): " \
+               f"return _wb_checked({', '.join(params)})"
+    pairs = [(v, f"_wb_a{k}") for k, v in zip(positions, spelling.finals)]
+    copying = f"_wb_copy_finals({spelling.results}, ({''.join(f'({v}, {a}), ' for v, a in pairs)}))"
+    # (a final value spelled as an expression is computed once: in the copy)
+    lines[spelling.return_index] = f"    return {copying}" if not all(
+        v.isidentifier() for v, _ in pairs) else \
+        f"    return {spelling.results} if {' and '.join(f'{v} is {a}' for v, a in pairs)} " \
+        f"else {copying}"
+    scope = {**spelling.names, **_CHECK_NAMES, "_wb_errstate": _errstate,
+             "_wb_DEFAULT": _DEFAULT_ERRSTATE, "_wb_checked": checked,
+             "_wb_copy_finals": _copy_finals}
+    exec(compile("\n".join(lines), spelling.filename, "exec"), scope)  # noqa: S102 - ours
+    run = scope[lines[0][4:lines[0].index("(")]]
     run.__wrapped__ = checked.__wrapped__
     return run
 
