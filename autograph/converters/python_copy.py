@@ -394,9 +394,14 @@ class _Folder:
         if isinstance(e, gast.BoolOp):
             return self._bool_op(e, test)
         if isinstance(e, gast.Call):  # (lazy arguments: closures no more)
-            written = written_print(e, self.ops) or written_chain(e, self.ops) or \
-                (self.module and written_introspection(e, self.ops))
-            if written:
+            f = e.func
+            written = None
+            if f.__class__ is gast.Attribute:  # (one look at the name first: most calls
+                shape = _WRITTEN.get(f.attr)   # are none of these)
+                written = shape(e, self.ops) if shape is not None else None
+            elif self.module and f.__class__ is gast.Call:
+                written = written_introspection(e, self.ops)
+            if written is not None:
                 self.changed = True
                 return self.expr(written, test)
         if isinstance(e, gast.Call):  # the callee as written: outside traces `converted`
@@ -452,6 +457,9 @@ class _Folder:
         if len(values) == 1:
             return values[0]
         return e if _same(values, e.values) else _shallow(e, values=values)
+
+
+_WRITTEN = {"print_text": written_print, "compare_chain": written_chain}
 
 
 def _callee(func, ops: str):

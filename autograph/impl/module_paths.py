@@ -55,35 +55,48 @@ def add_fast_paths(node, ctx) -> None:
 _BESIDE = """\
 if not tracing:
     plain
-else:
-    def converted(params):
-        declarations
-        traced
-    return converted(params)
+def converted(params):
+    declarations
+    traced
+return converted(params)
 """
 
 
 def install_beside(node, copy, name: str) -> None:
-    """`node`'s body as `if not <tracing>: <copy> else: <its converted body, in a nested
-    function called with its parameters>`. So the copy compiles as the original does: a
-    variable the converted body's branch and loop functions read is a closure cell of
-    the nested function, not of `node` (a cell is made at each call and read through it
-    on the Python path too). The nested function takes the parameters with their kinds
-    (positional-only, `*args`, keyword-only, `**kwargs`; defaults already applied by the
-    call of `node`, annotations left out) and repeats `node`'s `global` / `nonlocal`
-    declarations; its first parameter is `node`'s, so a zero-argument `super()` in it
-    means what it means in `node`. `node` gains one local, the nested function's name,
-    bound only when it runs (never on the Python path)."""
+    """`node`'s body as `if not <tracing>: <copy>` followed by its converted body, in a
+    nested function that `node` then returns the call of with its parameters. So the
+    copy compiles as the original does: a variable the converted body's branch and loop
+    functions read is a closure cell of the nested function, not of `node` (a cell is
+    made at each call and read through it on the Python path too). The nested function
+    takes the parameters with their kinds (positional-only, `*args`, keyword-only,
+    `**kwargs`; defaults already applied by the call of `node`, annotations left out)
+    and repeats `node`'s `global` / `nonlocal` declarations; its first parameter is
+    `node`'s, so a zero-argument `super()` in it means what it means in `node`. `node`
+    gains one local, the nested function's name, bound only when it runs (never on the
+    Python path). (The converted body stands at the depth of the copy, not in an `else`:
+    the text written is no deeper than the converted body alone.)"""
     head, plain, tracing = copy
     traced = [s for s in node.body if not any(s is h for h in head)]
     declarations = [s for s in head if isinstance(s, (gast.Global, gast.Nonlocal))]
+    if not _leaves(plain):
+        # (the copy must not run on into the converted body: a bare `return` is what
+        # running off its end does)
+        plain = plain + [gast.copy_location(gast.Return(value=None), node)]
     body = templates.replace(_BESIDE, origin=node, tracing=templates.replace_expr(
-        tracing, origin=node), plain=plain or [gast.Pass()], converted=name,
+        tracing, origin=node), plain=plain, converted=name,
         declarations=declarations, traced=traced, params=[])
-    inner, call = body[0].orelse[0], body[0].orelse[1].value
+    inner, call = body[1], body[2].value
     inner.args = _forwarded(node.args)
     call.args, call.keywords = _arguments(node.args)
     node.body = head + body
+
+
+def _leaves(stmts: list) -> bool:
+    """Whether `stmts` surely end in a `return` or `raise` (every branch of a last `if`)."""
+    last = stmts[-1] if stmts else None
+    if isinstance(last, gast.If):
+        return bool(last.orelse) and _leaves(last.body) and _leaves(last.orelse)
+    return isinstance(last, (gast.Return, gast.Raise))
 
 
 def _forwarded(args):

@@ -185,3 +185,9 @@ def gen(n):
     for i in range(n):
         if i % 2:
             yield i
+
+
+def runs_off_its_end(xs, out):
+    for x in xs:
+        if x > 1:
+            out.append(x)

@@ -87,18 +87,19 @@ def test_every_copy_compiles_as_the_original(path):
 def test_the_converted_form_runs_beside_the_copy():
     text = convert_module_source(Path(cases.__file__).read_text(), "cases.py")
     start = text.index("def fib(n):")
-    assert text[start:].splitlines()[1:14] == [
+    assert text[start:].splitlines()[1:8] == [
         "    if not ag__.tracing_anywhere:", "        if n < 2:", "            return n",
-        "        else:", "            return fib(n - 1) + fib(n - 2)", "    else:",
-        "        def fib_converted(n):", "            cond = n < 2",
-        "            if cond.__class__ is bool or not ag__.symbolic(cond):",
-        "                if cond:", "                    return n", "                else:",
-        "                    return (fib if not ag__.tracing_anywhere else "
-        "ag__.converted(fib))(n - 1) + (fib if not ag__.tracing_anywhere else "
-        "ag__.converted(fib))(n - 2)"]
+        "        else:", "            return fib(n - 1) + fib(n - 2)",
+        "    def fib_converted(n):", "        cond = n < 2"]
+    assert "\n    return fib_converted(n)\n" in text[start:]
     start = text.index("def kinds(a, /, b, *args, c, d=3, **kw):")
-    assert "        def kinds_converted(a, /, b, *args, c, d, **kw):" in text[start:]
-    assert "        return kinds_converted(a, b, *args, c=c, d=d, **kw)" in text[start:]
+    assert "    def kinds_converted(a, /, b, *args, c, d, **kw):" in text[start:]
+    assert "    return kinds_converted(a, b, *args, c=c, d=d, **kw)" in text[start:]
+    # a copy that may run off its end returns there, as running off it does
+    start = text.index("def runs_off_its_end(xs, out):")
+    assert text[start:].splitlines()[1:7] == [
+        "    if not ag__.tracing_anywhere:", "        for x in xs:", "            if x > 1:",
+        "                out.append(x)", "        return", "    def runs_off_its_end_converted(xs, out):"]
 
 
 @pytest.fixture(scope="module")
@@ -187,3 +188,10 @@ def test_traced_as_eager_numpy(written, jit):
 def test_recursion_in_a_trace(written):
     f = ag.function(lambda x: x * written.fib(10))
     assert_same(f(np.float64(2.0)), np.float64(2.0) * cases.fib(10))
+
+
+def test_a_copy_that_runs_off_its_end_returns_none(written):
+    want, got = [], []
+    assert cases.runs_off_its_end([1, 2, 3], want) is None
+    assert written.runs_off_its_end([1, 2, 3], got) is None
+    assert got == want == [2, 3]
