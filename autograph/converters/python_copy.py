@@ -10,7 +10,7 @@ pays a test of the tracing cell, an `if` a handler check, a `for` a temporary, a
 its call site. So a converted function asks once, where it starts, and then runs a copy
 of its body with the answers taken in (`fast_tests.compile_tests` for the compiled
 function, `impl/module_paths.py` for the module `autograph convert` writes, which tests
-`ag__.tracing_anywhere`):
+`ag__.tracing_anywhere` and puts the converted body in a nested function after the copy):
 
     def f(xs):                          def f(xs):
         <converted body>          =>        if not ag__tracing:       # no trace anywhere

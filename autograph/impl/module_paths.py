@@ -14,9 +14,19 @@ A called name is read twice (reading a name has no effects); an attribute callee
 (`obj.step(x)`) keeps `ag__.converted(obj.step)`, which reads it once. The subscript
 store form is the one `ag.function` compiles (`converters/fast_paths.py`). While a
 trace is being built on any thread every call asks `ag__.converted`, as before.
-Each function then starts with `if not ag__.tracing_anywhere:` and the copy of its body
-that runs on Python values, its statements and calls as written
-(`converters/python_copy.py`).
+Each function (and each function nested in it) then starts with `if not
+ag__.tracing_anywhere:` and the copy of its body that runs on Python values, its
+statements and calls as written (`converters/python_copy.py`); its converted body
+follows in a nested function, called with its parameters (`install_beside`), so that
+the copy compiles as the original does - no closure cell, no free variable, no local
+but that function's name:
+
+    def f(x):                                def f(x):
+        <converted body>          =>             if not ag__.tracing_anywhere:
+                                                     <the body as written>
+                                                 def f_converted(x):
+                                                     <converted body>
+                                                 return f_converted(x)
 `autograph show` and `ag.to_code` print the short form.
 """
 from __future__ import annotations
