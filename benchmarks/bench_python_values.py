@@ -1,9 +1,11 @@
 """Converted code on plain Python values against the original: medians of paired ratios.
 
-Each row is a small Python program (no NumPy) run as written and as `ag.to_graph`
-converted it, alternately, `--repeats` times; a row's figure is the median of the
-per-pair ratios converted/original (issue 21's target: at most 1.2 each). The
-recursive row also pays for `converted_call` on every call.
+Each row is a small Python program (no NumPy) run as written, as `ag.to_graph`
+converted it, and as `autograph convert` writes it (this file converted and imported as
+a module: every function and method of the program converted, so every call pays), in
+turn, `--repeats` times; a row's figures are the medians of the per-repeat ratios
+converted/original (issue 21's target: at most 1.2 each). The recursive row also pays
+for `converted_call` on every call.
 
 It also prints how long tracing takes for a function whose Python parts are these
 programs (the first call of a new `ag.function`), since every trace runs converted code
@@ -16,8 +18,12 @@ Times are CPU time of this process (`--wall`: the wall clock).
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import statistics
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -148,20 +154,38 @@ def _time(fn, args, runs: int = 3) -> float:
     return best
 
 
+def written_module():
+    """This file as `autograph convert` writes it, imported (under another name: its
+    `main` does not run)."""
+    from autograph.impl.static import convert_module_source
+
+    text = convert_module_source(Path(__file__).read_text(), __file__)
+    path = Path(tempfile.mkdtemp()) / "bench_python_values_converted.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[path.stem] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 def measure(repeats: int) -> list:
+    """Per row: (label, original seconds, to_graph seconds, CLI seconds, to_graph /
+    original, CLI / original), each the median over the repeats."""
+    module = written_module()
     rows = []
     for label, fn, args in ROWS:
-        converted = ag.to_graph(fn)
-        assert converted(*args) == fn(*args), label
-        ratios, originals, converteds = [], [], []
+        converted, written = ag.to_graph(fn), getattr(module, fn.__name__)
+        assert converted(*args) == fn(*args) == written(*args), label
+        times: list = [[], [], []]
+        ratios: list = [[], []]
         for _ in range(repeats):
-            t0 = _time(fn, args)
-            t1 = _time(converted, args)
-            ratios.append(t1 / t0)
-            originals.append(t0)
-            converteds.append(t1)
-        rows.append((label, statistics.median(originals), statistics.median(converteds),
-                     statistics.median(ratios)))
+            t0, t1, t2 = (_time(f, args) for f in (fn, converted, written))
+            for k, t in enumerate((t0, t1, t2)):
+                times[k].append(t)
+            ratios[0].append(t1 / t0)
+            ratios[1].append(t2 / t0)
+        rows.append((label, *map(statistics.median, times), *map(statistics.median, ratios)))
     return rows
 
 
@@ -173,10 +197,12 @@ def main() -> None:
     if args.wall:
         CLOCK[0] = time.perf_counter
     rows = measure(args.repeats)
-    print("| program | original (ms) | converted (ms) | converted/original |")
-    print("|---|---:|---:|---:|")
-    for label, t0, t1, ratio in rows:
-        print(f"| {label} | {t0 * 1e3:.2f} | {t1 * 1e3:.2f} | {ratio:.2f} |")
+    print("| program | original (ms) | `ag.to_graph` (ms) | `autograph convert` (ms) | "
+          "to_graph/original | convert/original |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for label, t0, t1, t2, r1, r2 in rows:
+        print(f"| {label} | {t0 * 1e3:.2f} | {t1 * 1e3:.2f} | {t2 * 1e3:.2f} | {r1:.2f} | "
+              f"{r2:.2f} |")
     print(f"\ntrace of a Python-heavy function (median of {args.repeats}): "
           f"{trace_time(args.repeats) * 1e3:.1f} ms")
 

@@ -42,7 +42,7 @@ STAGES = [
     (static, "add_fast_paths", "fast paths: routed calls"),
     (module_paths, "compile_subscript_stores", "fast paths: item stores"),
     (module_paths, "python_copy", "Python-values copy"),
-    (module_paths, "install", "Python-values copy"),
+    (module_paths, "install_beside", "Python-values copy"),
     (static.parser, "unparse", "unparse (writing the text)"),
     (static, "_indent", "indent, splice"),
 ]

@@ -1,6 +1,9 @@
 """The converted forms the Python-values copy (`python_copy.py`) recognises, each by its
 shape as the converters write it: a dual-path `if` / `for` / `while` (`dual_path.py`), a
-dual expression (`logical_expressions.dual`) and a nested item store (`slices.py`).
+dual expression (`logical_expressions.dual`), a nested item store (`slices.py`), and the
+lazy arguments of an `assert` (`asserts.py`), a `print` of text (`call_trees.py`), a
+comparison chain (`logical_expressions.py`) or a call of `locals()` / `eval` and their
+kin (`introspection.py`).
 """
 from __future__ import annotations
 
@@ -130,3 +133,75 @@ def is_name(node, name) -> bool:
 
 def constant(value: bool, origin):
     return gast.copy_location(gast.Constant(value=value, kind=None), origin)
+
+
+def written_assert(s, ops: str):
+    """`assert test, msg` for `ag__.assert_stmt(test, lambda: msg)` (`asserts.py`; on
+    Python values it raises as the statement does, and the statement is what `python
+    -O` leaves out), or None."""
+    call = s.value if isinstance(s, gast.Expr) else None
+    if not (is_ops_call(call, ops, "assert_stmt") and not call.keywords and
+            len(call.args) in (1, 2) and not isinstance(call.args[0], gast.Starred)):
+        return None
+    msg = _thunk_body(call.args[1]) if len(call.args) == 2 else None
+    if len(call.args) == 2 and msg is None:
+        return None
+    return gast.copy_location(gast.Assert(test=call.args[0], msg=msg), s)
+
+
+def written_print(call, ops: str):
+    """`print(*args, **kw)` for `ag__.print_text(print, lambda: (*args,), **kw)`
+    (`call_trees.py`; on Python values it calls what `print` names, with the arguments
+    evaluated before the keywords as in Python), or None."""
+    if not (is_ops_call(call, ops, "print_text") and len(call.args) == 2 and
+            not isinstance(call.args[0], gast.Starred)):
+        return None
+    arguments = _thunk_body(call.args[1])
+    if not isinstance(arguments, gast.Tuple):
+        return None
+    new = gast.Call(func=call.args[0], args=list(arguments.elts), keywords=call.keywords)
+    return gast.copy_location(new, call)
+
+
+def _thunk_body(node):
+    """The body of `lambda: body`, or None."""
+    if isinstance(node, gast.Lambda) and not (
+            node.args.args or node.args.posonlyargs or node.args.kwonlyargs or
+            node.args.vararg or node.args.kwarg):
+        return node.body
+    return None
+
+
+_OPS = {"<": gast.Lt, "<=": gast.LtE, ">": gast.Gt, ">=": gast.GtE, "==": gast.Eq,
+        "!=": gast.NotEq, "is": gast.Is, "is not": gast.IsNot, "in": gast.In,
+        "not in": gast.NotIn}
+
+
+def written_chain(call, ops: str):
+    """`a < b <= c` for `ag__.compare_chain(a, '<', lambda: b, '<=', lambda: c)` (on
+    Python values each comparand is evaluated once and the chain stops at the first
+    false comparison, as Python's does), or None."""
+    if not (is_ops_call(call, ops, "compare_chain") and not call.keywords and
+            len(call.args) >= 3 and len(call.args) % 2 == 1):
+        return None
+    names = call.args[1::2]
+    if not all(isinstance(n, gast.Constant) and n.value in _OPS for n in names):
+        return None
+    comparators = [_thunk_body(t) for t in call.args[2::2]]
+    if any(c is None for c in comparators) or isinstance(call.args[0], gast.Starred):
+        return None
+    new = gast.Compare(left=call.args[0], ops=[_OPS[n.value]() for n in names],
+                       comparators=comparators)
+    return gast.copy_location(new, call)
+
+
+def written_introspection(call, ops: str):
+    """`locals()` for `ag__.with_locals(locals, {...})()` (`introspection.py`; likewise
+    `vars`, `dir`, `eval`, `exec`): the call as written, which in a copy whose frame has
+    the original's variables sees what Python shows; or None."""
+    f = call.func if isinstance(call, gast.Call) else None
+    if not (is_ops_call(f, ops, "with_locals") and len(f.args) == 2 and
+            not f.keywords and isinstance(f.args[0], gast.Name)):
+        return None
+    return gast.copy_location(gast.Call(func=f.args[0], args=call.args,
+                                        keywords=call.keywords), call)

@@ -10,7 +10,7 @@ pays a test of the tracing cell, an `if` a handler check, a `for` a temporary, a
 its call site. So a converted function asks once, where it starts, and then runs a copy
 of its body with the answers taken in (`fast_tests.compile_tests` for the compiled
 function, `impl/module_paths.py` for the module `autograph convert` writes, which tests
-`ag__.tracing_anywhere`):
+`ag__.tracing_anywhere` and puts the converted body in a nested function after the copy):
 
     def f(xs):                          def f(xs):
         <converted body>          =>        if not ag__tracing:       # no trace anywhere
@@ -41,7 +41,8 @@ from autograph.converters.fast_paths import TRACING_CELL, is_array_guard
 from autograph.converters.copy_forms import (constant, dual_test, inline_expr, inline_for,
                                               inline_if, is_class_check, is_name,
                                               is_ops_call, is_stop, is_symbolic_check,
-                                              nested)
+                                              nested, written_assert, written_chain,
+                                              written_introspection, written_print)
 from autograph.pyct import anno, templates
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda,
@@ -71,7 +72,7 @@ def python_copy(node, ctx, module: bool = False):
     # (the names `fast_paths` gave its tracing cells: names of that prefix are the
     # compiler's, as `fast_tests` takes them too)
     cells = set() if module else {n for n in ctx.namer.used if n.startswith(TRACING_CELL)}
-    folder = _Folder(ops, cells)
+    folder = _Folder(ops, cells, module)
     plain = folder.block([s for s in body if not any(s is h for h in head)])
     if not folder.changed:
         return None
@@ -154,8 +155,10 @@ class _Folder:
     user code, and nested scopes, which take the same compiled form in both places);
     every node with a folded part is new."""
 
-    def __init__(self, ops: str, cells: set):
-        self.ops, self.cells, self.changed = ops, cells, False
+    def __init__(self, ops: str, cells: set, module: bool):
+        # (`module`: the copy stands in a frame that holds the user's variables alone, as
+        # `autograph convert` writes it, where `locals()` and `eval` may run as written)
+        self.ops, self.cells, self.changed, self.module = ops, cells, False, module
 
     # statements
     def block(self, stmts: list) -> list:
@@ -196,6 +199,10 @@ class _Folder:
             store = self._item_store(s)
             if store is not None:
                 return self.stmt(store)
+            written = written_assert(s, self.ops)
+            if written is not None:  # (its message is a closure no more)
+                self.changed = True
+                return self.stmt(written)
         if isinstance(s, gast.While):
             loop = self._dual_while(s)
             if loop is not None:
@@ -386,6 +393,17 @@ class _Folder:
             return _shallow(e, test=cond, body=body, orelse=orelse)
         if isinstance(e, gast.BoolOp):
             return self._bool_op(e, test)
+        if isinstance(e, gast.Call):  # (lazy arguments: closures no more)
+            f = e.func
+            written = None
+            if f.__class__ is gast.Attribute:  # (one look at the name first: most calls
+                shape = _WRITTEN.get(f.attr)   # are none of these)
+                written = shape(e, self.ops) if shape is not None else None
+            elif self.module and f.__class__ is gast.Call:
+                written = written_introspection(e, self.ops)
+            if written is not None:
+                self.changed = True
+                return self.expr(written, test)
         if isinstance(e, gast.Call):  # the callee as written: outside traces `converted`
             callee = _callee(e.func, self.ops)  # answers it or its converted version,
             if callee is not None:  # which means the same on Python values
@@ -439,6 +457,9 @@ class _Folder:
         if len(values) == 1:
             return values[0]
         return e if _same(values, e.values) else _shallow(e, values=values)
+
+
+_WRITTEN = {"print_text": written_print, "compare_chain": written_chain}
 
 
 def _callee(func, ops: str):
