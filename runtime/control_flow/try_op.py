@@ -45,7 +45,7 @@ from runtime.control_flow.common import (
 from runtime.control_flow.cond import COND, _merge_dtype, _merge_shape, _number_like
 from runtime.control_flow.learn_types import is_placeholder, zeros_like
 from runtime.control_flow.try_arrays import Tracked
-from runtime.control_flow.try_cleanup import reads_tainted, stand_ins_for, untainted_sources
+from runtime.control_flow.try_cleanup import check_untainted, stand_ins_for
 from runtime.control_flow.try_marks import Marked, mark
 from runtime.control_flow.try_state import (
     ConversionRefusal,
@@ -117,16 +117,24 @@ class Snapshots(list):
     branches rebinds the variables to the branches' values): the node instead counts as
     the operations of its branches, each with the state read when it was recorded,
     carried out to this graph's values through the branch's inputs (a value only the
-    branch knows stays as it is, and is `Unknown` to a handler)."""
+    branch knows stays as it is, and is `Unknown` to a handler). A `try` node of a `try`
+    nested in the body (and the inner `try` a `finally` wraps around the handlers) counts
+    so too, as the operations of its body and handlers: its outputs are what its paths
+    give once it finished, not what the variables held where one of its operations
+    raised. `outer`: the recorders of the `try` bodies around this one (each reads its
+    own variables at the same points)."""
 
-    def __init__(self, get_state: Callable, trees: list, names):
+    def __init__(self, get_state: Callable, trees: list, names, outer=()):
         super().__init__()
         self.get_state, self.seen = get_state, []
         self.own: dict = {}  # id(node) -> the state in the values of the node's own graph
         self.trees, self.names, self.refusal = trees, names, None
+        self.outer = list(outer)
 
     def child(self) -> "Snapshots":
-        return Snapshots(self.get_state, self.trees, self.names)
+        out = Snapshots(self.get_state, self.trees, self.names, [o.child() for o in self.outer])
+        out.outer_only = self.outer_only
+        return out
 
     def leaves(self) -> list:
         try:
@@ -136,19 +144,51 @@ class Snapshots(list):
             return []
 
     def append(self, node):
-        subs = node.subgraphs()
-        if node.op is COND and all(isinstance(g.nodes, Snapshots) for g in subs):
-            self.seen.extend(_carried_out(node, subs))
-            for g in subs:
-                self.own.update(g.nodes.own)
-        elif node.op is not CONSTANT:  # (a constant cannot fail)
-            leaves = self.own[id(node)] = self.leaves()
-            self.seen.append((node, leaves))
-        for g in subs:  # (done: a plain list again)
+        for recorder in [self] + self.outer:
+            recorder.watch(node)
+        for g in node.subgraphs():  # (done: a plain list again)
             if isinstance(g.nodes, Snapshots):
                 self.refusal = self.refusal or g.nodes.refusal
                 g.nodes = list(g.nodes)
         super().append(node)
+
+    def watch(self, node) -> None:
+        """Record the state at `node` (at the operations inside it for a `cond` or `try`)."""
+        subs = node.subgraphs()
+        mine = [self._recorder_in(g) for g in subs] if node.op in (COND, TRY) else [None]
+        # (a watching recorder that met a refusal: the node counts as one operation)
+        if subs and all(m is not None and not (m.outer_only and m.refusal) for m in mine):
+            self.seen.extend(_carried_out(node, subs, mine))
+            for m in mine:
+                self.own.update(m.own)
+        elif node.op is not CONSTANT:  # (a constant cannot fail)
+            leaves = self.own[id(node)] = self.leaves()
+            self.seen.append((node, leaves))
+
+    outer_only = False  # a recorder that only watches (not a graph's node list)
+
+    def _recorder_in(self, g: Graph) -> "Snapshots | None":
+        """The recorder of subgraph `g` that reads this recorder's variables, or None."""
+        nodes = getattr(g, "recorder", None)
+        nodes = g.nodes if nodes is None else nodes
+        if not isinstance(nodes, Snapshots):
+            return None
+        if nodes.get_state is self.get_state:
+            return nodes
+        return next((o for o in nodes.outer if o.get_state is self.get_state), None)
+
+
+def recorders_around(parent: Graph) -> list:
+    """New recorders, for a `try` body traced in `parent`, of the `try` bodies around it."""
+    nodes = parent.nodes
+    if not isinstance(nodes, Snapshots):
+        return []
+    out = []
+    for r in [nodes] + nodes.outer:
+        watcher = Snapshots(r.get_state, r.trees, r.names)
+        watcher.outer_only = True
+        out.append(watcher)
+    return out
 
 
 def refusals(g: Graph):
@@ -163,21 +203,33 @@ def refusals(g: Graph):
     return None
 
 
-def _carried_out(node, subs: list) -> list:
-    """The snapshots of a `cond` node's branches, in the values of the node's graph."""
+def _carried_out(node, subs: list, recorders: list) -> list:
+    """The snapshots of a `cond`'s or `try`'s subgraphs (`recorders`: theirs), in the
+    values of the node's graph (a `cond`'s input 0 is its condition; a `try` passes its
+    captures only)."""
     out = []
-    for g in subs:
-        outer = {id(ph): x for ph, x in zip(g.inputs, node.inputs[1:])}
-        for inner, leaves in g.nodes.seen:
+    args = node.inputs[1:] if node.op is COND else node.inputs
+    for i, (g, recorder) in enumerate(zip(subs, recorders)):
+        if i == 0 and node.op is TRY and _catches_all(node):
+            continue  # (an error of its body reaches the node's graph through a handler)
+        outer = {id(ph): x for ph, x in zip(g.inputs, args)}
+        for inner, leaves in recorder.seen:
             out.append((inner, [outer.get(id(v), v) for v in leaves]))
     return out
+
+
+def _catches_all(node) -> bool:
+    """Whether a handler of the `try` node catches every error an operation raises."""
+    return any(not kinds or any(k in (BaseException, Exception) for k in kinds)
+               for kinds in (node.attrs[f"kinds_{i}"] for i in range(node.attrs["n_handlers"])))
 
 
 def _trace(name: str, parent: Graph, fn: Callable, get_state=None, trees=(), names=()):
     sub = Graph(name, parent=parent)
     sub.in_order = True  # (runs where it stands: writes into outer arrays, try_arrays.py)
     if get_state is not None:
-        sub.nodes = Snapshots(get_state, trees, names)
+        outer = [r for r in recorders_around(parent) if r.get_state is not get_state]
+        sub.nodes = Snapshots(get_state, trees, names, outer)
     with tracing.graph_context(sub):
         error = None
         try:
@@ -211,6 +263,7 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
     tracked = Tracked(init_leaves, labels)
     g_body, error = _trace("try", graph, body, get_state, trees, names)
     snaps, own, refusal = g_body.nodes.seen, g_body.nodes.own, refusals(g_body)
+    g_body.recorder = g_body.nodes  # (read when the node is recorded in an outer body)
     g_body.nodes = list(g_body.nodes)
     if not g_body.nodes:  # nothing can fail when the graph runs: Python's `try`
         if error is not None:
@@ -269,7 +322,8 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
             if lv is not None:
                 tracked.check(new, lv, "")
         if cleanup:
-            _check_untainted(g, [x for x in stand_ins if x is not None])
+            check_untainted(g, {id(x): labels[k] for k, x in enumerate(stand_ins)
+                                if x is not None})
         if isinstance(err, _Raised):
             leaves = None
         elif err is not None:
@@ -328,24 +382,6 @@ def reraise(exc: BaseException) -> bool:
 
 class _Raised(Exception):
     """A handler that always raises (recorded): it gives no state."""
-
-
-def _check_untainted(g: Graph, stand_ins: list) -> None:
-    """No side effect of the cleanup handler `g` may depend on a stand-in value."""
-    tainted = {id(x) for x in stand_ins}
-    for node in g.nodes:
-        if node.op is KEEP:
-            node.inputs = untainted_sources(g, node.inputs, tainted)
-            continue
-        if any(isinstance(x, Tensor) and id(x) in tainted for x in node.inputs) or \
-                node.subgraphs() and reads_tainted(node, tainted):
-            if node.has_effects:
-                raise ConversionRefusal(
-                    "its `finally` has a side effect that uses a variable the `try` "
-                    "assigns around operations that may fail: when an error passes "
-                    "through, the graph cannot tell which value it holds. Assign the "
-                    "variable before the `try`.")
-            tainted.update(id(o) for o in node.outputs)
 
 
 def _finish(graph: Graph, paths: list, init: list, handlers: list, labels: list,
