@@ -138,6 +138,7 @@ _TRACED_BRANCH = "raised while tracing the"
 REFUSALS = ("which the `try` body assigns around operations that may fail",
             "holds a value of another structure inside the `try`",
             "its `finally` has a side effect that uses a variable",
+            "its `finally` has an operation that may raise",
             "in a way the graph cannot carry to each path") + \
     fuzz_try_labels.REFUSALS  # (try_arrays.py; the labels' strings)
 
