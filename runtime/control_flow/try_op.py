@@ -9,8 +9,8 @@ IndexError, FloatingPointError, a graph-side `raise`) so reaches the handler Pyt
 would pick.
 
 The state a handler sees is what the variables held when the error was raised (computed
-in try_state.py). The
-body is traced with a hook that reads the state whenever an operation is recorded; a
+in try_state.py). The body is traced with a hook that reads the state whenever an
+operation is recorded (try_points.py; a nested `try` counts as its operations); a
 variable that holds the same value from outside the body at every operation that may
 raise what the handler catches (the caller's `relevant`) is exact. A value the body
 computed that is the same at all those operations is computed again in the handler
@@ -42,11 +42,12 @@ from runtime.control_flow.common import (
     is_python_scalar,
     same_constant,
 )
-from runtime.control_flow.cond import COND, _merge_dtype, _merge_shape, _number_like
+from runtime.control_flow.cond import _merge_dtype, _merge_shape, _number_like
 from runtime.control_flow.learn_types import is_placeholder, zeros_like
 from runtime.control_flow.try_arrays import Tracked
 from runtime.control_flow.try_cleanup import check_untainted, stand_ins_for
 from runtime.control_flow.try_marks import Marked, mark
+from runtime.control_flow.try_points import Snapshots, recorders_around, refusals
 from runtime.control_flow.try_state import (
     ConversionRefusal,
     mark_compiler_error,
@@ -107,121 +108,6 @@ class Caught(Exception):
 
     __str__ = __repr__ = __getitem__ = __iter__ = __len__ = __bool__ = _refuse
     args = property(_refuse)
-
-
-class Snapshots(list):
-    """A body's node list that reads the state each time an operation is recorded.
-
-    The subgraphs made inside the body (branches, loop bodies) get one too. The state
-    read when a `cond` node is recorded is not the one its operations see (tracing the
-    branches rebinds the variables to the branches' values): the node instead counts as
-    the operations of its branches, each with the state read when it was recorded,
-    carried out to this graph's values through the branch's inputs (a value only the
-    branch knows stays as it is, and is `Unknown` to a handler). A `try` node of a `try`
-    nested in the body (and the inner `try` a `finally` wraps around the handlers) counts
-    so too, as the operations of its body and handlers: its outputs are what its paths
-    give once it finished, not what the variables held where one of its operations
-    raised. `outer`: the recorders of the `try` bodies around this one (each reads its
-    own variables at the same points)."""
-
-    def __init__(self, get_state: Callable, trees: list, names, outer=()):
-        super().__init__()
-        self.get_state, self.seen = get_state, []
-        self.own: dict = {}  # id(node) -> the state in the values of the node's own graph
-        self.trees, self.names, self.refusal = trees, names, None
-        self.outer = list(outer)
-
-    def child(self) -> "Snapshots":
-        out = Snapshots(self.get_state, self.trees, self.names, [o.child() for o in self.outer])
-        out.outer_only = self.outer_only
-        return out
-
-    def leaves(self) -> list:
-        try:
-            return leaves_as(self.get_state(), self.trees, self.names)
-        except ConversionRefusal as e:  # (raised after the body, not into the user's code)
-            self.refusal = self.refusal or e
-            return []
-
-    def append(self, node):
-        for recorder in [self] + self.outer:
-            recorder.watch(node)
-        for g in node.subgraphs():  # (done: a plain list again)
-            if isinstance(g.nodes, Snapshots):
-                self.refusal = self.refusal or g.nodes.refusal
-                g.nodes = list(g.nodes)
-        super().append(node)
-
-    def watch(self, node) -> None:
-        """Record the state at `node` (at the operations inside it for a `cond` or `try`)."""
-        subs = node.subgraphs()
-        mine = [self._recorder_in(g) for g in subs] if node.op in (COND, TRY) else [None]
-        # (a watching recorder that met a refusal: the node counts as one operation)
-        if subs and all(m is not None and not (m.outer_only and m.refusal) for m in mine):
-            self.seen.extend(_carried_out(node, subs, mine))
-            for m in mine:
-                self.own.update(m.own)
-        elif node.op is not CONSTANT:  # (a constant cannot fail)
-            leaves = self.own[id(node)] = self.leaves()
-            self.seen.append((node, leaves))
-
-    outer_only = False  # a recorder that only watches (not a graph's node list)
-
-    def _recorder_in(self, g: Graph) -> "Snapshots | None":
-        """The recorder of subgraph `g` that reads this recorder's variables, or None."""
-        nodes = getattr(g, "recorder", None)
-        nodes = g.nodes if nodes is None else nodes
-        if not isinstance(nodes, Snapshots):
-            return None
-        if nodes.get_state is self.get_state:
-            return nodes
-        return next((o for o in nodes.outer if o.get_state is self.get_state), None)
-
-
-def recorders_around(parent: Graph) -> list:
-    """New recorders, for a `try` body traced in `parent`, of the `try` bodies around it."""
-    nodes = parent.nodes
-    if not isinstance(nodes, Snapshots):
-        return []
-    out = []
-    for r in [nodes] + nodes.outer:
-        watcher = Snapshots(r.get_state, r.trees, r.names)
-        watcher.outer_only = True
-        out.append(watcher)
-    return out
-
-
-def refusals(g: Graph):
-    """The first refusal a snapshot of `g` or of its subgraphs met (see `leaves_as`)."""
-    stack = [g]
-    while stack:
-        sub = stack.pop()
-        if isinstance(sub.nodes, Snapshots) and sub.nodes.refusal is not None:
-            return sub.nodes.refusal
-        for node in sub.nodes:
-            stack.extend(node.subgraphs())
-    return None
-
-
-def _carried_out(node, subs: list, recorders: list) -> list:
-    """The snapshots of a `cond`'s or `try`'s subgraphs (`recorders`: theirs), in the
-    values of the node's graph (a `cond`'s input 0 is its condition; a `try` passes its
-    captures only)."""
-    out = []
-    args = node.inputs[1:] if node.op is COND else node.inputs
-    for i, (g, recorder) in enumerate(zip(subs, recorders)):
-        if i == 0 and node.op is TRY and _catches_all(node):
-            continue  # (an error of its body reaches the node's graph through a handler)
-        outer = {id(ph): x for ph, x in zip(g.inputs, args)}
-        for inner, leaves in recorder.seen:
-            out.append((inner, [outer.get(id(v), v) for v in leaves]))
-    return out
-
-
-def _catches_all(node) -> bool:
-    """Whether a handler of the `try` node catches every error an operation raises."""
-    return any(not kinds or any(k in (BaseException, Exception) for k in kinds)
-               for kinds in (node.attrs[f"kinds_{i}"] for i in range(node.attrs["n_handlers"])))
 
 
 def _trace(name: str, parent: Graph, fn: Callable, get_state=None, trees=(), names=()):
@@ -335,9 +221,9 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
             leaves = None
         else:
             leaves = leaves_as(get_state(), trees, names)
-            for x in leaves:
-                if isinstance(x, Unknown):
-                    x._refuse()
+            for k, x in enumerate(leaves):
+                if isinstance(x, Unknown):  # (held by another variable: the handler read it)
+                    x.refuse_passed_on() if labels[k] == x.name else x._refuse()
             tracked.check(written, leaves, " in a handler")
         g_handlers.append((g, var, tuple(kinds), index))
         h_leaves.append(leaves)
@@ -409,7 +295,7 @@ def _finish(graph: Graph, paths: list, init: list, handlers: list, labels: list,
             continue
         for v in vals:
             if isinstance(v, Unknown):
-                v._refuse()
+                v.refuse_passed_on() if labels[k] == v.name else v._refuse()
             if not (isinstance(v, (Tensor, np.ndarray, np.generic)) or is_python_scalar(v)):
                 what = "the value a `return` in it gives" if labels[k] == "try_return" \
                     else f"'{labels[k]}'"

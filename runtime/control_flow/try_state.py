@@ -58,6 +58,14 @@ class Unknown:
             f"error is raised. Assign '{self.name}' before the `try` (or in the handler "
             "before reading it).")
 
+    def refuse_passed_on(self):
+        """Refused where a handler finishes and the variable goes on holding the value."""
+        raise ConversionRefusal(
+            f"after the handler, '{self.name}' holds what it held where the error was "
+            "raised, which the `try` body assigns around operations that may fail: the "
+            f"graph cannot tell which value that is. Assign '{self.name}' in the handler, "
+            "or before the `try` only.")
+
     __getattr__ = _refuse
     __array_ufunc__ = __array_function__ = __array__ = _refuse
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _refuse
