@@ -43,7 +43,7 @@ from runtime.control_flow.common import (
     same_constant,
 )
 from runtime.control_flow.cond import _merge_dtype, _merge_shape, _number_like
-from runtime.control_flow.learn_types import is_placeholder, zeros_like
+from runtime.control_flow.learn_types import is_placeholder, needs_value, zeros_like
 from runtime.control_flow.try_arrays import Tracked
 from runtime.control_flow.try_cleanup import check_untainted, stand_ins_for
 from runtime.control_flow.try_marks import Marked, mark
@@ -127,7 +127,7 @@ def _trace(name: str, parent: Graph, fn: Callable, get_state=None, trees=(), nam
 
 def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_state: Callable,
                names: Sequence[str], defer: Callable, relevant: Callable,
-               errstate: tuple | None = None) -> tuple:
+               errstate: tuple | None = None, unbound_after: list | None = None) -> tuple:
     """Trace `try: body() except kinds_i as e: handler_i(e)` on the state `get_state()`
     (a tuple of the variables' values; `set_state` writes them), and leave the state
     as Python would. Returns `(path, pending)`: `path` is -1 when the body finished, i
@@ -140,7 +140,9 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
     body's operations raise) become graph handlers. `defer(exc)`: whether an error a
     handler raises while traced is the user's `raise` (then recorded as a graph-side
     raise, True) or a tracing error (False). `errstate`: the (name, value) pairs of an
-    `np.errstate` the body runs under when the graph runs (a region: no handlers)."""
+    `np.errstate` the body runs under when the graph runs (a region: no handlers).
+    `unbound_after`: given a list, (name, unbound on the body's path only) for each
+    variable bound on some paths going on after the `try` only (`_partly_bound`)."""
     graph = tracing.current_graph()
     init = get_state()
     init_leaves, tree = flatten(init)
@@ -227,9 +229,10 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
             tracked.check(written, leaves, " in a handler")
         g_handlers.append((g, var, tuple(kinds), index))
         h_leaves.append(leaves)
+    g_body.pending = error is not None
     paths = [(g_body, body_leaves)] + [(g, lv) for (g, *_), lv in zip(g_handlers, h_leaves)]
     drop_ended(paths, init_leaves, labels)
-    out = _finish(graph, paths, init_leaves, g_handlers, labels, errstate)
+    out = _finish(graph, paths, init_leaves, g_handlers, labels, errstate, unbound_after)
     tracked.pass_through(written, [lv for _, lv in paths if lv is not None], out)
     set_state(unflatten(tree, out[:-1]))
     return out[-1], error
@@ -271,13 +274,17 @@ class _Raised(Exception):
 
 
 def _finish(graph: Graph, paths: list, init: list, handlers: list, labels: list,
-            errstate: tuple | None = None) -> list:
-    """Add the node: merge each state leaf over the paths that give one."""
+            errstate: tuple | None = None, unbound_after: list | None = None) -> list:
+    """Add the node: merge each state leaf over the paths that give one (a variable one
+    path leaves unbound: the others' type; its name goes to `unbound_after`, see
+    `_partly_bound`)."""
     live = [lv for _, lv in paths if lv is not None]
     if not live:
         live = [list(init)]
     n = len(init)
     out, slots, avals = list(live[0]) + [None], [], []
+    if unbound_after is not None:
+        unbound_after.extend(_partly_bound(paths, init, labels))
     for k in range(n):
         typed = [lv[k] for lv in live if not is_placeholder(lv[k])]
         if typed and len(typed) < len(live):
@@ -345,6 +352,33 @@ def _finish(graph: Graph, paths: list, init: list, handlers: list, labels: list,
         outs[j].weak = all(_number_like(lv[k]) for _, lv in paths if lv is not None)
         out[k] = outs[j]
     out[-1] = outs[-1]
+    return out
+
+
+def _partly_bound(paths: list, init: list, labels: list) -> list:
+    """(leaf, only the body's path) for the leaves of the user's variables, unbound before
+    the `try`, that one path binds and another leaves unbound without jumping away:
+    Python raises UnboundLocalError reading it after the `try` on that path only, which
+    the graph cannot do (the caller makes reading it after the `try` a clear error, unless
+    the `else` binds one unbound on the body's path only; unread, nothing happens)."""
+    def goes_on(lv) -> bool:
+        # (known to make no jump; a jump known only when the graph runs may return,
+        # where Python never reads the variable: that path keeps the zeros of before)
+        return all(type(x) is int and x == 0 if label.startswith("try_jump") else
+                   x is False if label.startswith("try_returned") else True
+                   for x, label in zip(lv, labels))
+
+    # (a body that raised while traced hands its error to a handler: it never goes on)
+    live = [(i, lv) for i, (g, lv) in enumerate(paths)
+            if lv is not None and not getattr(g, "pending", False)]
+    out = []
+    for k, start in enumerate(init):
+        if not needs_value(start) or labels[k].startswith("try_") or \
+                all(is_placeholder(lv[k]) for _, lv in live):
+            continue
+        unbound = {i for i, lv in live if is_placeholder(lv[k]) and goes_on(lv)}
+        if unbound:
+            out.append((labels[k], unbound == {0}))
     return out
 
 
