@@ -29,7 +29,7 @@ from tests.autograph import fuzz_objects, fuzz_try_labels, fuzz_try_raises, fuzz
 HELPERS = "import numpy as np\n\n"
 HANDLERS = ["ZeroDivisionError", "FloatingPointError", "IndexError", "ArithmeticError",
             "(ValueError, LookupError)", "Exception", "ValueError"]
-_RAISED = (ValueError, ArithmeticError, LookupError)
+_RAISED = (ValueError, ArithmeticError, LookupError, UnboundLocalError)
 
 
 def setup(features) -> list:
@@ -106,6 +106,7 @@ def _try(gen, env, pad: str, lines: list) -> None:
     inner = env.child()
     inner.if_depth += 1
     lines.append(f"{pad}try:")
+    late = fuzz_try_raises.bound_late(gen, inner, pad + "    ", lines)
     gen.block(inner.child(), indent, lines)
     handlers = r.sample(HANDLERS + fuzz_try_raises.handlers(gen.features), r.randint(0, 2))
     if not handlers and gen.chance(0.5):
@@ -131,6 +132,8 @@ def _try(gen, env, pad: str, lines: list) -> None:
         fuzz_try_writes.finally_extra(gen, env, pad + "    ", lines)
     if message:
         lines.append(f"{pad}label = {message}")
+    if late:  # (read after the `try`: unbound there where a handler went on)
+        lines.append(f"{pad}{late[0]} = {late[0]} + {late[1]}")
 
 
 # Documented refusals (ConversionError at the `try`, naming the variable): a handler or
@@ -144,6 +147,7 @@ REFUSALS = ("which the `try` body assigns around operations that may fail",
             "holds a value of another structure inside the `try`",
             "its `finally` has a side effect that uses a variable",
             "its `finally` has an operation that may raise",
+            "is read after this `try`, which binds it on some paths only",
             # (a context manager of the program's own around graph operations: README)
             "__exit__ run once while the function is traced",
             "in a way the graph cannot carry to each path") + \

@@ -14,6 +14,9 @@ and loops too):
   `__enter__` / `__exit__` count into `track.n` (returned with the results); its
   `__exit__` sees the error passing through and does not swallow it (around graph
   operations: the documented ConversionError at the `with`, counted as a refusal).
+- around some `try`s, a variable bound in the body after an operation that may raise
+  and read after the `try` (`u = u + p3`): unbound there where a handler went on, so
+  Python raises UnboundLocalError (the graph: the documented ConversionError).
 Each raising operation's value is used by the result (`tlog`): an operation nothing uses
 does not run in a graph.
 
@@ -94,3 +97,16 @@ def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
     inner.if_depth += 1
     gen.block(inner, len(pad) // 4 + 1, lines, max_stmts=3)
     return False
+
+
+def bound_late(gen, env, pad: str, lines: list):
+    """Maybe start a `try` body with an operation that may raise, then bind a new
+    variable: (a float variable, the new one) to add after the `try`, or None."""
+    if FEATURE not in gen.features or env.loop_depth or not gen.chance(0.3):
+        return None
+    from tests.autograph import fuzz_try  # (the may-raise statement: fuzz_try.py's)
+
+    fuzz_try.stmt(gen, "graph_may_raise", env, pad, lines)
+    name = gen.fresh("p")
+    lines.append(f"{pad}{name} = {gen.float_expr(env, 1)}")
+    return gen.r.choice(gen.float_names), name
