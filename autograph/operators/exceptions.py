@@ -395,7 +395,11 @@ def _on_body_path(path, fn: Callable, get_state: Callable, set_state: Callable,
 
     def run(*state):
         set_state(state)
-        fn()
+        try:
+            fn()
+        except BaseException as exc:  # (the user's `raise` in an `else`: a graph raise
+            if not _defer(exc):       # where the body finished, not one while tracing)
+                raise
         return get_state()
 
     set_state(runtime.cond(path == -1, run, lambda *state: state, get_state(),

@@ -75,3 +75,36 @@ def test_bound_where_read_is_exact(fn, args, jit):
     want = fn(*args)
     got = ag.function(fn, jit_compile=jit)(*args)
     assert type(got) is type(want) and got == want
+
+
+class FuzzError(ValueError):
+    pass
+
+
+def raise_in_else(n, k):
+    # (fuzz seed 381 of graph_try,try_raises) the `else`'s `raise` was raised while
+    # tracing, so every call raised it, also where the handler took the error
+    t = 0
+    for _ in range(k):
+        try:
+            t = t + int(np.array([3, 5, 7])[n])
+        except IndexError:
+            t = t + 2
+        else:
+            raise FuzzError("from the else")
+    return t
+
+
+@pytest.mark.parametrize("n", [1, 3])
+@pytest.mark.parametrize("jit", [False, True])
+def test_a_raise_in_else_runs_where_the_body_finished(n, jit):
+    args = (np.int64(n), np.int64(4))
+    run = ag.function(raise_in_else, jit_compile=jit)
+    for fn in (raise_in_else, run):
+        try:
+            got = "value", fn(*args)
+        except FuzzError as e:
+            got = "error", str(e)
+        if fn is raise_in_else:
+            want = got
+    assert got == want
