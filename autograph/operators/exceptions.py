@@ -302,8 +302,9 @@ def _try_except(body, handlers, orelse, get_state, set_state, names, where) -> N
                       *cleanup))
     before = get_state()
     try:
+        unbound_after: list = []
         path, pending = try_except(body, kinds, get_state, set_state, names, _defer,
-                                   _relevant)
+                                   _relevant, unbound_after=unbound_after)
     except BaseException as e:
         if isinstance(e, ConversionRefusal) or tracing_error(e):
             # the variables as before the `try` (not a handler's stand-ins for them):
@@ -313,10 +314,40 @@ def _try_except(body, handlers, orelse, get_state, set_state, names, where) -> N
         if isinstance(e, ConversionRefusal):
             raise ConversionError(f"this `try` cannot run in a graph: {e}", *where) from None
         raise
+    rebound: set = set()  # (the variables the `else` assigns)
+
+    def tracked_orelse():
+        before = get_state()
+        orelse()
+        rebound.update(n for n, a, b in zip(names, before, get_state()) if a is not b)
+
     if pending is not None:
         _hand_over(pending, path, kinds, get_state, set_state)
     elif orelse is not None:
-        _on_body_path(path, orelse, get_state, set_state, names)
+        _on_body_path(path, tracked_orelse, get_state, set_state, names)
+    _unbound_after(unbound_after, rebound, get_state, set_state, names, where)
+
+
+def _unbound_after(unbound: list, rebound: set, get_state: Callable, set_state: Callable,
+                   names: tuple, where) -> None:
+    """Each variable the `try` binds on some paths going on after it only (`unbound`,
+    try_op.py's `_partly_bound`): unbound after the `try` (and its `else`), and reading
+    it raises the ConversionError saying so at the `try` (the graph cannot raise Python's
+    UnboundLocalError on one path only); unread, nothing happens. One unbound on the
+    body's path only is bound where the `else` assigns it (`rebound`: the names it
+    assigns)."""
+    if not unbound:
+        return
+    state = list(get_state())
+    for name, body_only in unbound:
+        if name in names and not (body_only and name in rebound):
+            state[names.index(name)] = Undefined(name, ConversionError(
+                f"'{name}' is read after this `try`, which binds it on some paths only "
+                "(not where a handler that does not assign it runs and the function goes "
+                "on): Python raises UnboundLocalError there, which the graph cannot do on "
+                f"that path only. Give '{name}' a value before the `try` or in every "
+                "handler.", *where))
+    set_state(tuple(state))
 
 
 def _relevant(kinds: tuple, nodes: list) -> bool:
@@ -364,7 +395,11 @@ def _on_body_path(path, fn: Callable, get_state: Callable, set_state: Callable,
 
     def run(*state):
         set_state(state)
-        fn()
+        try:
+            fn()
+        except BaseException as exc:  # (the user's `raise` in an `else`: a graph raise
+            if not _defer(exc):       # where the body finished, not one while tracing)
+                raise
         return get_state()
 
     set_state(runtime.cond(path == -1, run, lambda *state: state, get_state(),

@@ -109,7 +109,7 @@ def _unbound(name: str) -> UnboundLocalError:
 def ld(value):
     """A read of a possibly undefined variable."""
     if type(value) is Undefined:
-        raise _unbound(value.name)
+        value._raise()  # (UnboundLocalError, or the error it carries: exceptions.py)
     return value
 
 

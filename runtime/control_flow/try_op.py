@@ -9,8 +9,8 @@ IndexError, FloatingPointError, a graph-side `raise`) so reaches the handler Pyt
 would pick.
 
 The state a handler sees is what the variables held when the error was raised (computed
-in try_state.py). The
-body is traced with a hook that reads the state whenever an operation is recorded; a
+in try_state.py). The body is traced with a hook that reads the state whenever an
+operation is recorded (try_points.py; a nested `try` counts as its operations); a
 variable that holds the same value from outside the body at every operation that may
 raise what the handler catches (the caller's `relevant`) is exact. A value the body
 computed that is the same at all those operations is computed again in the handler
@@ -42,11 +42,12 @@ from runtime.control_flow.common import (
     is_python_scalar,
     same_constant,
 )
-from runtime.control_flow.cond import COND, _merge_dtype, _merge_shape, _number_like
-from runtime.control_flow.learn_types import is_placeholder, zeros_like
+from runtime.control_flow.cond import _merge_dtype, _merge_shape, _number_like
+from runtime.control_flow.learn_types import is_placeholder, needs_value, zeros_like
 from runtime.control_flow.try_arrays import Tracked
-from runtime.control_flow.try_cleanup import reads_tainted, stand_ins_for, untainted_sources
+from runtime.control_flow.try_cleanup import check_untainted, stand_ins_for
 from runtime.control_flow.try_marks import Marked, mark
+from runtime.control_flow.try_points import Snapshots, recorders_around, refusals
 from runtime.control_flow.try_state import (
     ConversionRefusal,
     mark_compiler_error,
@@ -109,75 +110,12 @@ class Caught(Exception):
     args = property(_refuse)
 
 
-class Snapshots(list):
-    """A body's node list that reads the state each time an operation is recorded.
-
-    The subgraphs made inside the body (branches, loop bodies) get one too. The state
-    read when a `cond` node is recorded is not the one its operations see (tracing the
-    branches rebinds the variables to the branches' values): the node instead counts as
-    the operations of its branches, each with the state read when it was recorded,
-    carried out to this graph's values through the branch's inputs (a value only the
-    branch knows stays as it is, and is `Unknown` to a handler)."""
-
-    def __init__(self, get_state: Callable, trees: list, names):
-        super().__init__()
-        self.get_state, self.seen = get_state, []
-        self.own: dict = {}  # id(node) -> the state in the values of the node's own graph
-        self.trees, self.names, self.refusal = trees, names, None
-
-    def child(self) -> "Snapshots":
-        return Snapshots(self.get_state, self.trees, self.names)
-
-    def leaves(self) -> list:
-        try:
-            return leaves_as(self.get_state(), self.trees, self.names)
-        except ConversionRefusal as e:  # (raised after the body, not into the user's code)
-            self.refusal = self.refusal or e
-            return []
-
-    def append(self, node):
-        subs = node.subgraphs()
-        if node.op is COND and all(isinstance(g.nodes, Snapshots) for g in subs):
-            self.seen.extend(_carried_out(node, subs))
-            for g in subs:
-                self.own.update(g.nodes.own)
-        elif node.op is not CONSTANT:  # (a constant cannot fail)
-            leaves = self.own[id(node)] = self.leaves()
-            self.seen.append((node, leaves))
-        for g in subs:  # (done: a plain list again)
-            if isinstance(g.nodes, Snapshots):
-                self.refusal = self.refusal or g.nodes.refusal
-                g.nodes = list(g.nodes)
-        super().append(node)
-
-
-def refusals(g: Graph):
-    """The first refusal a snapshot of `g` or of its subgraphs met (see `leaves_as`)."""
-    stack = [g]
-    while stack:
-        sub = stack.pop()
-        if isinstance(sub.nodes, Snapshots) and sub.nodes.refusal is not None:
-            return sub.nodes.refusal
-        for node in sub.nodes:
-            stack.extend(node.subgraphs())
-    return None
-
-
-def _carried_out(node, subs: list) -> list:
-    """The snapshots of a `cond` node's branches, in the values of the node's graph."""
-    out = []
-    for g in subs:
-        outer = {id(ph): x for ph, x in zip(g.inputs, node.inputs[1:])}
-        for inner, leaves in g.nodes.seen:
-            out.append((inner, [outer.get(id(v), v) for v in leaves]))
-    return out
-
-
 def _trace(name: str, parent: Graph, fn: Callable, get_state=None, trees=(), names=()):
     sub = Graph(name, parent=parent)
     sub.in_order = True  # (runs where it stands: writes into outer arrays, try_arrays.py)
     if get_state is not None:
-        sub.nodes = Snapshots(get_state, trees, names)
+        outer = [r for r in recorders_around(parent) if r.get_state is not get_state]
+        sub.nodes = Snapshots(get_state, trees, names, outer)
     with tracing.graph_context(sub):
         error = None
         try:
@@ -189,7 +127,7 @@ def _trace(name: str, parent: Graph, fn: Callable, get_state=None, trees=(), nam
 
 def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_state: Callable,
                names: Sequence[str], defer: Callable, relevant: Callable,
-               errstate: tuple | None = None) -> tuple:
+               errstate: tuple | None = None, unbound_after: list | None = None) -> tuple:
     """Trace `try: body() except kinds_i as e: handler_i(e)` on the state `get_state()`
     (a tuple of the variables' values; `set_state` writes them), and leave the state
     as Python would. Returns `(path, pending)`: `path` is -1 when the body finished, i
@@ -202,7 +140,9 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
     body's operations raise) become graph handlers. `defer(exc)`: whether an error a
     handler raises while traced is the user's `raise` (then recorded as a graph-side
     raise, True) or a tracing error (False). `errstate`: the (name, value) pairs of an
-    `np.errstate` the body runs under when the graph runs (a region: no handlers)."""
+    `np.errstate` the body runs under when the graph runs (a region: no handlers).
+    `unbound_after`: given a list, (name, unbound on the body's path only) for each
+    variable bound on some paths going on after the `try` only (`_partly_bound`)."""
     graph = tracing.current_graph()
     init = get_state()
     init_leaves, tree = flatten(init)
@@ -211,6 +151,7 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
     tracked = Tracked(init_leaves, labels)
     g_body, error = _trace("try", graph, body, get_state, trees, names)
     snaps, own, refusal = g_body.nodes.seen, g_body.nodes.own, refusals(g_body)
+    g_body.recorder = g_body.nodes  # (read when the node is recorded in an outer body)
     g_body.nodes = list(g_body.nodes)
     if not g_body.nodes:  # nothing can fail when the graph runs: Python's `try`
         if error is not None:
@@ -269,7 +210,8 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
             if lv is not None:
                 tracked.check(new, lv, "")
         if cleanup:
-            _check_untainted(g, [x for x in stand_ins if x is not None])
+            check_untainted(g, {id(x): labels[k] for k, x in enumerate(stand_ins)
+                                if x is not None})
         if isinstance(err, _Raised):
             leaves = None
         elif err is not None:
@@ -281,15 +223,16 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
             leaves = None
         else:
             leaves = leaves_as(get_state(), trees, names)
-            for x in leaves:
-                if isinstance(x, Unknown):
-                    x._refuse()
+            for k, x in enumerate(leaves):
+                if isinstance(x, Unknown):  # (held by another variable: the handler read it)
+                    x.refuse_passed_on() if labels[k] == x.name else x._refuse()
             tracked.check(written, leaves, " in a handler")
         g_handlers.append((g, var, tuple(kinds), index))
         h_leaves.append(leaves)
+    g_body.pending = error is not None
     paths = [(g_body, body_leaves)] + [(g, lv) for (g, *_), lv in zip(g_handlers, h_leaves)]
     drop_ended(paths, init_leaves, labels)
-    out = _finish(graph, paths, init_leaves, g_handlers, labels, errstate)
+    out = _finish(graph, paths, init_leaves, g_handlers, labels, errstate, unbound_after)
     tracked.pass_through(written, [lv for _, lv in paths if lv is not None], out)
     set_state(unflatten(tree, out[:-1]))
     return out[-1], error
@@ -330,32 +273,18 @@ class _Raised(Exception):
     """A handler that always raises (recorded): it gives no state."""
 
 
-def _check_untainted(g: Graph, stand_ins: list) -> None:
-    """No side effect of the cleanup handler `g` may depend on a stand-in value."""
-    tainted = {id(x) for x in stand_ins}
-    for node in g.nodes:
-        if node.op is KEEP:
-            node.inputs = untainted_sources(g, node.inputs, tainted)
-            continue
-        if any(isinstance(x, Tensor) and id(x) in tainted for x in node.inputs) or \
-                node.subgraphs() and reads_tainted(node, tainted):
-            if node.has_effects:
-                raise ConversionRefusal(
-                    "its `finally` has a side effect that uses a variable the `try` "
-                    "assigns around operations that may fail: when an error passes "
-                    "through, the graph cannot tell which value it holds. Assign the "
-                    "variable before the `try`.")
-            tainted.update(id(o) for o in node.outputs)
-
-
 def _finish(graph: Graph, paths: list, init: list, handlers: list, labels: list,
-            errstate: tuple | None = None) -> list:
-    """Add the node: merge each state leaf over the paths that give one."""
+            errstate: tuple | None = None, unbound_after: list | None = None) -> list:
+    """Add the node: merge each state leaf over the paths that give one (a variable one
+    path leaves unbound: the others' type; its name goes to `unbound_after`, see
+    `_partly_bound`)."""
     live = [lv for _, lv in paths if lv is not None]
     if not live:
         live = [list(init)]
     n = len(init)
     out, slots, avals = list(live[0]) + [None], [], []
+    if unbound_after is not None:
+        unbound_after.extend(_partly_bound(paths, init, labels))
     for k in range(n):
         typed = [lv[k] for lv in live if not is_placeholder(lv[k])]
         if typed and len(typed) < len(live):
@@ -373,7 +302,7 @@ def _finish(graph: Graph, paths: list, init: list, handlers: list, labels: list,
             continue
         for v in vals:
             if isinstance(v, Unknown):
-                v._refuse()
+                v.refuse_passed_on() if labels[k] == v.name else v._refuse()
             if not (isinstance(v, (Tensor, np.ndarray, np.generic)) or is_python_scalar(v)):
                 what = "the value a `return` in it gives" if labels[k] == "try_return" \
                     else f"'{labels[k]}'"
@@ -423,6 +352,33 @@ def _finish(graph: Graph, paths: list, init: list, handlers: list, labels: list,
         outs[j].weak = all(_number_like(lv[k]) for _, lv in paths if lv is not None)
         out[k] = outs[j]
     out[-1] = outs[-1]
+    return out
+
+
+def _partly_bound(paths: list, init: list, labels: list) -> list:
+    """(leaf, only the body's path) for the leaves of the user's variables, unbound before
+    the `try`, that one path binds and another leaves unbound without jumping away:
+    Python raises UnboundLocalError reading it after the `try` on that path only, which
+    the graph cannot do (the caller makes reading it after the `try` a clear error, unless
+    the `else` binds one unbound on the body's path only; unread, nothing happens)."""
+    def goes_on(lv) -> bool:
+        # (known to make no jump; a jump known only when the graph runs may return,
+        # where Python never reads the variable: that path keeps the zeros of before)
+        return all(type(x) is int and x == 0 if label.startswith("try_jump") else
+                   x is False if label.startswith("try_returned") else True
+                   for x, label in zip(lv, labels))
+
+    # (a body that raised while traced hands its error to a handler: it never goes on)
+    live = [(i, lv) for i, (g, lv) in enumerate(paths)
+            if lv is not None and not getattr(g, "pending", False)]
+    out = []
+    for k, start in enumerate(init):
+        if not needs_value(start) or labels[k].startswith("try_") or \
+                all(is_placeholder(lv[k]) for _, lv in live):
+            continue
+        unbound = {i for i, lv in live if is_placeholder(lv[k]) and goes_on(lv)}
+        if unbound:
+            out.append((labels[k], unbound == {0}))
     return out
 
 

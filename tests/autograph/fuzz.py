@@ -521,7 +521,8 @@ def _run(fn, args, may_raise: bool):
     args = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
     try:
         return fn(*args), args
-    except (ValueError, ArithmeticError, LookupError) as e:  # ("try": the ops that raise)
+    except (ValueError, ArithmeticError, LookupError, UnboundLocalError) as e:  # ("try": the
+        # ops that raise; try_raises: a variable a handler left unbound, read after)
         if not may_raise:
             raise
         return ("raised", type(e).__name__, str(e)), args

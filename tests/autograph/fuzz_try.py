@@ -24,26 +24,28 @@ import warnings
 
 import numpy as np
 
-from tests.autograph import fuzz_objects, fuzz_try_labels, fuzz_try_writes
+from tests.autograph import fuzz_objects, fuzz_try_labels, fuzz_try_raises, fuzz_try_writes
 
 HELPERS = "import numpy as np\n\n"
 HANDLERS = ["ZeroDivisionError", "FloatingPointError", "IndexError", "ArithmeticError",
             "(ValueError, LookupError)", "Exception", "ValueError"]
-_RAISED = (ValueError, ArithmeticError, LookupError)
+_RAISED = (ValueError, ArithmeticError, LookupError, UnboundLocalError)
 
 
 def setup(features) -> list:
     return ["tlog = 0"] + fuzz_try_writes.setup(features) + fuzz_try_labels.setup(features) \
-        if "graph_try" in features else []
+        + fuzz_try_raises.setup(features) if "graph_try" in features else []
 
 
 def observed(features) -> list:
     return ["tlog"] + fuzz_try_writes.observed(features) + \
-        fuzz_try_labels.observed(features) if "graph_try" in features else []
+        fuzz_try_labels.observed(features) + fuzz_try_raises.observed(features) \
+        if "graph_try" in features else []
 
 
 def helpers(features) -> str:
-    return HELPERS + (fuzz_try_writes.HELPERS if fuzz_try_writes.FEATURE in features else "")
+    return HELPERS + (fuzz_try_writes.HELPERS if fuzz_try_writes.FEATURE in features else "") \
+        + (fuzz_try_raises.HELPERS if fuzz_try_raises.FEATURE in features else "")
 
 
 def kinds(gen, env) -> list:
@@ -54,7 +56,8 @@ def kinds(gen, env) -> list:
         out.append("raise_const")
     if gen.budget > 2 and env.if_depth < 3:
         out += ["graph_try", "graph_try", "errstate"]
-    return out + fuzz_try_writes.kinds(gen, env) + fuzz_try_labels.kinds(gen, env)
+    return out + fuzz_try_writes.kinds(gen, env) + fuzz_try_labels.kinds(gen, env) + \
+        fuzz_try_raises.kinds(gen, env)
 
 
 def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
@@ -64,6 +67,8 @@ def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
         return fuzz_try_writes.stmt(gen, kind, env, pad, lines)
     if kind in fuzz_try_labels.KINDS:
         return fuzz_try_labels.stmt(gen, kind, env, pad, lines)
+    if kind in fuzz_try_raises.KINDS:
+        return fuzz_try_raises.stmt(gen, kind, env, pad, lines)
     if kind == "graph_may_raise":
         target = r.choice(gen.int_names)
         if gen.chance(0.5):
@@ -101,8 +106,9 @@ def _try(gen, env, pad: str, lines: list) -> None:
     inner = env.child()
     inner.if_depth += 1
     lines.append(f"{pad}try:")
+    late = fuzz_try_raises.bound_late(gen, inner, pad + "    ", lines)
     gen.block(inner.child(), indent, lines)
-    handlers = r.sample(HANDLERS, r.randint(0, 2))
+    handlers = r.sample(HANDLERS + fuzz_try_raises.handlers(gen.features), r.randint(0, 2))
     if not handlers and gen.chance(0.5):
         handlers = ["ArithmeticError"]
     message = fuzz_try_labels.path_message(gen, env) if handlers else None
@@ -126,6 +132,8 @@ def _try(gen, env, pad: str, lines: list) -> None:
         fuzz_try_writes.finally_extra(gen, env, pad + "    ", lines)
     if message:
         lines.append(f"{pad}label = {message}")
+    if late:  # (read after the `try`: unbound there where a handler went on)
+        lines.append(f"{pad}{late[0]} = {late[0]} + {late[1]}")
 
 
 # Documented refusals (ConversionError at the `try`, naming the variable): a handler or
@@ -138,6 +146,10 @@ _TRACED_BRANCH = "raised while tracing the"
 REFUSALS = ("which the `try` body assigns around operations that may fail",
             "holds a value of another structure inside the `try`",
             "its `finally` has a side effect that uses a variable",
+            "its `finally` has an operation that may raise",
+            "is read after this `try`, which binds it on some paths only",
+            # (a context manager of the program's own around graph operations: README)
+            "__exit__ run once while the function is traced",
             "in a way the graph cannot carry to each path") + \
     fuzz_try_labels.REFUSALS  # (try_arrays.py; the labels' strings)
 

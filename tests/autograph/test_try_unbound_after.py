@@ -1,0 +1,110 @@
+"""A variable unbound before a graph `try` that one path through it binds and another
+(a handler that does not assign it, going on after the `try`) leaves unbound: Python
+raises UnboundLocalError reading it after the `try` on that path only. The graph cannot
+raise on one path only, so reading it after the `try` is a ConversionError at the `try`
+naming it (never zeros or the other path's value); unread, or bound by the `else` where
+the handler binds it too, the graph is exact."""
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+
+import autograph as ag
+
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+
+
+def read_after_a_handler_that_passes(k):
+    try:  # refused
+        z = np.array([1.0, 2.0, 3.0])[k]
+    except IndexError:
+        pass
+    return z
+
+
+def read_after_an_else_that_does_not_bind_it(k):
+    try:  # refused
+        z = np.array([1.0, 2.0, 3.0])[k]
+    except IndexError:
+        w = 2.0
+    else:
+        w = 1.0
+    return z + w
+
+
+def bound_by_the_else_and_the_handler(k):
+    try:
+        z = np.array([1.0, 2.0, 3.0])[k]
+    except IndexError:
+        w = 2.0
+    else:
+        w = z
+    return w
+
+
+def unread_after_the_try(k, x):
+    try:
+        z = np.array([1.0, 2.0, 3.0])[k]
+        x = x + z
+    except IndexError:
+        pass
+    return x
+
+
+@pytest.mark.parametrize("fn", [read_after_a_handler_that_passes,
+                                read_after_an_else_that_does_not_bind_it])
+@pytest.mark.parametrize("k", [1, 7])
+def test_a_read_after_the_try_is_an_error_at_the_try(fn, k):
+    lines, first = inspect.getsourcelines(fn)
+    line = first + next(i for i, t in enumerate(lines) if "# refused" in t)
+    with pytest.raises(ag.ConversionError, match="'z' is read after this `try`") as info:
+        ag.function(fn)(np.int64(k))
+    assert info.value.lineno == line
+
+
+@pytest.mark.parametrize("fn,args", [
+    (bound_by_the_else_and_the_handler, (np.int64(1),)),
+    (bound_by_the_else_and_the_handler, (np.int64(7),)),
+    (unread_after_the_try, (np.int64(1), np.float64(0.5))),
+    (unread_after_the_try, (np.int64(7), np.float64(0.5))),
+])
+@pytest.mark.parametrize("jit", [False, True])
+def test_bound_where_read_is_exact(fn, args, jit):
+    want = fn(*args)
+    got = ag.function(fn, jit_compile=jit)(*args)
+    assert type(got) is type(want) and got == want
+
+
+class FuzzError(ValueError):
+    pass
+
+
+def raise_in_else(n, k):
+    # (fuzz seed 381 of graph_try,try_raises) the `else`'s `raise` was raised while
+    # tracing, so every call raised it, also where the handler took the error
+    t = 0
+    for _ in range(k):
+        try:
+            t = t + int(np.array([3, 5, 7])[n])
+        except IndexError:
+            t = t + 2
+        else:
+            raise FuzzError("from the else")
+    return t
+
+
+@pytest.mark.parametrize("n", [1, 3])
+@pytest.mark.parametrize("jit", [False, True])
+def test_a_raise_in_else_runs_where_the_body_finished(n, jit):
+    args = (np.int64(n), np.int64(4))
+    run = ag.function(raise_in_else, jit_compile=jit)
+    for fn in (raise_in_else, run):
+        try:
+            got = "value", fn(*args)
+        except FuzzError as e:
+            got = "error", str(e)
+        if fn is raise_in_else:
+            want = got
+    assert got == want
