@@ -58,7 +58,7 @@ def _compiler_entry(name: str) -> Callable:
     impl = registry.compiler(name)
     if impl is None:
         raise RuntimeError("converted code called a function, but no AutoGraph compiler is "
-                           "loaded to convert it: import autograph (or autograph.impl.calls) "
+                           "loaded to convert it: import autograph.api (or autograph.impl.calls) "
                            "first")
     return impl
 

@@ -1,0 +1,115 @@
+"""`ag__` before the operators are loaded: what a module written by `autograph convert`
+needs outside traces, for the price of this file.
+
+A converted module runs `__import__("autograph.impl.namespace")`, which makes this module
+the builtin `ag__` while `autograph.operators` is not loaded (the operators import the
+runtime and NumPy: ~380 modules). Outside traces converted code reads
+`ag__.tracing_anywhere` (falsy here: each function runs its Python copy), decorates its
+functions with `@ag__.autograph_artifact` (recorded in `generated_codes.py`, which the
+registry reads) and, where the CLI leaves a nested function without a Python copy, calls
+`ag__.converted(f)` / `ag__.converted_at(site, f)` (`f` itself outside traces) and asks
+`ag__.symbolic(test)` (False while no runtime tensor type exists). Any other attribute
+loads the operators (through the loader `autograph.impl.namespace` registers) and reads
+it from them.
+
+Invariant (threads included): importing `autograph.operators`, by any route, calls
+`adopt` from inside that import, which points this module's `tracing_anywhere` at the
+runtime's `building` list and rebinds `builtins.ag__` to the operators - so before
+anything that imported them can start a trace. Every route that traces converted code
+(`ag.function`, `ag.to_graph`, the transforms, the jit) goes through `autograph.api`,
+which imports the operators before its first trace; a converted module imported after the
+runtime was loaded loads the operators at once (`install`). Converted code reads `ag__`
+from the builtins at each use, so the tracing thread's code sees the operators. Code on
+another thread that read this module a moment before the rebinding runs its Python copy,
+which is right: a thread that is not tracing holds no symbolic value. This module's
+own `tracing_anywhere` is never appended to. One route is not covered: the runtime
+imported on its own after the converted module, tracing it without `autograph`
+(`runtime.Function(..., autograph=False)`): `converted` and `symbolic` see the runtime and
+load the operators, but a gate read before that runs the Python copy, whose `if` on a
+symbolic value raises GraphModeError (docs/sharp_bits.md).
+"""
+from __future__ import annotations
+
+import builtins
+import sys
+from typing import Callable
+
+from autograph.pyct.generated_codes import register_codes
+
+tracing_anywhere: list = []  # the runtime's `building` once the operators are loaded
+
+_operators = None            # the `autograph.operators` module, once it was imported
+_LOADER: list = []           # [how to import the operators] (`autograph.impl.namespace`)
+_TENSOR_MODULE = "runtime.core.tensor"  # a symbolic value is an instance of its Tensor
+_TRACING_MODULE = "runtime.core.tracing"  # no trace can start before it is loaded
+
+
+def autograph_artifact(fn):
+    """Record `fn`'s code as generated (as `operators.call.autograph_artifact` does)."""
+    code = getattr(fn, "__code__", None)
+    if code is not None:
+        register_codes(code)
+    return fn
+
+
+def converted(f):
+    """`f` itself while no trace can run (as the operators' stand-in answers); once the
+    runtime is loaded, by any route, the operators decide."""
+    if not tracing_anywhere and _TRACING_MODULE not in sys.modules:
+        return f
+    return _loaded().converted(f)
+
+
+def converted_at(site, f):
+    if not tracing_anywhere and _TRACING_MODULE not in sys.modules:
+        return f
+    return _loaded().converted_at(site, f)
+
+
+def symbolic(x) -> bool:
+    """False while the runtime's tensor type was never loaded (nothing can be symbolic)."""
+    if _operators is None and _TENSOR_MODULE not in sys.modules:
+        return False
+    return _loaded().symbolic(x)
+
+
+def __getattr__(name: str):
+    if name.startswith("__"):  # module protocol lookups (`__path__`, `__wrapped__`...)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(_loaded(), name)
+
+
+def _loaded():
+    """The operators module, importing it first (its import calls `adopt`)."""
+    if _operators is None:
+        for load in _LOADER:
+            load()
+        if _operators is None:
+            raise RuntimeError("converted code needs autograph's operators, but nothing "
+                               "registered how to load them: import autograph.impl.namespace")
+    return _operators
+
+
+def set_loader(load: Callable[[], None]) -> None:
+    """Register how to import the operators (called by `autograph.impl.namespace`)."""
+    _LOADER[:] = [load]
+
+
+def adopt(operators, building: list) -> None:
+    """Called by `autograph.operators` at the end of its import: from now on the gate reads
+    the runtime's list, and converted code finds the operators as `ag__`."""
+    global _operators, tracing_anywhere
+    tracing_anywhere = building
+    _operators = operators
+    if getattr(builtins, "ag__", None) is sys.modules[__name__]:
+        builtins.ag__ = operators
+
+
+def install() -> None:
+    """Make `ag__` a builtin: the operators when they are loaded (or the runtime is, which
+    made them cheap and a trace possible), this module otherwise."""
+    if _operators is None and _TRACING_MODULE in sys.modules:
+        _loaded()
+    builtins.ag__ = _operators if _operators is not None else sys.modules[__name__]
+    if _operators is not None:  # the operators finished loading on another thread meanwhile
+        builtins.ag__ = _operators
