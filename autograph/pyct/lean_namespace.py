@@ -6,11 +6,13 @@ the builtin `ag__` while `autograph.operators` is not loaded (the operators impo
 runtime and NumPy: ~380 modules). Outside traces converted code reads
 `ag__.tracing_anywhere` (falsy here: each function runs its Python copy), decorates its
 functions with `@ag__.autograph_artifact` (recorded in `generated_codes.py`, which the
-registry reads) and, where the CLI leaves a nested function without a Python copy, calls
+registry reads). The Python copies read maybe-unbound variables and the user's scope
+(`ld`, `with_locals`, ...: the operators' own plain-Python objects, `unbound.py`), and
+where the CLI leaves a nested function without a Python copy it calls
 `ag__.converted(f)` / `ag__.converted_at(site, f)` (`f` itself outside traces) and asks
-`ag__.symbolic(test)` (False while no runtime tensor type exists). Any other attribute
-loads the operators (through the loader `autograph.impl.namespace` registers) and reads
-it from them.
+`ag__.symbolic(test)` / `ag__.python_only(value)` (nothing is symbolic while no runtime
+tensor type exists). Any other attribute loads the operators (through the loader
+`autograph.impl.namespace` registers) and reads it from them.
 
 Invariant (threads included): importing `autograph.operators`, by any route, calls
 `adopt` from inside that import, which points this module's `tracing_anywhere` at the
@@ -34,7 +36,13 @@ import builtins
 import sys
 from typing import Callable
 
+from autograph.pyct import plain_operators
 from autograph.pyct.generated_codes import register_codes
+from autograph.pyct.unbound import (  # noqa: F401  (the operators' own objects, for `ag__`)
+    UNSET, Undefined, defined, dir_, ld, ld_attr, ld_declared, locals_, with_locals,
+)
+
+slice_ = slice  # (as the operators' `slice_`)
 
 tracing_anywhere: list = []  # the runtime's `building` once the operators are loaded
 
@@ -73,9 +81,40 @@ def symbolic(x) -> bool:
     return _loaded().symbolic(x)
 
 
+def python_only(value, construct: str = "try"):
+    """`value` while the runtime's tensor type was never loaded (it cannot be symbolic)."""
+    if _operators is None and _TENSOR_MODULE not in sys.modules:
+        return value
+    return _loaded().python_only(value, construct)
+
+
+def _twin(name: str, plain: Callable) -> Callable:
+    """The operator `name` for converted code: its Python path (`plain_operators.py`)
+    while the runtime was never loaded, the operator itself afterwards."""
+    def op(*args, **kwargs):
+        if _operators is None and _TRACING_MODULE not in sys.modules:
+            return plain(*args, **kwargs)
+        return getattr(_loaded(), name)(*args, **kwargs)
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = plain.__doc__
+    return op
+
+
+for _name in plain_operators.OPERATORS:
+    globals()[_name] = _twin(_name, getattr(plain_operators, _name))
+del _name
+
+
+class _NoArray:
+    """Stands for `numpy.ndarray` while NumPy is not loaded: no value is of this class."""
+
+
 def __getattr__(name: str):
     if name.startswith("__"):  # module protocol lookups (`__path__`, `__wrapped__`...)
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if name == "ndarray" and _operators is None and "numpy" not in sys.modules:
+        # `x.__class__ is not ag__.ndarray` reads x inline: no value can be an array yet
+        return _NoArray
     return getattr(_loaded(), name)
 
 

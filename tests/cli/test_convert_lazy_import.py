@@ -81,10 +81,43 @@ SOURCE = textwrap.dedent('''\
         return acc
 
 
+    class Log:
+        def __init__(self):
+            self.items = [0, 0]
+            self.entered = 0
+
+        def __enter__(self):
+            self.entered += 1
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+
+    def nested_shapes(xs):
+        log = Log()
+
+        def inner(ys):
+            out = []
+            with log as lg:
+                for y in ys:
+                    try:
+                        assert 0 <= y < 10, y
+                        out.append(y)
+                        lg.items[1] += y
+                    except AssertionError:
+                        lg.items[0] += 1
+                        if out:
+                            out.pop()
+            return out, lg.items, [ys][0][-1:], log.entered
+        return inner(xs)
+
+
     def probe():
         c = Counter(3)
         return [collatz_steps(27), total([1, 3, 5, -2, 0, 9]), c.bump(4), TABLE,
-                Counter.kinds, Counter.default, scaled_sum(2.5, 4), relu(-1.0)]
+                Counter.kinds, Counter.default, scaled_sum(2.5, 4), relu(-1.0),
+                nested_shapes([3, 12, 4, 5, -1, 7])]
 ''')
 
 LOADED = ("numpy", "runtime", "autograph.operators", "autograph.api", "autograph.impl.api")
