@@ -8,8 +8,11 @@ them); the tables both use live here.
 """
 from __future__ import annotations
 
+import builtins
 import operator
 from typing import Callable
+
+from autograph.pyct.unbound import Undefined
 
 COMPARE = {
     "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
@@ -79,6 +82,21 @@ def list_pop(target, *index):
     return target, item
 
 
+def jumped_over(getter: Callable, name: str):
+    try:
+        return getter()
+    except NameError:
+        return Undefined(name)
+
+
+def print_text(fn, arguments, /, **kwargs) -> None:
+    return fn(*arguments(), **kwargs)
+
+
+def print_(*values, **kwargs) -> None:
+    return builtins.print(*values, **kwargs)
+
+
 def python_iterable(iterable, flagged: bool) -> bool:
     return True
 
@@ -115,4 +133,4 @@ def try_stmt(handlers: Callable) -> _PlainTry:
 
 OPERATORS = ("compare_chain", "assert_stmt", "setitem", "setitem_attr", "array_item",
              "list_append", "list_pop", "python_iterable", "try_graph_mode", "with_manager",
-             "try_stmt")
+             "try_stmt", "jumped_over", "print_text", "print_")

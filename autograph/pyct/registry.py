@@ -1,8 +1,9 @@
 """Marks and registries every layer of the compiler shares, kept at the bottom layer so
 that none of them imports a higher one (pyct <- operators <- converters <- impl):
 
-- the code objects the compiler generated (`register_codes` / `is_generated_code`):
-  `ag__.converted` runs them as is, the operators recognise a user's `raise` in them;
+- the code objects the compiler generated (`register_codes` / `is_generated_code`, the
+  registry itself in `generated_codes.py`): `ag__.converted` runs them as is, the
+  operators recognise a user's `raise` in them;
 - the do-not-convert mark `ag.do_not_convert` puts on a function;
 - `is_convertible`: whether converted code converts a callee before calling it (the call
   converter asks it at conversion time, `ag__.converted` at run time);
@@ -11,7 +12,7 @@ that none of them imports a higher one (pyct <- operators <- converters <- impl)
   it when they are needed before it was imported (`compiler`): `autograph.api`, which
   ties the layers together, registers the loader; the compiler is loaded on first use,
   and converted code can run before that (a module written by `autograph convert`
-  imports only the operators).
+  starts on the lean namespace, `lean_namespace.py`).
 """
 from __future__ import annotations
 

@@ -126,7 +126,18 @@ def _stores():
         ("assert_stmt", lambda: (None,), lambda _: (0,)),
         ("python_iterable", lambda: (None,), lambda _: ([1], False)),
         ("try_graph_mode", lambda: (None,), lambda _: ()),
+        ("jumped_over", lambda: (None,), lambda _: (lambda: 5, "x")),
+        ("jumped_over", lambda: (None,), lambda _: (_unbound_read, "y")),
+        ("print_text", lambda: ([],), lambda out: (_appender(out), lambda: ("a", 1))),
     ]
+
+
+def _appender(out):
+    return lambda *a, **k: out.append((a, k))
+
+
+def _unbound_read():
+    return never_bound  # noqa: F821 - a NameError, as a jumped-over variable gives
 
 
 def _state(x):
@@ -181,6 +192,14 @@ def test_with_and_try_statements_behave_alike():
 
     assert run(plain_operators.with_manager, plain_operators.try_stmt) == \
         run(ops.with_manager, ops.try_stmt)
+
+
+def test_print_twins_print_what_the_operators_print(capsys):
+    for impl in (plain_operators, ops):
+        impl.print_text(print, lambda: ("v", 3, [1]), sep="|", end="!\n")
+        impl.print_("w", 4, sep="-")
+    out = capsys.readouterr().out.splitlines()
+    assert out[:2] == out[2:] and out[0] == "v|3|[1]!"
 
 
 def test_every_twin_is_an_operator_and_shared_names_are_the_operators_own():
