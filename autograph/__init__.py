@@ -8,6 +8,10 @@ Pipeline of `@ag.function` on the first call with a new input signature:
 
 Later calls with a matching signature run the generated code directly.
 
+`import autograph` loads nothing else (a module written by `autograph convert` imports
+the package, and must cost nothing to import): each public name imports its module on
+first use (PEP 562 `__getattr__`).
+
 The graph library installs as the top-level package `runtime`, a name a user's own
 `runtime.py` can take; `_check_own_runtime` finds that out before anything imports it.
 """
@@ -53,10 +57,8 @@ def _check_own_runtime() -> None:
 
 _check_own_runtime()
 
-# public name -> (module, attribute): `import autograph` loads none of them (a module
-# written by `autograph convert` imports the package, and must cost nothing to import);
-# the first use of a name imports its module (PEP 562). `from autograph import function`
-# goes through `__getattr__` too.
+# public name -> (module, attribute), imported on first use; `from autograph import
+# function` goes through `__getattr__` too.
 _PUBLIC = {
     "function": ("autograph.api", "function"),
     "to_code": ("autograph.api", "to_code"),
