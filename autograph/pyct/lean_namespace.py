@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import builtins
 import sys
-from typing import Callable
+from collections.abc import Callable  # (not `typing`: ~3 ms a converted module would pay)
 
 from autograph.pyct import plain_operators
 from autograph.pyct.generated_codes import register_codes

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import builtins
 import operator
-from typing import Callable
+from collections.abc import Callable  # (not `typing`: ~3 ms a converted module would pay)
 
 from autograph.pyct.unbound import Undefined
 

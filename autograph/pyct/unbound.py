@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import builtins
 import sys
-from typing import Callable
+from collections.abc import Callable  # (not `typing`: ~3 ms a converted module would pay)
 
 
 class Undefined:
