@@ -2,7 +2,8 @@
 Python values, against the same process with the original module: medians of paired
 CPU-time ratios (issue 21: whole process, at most 1.3).
 
-Rows: the import alone, and the import plus one call of the module's `main` (small
+Times are the whole child process's CPU time, interpreter start included (what running
+a program costs). Rows: the import alone, and the import plus one call of the module's `main` (small
 functions, branches, loops, a class, a try and a with - the kind of code CPython's own
 test modules are made of). Each pair runs the two processes back to back, in alternating
 order, `--repeats` times; the bytecode is compiled once first for both files, as a second
@@ -17,6 +18,7 @@ import argparse
 import json
 import os
 import py_compile
+import resource
 import statistics
 import subprocess
 import sys
@@ -76,21 +78,24 @@ SOURCE = textwrap.dedent('''\
 ''')
 
 PROBE = textwrap.dedent('''\
-    import json, resource, sys, time
-    c0 = time.process_time()
+    import json, sys
     import {module} as m
     {call}
-    cpu = time.process_time() - c0
-    print(json.dumps({{"cpu": cpu, "modules": len(sys.modules), "numpy": "numpy" in sys.modules}}))
+    print(json.dumps({{"modules": len(sys.modules), "numpy": "numpy" in sys.modules}}))
 ''')
 
 
 def _run(directory: str, module: str, call: bool) -> dict:
+    """The whole child process's CPU time (interpreter start included), and what it loaded."""
     code = PROBE.format(module=module, call="m.main()" if call else "")
     env = dict(os.environ, PYTHONPATH=f"{ROOT}{os.pathsep}{directory}")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     out = subprocess.run([sys.executable, "-c", code], cwd=directory, env=env,
                          capture_output=True, text=True, check=True)
-    return json.loads(out.stdout)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    got = json.loads(out.stdout)
+    got["cpu"] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return got
 
 
 def main() -> None:
