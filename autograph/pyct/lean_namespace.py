@@ -24,11 +24,12 @@ runtime was loaded loads the operators at once (`install`). Converted code reads
 from the builtins at each use, so the tracing thread's code sees the operators. Code on
 another thread that read this module a moment before the rebinding runs its Python copy,
 which is right: a thread that is not tracing holds no symbolic value. This module's
-own `tracing_anywhere` is never appended to. One route is not covered: the runtime
-imported on its own after the converted module, tracing it without `autograph`
-(`runtime.Function(..., autograph=False)`): `converted` and `symbolic` see the runtime and
-load the operators, but a gate read before that runs the Python copy, whose `if` on a
-symbolic value raises GraphModeError (docs/sharp_bits.md).
+own `tracing_anywhere` is never appended to. The runtime imported on its own (a
+`runtime.Function(..., autograph=False)` tracing converted code, without `autograph`)
+is covered too: while it is not loaded, `_RuntimeWatch` sits in `sys.meta_path` and, once
+the runtime's tracing module exists, asks it to call `_before_first_trace` when the first
+graph starts (`BUILDING_CHANGED`, on the tracing thread, before the traced function
+runs), which loads the operators.
 """
 from __future__ import annotations
 
@@ -142,6 +143,39 @@ def adopt(operators, building: list) -> None:
     _operators = operators
     if getattr(builtins, "ag__", None) is sys.modules[__name__]:
         builtins.ag__ = operators
+    _WATCH.stop()
+
+
+def _before_first_trace() -> None:
+    if _operators is None:
+        _loaded()
+
+
+class _RuntimeWatch:
+    """A finder that finds nothing: consulted on each import while a converted module runs
+    on the lean namespace and the runtime is not loaded, it hooks `_before_first_trace`
+    into the runtime's tracing module as soon as that exists, then leaves."""
+
+    def find_spec(self, name, path=None, target=None):
+        changed = getattr(sys.modules.get(_TRACING_MODULE), "BUILDING_CHANGED", None)
+        if changed is not None:
+            if _before_first_trace not in changed:
+                changed.append(_before_first_trace)
+            self.stop()
+        return None
+
+    def start(self) -> None:
+        if self not in sys.meta_path:
+            sys.meta_path.insert(0, self)
+
+    def stop(self) -> None:
+        try:
+            sys.meta_path.remove(self)
+        except ValueError:
+            pass
+
+
+_WATCH = _RuntimeWatch()
 
 
 def install() -> None:
@@ -149,6 +183,9 @@ def install() -> None:
     made them cheap and a trace possible), this module otherwise."""
     if _operators is None and _TRACING_MODULE in sys.modules:
         _loaded()
+    if _operators is None:
+        _WATCH.start()
     builtins.ag__ = _operators if _operators is not None else sys.modules[__name__]
     if _operators is not None:  # the operators finished loading on another thread meanwhile
         builtins.ag__ = _operators
+        _WATCH.stop()

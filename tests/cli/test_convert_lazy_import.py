@@ -246,3 +246,25 @@ def test_a_thread_runs_converted_code_while_another_traces(modules):
     assert out["lean"] == "autograph.pyct.lean_namespace"
     assert out["errors"] == [] and out["runs"] > 0 and out["all_same"]
     assert out["graph"]
+
+
+def test_the_runtime_alone_traces_the_converted_functions_graph_forms(modules):
+    # no `autograph` entry point: the runtime, imported after the converted module, traces
+    # a function that calls it directly; the first trace must already see the operators
+    out = _run("""
+        import json, sys
+        import numpy as np
+        import conv_mod, orig_mod
+        lean = ag__.__name__
+        from runtime import Function
+        watching = [type(f).__name__ for f in sys.meta_path].count("_RuntimeWatch")
+        f = Function(lambda x: conv_mod.relu(x) + conv_mod.scaled_sum(x, 3), autograph=False)
+        xs = [np.float64(v) for v in (2.5, -1.5)]
+        got = [float(f(x)) for x in xs]
+        want = [float(orig_mod.relu(x) + orig_mod.scaled_sum(x, 3)) for x in xs]
+        print(json.dumps({"lean": lean, "after": ag__.__name__, "got": got, "want": want,
+                          "traces": f.tracing_count, "watching": watching}))
+    """, modules)
+    assert out["lean"] == "autograph.pyct.lean_namespace" and out["watching"] == 0
+    assert out["after"] == "autograph.operators"
+    assert out["got"] == out["want"] and out["traces"] == 1
