@@ -11,14 +11,16 @@ registry reads). The Python copies read maybe-unbound variables and the user's s
 where the CLI leaves a nested function without a Python copy it calls
 `ag__.converted(f)` / `ag__.converted_at(site, f)` (`f` itself outside traces) and asks
 `ag__.symbolic(test)` / `ag__.python_only(value)` (nothing is symbolic while no runtime
-tensor type exists). Any other attribute loads the operators (through the loader
+tensor type exists) and the operators of its statements (`try_stmt`, `with_manager`,
+`assert_stmt`, ...: their Python paths, `plain_operators.py`, while the runtime was never
+loaded). Any other attribute loads the operators (through the loader
 `autograph.impl.namespace` registers) and reads it from them.
 
 Invariant (threads included): importing `autograph.operators`, by any route, calls
 `adopt` from inside that import, which points this module's `tracing_anywhere` at the
 runtime's `building` list and rebinds `builtins.ag__` to the operators - so before
 anything that imported them can start a trace. Every route that traces converted code
-(`ag.function`, `ag.to_graph`, the transforms, the jit) goes through `autograph.api`,
+(`ag.function` and what is built on it: the transforms, the jit) goes through `autograph.api`,
 which imports the operators before its first trace; a converted module imported after the
 runtime was loaded loads the operators at once (`install`). Converted code reads `ag__`
 from the builtins at each use, so the tracing thread's code sees the operators. Code on
