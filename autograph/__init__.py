@@ -94,6 +94,28 @@ _PUBLIC = {
 
 __all__ = list(_PUBLIC)
 
+TYPE_CHECKING = False  # (`typing` itself costs ~3 ms: the names for static readers only)
+if TYPE_CHECKING:  # what type checkers and the API docs read: the same names, eagerly
+    from runtime import (  # noqa: F401
+        GraphModeError, RetracingWarning, TensorSpec, Variable, functions_run_eagerly,
+        parallel_enabled, run_functions_eagerly, set_parallel,
+    )
+    from runtime import print_ as print  # noqa: A001,F401
+    from runtime.autodiff import GradientTape  # noqa: F401
+    from autograph.api import (  # noqa: F401
+        do_not_convert, function, set_loop_options, to_code, to_graph,
+    )
+    from autograph.errors import ConversionError  # noqa: F401
+    from autograph.transforms import hessian, jvp, vectorized_map, vmap  # noqa: F401
+    from runtime.saved import LoadError, SaveError, load, save  # noqa: F401
+    from runtime.jit import JitFallbackWarning  # noqa: F401
+    from runtime.frontend.tracebacks import (  # noqa: F401
+        set_traceback_filtering, traceback_filtering,
+    )
+    from autograph import dask  # noqa: F401
+    from runtime.onnx_export import OnnxExportError, export_onnx  # noqa: F401
+del TYPE_CHECKING
+
 
 def __getattr__(name: str):
     """A public name on first use (then bound here, so later reads are plain attribute
