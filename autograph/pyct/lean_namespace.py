@@ -115,9 +115,10 @@ class _NoArray:
 def __getattr__(name: str):
     if name.startswith("__"):  # module protocol lookups (`__path__`, `__wrapped__`...)
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    if name == "ndarray" and _operators is None and "numpy" not in sys.modules:
-        # `x.__class__ is not ag__.ndarray` reads x inline: no value can be an array yet
-        return _NoArray
+    if name == "ndarray" and _operators is None and _TRACING_MODULE not in sys.modules:
+        # `x.__class__ is not ag__.ndarray` reads x inline, else `array_item` (a plain
+        # twin): without NumPy no value is an array, and NumPy alone needs no operators
+        return getattr(sys.modules.get("numpy"), "ndarray", _NoArray)
     return getattr(_loaded(), name)
 
 

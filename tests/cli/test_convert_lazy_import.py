@@ -113,11 +113,18 @@ SOURCE = textwrap.dedent('''\
         return inner(xs)
 
 
+    def first_row(table):
+        def head(t, n):
+            out = t[0:n]
+            return out
+        return head(table, 1)
+
+
     def probe():
         c = Counter(3)
         return [collatz_steps(27), total([1, 3, 5, -2, 0, 9]), c.bump(4), TABLE,
                 Counter.kinds, Counter.default, scaled_sum(2.5, 4), relu(-1.0),
-                nested_shapes([3, 12, 4, 5, -1, 7])]
+                nested_shapes([3, 12, 4, 5, -1, 7]), first_row([[1, 2], [3]])]
 ''')
 
 LOADED = ("numpy", "runtime", "autograph.operators", "autograph.api", "autograph.impl.api")
@@ -150,13 +157,17 @@ def test_importing_and_running_a_converted_module_loads_neither_runtime_nor_nump
         after_import = [m for m in {LOADED!r} if m in sys.modules]
         got = conv_mod.probe()
         after_run = [m for m in {LOADED!r} if m in sys.modules]
+        import numpy as np  # NumPy alone (a user's) still needs no operators
+        arrays = repr(conv_mod.first_row(np.arange(6).reshape(2, 3)))
+        after_numpy = [m for m in {LOADED!r} if m in sys.modules]
         import orig_mod
         print(json.dumps({{"import": after_import, "run": after_run,
-                          "lean": ag__.__name__,
-                          "same": repr(got) == repr(orig_mod.probe())}}))
+                          "numpy": after_numpy, "lean": ag__.__name__,
+                          "same": repr(got) == repr(orig_mod.probe()) and
+                          arrays == repr(orig_mod.first_row(np.arange(6).reshape(2, 3)))}}))
     """, modules)
-    assert out == {"import": [], "run": [], "lean": "autograph.pyct.lean_namespace",
-                   "same": True}
+    assert out == {"import": [], "run": [], "numpy": ["numpy"],
+                   "lean": "autograph.pyct.lean_namespace", "same": True}
 
 
 def test_import_autograph_loads_nothing_and_every_public_name_resolves(modules):
