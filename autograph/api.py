@@ -22,6 +22,9 @@ import types
 import warnings
 from typing import Any, Callable, Sequence
 
+# every trace of converted code starts here: importing the operators now rebinds a lean
+# `ag__` to them before the first trace can start (pyct/lean_namespace.py)
+import autograph.operators  # noqa: F401
 from autograph.errors import ConversionError
 from autograph.pyct import registry
 from runtime import Function

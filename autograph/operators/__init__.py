@@ -4,10 +4,12 @@ Each operator behaves exactly like the Python construct it replaces when given P
 values, and builds graph nodes (through `runtime`) when given symbolic ones.
 """
 import builtins as _builtins
+import sys as _sys
 import types as _types
 
 import numpy as np
 
+from autograph.pyct import lean_namespace as _lean_namespace
 from autograph.operators.call import autograph_artifact, converted, converted_call, dir_, locals_, slice_
 from autograph.operators.call import converted_at
 from autograph.operators.call import defined, ld_declared, with_locals
@@ -73,3 +75,9 @@ def set_converted(impl, at_site=None) -> None:
     if at_site is not None:
         converted_at = at_site
 
+
+
+# Converted modules may have run on the lean `ag__` until now: from here on they find these
+# operators, and the lean namespace reads the runtime's list (pyct/lean_namespace.py says
+# why this, done during this import, is before any trace of converted code can start).
+_lean_namespace.adopt(_sys.modules[__name__], tracing_anywhere)

@@ -14,11 +14,11 @@ and registers it in `autograph.pyct.registry`, as `ag.function` hands its conver
 """
 from __future__ import annotations
 
-import builtins
-import sys
 from typing import Callable
 
-from autograph.operators.variables import Undefined
+from autograph.pyct.unbound import (  # noqa: F401  (re-exported: the operators' names)
+    defined, dir_, ld_declared, locals_, with_locals,
+)
 from autograph.pyct import registry
 from runtime.core import tracing
 from runtime.core.errors import TracingRecursionError, recursion_cycle
@@ -58,7 +58,7 @@ def _compiler_entry(name: str) -> Callable:
     impl = registry.compiler(name)
     if impl is None:
         raise RuntimeError("converted code called a function, but no AutoGraph compiler is "
-                           "loaded to convert it: import autograph (or autograph.impl.calls) "
+                           "loaded to convert it: import autograph.api (or autograph.impl.calls) "
                            "first")
     return impl
 
@@ -90,54 +90,3 @@ def autograph_artifact(fn):
 
 
 slice_ = slice  # for generated code in a function where `slice` names something else
-
-
-def ld_declared(getter: Callable, name: str):
-    """The value of a name the function declares `global` / `nonlocal`, passed into a
-    branch or loop as state: `Undefined` (not a NameError) while it is unbound - the
-    original only creates it on the paths that assign it."""
-    try:
-        return getter()
-    except NameError:
-        return Undefined(name)
-
-
-def defined(value) -> bool:
-    """Whether a state value is a value (not `Undefined`): generated code deletes a
-    `global` / `nonlocal` name it would otherwise bind to `Undefined`."""
-    return type(value) is not Undefined
-
-
-def locals_(getters: dict) -> dict:
-    """What `locals()` / `vars()` give in the user's function: `getters` maps each of its
-    variables to a function reading it; unbound ones (and ones generated code marks as
-    not defined yet) are left out."""
-    out = {}
-    for name, get in getters.items():
-        try:
-            value = get()
-        except NameError:  # (UnboundLocalError too) not assigned yet
-            continue
-        if not isinstance(value, Undefined):
-            out[name] = value
-    return out
-
-
-def with_locals(fn: Callable, getters: dict) -> Callable:
-    """What an argument-less `locals()` / `vars()` / `dir()`, and `eval(source)` /
-    `exec(source)`, call in converted code, `fn` being what the name means when the call
-    runs: Python's builtin on the user's variables (`getters`, see `locals_`; the
-    caller's globals for eval / exec); any other `fn` (a global of that name) as is."""
-    if fn is builtins.locals or fn is builtins.vars:
-        return lambda: locals_(getters)
-    if fn is builtins.dir:
-        return lambda: dir_(getters)
-    if fn is builtins.eval or fn is builtins.exec:
-        namespaces = (sys._getframe(1).f_globals, locals_(getters))
-        return lambda source: fn(source, *namespaces)
-    return fn
-
-
-def dir_(getters: dict) -> list:
-    """What `dir()` gives in the user's function: the sorted names of its variables."""
-    return sorted(locals_(getters))

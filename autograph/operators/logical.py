@@ -29,7 +29,6 @@ once, and a later comparison only while the earlier ones hold (an `and_`).
 """
 from __future__ import annotations
 
-import operator
 from typing import Callable
 
 import numpy as np
@@ -37,6 +36,7 @@ import numpy as np
 import runtime
 from autograph.operators.conditionals import is_symbolic, rebinding_operands_error, symbolic_test
 from autograph.operators.py_builtins import bool_
+from autograph.pyct.plain_operators import COMPARE
 
 
 def _as_bool(x):
@@ -123,11 +123,7 @@ def _falsy_value(a):
     return {"b": False, "c": 0j, "f": 0.0}.get(kind, 0)
 
 
-_COMPARE = {
-    "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
-    "==": operator.eq, "!=": operator.ne, "is": operator.is_, "is not": operator.is_not,
-    "in": lambda a, b: a in b, "not in": lambda a, b: a not in b,
-}
+_COMPARE = COMPARE
 
 
 def compare_chain(left, *parts):

@@ -21,7 +21,6 @@
 """
 from __future__ import annotations
 
-import operator
 import sys
 
 import numpy as np
@@ -33,99 +32,10 @@ from runtime import Tensor, index_update
 from runtime.control_flow.lists import is_list
 from runtime.core import tracing
 from runtime.state import views
-
-
-class Undefined:
-    """A variable that has no value on some path (or an attribute that does not exist yet:
-    then using it raises the AttributeError that reading it raised)."""
-
-    # as the initial value of a symbolic loop's variable (first assigned inside), the
-    # runtime gives it the type the body gives it, and requires the body to give one
-    graph_placeholder = True
-    graph_placeholder_needs_value = True
-
-    __slots__ = ("name", "error")
-
-    def __init__(self, name: str, error: Exception | None = None):
-        self.name = name
-        self.error = error
-
-    def __repr__(self) -> str:
-        return f"Undefined({self.name!r})"
-
-    def _raise(self, *args):
-        if self.error is not None:
-            raise self.error.with_traceback(None)
-        raise _unbound(self.name)
-
-    def __getattr__(self, attr):
-        if attr.startswith("__"):
-            raise AttributeError(attr)
-        self._raise()
-
-    def __bool__(self):
-        self._raise()
-
-
-# Using an undefined value in an operation raises what using the variable would have.
-for _op in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow", "lshift",
-            "rshift", "and", "xor", "or"):
-    setattr(Undefined, f"__{_op}__", Undefined._raise)
-    setattr(Undefined, f"__r{_op}__", Undefined._raise)
-    setattr(Undefined, f"__i{_op}__", Undefined._raise)
-for _op in ("lt", "le", "gt", "ge", "neg", "pos", "abs", "invert", "getitem", "setitem",
-            "call", "iter", "len", "int", "float", "index", "array"):
-    setattr(Undefined, f"__{_op}__", Undefined._raise)
-del _op
-
-
-class _Unset:
-    # runtime.cond / runtime.while_loop give it the type of the other branch's value /
-    # of the value the loop body gives it
-    graph_placeholder = True
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "UNSET"
-
-    def __reduce__(self):
-        return "UNSET"
-
-
-UNSET = _Unset()
-
-
-def _unbound(name: str) -> UnboundLocalError:
-    if sys.version_info >= (3, 11):
-        e = UnboundLocalError(
-            f"cannot access local variable '{name}' where it is not associated with a value")
-    else:
-        e = UnboundLocalError(f"local variable '{name}' referenced before assignment")
-    e.name = name  # (as Python sets it; loops.py names the variable in its diagnostic)
-    return e
-
-
-def ld(value):
-    """A read of a possibly undefined variable."""
-    if type(value) is Undefined:
-        value._raise()  # (UnboundLocalError, or the error it carries: exceptions.py)
-    return value
-
-
-def is_undefined(value) -> bool:
-    return type(value) is Undefined
-
-
-def ld_attr(obj, path: str):
-    """`obj.<path>`, or `Undefined` when an attribute on the way is missing."""
-    value = obj
-    for attr in path.split("."):
-        try:
-            value = getattr(value, attr)
-        except AttributeError as e:
-            return Undefined(path, e)
-    return value
+from autograph.pyct.plain_operators import AUGMENTED
+from autograph.pyct.unbound import (  # noqa: F401  (re-exported: the operators' names)
+    UNSET, Undefined, _unbound, is_undefined, ld, ld_attr,
+)
 
 
 def set_attr(obj, path: str, value) -> None:
@@ -205,21 +115,7 @@ def _functional(op: str | None):
     return update
 
 
-_AUGMENTED = {  # op -> (in-place operator, binary operator, NumPy ufunc name)
-    "+=": (operator.iadd, operator.add, "add"),
-    "-=": (operator.isub, operator.sub, "subtract"),
-    "*=": (operator.imul, operator.mul, "multiply"),
-    "/=": (operator.itruediv, operator.truediv, "divide"),
-    "//=": (operator.ifloordiv, operator.floordiv, "floor_divide"),
-    "%=": (operator.imod, operator.mod, "remainder"),
-    "**=": (operator.ipow, operator.pow, "power"),
-    "@=": (operator.imatmul, operator.matmul, "matmul"),
-    "<<=": (operator.ilshift, operator.lshift, "left_shift"),
-    ">>=": (operator.irshift, operator.rshift, "right_shift"),
-    "&=": (operator.iand, operator.and_, "bitwise_and"),
-    "|=": (operator.ior, operator.or_, "bitwise_or"),
-    "^=": (operator.ixor, operator.xor, "bitwise_xor"),
-}
+_AUGMENTED = AUGMENTED  # op -> (in-place operator, binary operator, NumPy ufunc name)
 
 
 def _updated_item(target, index, value, op: str):

@@ -69,8 +69,8 @@ def test_no_module_of_a_layer_imports_a_higher_one(k):
 
 
 def test_converted_code_run_before_the_compiler_still_converts_its_callees(tmp_path):
-    # what a module written by `autograph convert` does: it imports the operators only;
-    # the callee is plain user code, so `ag__.converted` must convert it (its `if` on a
+    # what a module written by `autograph convert` does: it installs the lean `ag__`
+    # (nothing of the compiler), and the runtime traces it alone; the callee is plain user code, so `ag__.converted` must convert it (its `if` on a
     # symbolic value then traces as a graph branch)
     (tmp_path / "helper.py").write_text(textwrap.dedent("""
         def relu(x):
@@ -81,10 +81,10 @@ def test_converted_code_run_before_the_compiler_still_converts_its_callees(tmp_p
     code = textwrap.dedent("""
         import sys
         import numpy as np
-        import autograph.operators as ag__
+        __import__("autograph.impl.namespace")
         import helper
-        assert "autograph.impl.api" not in sys.modules
         from runtime import Function
+        assert "autograph.impl.api" not in sys.modules
         f = Function(lambda x: ag__.converted(helper.relu)(x), autograph=False)
         print(f(np.float64(2.0)), f(np.float64(-3.0)), "autograph.impl.api" in sys.modules)
     """)

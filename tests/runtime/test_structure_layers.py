@@ -33,6 +33,9 @@ INJECTION_POINTS = {
     ("autograph.api", "autograph.impl.calls"):
         "the compiler loads on first use: importing autograph, or the operators alone as a "
         "module written by `autograph convert` does, must not load autograph.impl",
+    ("autograph.impl.namespace", "autograph.api"):
+        "a module written by `autograph convert` imports this, and must not load the "
+        "operators (the runtime, NumPy) before converted code needs them",
 }
 MAX_FUNCTION_LOCAL_IMPORTS = 30
 

@@ -1,0 +1,162 @@
+"""Values and reads that stand for unbound variables, and what `locals()` / `vars()` /
+`dir()` / `eval` / `exec` see in converted code. Plain Python (no runtime, no NumPy): the
+operators re-export them, and the lean `ag__` (`lean_namespace.py`) offers the same
+objects, so the Python copies of converted functions use them without loading anything.
+
+- `Undefined(name)`: the value of a variable that is not (yet) defined where generated
+  code must still pass it around (e.g. a variable first assigned inside a branch).
+- `UNSET`: the value of `retval_` before a `return` inside a loop ran.
+- `ld(v)`: a read of a variable that may be undefined; raises UnboundLocalError like
+  Python would. `ld_attr(obj, 'a.b')`: an attribute read as `Undefined` when missing.
+- `ld_declared`, `defined`: a `global` / `nonlocal` name carried as state.
+- `with_locals`, `locals_`, `dir_`: the user's variables as Python shows them.
+"""
+from __future__ import annotations
+
+import builtins
+import sys
+from collections.abc import Callable  # (not `typing`: ~3 ms a converted module would pay)
+
+
+class Undefined:
+    """A variable that has no value on some path (or an attribute that does not exist yet:
+    then using it raises the AttributeError that reading it raised)."""
+
+    # as the initial value of a symbolic loop's variable (first assigned inside), the
+    # runtime gives it the type the body gives it, and requires the body to give one
+    graph_placeholder = True
+    graph_placeholder_needs_value = True
+
+    __slots__ = ("name", "error")
+
+    def __init__(self, name: str, error: Exception | None = None):
+        self.name = name
+        self.error = error
+
+    def __repr__(self) -> str:
+        return f"Undefined({self.name!r})"
+
+    def _raise(self, *args):
+        if self.error is not None:
+            raise self.error.with_traceback(None)
+        raise _unbound(self.name)
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        self._raise()
+
+    def __bool__(self):
+        self._raise()
+
+
+# Using an undefined value in an operation raises what using the variable would have.
+for _op in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow", "lshift",
+            "rshift", "and", "xor", "or"):
+    setattr(Undefined, f"__{_op}__", Undefined._raise)
+    setattr(Undefined, f"__r{_op}__", Undefined._raise)
+    setattr(Undefined, f"__i{_op}__", Undefined._raise)
+for _op in ("lt", "le", "gt", "ge", "neg", "pos", "abs", "invert", "getitem", "setitem",
+            "call", "iter", "len", "int", "float", "index", "array"):
+    setattr(Undefined, f"__{_op}__", Undefined._raise)
+del _op
+
+
+class _Unset:
+    # runtime.cond / runtime.while_loop give it the type of the other branch's value /
+    # of the value the loop body gives it
+    graph_placeholder = True
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+    def __reduce__(self):
+        return "UNSET"
+
+
+UNSET = _Unset()
+
+
+def _unbound(name: str) -> UnboundLocalError:
+    if sys.version_info >= (3, 11):
+        e = UnboundLocalError(
+            f"cannot access local variable '{name}' where it is not associated with a value")
+    else:
+        e = UnboundLocalError(f"local variable '{name}' referenced before assignment")
+    e.name = name  # (as Python sets it; loops.py names the variable in its diagnostic)
+    return e
+
+
+def ld(value):
+    """A read of a possibly undefined variable."""
+    if type(value) is Undefined:
+        value._raise()  # (UnboundLocalError, or the error it carries: exceptions.py)
+    return value
+
+
+def is_undefined(value) -> bool:
+    return type(value) is Undefined
+
+
+def ld_attr(obj, path: str):
+    """`obj.<path>`, or `Undefined` when an attribute on the way is missing."""
+    value = obj
+    for attr in path.split("."):
+        try:
+            value = getattr(value, attr)
+        except AttributeError as e:
+            return Undefined(path, e)
+    return value
+
+
+def ld_declared(getter: Callable, name: str):
+    """The value of a name the function declares `global` / `nonlocal`, passed into a
+    branch or loop as state: `Undefined` (not a NameError) while it is unbound - the
+    original only creates it on the paths that assign it."""
+    try:
+        return getter()
+    except NameError:
+        return Undefined(name)
+
+
+def defined(value) -> bool:
+    """Whether a state value is a value (not `Undefined`): generated code deletes a
+    `global` / `nonlocal` name it would otherwise bind to `Undefined`."""
+    return type(value) is not Undefined
+
+
+def locals_(getters: dict) -> dict:
+    """What `locals()` / `vars()` give in the user's function: `getters` maps each of its
+    variables to a function reading it; unbound ones (and ones generated code marks as
+    not defined yet) are left out."""
+    out = {}
+    for name, get in getters.items():
+        try:
+            value = get()
+        except NameError:  # (UnboundLocalError too) not assigned yet
+            continue
+        if not isinstance(value, Undefined):
+            out[name] = value
+    return out
+
+
+def with_locals(fn: Callable, getters: dict) -> Callable:
+    """What an argument-less `locals()` / `vars()` / `dir()`, and `eval(source)` /
+    `exec(source)`, call in converted code, `fn` being what the name means when the call
+    runs: Python's builtin on the user's variables (`getters`, see `locals_`; the
+    caller's globals for eval / exec); any other `fn` (a global of that name) as is."""
+    if fn is builtins.locals or fn is builtins.vars:
+        return lambda: locals_(getters)
+    if fn is builtins.dir:
+        return lambda: dir_(getters)
+    if fn is builtins.eval or fn is builtins.exec:
+        namespaces = (sys._getframe(1).f_globals, locals_(getters))
+        return lambda source: fn(source, *namespaces)
+    return fn
+
+
+def dir_(getters: dict) -> list:
+    """What `dir()` gives in the user's function: the sorted names of its variables."""
+    return sorted(locals_(getters))
