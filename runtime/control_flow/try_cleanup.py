@@ -76,12 +76,17 @@ def may_raise(node, tainted: set) -> bool:
     return (name in _DIVIDING or "linalg" in name) and any(read)
 
 
+# what an op is to the cleanup checks: one lookup by its name, as the rest of the runtime
+# dispatches (the records live in effects.py and try_op.py)
+_ROLE = {"raise": "raise", "reraise": "raise", KEEP.name: "keep"}
+
+
 def _raises_at_all(node) -> bool:
     """Whether `node` may raise on some values of its inputs (see `may_raise`)."""
     if node.subgraphs():
         return any(_raises_at_all(n) for g in node.subgraphs() for n in g.nodes)
     every = {id(x) for x in node.inputs if isinstance(x, Tensor)}
-    return node.has_effects or node.op.name in ("raise", "reraise") or may_raise(node, every)
+    return node.has_effects or _ROLE.get(node.op.name) == "raise" or may_raise(node, every)
 
 
 def check_untainted(g: Graph, tainted: dict) -> None:
@@ -89,7 +94,7 @@ def check_untainted(g: Graph, tainted: dict) -> None:
     replace the one passing through, may depend on a stand-in value (`tainted`: id of
     each stand-in -> its variable's name; what is made from one is added)."""
     for node in g.nodes:
-        if node.op is KEEP:
+        if _ROLE.get(node.op.name) == "keep":
             node.inputs = untainted_sources(g, node.inputs, tainted)
             continue
         read = [tainted[id(x)] for x in node.inputs if isinstance(x, Tensor) and id(x) in tainted]

@@ -24,6 +24,10 @@ from runtime.control_flow.try_state import ConversionRefusal, leaves_as
 from runtime.core.graph import Graph
 from runtime.ops.constant import CONSTANT
 
+# what a node is to the recorder: one lookup by its op's name (the `try` record lives in
+# try_op.py, which imports this module)
+_ROLE = {COND.name: "cond", "try": "try", CONSTANT.name: "constant"}
+
 
 class Snapshots(list):
     """A body's node list that reads the state each time an operation is recorded.
@@ -71,13 +75,14 @@ class Snapshots(list):
     def watch(self, node) -> None:
         """Record the state at `node` (at the operations inside it for a `cond` or `try`)."""
         subs = node.subgraphs()
-        mine = [self._recorder_in(g) for g in subs] if node.op is COND or node.op.name == "try" else [None]
+        role = _ROLE.get(node.op.name)
+        mine = [self._recorder_in(g) for g in subs] if role in ("cond", "try") else [None]
         # (a watching recorder that met a refusal: the node counts as one operation)
         if subs and all(m is not None and not (m.outer_only and m.refusal) for m in mine):
             self.seen.extend(_carried_out(node, subs, mine))
             for m in mine:
                 self.own.update(m.own)
-        elif node.op is not CONSTANT:  # (a constant cannot fail)
+        elif role != "constant":  # (a constant cannot fail)
             leaves = self.own[id(node)] = self.leaves()
             self.seen.append((node, leaves))
 
@@ -124,9 +129,10 @@ def _carried_out(node, subs: list, recorders: list) -> list:
     values of the node's graph (a `cond`'s input 0 is its condition; a `try` passes its
     captures only)."""
     out = []
-    args = node.inputs[1:] if node.op is COND else node.inputs
+    role = _ROLE.get(node.op.name)
+    args = node.inputs[1:] if role == "cond" else node.inputs
     for i, (g, recorder) in enumerate(zip(subs, recorders)):
-        if i == 0 and node.op.name == "try" and _catches_all(node):
+        if i == 0 and role == "try" and _catches_all(node):
             continue  # (an error of its body reaches the node's graph through a handler)
         outer = {id(ph): x for ph, x in zip(g.inputs, args)}
         for inner, leaves in recorder.seen:
