@@ -137,6 +137,22 @@ def introspects(x):
     return sorted(locals()), z
 
 
+def handler_names(fail, drop):
+    """`except E as e` unbinds `e` at the handler's end (also when the handler deleted
+    it): `locals()` after it does not list it, and reading it raises."""
+    try:
+        if fail:
+            raise ValueError(fail)
+    except ValueError as e:
+        if drop:
+            del e
+    names = sorted(locals())
+    try:
+        return names, e  # noqa: F821 (unbound here, as the test wants)
+    except UnboundLocalError as err:
+        return names, type(err).__name__
+
+
 def asserts(x):
     if x > 0:
         assert x < 100, f"too big: {x}"
