@@ -29,6 +29,7 @@ import numpy as np
 import runtime
 from autograph.errors import Diagnostic, caller_location
 from autograph.operators import containers, sole_holder
+from autograph.operators.partly_bound import as_partly_bound, needs_carrying
 from autograph.operators.branch_notes import note_branch_error
 from autograph.operators.variables import UNSET, Undefined, is_undefined
 from autograph.pyct.registry import CONVERTED_CODES
@@ -158,22 +159,25 @@ def _symbolic_if(cond, body, orelse, state, names, loc, what="`if`"):
                                names, outer)
     carried: list = []  # container locations a branch replaces: extra outputs
     graph = tracing.current_graph()
-    arrays = views.checkpoint() if snap else None
+    arrays = views.checkpoint()  # (for a retrace: `record['new']`, `record['new_partly']`)
     cells = _cells(body, orelse)
-    for _ in range(1 + _MAX_NEW_LOCATIONS):
+    partly: set = set()  # outputs bound on one path only: carried as PartlyBound
+    for _ in range(2 + _MAX_NEW_LOCATIONS):
         record.clear()
         record["snapshot"], record["carried"], record["new"] = snap, carried, []
-        record["cells"] = cells
+        record["cells"], record["partly"], record["new_partly"] = cells, partly, []
         true_fn = _branch(body, "true", state, names, labels, record, where, what)
         false_fn = _branch(orelse, "false", state, names, labels, record, where, what)
         start = len(graph.nodes)
         extra = [containers.describe(c) for c in carried]
         out = runtime.cond(cond, true_fn, false_fn, state,
                            names=labels + extra if names or extra else None)
-        if record["new"]:  # trace again, carrying them too (and drop this `cond`)
+        if record["new"] or record["new_partly"]:
+            # trace again, carrying them too (and drop this `cond`)
             del graph.nodes[start:]
             views.rollback(arrays)
             carried.extend(record["new"])
+            partly.update(record["new_partly"])
             continue
         out = tuple(out)
         for location, value in zip(carried, out[len(labels):]):
@@ -263,9 +267,14 @@ def _branch(fn, side, state, names, labels, record, where, what):
         if record["snapshot"]:
             outs = _own_containers(outs, state, names, record, side, labels, where, what)
         extra = _replaced(record, side, where, what) if record["snapshot"] else ()
+        for k in record["partly"]:
+            outs[k] = as_partly_bound(outs[k], labels[k])
         record[side] = tuple(outs)
         if side == "false":
-            _check(record["true"], outs, labels, where, what)
+            record["new_partly"] = _check(record["true"], outs, labels, where, what)
+            for k in record["new_partly"]:  # (this trace is dropped: any type will do)
+                if not is_undefined(outs[k]) and not is_undefined(record["true"][k]):
+                    outs[k] = UNSET
             if record.get("raised_true") and record.get("raised_false"):
                 # the `if` raises either way: its outputs are never read (the trace
                 # ends after it: `_symbolic_if`); any type will do
@@ -328,8 +337,14 @@ def _one_path_only(name: str, message: str) -> Diagnostic:
     return e
 
 
-def _check(a: tuple, b: list, labels, where, what):
-    for label, x, y in zip(labels, a, b):
+def _check(a: tuple, b: list, labels, where, what) -> list:
+    """The errors of the two branches' outputs `a`, `b`; returns the outputs that one
+    branch binds and the other does not, that the graph can carry as PartlyBound."""
+    partly = []
+    for k, (label, x, y) in enumerate(zip(labels, a, b)):
+        if label.isidentifier() and needs_carrying(x, y):  # (a variable, not `box.v`)
+            partly.append(k)
+            continue
         if is_undefined(x) != is_undefined(y):
             side, other = ("true", "false") if is_undefined(y) else ("false", "true")
             raise _one_path_only(label,
@@ -345,6 +360,7 @@ def _check(a: tuple, b: list, labels, where, what):
                 f"{where}: the {side} branch of this symbolic {what} returns a value but the "
                 f"{other} branch falls through without one (it would return None). Add a "
                 f"`return` with a value of the same type at the end of the {other} branch.")
+    return partly
 
 
 # -- `raise` under a symbolic condition -----------------------------------------------------

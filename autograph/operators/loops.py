@@ -42,6 +42,7 @@ from autograph.operators import containers, sole_holder
 from autograph.operators.branch_notes import traced_both_branches
 from autograph.operators.conditionals import (defer_raise, is_symbolic, pack,
                                               symbolic_test, unpack)
+from autograph.operators.partly_bound import keep_carried
 from autograph.operators.predicated_loops import predicated, predicated_count
 from autograph.operators.py_builtins import SymbolicIterable, symbolic_iterable
 from autograph.operators.range_loops import range_for, rollable_range
@@ -452,7 +453,7 @@ def _body_or_raise(body, args, state, names) -> tuple:
         if not defer_raise(e):
             raise
         return tuple(state)
-    return unpack(out, names)
+    return keep_carried(state, unpack(out, names))
 
 
 def _for_loop(for_loop, body, init, names, maximum_iterations, invariants, where):

@@ -6,6 +6,9 @@ objects, so the Python copies of converted functions use them without loading an
 - `Undefined(name)`: the value of a variable that is not (yet) defined where generated
   code must still pass it around (e.g. a variable first assigned inside a branch).
 - `UNSET`: the value of `retval_` before a `return` inside a loop ran.
+- `PartlyBound`: a variable a symbolic `if` / loop binds on some paths only, as the
+  graph carries it: its value (zeros where unbound) and whether it is bound, a symbolic
+  bool. Reading it (`ld`) checks that when the graph runs (operators/partly_bound.py).
 - `ld(v)`: a read of a variable that may be undefined; raises UnboundLocalError like
   Python would. `ld_attr(obj, 'a.b')`: an attribute read as `Undefined` when missing.
 - `ld_declared`, `defined`: a `global` / `nonlocal` name carried as state.
@@ -89,10 +92,71 @@ def _unbound(name: str) -> UnboundLocalError:
     return e
 
 
+class PartlyBound(tuple):
+    """(value, bound): a variable that a symbolic `if` or loop binds on some paths only.
+    `bound` is a symbolic bool (or a Python one); `value` holds zeros of the variable's
+    type where it is unbound. The graph carries it as a structure of those two leaves (a
+    named tuple to the runtime's walkers); the variable's name is its class's (`of`), so
+    the structure both branches give is the same only for the same variable.
+
+    Reading it goes through `ld`, which raises Python's UnboundLocalError when the graph
+    runs a path that left it unbound (`reader`, set by operators/partly_bound.py). Any
+    other use (a closure reading the variable) is a clear TypeError, never a tuple."""
+
+    __slots__ = ()
+    _fields = ("value", "bound")
+    name = ""
+    reader: Callable | None = None  # (runtime side: operators/partly_bound.py)
+    _named: dict = {}
+
+    def __new__(cls, value, bound):
+        return tuple.__new__(cls, (value, bound))
+
+    @classmethod
+    def of(cls, name: str) -> type:
+        """The PartlyBound class of variable `name` (one per name)."""
+        t = cls._named.get(name)
+        if t is None:
+            t = cls._named[name] = type(f"PartlyBound_{name}", (cls,), {
+                "__slots__": (), "name": name})
+        return t
+
+    @property
+    def value(self):
+        return tuple.__getitem__(self, 0)
+
+    @property
+    def bound(self):
+        return tuple.__getitem__(self, 1)
+
+    def __repr__(self) -> str:
+        return f"PartlyBound({self.name!r}, {self.value!r}, bound={self.bound!r})"
+
+    def _misused(self, *args):
+        raise TypeError(
+            f"'{self.name}' is bound on some paths of a symbolic `if` or loop only, and is "
+            "read here where autograph cannot check which path the graph took (e.g. in a "
+            f"nested function or lambda). Give '{self.name}' a value before that `if` or "
+            "loop.")
+
+
+for _op in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow", "lshift",
+            "rshift", "and", "xor", "or"):
+    setattr(PartlyBound, f"__{_op}__", PartlyBound._misused)
+    setattr(PartlyBound, f"__r{_op}__", PartlyBound._misused)
+for _op in ("lt", "le", "gt", "ge", "neg", "pos", "abs", "invert", "getitem", "call",
+            "int", "float", "index", "array", "bool"):
+    setattr(PartlyBound, f"__{_op}__", PartlyBound._misused)
+del _op
+
+
 def ld(value):
     """A read of a possibly undefined variable."""
-    if type(value) is Undefined:
+    t = type(value)
+    if t is Undefined:
         value._raise()  # (UnboundLocalError, or the error it carries: exceptions.py)
+    if t.__base__ is PartlyBound:
+        return PartlyBound.reader(value)
     return value
 
 

@@ -35,12 +35,19 @@ def defined_in_one_branch(x):
     return y
 
 
+def named_in_one_branch(x):
+    if x > 0:  # the if
+        y = "positive"
+    return y
+
+
 def test_variable_defined_in_one_branch():
+    # (an array or a number is carried with whether it is bound: test_fidelity_partly_bound)
     with pytest.raises(ValueError) as info:
-        ag.function(defined_in_one_branch)(np.float32(1.0))
+        ag.function(named_in_one_branch)(np.float32(1.0))
     msg = str(info.value)
     assert "'y'" in msg and "true branch" in msg
-    assert where(defined_in_one_branch, "# the if") in msg
+    assert where(named_in_one_branch, "# the if") in msg
 
 
 def test_variable_defined_in_one_branch_is_fine_with_python_values():

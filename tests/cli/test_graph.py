@@ -40,7 +40,7 @@ SOURCE = textwrap.dedent('''\
 
     def undefined_in_one_branch(x):
         if np.greater(x, 0):
-            y = x
+            y = [x]  # (a list: an array or number the graph carries with a check)
         return y
 
 

@@ -144,11 +144,11 @@ def _conversion_error():
 
 def _diagnostic():
     @ag.function
-    def positive_part(x):
+    def sign_name(x):
         if x > 0:
-            y = x
-        return y  # noqa: F821
-    positive_part(np.float64(1.0))
+            name = "positive"
+        return name  # noqa: F821
+    sign_name(np.float64(1.0))
 
 
 def _loop_dtype_change():

@@ -1,0 +1,98 @@
+"""Variables a symbolic `if` or loop binds on some paths only: carried, and read as Python
+reads them.
+
+Python raises UnboundLocalError where a variable is read on a path that never bound it;
+a graph runs both branches' code paths in one program, so it carries such a variable as
+`PartlyBound(value, bound)` (pyct/unbound.py): the value (zeros of its type where
+unbound) and a symbolic bool saying whether the path taken bound it. A read (`ld`)
+then becomes a check when the graph runs:
+
+    for i in range(3):                 # y = PartlyBound(x[i] or 0.0, x[i] > 1 or ...)
+        if x[i] > 1:
+            y = x[i]
+            break
+    else:
+        y = 5.0                         # bound on every path again (bound is True)
+    return y                            # raises UnboundLocalError where Python would
+
+Only values the graph can carry (arrays and numbers) are carried this way; a variable
+holding another Python object on one path stays the clear error of conditionals.py.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import runtime
+from autograph.errors import caller_location
+from autograph.pyct.unbound import PartlyBound, Undefined, _unbound
+from runtime.core.known_value import UNKNOWN, known_value
+from runtime.core.tensor import Tensor
+from runtime.state.effects import raise_
+
+_CARRIED = (Tensor, np.ndarray, np.generic, bool, int, float, complex)
+
+
+def is_partly_bound(value) -> bool:
+    return type(value).__base__ is PartlyBound
+
+
+def carriable(value) -> bool:
+    """Whether a variable holding `value` on one path and unbound on another can be
+    carried (an array or a number, or already carried so)."""
+    return is_partly_bound(value) or isinstance(value, _CARRIED)
+
+
+def as_partly_bound(value, name: str):
+    """`value` (a branch's output for variable `name`) in the carried form: unbound
+    (`Undefined`, whose value the other branch's type fills with zeros), bound, or as
+    it is when already carried."""
+    if is_partly_bound(value):
+        return value
+    cls = PartlyBound.of(name)
+    if type(value) is Undefined:
+        return cls(value, False)
+    return cls(value, True)
+
+
+def needs_carrying(a, b) -> bool:
+    """Whether the outputs of one variable from two paths (`a`, `b`) differ in whether
+    they are bound in a way the carried form resolves."""
+    ua, ub = type(a) is Undefined, type(b) is Undefined
+    if ua and ub:
+        return False
+    if ua or ub:
+        return carriable(b if ua else a)
+    return is_partly_bound(a) != is_partly_bound(b) and carriable(a) and carriable(b)
+
+
+def keep_carried(before: tuple, after: tuple) -> tuple:
+    """A loop body's new state (`after`) with each variable that entered it carried
+    (`before`: PartlyBound) carried still: the body that assigns it binds it. The loop
+    variables keep one structure, as a `while_loop` needs."""
+    if not any(type(b).__base__ is PartlyBound for b in before):
+        return after
+    return tuple(as_partly_bound(a, type(b).name) if type(b).__base__ is PartlyBound else a
+                 for b, a in zip(before, after))
+
+
+def read(value: PartlyBound):
+    """The variable's value, after raising UnboundLocalError where the path the graph
+    took did not bind it (checked when the graph runs; decided now when known)."""
+    bound = value.bound
+    known = known_value(bound, Tensor) if isinstance(bound, Tensor) else bool(bound)
+    if known is not UNKNOWN:
+        if not known:
+            raise _unbound(value.name)
+        return value.value
+    name = value.name
+    file, line = caller_location(3)  # (the user's line reading it: read <- ld <- there)
+
+    def unbound():
+        raise_(_unbound(name), f"{file}:{line}")
+        return ()
+
+    runtime.cond(bound, lambda: (), unbound)
+    return value.value
+
+
+PartlyBound.reader = staticmethod(read)
