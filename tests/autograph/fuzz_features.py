@@ -30,6 +30,10 @@
   `log`, which the runner compares.
 - "graph_try": `try` blocks, `with np.errstate(...)` regions and raising operations
   checked on the graph path against eager NumPy (fuzz_try.py).
+- "partly_bound": a variable `pb0` bound on some paths only - first under a condition
+  at the top, then in branches and loops - read by later statements and at every
+  return: Python raises UnboundLocalError where no path taken bound it, and the graph
+  must raise it there too (the runner compares the exception), else give the value.
 - "random": draws from seeded generators (`random_*` below): NumPy's global one and a
   Generator made in the function, seeded from the arguments at its top, drawn from in
   branches and loops, with arguments computed in the function, and a shuffle of an array
@@ -46,8 +50,9 @@ from __future__ import annotations
 from tests.autograph import fuzz_objects, fuzz_try
 
 ALL = frozenset({"closures", "linked", "dicts", "lists", "raise", "arrays", "state", "try",
-                  "random", "graph_try", "state_kinds"}) | fuzz_objects.ALL
-SYMBOLIC_OK: frozenset = frozenset({"state", "random", "state_kinds"}) | fuzz_objects.ALL
+                  "random", "graph_try", "state_kinds", "partly_bound"}) | fuzz_objects.ALL
+SYMBOLIC_OK: frozenset = frozenset({"state", "random", "state_kinds", "partly_bound"}) | \
+    fuzz_objects.ALL
 
 HELPERS = '''
 class Box:
@@ -144,6 +149,8 @@ def setup(gen) -> list:
             out.append("st.seen.add(len(st.hist) % 4)")
     if "try" in features:
         out.append("log = []")
+    if "partly_bound" in features:
+        out += ["if x > y:", "    pb0 = x * 0.5"]
     return out + random_setup(features) + fuzz_try.setup(features)
 
 
@@ -163,6 +170,8 @@ def observed(features) -> list:
         out.append("snap(st, False)")
     if "try" in features:
         out.append("list(log)")
+    if "partly_bound" in features:
+        out.append("pb0")
     return out + random_observed(features) + fuzz_objects.observed(features) + \
         fuzz_try.observed(features)
 
@@ -187,6 +196,8 @@ def kinds(gen, env) -> list:
         out += ["store"]
     if "state_kinds" in features:
         out += ["store_kind"]
+    if "partly_bound" in features:
+        out += ["partly_read"] + ["partly"] * bool(env.if_depth or env.loop_depth)
     if "try" in features:
         out += ["may_raise"]
         if gen.budget > 2 and env.if_depth < 3:
@@ -236,6 +247,11 @@ def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
     elif kind == "raise":
         lines.append(f"{pad}raise ValueError(f'bad {{{r.choice(env.bounded)}}}')")
         return True
+    elif kind == "partly":
+        lines.append(f"{pad}pb0 = {gen.float_expr(env)}")
+    elif kind == "partly_read":
+        target = r.choice(gen.float_names)
+        lines.append(f"{pad}{target} = {target} + pb0 * 0.5")
     elif kind == "store":
         form = r.choice(["float", "float", "int", "carry", "read", "memo", "array", "in_place"])
         v = r.randrange(3)
