@@ -234,3 +234,20 @@ def test_other_objects_stay_the_diagnostic():
 def test_a_read_it_cannot_check_is_a_clear_error():
     with pytest.raises(TypeError, match="'y' is bound on some paths"):
         ag.function(closure_reads_it)(F(1.0))
+
+
+def test_gradients_flow_through_the_path_taken():
+    @ag.function
+    def grad_of_cube(x):
+        with ag.GradientTape() as tape:
+            tape.watch(x)
+            z = nested_branches(x, F(0.5)) ** 3
+        return tape.gradient(z, x)
+
+    for x in (F(2.0), F(0.25)):
+        h = 1e-6
+        numeric = (nested_branches(x + h, F(0.5)) ** 3 -
+                   nested_branches(x - h, F(0.5)) ** 3) / (2 * h)
+        np.testing.assert_allclose(grad_of_cube(x), numeric, rtol=1e-5)
+    with pytest.raises(UnboundLocalError):
+        grad_of_cube(F(-1.0))
