@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dis
 import re
+import sys
 from typing import Callable, Sequence
 
 import numpy as np
@@ -162,10 +163,15 @@ def _symbolic_if(cond, body, orelse, state, names, loc, what="`if`"):
     arrays = views.checkpoint()  # (for a retrace: `record['new']`, `record['new_partly']`)
     cells = _cells(body, orelse)
     partly: set = set()  # outputs bound on one path only: carried as PartlyBound
+    # (of the function's own variables only: a `global` one bound on one path stays the
+    # Diagnostic; frame 2 is the converted code that called `if_stmt`)
+    code = sys._getframe(2).f_code
+    local_names = frozenset(code.co_varnames + code.co_cellvars + code.co_freevars)
     for _ in range(2 + _MAX_NEW_LOCATIONS):
         record.clear()
         record["snapshot"], record["carried"], record["new"] = snap, carried, []
         record["cells"], record["partly"], record["new_partly"] = cells, partly, []
+        record["locals"] = local_names
         true_fn = _branch(body, "true", state, names, labels, record, where, what)
         false_fn = _branch(orelse, "false", state, names, labels, record, where, what)
         start = len(graph.nodes)
@@ -271,7 +277,8 @@ def _branch(fn, side, state, names, labels, record, where, what):
             outs[k] = as_partly_bound(outs[k], labels[k])
         record[side] = tuple(outs)
         if side == "false":
-            record["new_partly"] = _check(record["true"], outs, labels, where, what)
+            record["new_partly"] = _check(record["true"], outs, labels, where, what,
+                                          record["locals"])
             for k in record["new_partly"]:  # (this trace is dropped: any type will do)
                 if not is_undefined(outs[k]) and not is_undefined(record["true"][k]):
                     outs[k] = UNSET
@@ -337,12 +344,13 @@ def _one_path_only(name: str, message: str) -> Diagnostic:
     return e
 
 
-def _check(a: tuple, b: list, labels, where, what) -> list:
+def _check(a: tuple, b: list, labels, where, what, local_names=frozenset()) -> list:
     """The errors of the two branches' outputs `a`, `b`; returns the outputs that one
-    branch binds and the other does not, that the graph can carry as PartlyBound."""
+    branch binds and the other does not, that the graph can carry as PartlyBound (the
+    function's own variables: `local_names`)."""
     partly = []
     for k, (label, x, y) in enumerate(zip(labels, a, b)):
-        if label.isidentifier() and needs_carrying(x, y):  # (a variable, not `box.v`)
+        if label in local_names and needs_carrying(x, y):
             partly.append(k)
             continue
         if is_undefined(x) != is_undefined(y):

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 import runtime
-from autograph.errors import caller_location
+from autograph.errors import Diagnostic, caller_location
 from autograph.pyct.unbound import PartlyBound, Undefined, _unbound
 from runtime.core.known_value import UNKNOWN, known_value
 from runtime.core.tensor import Tensor
@@ -95,4 +95,16 @@ def read(value: PartlyBound):
     return value.value
 
 
+def refuse_declared(value: PartlyBound):
+    """A `global` / `nonlocal` name bound on some paths only: the name lives outside the
+    function, which the graph cannot leave unbound on one path."""
+    file, line = caller_location(3)  # (refuse_declared <- defined <- the user's code)
+    raise Diagnostic(
+        f"{file}:{line}: '{value.name}' is declared `global` or `nonlocal` and a symbolic "
+        "`if` or loop here binds it on some paths only; the graph cannot leave a name "
+        f"outside the function unbound on one path. Give '{value.name}' a value before "
+        "the `if` or loop.")
+
+
 PartlyBound.reader = staticmethod(read)
+PartlyBound.refuse_declared = staticmethod(refuse_declared)

@@ -107,6 +107,7 @@ class PartlyBound(tuple):
     _fields = ("value", "bound")
     name = ""
     reader: Callable | None = None  # (runtime side: operators/partly_bound.py)
+    refuse_declared: Callable | None = None
     _named: dict = {}
 
     def __new__(cls, value, bound):
@@ -187,8 +188,13 @@ def ld_declared(getter: Callable, name: str):
 
 def defined(value) -> bool:
     """Whether a state value is a value (not `Undefined`): generated code deletes a
-    `global` / `nonlocal` name it would otherwise bind to `Undefined`."""
-    return type(value) is not Undefined
+    `global` / `nonlocal` name it would otherwise bind to `Undefined`. A declared name
+    a symbolic `if` / loop binds on some paths only cannot be left unbound outside the
+    function on one path: `PartlyBound.refuse_declared` raises the error saying so."""
+    t = type(value)
+    if t.__base__ is PartlyBound:
+        PartlyBound.refuse_declared(value)
+    return t is not Undefined
 
 
 def locals_(getters: dict) -> dict:
