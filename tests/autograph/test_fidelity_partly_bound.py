@@ -251,3 +251,21 @@ def test_gradients_flow_through_the_path_taken():
         np.testing.assert_allclose(grad_of_cube(x), numeric, rtol=1e-5)
     with pytest.raises(UnboundLocalError):
         grad_of_cube(F(-1.0))
+
+
+def make_nonlocal_writer():
+    z = None
+    del z
+
+    def write_when_positive(x):
+        nonlocal z
+        if x > 0:
+            z = x
+        return x
+    return write_when_positive
+
+
+def test_a_declared_name_bound_on_one_path_stays_the_diagnostic():
+    fn = make_nonlocal_writer()
+    with pytest.raises(Diagnostic, match="'z' is declared `global` or `nonlocal`"):
+        ag.function(fn)(F(1.0))
