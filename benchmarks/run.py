@@ -1,6 +1,6 @@
 """Graph vs eager NumPy on the seed workloads; prints one table of medians and ratios.
 
-    python benchmarks/run.py [--quick]
+    python benchmarks/run.py [--quick] [--only SUBSTR] [--no-first-calls]
 
 Each workload is the same source run undecorated (eager NumPy) and through
 `ag.function`, timed side by side in one process (medians of repeated batches; this
@@ -119,11 +119,17 @@ def workloads():
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats (for smoke tests)")
+    parser.add_argument("--only", default=None,
+                        help="the workloads whose name has this (each row as in a full run)")
+    parser.add_argument("--no-first-calls", action="store_true",
+                        help="leave out the first calls in fresh processes")
     args = parser.parse_args(argv)
     repeat = 3 if args.quick else 15
     rows = []
     memory, overhead = (0, 0, 0), 0.0
     for name, fn, fargs, number, needs_conversion in workloads():
+        if args.only and args.only not in name:
+            continue
         number = max(1, number // 10) if args.quick else number
         if isinstance(fn, tuple):   # (eager, already-decorated) pair
             fn, graph = fn
@@ -153,11 +159,14 @@ def main(argv=None) -> None:
                         for t in extra))
     print("\ngraph/eager and peer/eager: median of the ratios of batches run back to back; "
           "quartiles of those ratios beside it")
-    print(f"per-call overhead of a cached Function (graph call minus the op itself): "
-          f"{_fmt(overhead)}")
-    print(f"peak memory of one call, 1M-element chain: eager {memory[0] / 2**20:.1f} MiB, "
-          f"graph {memory[1] / 2**20:.1f} MiB, jit {memory[2] / 2**20:.1f} MiB")
-    first_call_costs()
+    if any(r[0].startswith("per-call") for r in rows):
+        print(f"per-call overhead of a cached Function (graph call minus the op itself): "
+              f"{_fmt(overhead)}")
+    if any("1M" in r[0] for r in rows):
+        print(f"peak memory of one call, 1M-element chain: eager {memory[0] / 2**20:.1f} MiB, "
+              f"graph {memory[1] / 2**20:.1f} MiB, jit {memory[2] / 2**20:.1f} MiB")
+    if not args.no_first_calls:
+        first_call_costs()
 
 
 COLUMNS = ["jit"] + list(peers.COLUMNS)  # jit: ag.function(..., jit_compile=True)

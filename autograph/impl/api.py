@@ -47,6 +47,7 @@ from autograph.pyct.all_nodes import all_nodes, child_nodes
 from runtime.core import log
 from runtime.core.errors import HELPER_CODES
 from runtime.core.tracing import building as tracing_anywhere
+from runtime.state.read_names import unrecorded
 
 _LOCK = threading.RLock()
 _FUTURE_FLAGS = functools.reduce(operator.or_, (getattr(__future__, name).compiler_flag
@@ -106,7 +107,8 @@ def _compiled(fn, recursive: bool) -> types.CodeType:
         if assumptions_hold(assumed, fn.__globals__):
             return inner
     started = log.start(log.CONVERT, log.DEBUG)
-    inner, assumed = _compile(fn, recursive)
+    with unrecorded():  # (converting inside a trace: not the program's reads)
+        inner, assumed = _compile(fn, recursive)
     log.done(log.CONVERT, log.DEBUG, started, "converted %s (%s:%d)", fn.__qualname__,
              fn.__code__.co_filename, fn.__code__.co_firstlineno)
     versions.append((assumed, inner))

@@ -335,9 +335,13 @@ def _typical_block(params: list, specs, args: str, atoms_of=None) -> list[str]:
     # a BoundFunction made before it may still run the first entry)
     last_attr = "_last_typed" if atoms_of else "_last"
     fixed = [x for x in leaves if not x.startswith("*")]
-    if not leaves or len(fixed) > 4:
+    if not leaves:
         return []
-    tests += [f"{a} is not {b}" for j, a in enumerate(fixed) for b in fixed[j + 1:]]
+    # no array passed twice: pairwise identity tests (15 for six arrays, cheaper than a
+    # call), one `_aliases` call beyond (model code passes many weights: `lstm_cell(x, h,
+    # c, W, U, b)` took the general branch, ~1 us more)
+    tests += [f"{a} is not {b}" for j, a in enumerate(fixed) for b in fixed[j + 1:]] \
+        if len(fixed) <= 6 else [f"not _aliases([{', '.join(fixed)}])"]
     if var_leaves:  # the same array twice among them: the general branch marks it
         # (one array in `*args` / `**kwargs`, the usual case, is compared inline)
         some = " or ".join(var_leaves)

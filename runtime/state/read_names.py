@@ -23,13 +23,19 @@ seen (docs/sharp_bits.md).
 The recording is a `sys.settrace` function on the tracing thread that sees each Python
 frame's start and nothing else; under a debugger or coverage (a trace function already
 set) nothing is recorded (`complete` is False): every attribute and only the function's
-own globals are guarded.
+own globals are guarded. The compiler converting a callee in the middle of a trace runs
+`unrecorded()`: its parser's code (gast, ast, inspect) is not the program's, so its names
+and globals are not guarded (a trace converting its helpers guarded gast's globals,
+one converted earlier did not), and it runs at full speed (a trace function set puts
+CPython 3.11 in its slower tracing mode for every frame).
 """
 from __future__ import annotations
 
 import os
 import re
 import sys
+from contextlib import contextmanager
+from typing import Iterator
 
 import numpy as np
 
@@ -75,6 +81,7 @@ class ReadNames:
 
         def hook(frame, event, arg):  # (a "call" event per Python frame; no line events)
             codes[frame.f_code] = frame.f_globals  # (ours are left out afterwards)
+        hook.records_reads = True  # (`unrecorded` tells it from a debugger's)
         sys.settrace(hook)
         self._installed = hook
         return self
@@ -124,4 +131,20 @@ class ReadNames:
         self.codes = {}
 
 
-__all__ = ["ReadNames"]
+@contextmanager
+def unrecorded() -> Iterator[None]:
+    """Run the block without recording what it runs (this thread): for the compiler's
+    own work inside a trace, such as converting a callee. A debugger's or coverage's
+    trace function is left in place."""
+    hook = sys.gettrace()
+    if hook is None or getattr(hook, "records_reads", False) is not True:
+        yield
+        return
+    sys.settrace(None)
+    try:
+        yield
+    finally:
+        sys.settrace(hook)
+
+
+__all__ = ["ReadNames", "unrecorded"]

@@ -262,3 +262,34 @@ def test_a_global_a_helper_reads_that_keeps_changing_becomes_an_input(options):
     finally:
         RATE = 0.5
     assert f.tracing_count <= 2
+
+
+
+def _relu_converted_in_the_trace(h):
+    return np.maximum(h, 0.0)
+
+
+def _normalized_converted_in_the_trace(h):
+    return h / np.sum(h)
+
+
+def forward_converting_its_helpers(x, w, activation="relu"):
+    h = x @ w
+    h = _relu_converted_in_the_trace(h) if activation == "relu" else np.tanh(h)
+    return _normalized_converted_in_the_trace(h)
+
+
+def test_converting_a_callee_inside_a_trace_adds_nothing_to_the_guard():
+    """The compiler's work inside a trace (converting a callee on its first call) is not
+    the program's: the parser's globals are not guarded, so the trace that converted
+    the helpers guards what a trace of the already converted helpers guards."""
+    x, w = np.arange(6.0).reshape(2, 3), np.ones((3, 3))
+
+    def guarded() -> list:
+        f = ag.function(forward_converting_its_helpers)
+        np.testing.assert_array_equal(f(x, w), forward_converting_its_helpers(x, w))
+        return sorted(label for label, _, _ in f.concrete_functions[0].state.term_list)
+
+    first = guarded()  # converts the helpers
+    assert first == guarded() == ["_normalized_converted_in_the_trace",
+                                  "_relu_converted_in_the_trace"]

@@ -370,3 +370,39 @@ def test_star_args_and_one_option_take_the_typical_branch_after_the_first_trace(
             k: v for k, v in kwargs.items() if k != "name"}))
         keys.add(mark_aliases(key, leaves)[0] if has_aliases(leaves) else key)
     assert f.tracing_count == len(keys)
+
+
+def six_weights(x, h, c, W, U, b):
+    c = c * 0.5 + x @ W
+    return c + h @ U + b, c
+
+
+def eight_arrays(a, b, c, d, e, f, g, h):
+    a += 1.0  # written: an array passed twice must be one input
+    return a * b + c * d - e * f + g * h
+
+
+@pytest.mark.parametrize("fn, n", [(six_weights, 6), (eight_arrays, 8)])
+def test_many_array_arguments_take_the_typical_branch_and_an_array_twice_is_seen(fn, n):
+    """Model code passes many arrays (`lstm_cell(x, h, c, W, U, b)`): such calls take
+    the typical branch too (it keeps the last call), and an array passed twice, at any
+    two places, still goes the general way and gives Python's result."""
+    rng = np.random.default_rng(0)
+    f = ag.function(fn)
+
+    def fresh():
+        return [rng.normal(size=(3, 3)) for _ in range(n)]
+
+    f(*fresh())
+    f(*fresh())
+    assert f._last is not None  # (the typical branch's: the general one keeps none)
+    for places in [None, (0, 1), (n - 2, n - 1), (1, n - 1), None]:
+        graph_args = fresh()
+        if places is not None:
+            graph_args[places[1]] = graph_args[places[0]]
+        eager_args = [a.copy() for a in graph_args]
+        if places is not None:
+            eager_args[places[1]] = eager_args[places[0]]
+        same(f(*graph_args), fn(*eager_args))
+        for g, e in zip(graph_args, eager_args):
+            np.testing.assert_array_equal(g, e)
