@@ -1,0 +1,127 @@
+"""Converted functions that run one code while a trace is being built on any thread and
+another, cheaper one otherwise: the registry that switches their `__code__` when that
+changes. Standard library only, so that a module written by `autograph convert` uses it
+without loading the runtime (`lean_namespace.py`).
+
+Two kinds of function take part, each pairing its codes where it is made:
+
+- `ag.to_graph`'s functions (`impl/counting.py`): the counted code and its plain twin,
+  both compiled from the converted tree;
+- every top-level function and method `autograph convert` writes (`written`): its code
+  starts with the question `if not ag__.tracing_anywhere:`, then the body as written
+  (the Python copy), then the converted body in a nested function
+  (`impl/module_paths.py`). Its plain code is the same code entered past the question:
+  the question's first instruction becomes a jump to the copy (`answered`). Everything
+  else - constants, names, free variables, the line table, the exception table - is the
+  code's own, so tracebacks, `inspect` and `to_code` see the same function, and on
+  Python values the call costs what the original's does (a recursive Fibonacci paid
+  a fifth of its time for the question).
+
+`runtime.core.tracing` calls `switch` (through `BUILDING_CHANGED`, once `hook` put it
+there) when the first graph starts being built on any thread and when the last one is
+done. A call already running keeps its code: a plain code that runs on while another
+thread starts tracing sees only Python values (a thread that is not tracing holds no
+symbolic value), and a traced code asks the question as it always did. A function whose
+code is copied by a decorator (`types.FunctionType(f.__code__, ...)`) keeps the code it
+copied: outside traces that is the plain code, which cannot take symbolic values
+(docs/sharp_bits.md). Functions nested in converted functions keep the question: they
+are made at each call of the function around them, and registering each would cost
+more than the question does.
+"""
+from __future__ import annotations
+
+import sys
+import threading
+import types
+import weakref
+
+_TRACING_MODULE = "runtime.core.tracing"
+_PROLOGUE = frozenset({"RESUME", "COPY_FREE_VARS", "MAKE_CELL", "NOP"})
+_IF_TRUE = frozenset({"POP_JUMP_IF_TRUE", "POP_JUMP_FORWARD_IF_TRUE"})
+
+# id(fn) -> (weak reference to fn, its traced code, its plain code): the functions alive
+# (a dict: read in one pass when the tracing state changes)
+_FUNCTIONS: dict = {}
+_LOCK = threading.Lock()
+_TRACED_NOW = [False]  # which code the functions run now (set by `switch`)
+
+
+def adopt(fn: types.FunctionType, traced: types.CodeType, plain: types.CodeType) -> None:
+    """Give `fn` (made with its `traced` code) the code that fits now, and switch it with
+    every other from then on (`traced` and `plain` have the same free variables)."""
+    key = id(fn)
+    with _LOCK:
+        _FUNCTIONS[key] = (weakref.ref(fn, lambda _, key=key: _FUNCTIONS.pop(key, None)),
+                           traced, plain)
+        if not _TRACED_NOW[0]:
+            fn.__code__ = plain
+
+
+def written(fn, register) -> None:
+    """Pair the codes of a function `autograph convert` wrote (`register`: how its codes
+    are recorded as generated, `generated_codes.register_codes`)."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return
+    register(code)
+    if type(fn) is not types.FunctionType:
+        return
+    plain = answered(code)
+    if plain is not None:
+        register(plain)
+        adopt(fn, code, plain)
+
+
+def answered(code: types.CodeType) -> types.CodeType | None:
+    """`code` entered past its first statement, `if not <ops>.tracing_anywhere:`, as if
+    the answer were yes; None when it does not start so (its question stays)."""
+    import dis  # (~1 ms: only once a function `autograph convert` wrote is made)
+
+    question = []  # its instructions, then the first one of the copy
+    for ins in dis.get_instructions(code):
+        if not question and ins.opname in _PROLOGUE:
+            continue
+        if ins.opname == "TO_BOOL":  # (3.13: between the load and the jump)
+            continue
+        question.append(ins)
+        if len(question) == 4:
+            break
+    if len(question) != 4:
+        return None
+    load, attr, jump, copy = question
+    if not (load.opname == "LOAD_GLOBAL" and attr.opname == "LOAD_ATTR" and
+            attr.argval == "tracing_anywhere" and jump.opname in _IF_TRUE):
+        return None
+    delta = (copy.offset - (load.offset + 2)) // 2  # (in code units, from the next one)
+    if not 0 <= delta < 256:
+        return None
+    raw = bytearray(code.co_code)
+    raw[load.offset:load.offset + 2] = bytes((dis.opmap["JUMP_FORWARD"], delta))
+    return code.replace(co_code=bytes(raw))
+
+
+def switch() -> None:
+    """Every function here runs its traced code while a graph is being built on any
+    thread and its plain code otherwise (called when that changes: under the lock, the
+    last caller sees the last change)."""
+    tracing = sys.modules.get(_TRACING_MODULE)
+    with _LOCK:
+        traced = bool(tracing is not None and tracing.building)
+        if traced != _TRACED_NOW[0]:
+            _TRACED_NOW[0] = traced
+            for ref, traced_code, plain in list(_FUNCTIONS.values()):
+                fn = ref()
+                if fn is not None:
+                    if traced:
+                        if fn.__code__ is plain:
+                            fn.__code__ = traced_code
+                    elif fn.__code__ is traced_code:
+                        fn.__code__ = plain
+
+
+def hook(changed: list) -> None:
+    """Have `switch` called whenever the tracing state changes (`changed`: the runtime's
+    `BUILDING_CHANGED`), and once now."""
+    if switch not in changed:
+        changed.append(switch)
+    switch()
