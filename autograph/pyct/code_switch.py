@@ -30,19 +30,25 @@ more than the question does.
 """
 from __future__ import annotations
 
+import _thread
 import sys
-import threading
 import types
-import weakref
+from _weakref import ref as _weak_ref  # (`weakref` and `threading`: ~1 ms to import)
 
 _TRACING_MODULE = "runtime.core.tracing"
 _PROLOGUE = frozenset({"RESUME", "COPY_FREE_VARS", "MAKE_CELL", "NOP"})
 _IF_TRUE = frozenset({"POP_JUMP_IF_TRUE", "POP_JUMP_FORWARD_IF_TRUE"})
+# the opcodes `answered` reads, for the Pythons whose numbers are known here (checked
+# against `opcode.opmap` by tests/cli/test_convert_code_switch.py); another one reads
+# them from `opcode`, ~0.5 ms to import (a third of the lean `ag__`'s own import)
+KNOWN_OPCODES = {(3, 11): {"CACHE": 0, "NOP": 9, "LOAD_ATTR": 106, "JUMP_FORWARD": 110,
+                           "POP_JUMP_FORWARD_IF_TRUE": 115, "LOAD_GLOBAL": 116,
+                           "MAKE_CELL": 135, "COPY_FREE_VARS": 149, "RESUME": 151}}
 
 # id(fn) -> (weak reference to fn, its traced code, its plain code): the functions alive
 # (a dict: read in one pass when the tracing state changes)
 _FUNCTIONS: dict = {}
-_LOCK = threading.Lock()
+_LOCK = _thread.allocate_lock()
 _TRACED_NOW = [False]  # which code the functions run now (set by `switch`)
 
 
@@ -51,7 +57,7 @@ def adopt(fn: types.FunctionType, traced: types.CodeType, plain: types.CodeType)
     every other from then on (`traced` and `plain` have the same free variables)."""
     key = id(fn)
     with _LOCK:
-        _FUNCTIONS[key] = (weakref.ref(fn, lambda _, key=key: _FUNCTIONS.pop(key, None)),
+        _FUNCTIONS[key] = (_weak_ref(fn, lambda _, key=key: _FUNCTIONS.pop(key, None)),
                            traced, plain)
         if not _TRACED_NOW[0]:
             fn.__code__ = plain
@@ -74,30 +80,65 @@ def written(fn, register) -> None:
 
 def answered(code: types.CodeType) -> types.CodeType | None:
     """`code` entered past its first statement, `if not <ops>.tracing_anywhere:`, as if
-    the answer were yes; None when it does not start so (its question stays)."""
-    import dis  # (~1 ms: only once a function `autograph convert` wrote is made)
-
-    question = []  # its instructions, then the first one of the copy
-    for ins in dis.get_instructions(code):
-        if not question and ins.opname in _PROLOGUE:
-            continue
-        if ins.opname == "TO_BOOL":  # (3.13: between the load and the jump)
-            continue
-        question.append(ins)
-        if len(question) == 4:
-            break
-    if len(question) != 4:
+    the answer were yes; None when it does not start so (its question stays). (Read from
+    the raw instructions, two bytes each, with their inline caches: `dis` takes ~40 us a
+    function, most of a converted module's import.)"""
+    op = _opcodes()
+    raw = code.co_code
+    at, end = 0, len(raw)
+    while at < end and raw[at] in op.prologue:
+        at += 2
+    question = []  # (opcode, argument, offset) of each, then the copy's first offset
+    while at < end and len(question) < 3:
+        if raw[at] != op.to_bool:  # (3.13: between the load and the jump)
+            question.append((raw[at], raw[at + 1], at))
+        at += 2
+        while at < end and raw[at] == op.cache:  # (its inline caches)
+            at += 2
+    if len(question) != 3 or at >= end:
         return None
-    load, attr, jump, copy = question
-    if not (load.opname == "LOAD_GLOBAL" and attr.opname == "LOAD_ATTR" and
-            attr.argval == "tracing_anywhere" and jump.opname in _IF_TRUE):
+    (load, _, start), (attr, name, _), (jump, _, _) = question
+    if not (load == op.load_global and attr == op.load_attr and jump in op.if_true and
+            op.name_of(code, name) == "tracing_anywhere"):
         return None
-    delta = (copy.offset - (load.offset + 2)) // 2  # (in code units, from the next one)
+    delta = (at - (start + 2)) // 2  # (in code units, from the next one)
     if not 0 <= delta < 256:
         return None
-    raw = bytearray(code.co_code)
-    raw[load.offset:load.offset + 2] = bytes((dis.opmap["JUMP_FORWARD"], delta))
-    return code.replace(co_code=bytes(raw))
+    plain = bytearray(raw)
+    plain[start:start + 2] = bytes((op.jump_forward, delta))
+    return code.replace(co_code=bytes(plain))
+
+
+class _Opcodes:
+    """The opcodes `answered` reads, for the running Python."""
+
+    def __init__(self):
+        known = KNOWN_OPCODES.get(sys.version_info[:2])
+        if known is None:
+            import opcode
+            known = opcode.opmap
+        get = known.get
+        self.prologue = {get(n) for n in _PROLOGUE} - {None}
+        self.cache, self.to_bool = get("CACHE", -1), get("TO_BOOL", -1)
+        self.load_global, self.load_attr = get("LOAD_GLOBAL"), get("LOAD_ATTR")
+        self.if_true = {get(n) for n in _IF_TRUE} - {None}
+        self.jump_forward = get("JUMP_FORWARD")
+
+    @staticmethod
+    def name_of(code: types.CodeType, arg: int):
+        """The name a LOAD_ATTR's one-byte argument names (3.12 on: shifted by one)."""
+        names = code.co_names
+        index = arg >> 1 if sys.version_info >= (3, 12) else arg
+        return names[index] if index < len(names) else None
+
+
+_OPCODES: list = []
+
+
+def _opcodes() -> _Opcodes:
+    if not _OPCODES:
+        _OPCODES.append(_Opcodes())
+    return _OPCODES[0]
 
 
 def switch() -> None:
