@@ -97,10 +97,12 @@ def answered(code: types.CodeType) -> types.CodeType | None:
             at += 2
     if len(question) != 3 or at >= end:
         return None
-    (load, _, start), (attr, name, _), (jump, _, _) = question
+    (load, module, start), (attr, name, _), (jump, _, _) = question
     if not (load == op.load_global and attr == op.load_attr and jump in op.if_true and
-            op.name_of(code, name) == "tracing_anywhere"):
-        return None
+            op.name_of(code, name, op.attr_shift) == "tracing_anywhere" and
+            str(op.name_of(code, module, op.global_shift)).startswith("ag__")):
+        return None  # (not the question `module_paths.py` writes: the operators are
+        # `ag__` or, in a function that names something `ag__`, another name from it)
     delta = (at - (start + 2)) // 2  # (in code units, from the next one)
     if not 0 <= delta < 256:
         return None
@@ -124,11 +126,16 @@ class _Opcodes:
         self.if_true = {get(n) for n in _IF_TRUE} - {None}
         self.jump_forward = get("JUMP_FORWARD")
 
+        # (a LOAD_GLOBAL's argument holds a flag in its low bit from 3.11 on, a
+        # LOAD_ATTR's from 3.12 on)
+        self.global_shift = int(sys.version_info >= (3, 11))
+        self.attr_shift = int(sys.version_info >= (3, 12))
+
     @staticmethod
-    def name_of(code: types.CodeType, arg: int):
-        """The name a LOAD_ATTR's one-byte argument names (3.12 on: shifted by one)."""
+    def name_of(code: types.CodeType, arg: int, shift: int):
+        """The name an instruction's one-byte argument names."""
         names = code.co_names
-        index = arg >> 1 if sys.version_info >= (3, 12) else arg
+        index = arg >> shift
         return names[index] if index < len(names) else None
 
 
