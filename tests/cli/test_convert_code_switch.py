@@ -225,3 +225,14 @@ def test_the_known_opcodes_are_this_pythons():
     from autograph.pyct.code_switch import KNOWN_OPCODES
     known = KNOWN_OPCODES.get(sys.version_info[:2], {})
     assert known == {name: opcode.opmap[name] for name in known}
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_ag_function_over_a_written_function_traces_as_eager(modules, jit):
+    original, written, _, _ = modules
+    for name, make in (("relu", lambda m: m.relu), ("scale", lambda m: m.Child().scale),
+                       ("shifted", lambda m: m.shifted)):
+        traced = ag.function(make(written), jit_compile=jit)
+        for v in (2.5, -1.5):
+            assert float(traced(np.array(v))) == float(make(original)(np.array(v))), name
+        assert not _asks(_function(make(written)).__code__)
