@@ -42,8 +42,8 @@ from autograph.converters.copy_forms import (constant, dual_test, inline_expr, i
                                               inline_if, is_class_check, is_name,
                                               is_ops_call, is_stop, is_symbolic_check,
                                               nested, written_assert, written_chain,
-                                              written_introspection, written_print,
-                                              written_unbinding)
+                                              written_array, written_introspection,
+                                              written_print, written_unbinding)
 from autograph.pyct import anno, templates
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda,
@@ -464,7 +464,8 @@ class _Folder:
         return e if _same(values, e.values) else _shallow(e, values=values)
 
 
-_WRITTEN = {"print_text": written_print, "compare_chain": written_chain}
+_WRITTEN = {"print_text": written_print, "compare_chain": written_chain,
+            "array_": written_array}
 
 
 def _callee(func, ops: str):

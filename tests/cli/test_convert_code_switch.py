@@ -236,3 +236,43 @@ def test_ag_function_over_a_written_function_traces_as_eager(modules, jit):
         for v in (2.5, -1.5):
             assert float(traced(np.array(v))) == float(make(original)(np.array(v))), name
         assert not _asks(_function(make(written)).__code__)
+
+
+def test_an_array_made_on_python_values_loads_no_operators(tmp_path):
+    # `np.array(...)` in the Python copy is the call as written: the lean `ag__` has no
+    # `array_`, and asking the operators for it loaded them and the runtime (~0.1 s)
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from tests.cli.runner import ROOT, run_cli
+    (tmp_path / "orig_arrays.py").write_text(textwrap.dedent('''\
+        import numpy as np
+
+
+        def identity_power(n):
+            if n < 0:
+                raise ValueError(n)
+            m = np.array([[1, 1], [1, 0]], dtype=int)
+            out = np.asarray([[1, 0], [0, 1]])
+            for _ in range(n):
+                out = out @ m
+            return int(out[0, 0])
+    '''))
+    done = run_cli("convert", tmp_path / "orig_arrays.py", "-o", tmp_path / "conv_arrays.py")
+    assert done.returncode == 0, done.stderr
+    (tmp_path / "driver.py").write_text(textwrap.dedent('''\
+        import json, sys
+        import conv_arrays, orig_arrays
+        got = [conv_arrays.identity_power(n) for n in range(6)]
+        print(json.dumps({"same": got == [orig_arrays.identity_power(n) for n in range(6)],
+                          "operators": "autograph.operators" in sys.modules,
+                          "runtime": "runtime" in sys.modules}))
+    '''))
+    env = dict(os.environ, PYTHONPATH=f"{ROOT}{os.pathsep}{tmp_path}")
+    out = subprocess.run([sys.executable, str(tmp_path / "driver.py")], cwd=tmp_path,
+                         env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == \
+        {"same": True, "operators": False, "runtime": False}
