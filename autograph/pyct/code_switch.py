@@ -35,6 +35,8 @@ import sys
 import types
 from _weakref import ref as _weak_ref  # (`weakref` and `threading`: ~1 ms to import)
 
+from autograph.pyct.generated_codes import CONVERTED_CODES
+
 _TRACING_MODULE = "runtime.core.tracing"
 _PROLOGUE = frozenset({"RESUME", "COPY_FREE_VARS", "MAKE_CELL", "NOP"})
 _IF_TRUE = frozenset({"POP_JUMP_IF_TRUE", "POP_JUMP_FORWARD_IF_TRUE"})
@@ -74,7 +76,8 @@ def written(fn, register) -> None:
         return
     plain = answered(code)
     if plain is not None:
-        register(plain)
+        # (its nested codes are `code`'s own, registered just now: only itself is new)
+        CONVERTED_CODES[id(plain)] = plain
         adopt(fn, code, plain)
 
 
