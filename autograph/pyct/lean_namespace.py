@@ -118,7 +118,13 @@ def __getattr__(name: str):
     if name == "ndarray" and _operators is None and _TRACING_MODULE not in sys.modules:
         # `x.__class__ is not ag__.ndarray` reads x inline, else `array_item` (a plain
         # twin): without NumPy no value is an array, and NumPy alone needs no operators
-        return getattr(sys.modules.get("numpy"), "ndarray", _NoArray)
+        array = getattr(sys.modules.get("numpy"), "ndarray", None)
+        if array is None:
+            return _NoArray
+        # (NumPy's class for good: later reads find it without this call, which a
+        # generator expression's item read paid per item - 10x a digit-sum loop)
+        globals()["ndarray"] = array
+        return array
     return getattr(_loaded(), name)
 
 

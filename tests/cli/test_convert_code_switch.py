@@ -276,3 +276,40 @@ def test_an_array_made_on_python_values_loads_no_operators(tmp_path):
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout.strip().splitlines()[-1]) == \
         {"same": True, "operators": False, "runtime": False}
+
+
+def test_the_lean_namespace_keeps_numpys_array_class_once_numpy_is_loaded(tmp_path):
+    # an item read in a generator expression (left as converted in the copy) asks
+    # `ag__.ndarray` per item: once NumPy is loaded it is a plain attribute, not a call
+    # of the lean namespace's `__getattr__`
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from tests.cli.runner import ROOT, run_cli
+    (tmp_path / "orig_digits.py").write_text(textwrap.dedent('''\
+        TABLE = {str(d): d * d for d in range(10)}
+
+
+        def digit_squares(n):
+            return sum(TABLE[d] for d in str(n))
+    '''))
+    done = run_cli("convert", tmp_path / "orig_digits.py", "-o", tmp_path / "conv_digits.py")
+    assert done.returncode == 0, done.stderr
+    (tmp_path / "driver.py").write_text(textwrap.dedent('''\
+        import json, sys
+        import numpy
+        import conv_digits, orig_digits
+        got = [conv_digits.digit_squares(n) for n in (0, 7, 1234)]
+        lean = sys.modules["autograph.pyct.lean_namespace"]
+        print(json.dumps({"same": got == [orig_digits.digit_squares(n) for n in (0, 7, 1234)],
+                          "lean": ag__ is lean, "operators": "autograph.operators" in sys.modules,
+                          "kept": vars(lean).get("ndarray") is numpy.ndarray}))
+    '''))
+    env = dict(os.environ, PYTHONPATH=f"{ROOT}{os.pathsep}{tmp_path}")
+    out = subprocess.run([sys.executable, str(tmp_path / "driver.py")], cwd=tmp_path,
+                         env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == \
+        {"same": True, "lean": True, "operators": False, "kept": True}
