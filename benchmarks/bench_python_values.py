@@ -2,8 +2,8 @@
 
 Each row is a small Python program (no NumPy) run as written, as `ag.to_graph`
 converted it, and as `autograph convert` writes it (this file converted and imported as
-a module: every function and method of the program converted, so every call pays), in
-turn, `--repeats` times; a row's figures are the medians of the per-repeat ratios
+a module: every function and method of the program converted, so every call runs
+converted code), in turn, `--repeats` times; a row's figures are the medians of the per-repeat ratios
 converted/original (issue 21's target: at most 1.2 each). The recursive row also pays
 for `converted_call` on every call.
 

@@ -3,11 +3,15 @@ shape as the converters write it: a dual-path `if` / `for` / `while` (`dual_path
 dual expression (`logical_expressions.dual`), a nested item store (`slices.py`), and the
 lazy arguments of an `assert` (`asserts.py`), a `print` of text (`call_trees.py`), a
 comparison chain (`logical_expressions.py`) or a call of `locals()` / `eval` and their
-kin (`introspection.py`).
+kin (`introspection.py`), an array made of a value (`call_trees.py`: `np.array`,
+`np.asarray`), and the unbinding of a handler's name at its end
+(`e = ag__.Undefined('e')`).
 """
 from __future__ import annotations
 
 import gast
+
+from autograph.pyct import templates
 
 
 def nested(call) -> bool:
@@ -125,6 +129,32 @@ def is_stop(stmt, cond: str) -> bool:
 def is_ops_call(call, ops: str, name: str) -> bool:
     return isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and \
         call.func.attr == name and is_name(call.func.value, ops)
+
+
+def written_array(call, ops: str):
+    """`fn(value, ...)` for `ag__.array_(fn, value, ...)` (`np.array` / `np.asarray` and
+    their kin, `call_trees.py`), or None: outside traces no value is symbolic and no list
+    is a graph list, where the operator calls `fn` as written - and the copy need not
+    load the operators for it (the lean `ag__` has no `array_`)."""
+    if not (is_ops_call(call, ops, "array_") and len(call.args) >= 2 and
+            not any(isinstance(a, gast.Starred) for a in call.args[:2])):
+        return None
+    return gast.copy_location(gast.Call(func=call.args[0], args=call.args[1:],
+                                        keywords=call.keywords), call)
+
+
+def written_unbinding(s, ops: str):
+    """`e = None; del e` for `e = ag__.Undefined('e')` (a name the converted form unbinds,
+    as Python does to `except E as e` at the handler's end), or None: in a copy,
+    `locals()`, `vars()` and `eval` as written must not find the marker, and a later read
+    raises Python's own UnboundLocalError."""
+    if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and
+            isinstance(s.targets[0], gast.Name) and is_ops_call(s.value, ops, "Undefined")
+            and len(s.value.args) == 1 and isinstance(s.value.args[0], gast.Constant)
+            and s.value.args[0].value == s.targets[0].id):
+        return None
+    name = s.targets[0].id
+    return templates.replace(f"{name} = None\ndel {name}", origin=s)
 
 
 def is_name(node, name) -> bool:

@@ -42,7 +42,8 @@ from autograph.converters.copy_forms import (constant, dual_test, inline_expr, i
                                               inline_if, is_class_check, is_name,
                                               is_ops_call, is_stop, is_symbolic_check,
                                               nested, written_assert, written_chain,
-                                              written_introspection, written_print)
+                                              written_array, written_introspection,
+                                              written_print, written_unbinding)
 from autograph.pyct import anno, templates
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda,
@@ -160,21 +161,6 @@ class _Folder:
         # `autograph convert` writes it, where `locals()` and `eval` may run as written)
         self.ops, self.cells, self.changed, self.module = ops, cells, False, module
 
-    def _unbinding(self, s) -> list | None:
-        """`e = ag__.Undefined('e')` (a name the converted form unbinds, as Python does
-        to `except E as e` at the handler's end) as Python unbinds it, `e = None; del e`:
-        in a copy, `locals()`, `vars()` and `eval` as written must not find the marker,
-        and a later read raises Python's own UnboundLocalError."""
-        if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and
-                isinstance(s.targets[0], gast.Name) and is_ops_call(s.value, self.ops,
-                                                                     "Undefined")
-                and len(s.value.args) == 1 and isinstance(s.value.args[0], gast.Constant)
-                and s.value.args[0].value == s.targets[0].id):
-            return None
-        self.changed = True
-        name = s.targets[0].id
-        return templates.replace(f"{name} = None\ndel {name}", origin=s)
-
     # statements
     def block(self, stmts: list) -> list:
         out: list = []
@@ -211,8 +197,9 @@ class _Folder:
                 return [s]
             return [_shallow(s, test=test, body=body, orelse=orelse)]
         if isinstance(s, (gast.Assign, gast.Expr)):
-            unbound = self._unbinding(s)
+            unbound = written_unbinding(s, self.ops)
             if unbound is not None:
+                self.changed = True
                 return unbound
             store = self._item_store(s)
             if store is not None:
@@ -477,7 +464,8 @@ class _Folder:
         return e if _same(values, e.values) else _shallow(e, values=values)
 
 
-_WRITTEN = {"print_text": written_print, "compare_chain": written_chain}
+_WRITTEN = {"print_text": written_print, "compare_chain": written_chain,
+            "array_": written_array}
 
 
 def _callee(func, ops: str):

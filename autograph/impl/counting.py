@@ -7,21 +7,18 @@ trace nothing is symbolic: there a level is one frame, as in Python, and countin
 only cost time (a load, a test and a store per call, a test per `return`: a third of a
 small recursive function's time). So the compiler makes both codes from the converted
 function (`count_calls`), with the same free variables, and every converted function
-runs the one that fits: `runtime.core.tracing` calls `switch` when the first graph starts
-being built and when the last one is done, which sets the `__code__` of every converted
-function alive. A call already running keeps its code: a level it did not count is one
+runs the one that fits: `runtime.core.tracing` calls `code_switch.switch` when the first
+graph starts being built and when the last one is done, which sets the `__code__` of every
+converted function alive (those `autograph convert` writes too). A call already running keeps its code: a level it did not count is one
 frame short in the room's measure, and a count it made is undone by its own `finally`.
 """
 from __future__ import annotations
 
-import threading
 import types
-import weakref
 
 from autograph.converters.python_copy import without_copy
-from autograph.pyct import templates
+from autograph.pyct import code_switch, templates
 from runtime.core import tracing
-from runtime.core.tracing import building as tracing_anywhere
 
 _COUNTED_BODY = """\
 level = ops.enter_call() if ops.tracing_anywhere else None
@@ -44,11 +41,6 @@ _SAME_CELLS = "if False:\n    ops"
 
 _COUNTING: dict = {}  # id(code) -> code, for both codes of every converted function
 _PAIRS: dict = {}     # id(counted code) -> (counted code, plain code)
-# id(fn) -> (weak reference to fn, its counted code, its plain code): the converted
-# functions alive (a dict: read in one pass when the tracing state changes)
-_FUNCTIONS: dict = {}
-_LOCK = threading.Lock()
-_COUNTED_NOW = [bool(tracing_anywhere)]  # which code the functions run now
 
 
 def count_calls(node, ctx) -> tuple:
@@ -87,34 +79,11 @@ def counts_its_calls(code) -> bool:
 
 def adopt(fn: types.FunctionType) -> None:
     """Give the new converted function `fn` (made with its counted code) the code that
-    fits now, and switch it with every other from then on."""
+    fits now, and switch it with every other from then on (`pyct/code_switch.py`)."""
     codes = _PAIRS.get(id(fn.__code__))
     if codes is None or codes[0] is not fn.__code__:
         return
-    key = id(fn)
-    with _LOCK:
-        _FUNCTIONS[key] = (weakref.ref(fn, lambda _, key=key: _FUNCTIONS.pop(key, None)),
-                           *codes)
-        if not _COUNTED_NOW[0]:
-            fn.__code__ = codes[1]
+    code_switch.adopt(fn, *codes)
 
 
-def switch() -> None:
-    """Every converted function runs its counted code while a graph is being built on any
-    thread and its plain code otherwise (called when that changes: under the lock, the
-    last caller sees the last change)."""
-    with _LOCK:
-        counted = bool(tracing_anywhere)
-        if counted != _COUNTED_NOW[0]:
-            _COUNTED_NOW[0] = counted
-            for ref, counting, plain in list(_FUNCTIONS.values()):
-                fn = ref()
-                if fn is not None:
-                    if counted:
-                        if fn.__code__ is plain:
-                            fn.__code__ = counting
-                    elif fn.__code__ is counting:
-                        fn.__code__ = plain
-
-
-tracing.BUILDING_CHANGED.append(switch)
+code_switch.hook(tracing.BUILDING_CHANGED)

@@ -27,7 +27,10 @@ but that function's name:
                                                  def f_converted(x):
                                                      <converted body>
                                                  return f_converted(x)
-`autograph show` and `ag.to_code` print the short form.
+`autograph show` and `ag.to_code` print the short form. Outside traces a top-level
+function or method does not even ask: `@ag__.autograph_artifact` gives it the same code
+entered past the question, and swaps the code that asks in while a trace is being built
+(`pyct/code_switch.py`).
 """
 from __future__ import annotations
 

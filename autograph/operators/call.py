@@ -19,7 +19,7 @@ from typing import Callable
 from autograph.pyct.unbound import (  # noqa: F401  (re-exported: the operators' names)
     defined, dir_, ld_declared, locals_, with_locals,
 )
-from autograph.pyct import registry
+from autograph.pyct import code_switch, registry
 from runtime.core import tracing
 from runtime.core.errors import TracingRecursionError, recursion_cycle
 
@@ -82,10 +82,9 @@ def explain_recursion(e: RecursionError) -> Exception | None:
 def autograph_artifact(fn):
     """Mark `fn` as already converted (a decorator `autograph convert` puts on every def it
     writes), so `converted_call` and `ag.function` run it as is instead of converting
-    the converted code again."""
-    code = getattr(fn, "__code__", None)
-    if code is not None:
-        registry.register_codes(code)
+    the converted code again. While no trace is being built it runs its Python copy
+    without asking (`pyct/code_switch.py`)."""
+    code_switch.written(fn, registry.register_codes)
     return fn
 
 

@@ -6,7 +6,8 @@ the builtin `ag__` while `autograph.operators` is not loaded (the operators impo
 runtime and NumPy: ~380 modules). Outside traces converted code reads
 `ag__.tracing_anywhere` (falsy here: each function runs its Python copy), decorates its
 functions with `@ag__.autograph_artifact` (recorded in `generated_codes.py`, which the
-registry reads). The Python copies read maybe-unbound variables and the user's scope
+registry reads; each top-level function and method runs its copy without asking while
+no trace is being built: `code_switch.py`, which `adopt` hooks into the runtime). The Python copies read maybe-unbound variables and the user's scope
 (`ld`, `with_locals`, ...: the operators' own plain-Python objects, `unbound.py`), and
 where the CLI leaves a nested function without a Python copy it calls
 `ag__.converted(f)` / `ag__.converted_at(site, f)` (`f` itself outside traces) and asks
@@ -39,7 +40,7 @@ import builtins
 import sys
 from collections.abc import Callable  # (not `typing`: ~3 ms a converted module would pay)
 
-from autograph.pyct import plain_operators
+from autograph.pyct import code_switch, plain_operators
 from autograph.pyct.generated_codes import register_codes
 from autograph.pyct.unbound import (  # noqa: F401  (the operators' own objects, for `ag__`)
     UNSET, Undefined, defined, dir_, ld, ld_attr, ld_declared, locals_, with_locals,
@@ -56,10 +57,9 @@ _TRACING_MODULE = "runtime.core.tracing"  # no trace can start before it is load
 
 
 def autograph_artifact(fn):
-    """Record `fn`'s code as generated (as `operators.call.autograph_artifact` does)."""
-    code = getattr(fn, "__code__", None)
-    if code is not None:
-        register_codes(code)
+    """Record `fn`'s code as generated and give it its plain code while no trace is being
+    built (as `operators.call.autograph_artifact` does: `code_switch.written`)."""
+    code_switch.written(fn, register_codes)
     return fn
 
 
@@ -118,7 +118,13 @@ def __getattr__(name: str):
     if name == "ndarray" and _operators is None and _TRACING_MODULE not in sys.modules:
         # `x.__class__ is not ag__.ndarray` reads x inline, else `array_item` (a plain
         # twin): without NumPy no value is an array, and NumPy alone needs no operators
-        return getattr(sys.modules.get("numpy"), "ndarray", _NoArray)
+        array = getattr(sys.modules.get("numpy"), "ndarray", None)
+        if array is None:
+            return _NoArray
+        # (NumPy's class for good: later reads find it without this call, which a
+        # generator expression's item read paid per item - 10x a digit-sum loop)
+        globals()["ndarray"] = array
+        return array
     return getattr(_loaded(), name)
 
 
@@ -144,6 +150,8 @@ def adopt(operators, building: list) -> None:
     global _operators, tracing_anywhere
     tracing_anywhere = building
     _operators = operators
+    # (the functions written with their plain code switch codes from the first trace on)
+    code_switch.hook(sys.modules[_TRACING_MODULE].BUILDING_CHANGED)
     if getattr(builtins, "ag__", None) is sys.modules[__name__]:
         builtins.ag__ = operators
     _WATCH.stop()
