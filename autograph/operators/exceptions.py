@@ -32,6 +32,7 @@ import numpy as np
 import runtime
 from autograph.errors import ConversionError, Diagnostic, caller_location
 from autograph.operators import sole_holder
+from autograph.operators.try_containers import carrying_items
 from autograph.operators.variables import UNSET, Undefined
 from autograph.operators.conditionals import defer_raise, is_symbolic, raised_by_user
 from runtime.core import tracing
@@ -259,9 +260,14 @@ def try_graph(body: Callable, handlers: tuple, orelse, final, get_state: Callabl
     re-raises; on the other paths `finally` runs after the node."""
     where = caller_location()
     sole_holder.enter_state(get_state())  # (before the branches hold its arrays too)
-    try:
+    fns = (body, orelse, final) + tuple(f for h in handlers for f in h[:2])
+
+    def run(get_state, set_state, names):
         _try_graph(body, handlers, orelse, final, _stable(get_state, names), set_state,
                    names, where)
+
+    try:
+        carrying_items(run, fns, get_state, set_state, names, where, "`try`")
     except ConversionRefusal as e:  # (also from the `else` or `finally`, traced after)
         raise ConversionError(f"this `try` cannot run in a graph: {e}", *where) from None
     finally:
