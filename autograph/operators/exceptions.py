@@ -165,6 +165,14 @@ def tracing_error(error: BaseException) -> bool:
                               StateArrayWrite, LeakedTensorError)) or is_compiler_error(error)
 
 
+def refused(error: BaseException) -> bool:
+    """Whether `error` is a refusal of the compiler's, with its message for the user (the
+    construct it names cannot be converted): raised as it is out of an enclosing `try`
+    being traced (try_op.py's `compiler_error`)."""
+    return isinstance(error, (ConversionError, Diagnostic, ConversionRefusal)) or \
+        is_compiler_error(error)
+
+
 def _refuse_if_catchable(nodes: list, handlers: Callable, where: tuple) -> None:
     raised = _graph_raises(nodes)
     try:
@@ -310,7 +318,8 @@ def _try_except(body, handlers, orelse, get_state, set_state, names, where) -> N
     try:
         unbound_after: list = []
         path, pending = try_except(body, kinds, get_state, set_state, names, _defer,
-                                   _relevant, unbound_after=unbound_after)
+                                   _relevant, unbound_after=unbound_after,
+                                   compiler_error=refused)
     except BaseException as e:
         if isinstance(e, ConversionRefusal) or tracing_error(e):
             # the variables as before the `try` (not a handler's stand-ins for them):
