@@ -159,7 +159,7 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
     g_body.nodes = list(g_body.nodes)
     if not g_body.nodes:  # nothing can fail when the graph runs: Python's `try`
         if error is not None:
-            drop_foreign(graph, get_state, set_state, init)
+            drop_foreign(graph, get_state, set_state, init_leaves, tree)
         return -1, error
     if isinstance(error, ConversionRefusal) or \
             error is not None and compiler_error is not None and compiler_error(error):
@@ -172,7 +172,8 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
     set_state = tracked.following(written, set_state)  # arrays follow their variable
     if error is not None:
         caught = any(catches(h[0], error) for h in handlers)
-        drop_foreign(g_body, get_state, set_state, init, names if caught else None)
+        drop_foreign(g_body, get_state, set_state, init_leaves, tree,
+                     names if caught else None)
     handlers = [(i, h[0], h[1], h[2:] == (True,)) for i, h in enumerate(handlers)
                 if relevant(h[0], g_body.nodes)]
     body_leaves = leaves_as(get_state(), trees, names) if error is None else \

@@ -48,3 +48,35 @@ def test_the_inner_refusal_comes_out(fn):
     assert f"{__file__}:{_inner_try_line(fn)}: this `try` cannot run in a graph" in message
     assert "writes into 'xs'" in message
     assert "limit of the compiler" not in message
+
+
+def str_label_in_a_loop_in_errstate(k, xs):
+    # (seed 905 of the union set, reduced) the symbolic `if` of the `while` refuses the
+    # str `label`; the list `cells`, which the loop's branch held as a stand-in, was not
+    # put back as it was before the region (its items had been written in place)
+    cells = [0, 1]
+    label = "start"
+    with np.errstate(divide="raise"):
+        label = "L2"
+        for _ in xs:
+            w = 0
+            while True:
+                w += 1
+                if w > k:
+                    break
+                label = "L6"
+                if -2:
+                    break
+                cells[0] = 1
+    return cells[0], label
+
+
+@pytest.mark.parametrize("k", [-2, 2])
+def test_the_loops_refusal_comes_out(k):
+    xs = np.array([3.0, 0.5, -1.0, 2.0])
+    str_label_in_a_loop_in_errstate(k, xs)  # (valid Python)
+    with pytest.raises(TypeError) as info:
+        ag.function(str_label_in_a_loop_in_errstate)(np.int64(k), xs)
+    message = str(info.value)
+    assert "can choose between arrays and numbers" in message
+    assert "limit of the compiler" not in message
