@@ -145,9 +145,10 @@ def drop_ended(paths: list, init: list, labels: list) -> None:
         others = [lv[k] for _, lv in paths if lv is not None and
                   not any(lv is e for e in ended) and not is_placeholder(lv[k])]
         if not is_placeholder(start) or others:
-            # (bound before the `try`: a value before the construct is not the fix; fuzz
-            # seed 1903 of graph_try,try_writes: a value of a nested `try`'s body left
-            # behind, cause not found yet)
+            # (bound before the `try`: a value before the construct is not the fix. Seeds
+            # 1012 / 1903 of graph_try,try_writes and 905 of the union set came here from
+            # a construct refused inside the body: try_op.py now raises that refusal
+            # first and `drop_foreign` puts such variables back; none known since)
             fix = f"give '{labels[k]}' a value before that loop or branch, or use another " \
                 "name there" if is_placeholder(start) else "this is a limit of the " \
                 "compiler (it lost track of the value that construct gives): restructure " \
