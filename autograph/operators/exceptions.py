@@ -32,6 +32,7 @@ import numpy as np
 import runtime
 from autograph.errors import ConversionError, Diagnostic, caller_location
 from autograph.operators import sole_holder
+from autograph.operators.try_containers import carrying_items
 from autograph.operators.variables import UNSET, Undefined
 from autograph.operators.conditionals import defer_raise, is_symbolic, raised_by_user
 from runtime.core import tracing
@@ -164,6 +165,14 @@ def tracing_error(error: BaseException) -> bool:
                               StateArrayWrite, LeakedTensorError)) or is_compiler_error(error)
 
 
+def refused(error: BaseException) -> bool:
+    """Whether `error` is a refusal of the compiler's, with its message for the user (the
+    construct it names cannot be converted): raised as it is out of an enclosing `try`
+    being traced (try_op.py's `compiler_error`)."""
+    return isinstance(error, (ConversionError, Diagnostic, ConversionRefusal)) or \
+        is_compiler_error(error)
+
+
 def _refuse_if_catchable(nodes: list, handlers: Callable, where: tuple) -> None:
     raised = _graph_raises(nodes)
     try:
@@ -259,9 +268,14 @@ def try_graph(body: Callable, handlers: tuple, orelse, final, get_state: Callabl
     re-raises; on the other paths `finally` runs after the node."""
     where = caller_location()
     sole_holder.enter_state(get_state())  # (before the branches hold its arrays too)
-    try:
+    fns = (body, orelse, final) + tuple(f for h in handlers for f in h[:2])
+
+    def run(get_state, set_state, names):
         _try_graph(body, handlers, orelse, final, _stable(get_state, names), set_state,
                    names, where)
+
+    try:
+        carrying_items(run, fns, get_state, set_state, names, where, "`try`")
     except ConversionRefusal as e:  # (also from the `else` or `finally`, traced after)
         raise ConversionError(f"this `try` cannot run in a graph: {e}", *where) from None
     finally:
@@ -304,7 +318,8 @@ def _try_except(body, handlers, orelse, get_state, set_state, names, where) -> N
     try:
         unbound_after: list = []
         path, pending = try_except(body, kinds, get_state, set_state, names, _defer,
-                                   _relevant, unbound_after=unbound_after)
+                                   _relevant, unbound_after=unbound_after,
+                                   compiler_error=refused)
     except BaseException as e:
         if isinstance(e, ConversionRefusal) or tracing_error(e):
             # the variables as before the `try` (not a handler's stand-ins for them):

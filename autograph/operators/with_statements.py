@@ -34,7 +34,8 @@ from typing import Callable
 
 from autograph.errors import ConversionError, caller_location
 from autograph.operators import sole_holder
-from autograph.operators.exceptions import _defer, _relevant, _stable
+from autograph.operators.exceptions import _defer, _relevant, _stable, refused
+from autograph.operators.try_containers import carrying_items
 from runtime.control_flow.try_op import RERAISE, ConversionRefusal, try_except
 from runtime.core import tracing
 from runtime.ops.constant import CONSTANT
@@ -145,10 +146,17 @@ def errstate_region(manager: Callable, body: Callable, get_state: Callable,
         return
     where = caller_location()
     sole_holder.enter_state(get_state())
+
+    def run(get_state, set_state, names):
+        with manager():  # (NumPy on Python values while tracing honours it too; a new
+            # one each trace: an np.errstate is entered once)
+            return try_except(body, (), _stable(get_state, names), set_state, names,
+                              _defer, _relevant, errstate=settings,
+                              compiler_error=refused)
+
     try:
-        with m:  # (NumPy run on Python values while tracing honours it too)
-            _, pending = try_except(body, (), _stable(get_state, names), set_state, names,
-                                    _defer, _relevant, errstate=settings)
+        _, pending = carrying_items(run, (body,), get_state, set_state, names, where,
+                                    "`with np.errstate`")
     except ConversionRefusal as e:
         raise ConversionError(f"this `with np.errstate` cannot run in a graph: {e}",
                               *where) from None

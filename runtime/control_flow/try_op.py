@@ -127,7 +127,8 @@ def _trace(name: str, parent: Graph, fn: Callable, get_state=None, trees=(), nam
 
 def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_state: Callable,
                names: Sequence[str], defer: Callable, relevant: Callable,
-               errstate: tuple | None = None, unbound_after: list | None = None) -> tuple:
+               errstate: tuple | None = None, unbound_after: list | None = None,
+               compiler_error: Callable | None = None) -> tuple:
     """Trace `try: body() except kinds_i as e: handler_i(e)` on the state `get_state()`
     (a tuple of the variables' values; `set_state` writes them), and leave the state
     as Python would. Returns `(path, pending)`: `path` is -1 when the body finished, i
@@ -142,7 +143,10 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
     raise, True) or a tracing error (False). `errstate`: the (name, value) pairs of an
     `np.errstate` the body runs under when the graph runs (a region: no handlers).
     `unbound_after`: given a list, (name, unbound on the body's path only) for each
-    variable bound on some paths going on after the `try` only (`_partly_bound`)."""
+    variable bound on some paths going on after the `try` only (`_partly_bound`).
+    `compiler_error(exc)`: whether an error the body raised while traced is a refusal
+    of the compiler's (a construct inside cannot be converted): raised as it is, before
+    the state it left behind (values of a construct it did not finish) is looked at."""
     graph = tracing.current_graph()
     init = get_state()
     init_leaves, tree = flatten(init)
@@ -155,9 +159,10 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
     g_body.nodes = list(g_body.nodes)
     if not g_body.nodes:  # nothing can fail when the graph runs: Python's `try`
         if error is not None:
-            drop_foreign(graph, get_state, set_state, init)
+            drop_foreign(graph, get_state, set_state, init_leaves, tree)
         return -1, error
-    if isinstance(error, ConversionRefusal):
+    if isinstance(error, ConversionRefusal) or \
+            error is not None and compiler_error is not None and compiler_error(error):
         raise error
     if refusal is not None:
         raise refusal
@@ -167,7 +172,8 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
     set_state = tracked.following(written, set_state)  # arrays follow their variable
     if error is not None:
         caught = any(catches(h[0], error) for h in handlers)
-        drop_foreign(g_body, get_state, set_state, init, names if caught else None)
+        drop_foreign(g_body, get_state, set_state, init_leaves, tree,
+                     names if caught else None)
     handlers = [(i, h[0], h[1], h[2:] == (True,)) for i, h in enumerate(handlers)
                 if relevant(h[0], g_body.nodes)]
     body_leaves = leaves_as(get_state(), trees, names) if error is None else \

@@ -102,22 +102,31 @@ def catches(kinds: tuple, error: BaseException) -> bool:
         return True
 
 
-def drop_foreign(graph: Graph, get_state: Callable, set_state: Callable, init,
-                  names=None) -> None:
+def drop_foreign(graph: Graph, get_state: Callable, set_state: Callable, before: list,
+                 tree, names=None) -> None:
     """After the body raised while a construct inside it was traced, a variable may hold
-    a value of that construct's unfinished graph (not `graph` or one around it). Where
-    the error passes on, it takes its value from before the `try` again (nothing reads
-    it); where a handler takes the error (`names` given), it is `Unknown` there."""
-    now, tree = flatten(get_state())
-    before = flatten(init)[0]
-    if len(now) != len(before):
-        return
-    labels = leaf_names(names, tree, len(now)) if names is not None else None
-    fixed = [(b if labels is None else Unknown(labels[k]))
-             if isinstance(v, Tensor) and not within(graph, v.graph) else v
-             for k, (v, b) in enumerate(zip(now, before))]
-    if any(f is not v for f, v in zip(fixed, now)):
-        set_state(unflatten(tree, fixed))
+    a value of that construct's unfinished graph (not `graph` or one around it), or a
+    stand-in of another structure for it (a list a branch was handed as its placeholder).
+    Where the error passes on, it takes its value from before the `try` again (nothing
+    reads it); where a handler takes the error (`names` given), it is `Unknown` there.
+    `before`, `tree`: the state's leaves and structure taken before the body ran (not
+    read again from the state: a list it holds may have been written in place; fuzz
+    seed 905 of the union set)."""
+    state = list(get_state())
+    old = unflatten(tree, list(before))
+    changed = False
+    for i, (value, start) in enumerate(zip(state, old)):
+        leaves = flatten(value)[0]
+        if not any(isinstance(v, Tensor) and not within(graph, v.graph) for v in leaves):
+            continue
+        changed = True
+        if names is None:
+            state[i] = start
+        else:  # (its structure as before, each leaf unknown: the handler may not read it)
+            start_leaves, start_tree = flatten(start)
+            state[i] = unflatten(start_tree, [Unknown(names[i])] * len(start_leaves))
+    if changed:
+        set_state(tuple(state))
 
 
 def drop_ended(paths: list, init: list, labels: list) -> None:
@@ -136,9 +145,10 @@ def drop_ended(paths: list, init: list, labels: list) -> None:
         others = [lv[k] for _, lv in paths if lv is not None and
                   not any(lv is e for e in ended) and not is_placeholder(lv[k])]
         if not is_placeholder(start) or others:
-            # (bound before the `try`: a value before the construct is not the fix; fuzz
-            # seed 1903 of graph_try,try_writes: a value of a nested `try`'s body left
-            # behind, cause not found yet)
+            # (bound before the `try`: a value before the construct is not the fix. Seeds
+            # 1012 / 1903 of graph_try,try_writes and 905 of the union set came here from
+            # a construct refused inside the body: try_op.py now raises that refusal
+            # first and `drop_foreign` puts such variables back; none known since)
             fix = f"give '{labels[k]}' a value before that loop or branch, or use another " \
                 "name there" if is_placeholder(start) else "this is a limit of the " \
                 "compiler (it lost track of the value that construct gives): restructure " \

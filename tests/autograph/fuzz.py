@@ -521,8 +521,9 @@ def _run(fn, args, may_raise: bool):
     args = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
     try:
         return fn(*args), args
-    except (ValueError, ArithmeticError, LookupError, UnboundLocalError) as e:  # ("try": the
-        # ops that raise; try_raises: a variable a handler left unbound, read after)
+    except (ValueError, ArithmeticError, LookupError, UnboundLocalError,
+            AssertionError) as e:  # ("try": the ops that raise; try_raises: a variable a
+        # handler left unbound, read after; try_chain: an assertion)
         if not may_raise:
             raise
         return ("raised", type(e).__name__, str(e)), args

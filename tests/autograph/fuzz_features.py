@@ -296,7 +296,7 @@ def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
         random_stmt(gen, env, pad, lines)
     elif kind in ("graph_try", "errstate", "raise_const", "graph_may_raise") + \
             fuzz_try.fuzz_try_writes.KINDS + fuzz_try.fuzz_try_labels.KINDS + \
-            fuzz_try.fuzz_try_raises.KINDS:
+            fuzz_try.fuzz_try_raises.KINDS + fuzz_try.fuzz_try_chain.KINDS:
         return fuzz_try.stmt(gen, kind, env, pad, lines)
     else:
         return fuzz_objects.stmt(gen, kind, env, pad, lines)

@@ -11,6 +11,8 @@ land inside the blocks too):
 - `try` blocks whose handlers, `else` and `finally` record their passage in the number
   `tlog` (returned with the results), with random statements in them;
 - `with np.errstate(divide=...)` blocks around random statements (a run-time region).
+The feature sets "try_writes", "try_labels", "try_raises" and "try_chain" (their
+modules fuzz_try_*.py) add more, each drawing random numbers only when asked for.
 
 `check_graph` runs the function eagerly on the NumPy arguments (the reference: what
 NumPy does) and through `ag.function` (also `jit_compile=True` when asked) and
@@ -24,12 +26,13 @@ import warnings
 
 import numpy as np
 
-from tests.autograph import fuzz_objects, fuzz_try_labels, fuzz_try_raises, fuzz_try_writes
+from tests.autograph import (fuzz_objects, fuzz_try_chain, fuzz_try_labels, fuzz_try_raises,
+                              fuzz_try_writes)
 
 HELPERS = "import numpy as np\n\n"
 HANDLERS = ["ZeroDivisionError", "FloatingPointError", "IndexError", "ArithmeticError",
             "(ValueError, LookupError)", "Exception", "ValueError"]
-_RAISED = (ValueError, ArithmeticError, LookupError, UnboundLocalError)
+_RAISED = (ValueError, ArithmeticError, LookupError, UnboundLocalError, AssertionError)
 
 
 def setup(features) -> list:
@@ -45,7 +48,8 @@ def observed(features) -> list:
 
 def helpers(features) -> str:
     return HELPERS + (fuzz_try_writes.HELPERS if fuzz_try_writes.FEATURE in features else "") \
-        + (fuzz_try_raises.HELPERS if fuzz_try_raises.FEATURE in features else "")
+        + (fuzz_try_raises.HELPERS if fuzz_try_raises.FEATURE in features else "") \
+        + (fuzz_try_chain.HELPERS if fuzz_try_chain.FEATURE in features else "")
 
 
 def kinds(gen, env) -> list:
@@ -57,7 +61,7 @@ def kinds(gen, env) -> list:
     if gen.budget > 2 and env.if_depth < 3:
         out += ["graph_try", "graph_try", "errstate"]
     return out + fuzz_try_writes.kinds(gen, env) + fuzz_try_labels.kinds(gen, env) + \
-        fuzz_try_raises.kinds(gen, env)
+        fuzz_try_raises.kinds(gen, env) + fuzz_try_chain.kinds(gen, env)
 
 
 def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
@@ -69,6 +73,8 @@ def stmt(gen, kind: str, env, pad: str, lines: list) -> bool:
         return fuzz_try_labels.stmt(gen, kind, env, pad, lines)
     if kind in fuzz_try_raises.KINDS:
         return fuzz_try_raises.stmt(gen, kind, env, pad, lines)
+    if kind in fuzz_try_chain.KINDS:
+        return fuzz_try_chain.stmt(gen, kind, env, pad, lines)
     if kind == "graph_may_raise":
         target = r.choice(gen.int_names)
         if gen.chance(0.5):
@@ -108,17 +114,20 @@ def _try(gen, env, pad: str, lines: list) -> None:
     lines.append(f"{pad}try:")
     late = fuzz_try_raises.bound_late(gen, inner, pad + "    ", lines)
     gen.block(inner.child(), indent, lines)
-    handlers = r.sample(HANDLERS + fuzz_try_raises.handlers(gen.features), r.randint(0, 2))
+    handlers = r.sample(HANDLERS + fuzz_try_raises.handlers(gen.features) +
+                        fuzz_try_chain.handlers(gen.features), r.randint(0, 2))
     if not handlers and gen.chance(0.5):
         handlers = ["ArithmeticError"]
     message = fuzz_try_labels.path_message(gen, env) if handlers else None
     for i, h in enumerate(handlers):
-        lines.append(f"{pad}except {h}:" if gen.chance(0.6) else f"{pad}except {h} as e:")
+        named = not gen.chance(0.6)
+        lines.append(f"{pad}except {h} as e:" if named else f"{pad}except {h}:")
         lines.append(_note(gen, pad + "    "))
         if message:
             lines.append(f"{pad}    {message} = 'handler {i}'")
         if gen.chance(0.5):
             gen.block(inner.child(), indent, lines, max_stmts=2)
+        fuzz_try_chain.end_handler(gen, pad + "    ", lines, named)
     if handlers and (gen.chance(0.3) or message):
         lines.append(f"{pad}else:")
         lines.append(_note(gen, pad + "    "))
