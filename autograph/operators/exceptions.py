@@ -33,7 +33,9 @@ import runtime
 from autograph.errors import ConversionError, Diagnostic, caller_location
 from autograph.operators import sole_holder
 from autograph.operators.try_containers import carrying_items
+from autograph.operators.partly_bound import carriable, is_partly_bound
 from autograph.operators.variables import UNSET, Undefined
+from autograph.pyct.unbound import PartlyBound
 from autograph.operators.conditionals import defer_raise, is_symbolic, raised_by_user
 from runtime.core import tracing
 from runtime.core.errors import GraphModeError, LeakedTensorError, StateArrayWrite
@@ -337,31 +339,47 @@ def _try_except(body, handlers, orelse, get_state, set_state, names, where) -> N
         rebound.update(n for n, a, b in zip(names, before, get_state()) if a is not b)
 
     if pending is not None:
-        _hand_over(pending, path, kinds, get_state, set_state)
+        _hand_over(pending, path, kinds, get_state, set_state, rebound, names)
     elif orelse is not None:
         _on_body_path(path, tracked_orelse, get_state, set_state, names)
-    _unbound_after(unbound_after, rebound, get_state, set_state, names, where)
+    _unbound_after(unbound_after, rebound, get_state, set_state, names, where, path)
 
 
 def _unbound_after(unbound: list, rebound: set, get_state: Callable, set_state: Callable,
-                   names: tuple, where) -> None:
+                   names: tuple, where, path) -> None:
     """Each variable the `try` binds on some paths going on after it only (`unbound`,
-    try_op.py's `_partly_bound`): unbound after the `try` (and its `else`), and reading
-    it raises the ConversionError saying so at the `try` (the graph cannot raise Python's
-    UnboundLocalError on one path only); unread, nothing happens. One unbound on the
-    body's path only is bound where the `else` assigns it (`rebound`: the names it
-    assigns)."""
+    try_op.py's `_partly_bound`: {path: bound there}); on the body's path the `else`, or
+    the handler a body's error raised while traced is handed to, may bind it too
+    (`rebound`: the names they assign). An array or a number is carried as PartlyBound,
+    bound where `path` (the path the graph took) is one that binds it: reading it raises
+    Python's UnboundLocalError when the graph runs where Python would. Another object is
+    unbound after the `try`, and reading it raises the ConversionError saying so at the
+    `try`; unread, nothing happens."""
     if not unbound:
         return
     state = list(get_state())
-    for name, body_only in unbound:
-        if name in names and not (body_only and name in rebound):
-            state[names.index(name)] = Undefined(name, ConversionError(
-                f"'{name}' is read after this `try`, which binds it on some paths only "
-                "(not where a handler that does not assign it runs and the function goes "
-                "on): Python raises UnboundLocalError there, which the graph cannot do on "
-                f"that path only. Give '{name}' a value before the `try` or in every "
-                "handler.", *where))
+    for name, bound in unbound:
+        if name not in names:
+            continue
+        if -1 in bound and name in rebound:
+            bound[-1] = True
+        if all(bound.values()) or not any(bound.values()):
+            continue  # (bound everywhere, or nowhere: Python's error on every path)
+        k = names.index(name)
+        if carriable(state[k]) and not is_partly_bound(state[k]):
+            if not isinstance(path, runtime.Tensor):
+                flag = bound.get(path, True)
+            else:
+                flag = None
+                for p in (p for p, b in bound.items() if b):
+                    flag = path == p if flag is None else np.logical_or(flag, path == p)
+            state[k] = PartlyBound.of(name)(state[k], flag) if flag is not True else state[k]
+            continue
+        state[k] = Undefined(name, ConversionError(
+            f"'{name}' is read after this `try`, which binds it on some paths only "
+            "(not where a handler that does not assign it runs and the function goes "
+            "on), and holds an object the graph cannot carry with whether it is bound. "
+            f"Give '{name}' a value before the `try` or in every handler.", *where))
     set_state(tuple(state))
 
 
@@ -421,7 +439,8 @@ def _on_body_path(path, fn: Callable, get_state: Callable, set_state: Callable,
                            names=list(names) if names is not None else None))
 
 
-def _hand_over(error: BaseException, path, kinds: list, get_state, set_state) -> None:
+def _hand_over(error: BaseException, path, kinds: list, get_state, set_state,
+               rebound: set | None = None, names: tuple = ()) -> None:
     """The body raised `error` while tracing, after its operations (it is raised on
     every run that gets past them): its handler runs as in Python, where the body
     finished (`path` -1); with no handler for it, it is raised there. Only an error
@@ -437,6 +456,7 @@ def _hand_over(error: BaseException, path, kinds: list, get_state, set_state) ->
                 try:
                     raise error
                 except BaseException:
+                    before = get_state()
                     try:
                         handler(error)
                     except BaseException as exc:
@@ -446,6 +466,10 @@ def _hand_over(error: BaseException, path, kinds: list, get_state, set_state) ->
                             _raise_in_graph(error)
                         elif not reraise(exc) and not _defer(exc):
                             raise
+                    else:  # (the names it assigns: bound on the body's path after all)
+                        if rebound is not None:
+                            rebound.update(n for n, a, b in zip(names, before, get_state())
+                                           if a is not b)
             return _on_body_path(path, run, get_state, set_state)
     if not symbolic:
         raise error

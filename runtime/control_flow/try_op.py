@@ -290,7 +290,7 @@ def _finish(graph: Graph, paths: list, init: list, handlers: list, labels: list,
     n = len(init)
     out, slots, avals = list(live[0]) + [None], [], []
     if unbound_after is not None:
-        unbound_after.extend(_partly_bound(paths, init, labels))
+        unbound_after.extend(_partly_bound(paths, init, labels, handlers))
     for k in range(n):
         typed = [lv[k] for lv in live if not is_placeholder(lv[k])]
         if typed and len(typed) < len(live):
@@ -361,12 +361,14 @@ def _finish(graph: Graph, paths: list, init: list, handlers: list, labels: list,
     return out
 
 
-def _partly_bound(paths: list, init: list, labels: list) -> list:
-    """(leaf, only the body's path) for the leaves of the user's variables, unbound before
-    the `try`, that one path binds and another leaves unbound without jumping away:
-    Python raises UnboundLocalError reading it after the `try` on that path only, which
-    the graph cannot do (the caller makes reading it after the `try` a clear error, unless
-    the `else` binds one unbound on the body's path only; unread, nothing happens)."""
+def _partly_bound(paths: list, init: list, labels: list, handlers: list) -> list:
+    """(leaf label, {path: bound there}) for the leaves of the user's variables, unbound
+    before the `try`, that some path going on after the `try` leaves unbound and another
+    binds: Python raises UnboundLocalError reading it after the `try` on the first only.
+    `path` is the node's path value (-1: the body; i: handler i). A body that raised while
+    traced (its error handed to a handler in Python, which may bind it: the caller looks)
+    counts as the body's path. The caller carries each as PartlyBound (reads checked
+    when the graph runs) or refuses reading it."""
     def goes_on(lv) -> bool:
         # (known to make no jump; a jump known only when the graph runs may return,
         # where Python never reads the variable: that path keeps the zeros of before)
@@ -374,17 +376,15 @@ def _partly_bound(paths: list, init: list, labels: list) -> list:
                    x is False if label.startswith("try_returned") else True
                    for x, label in zip(lv, labels))
 
-    # (a body that raised while traced hands its error to a handler: it never goes on)
-    live = [(i, lv) for i, (g, lv) in enumerate(paths)
-            if lv is not None and not getattr(g, "pending", False)]
+    values = [-1] + [h[3] for h in handlers]
+    live = [(values[i], lv) for i, (g, lv) in enumerate(paths) if lv is not None and goes_on(lv)]
     out = []
     for k, start in enumerate(init):
-        if not needs_value(start) or labels[k].startswith("try_") or \
-                all(is_placeholder(lv[k]) for _, lv in live):
+        if not needs_value(start) or labels[k].startswith("try_"):
             continue
-        unbound = {i for i, lv in live if is_placeholder(lv[k]) and goes_on(lv)}
-        if unbound:
-            out.append((labels[k], unbound == {0}))
+        bound = {value: not is_placeholder(lv[k]) for value, lv in live}
+        if not all(bound.values()) and (any(bound.values()) or -1 in bound):
+            out.append((labels[k], bound))
     return out
 
 
