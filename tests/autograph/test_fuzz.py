@@ -145,12 +145,12 @@ def test_fuzz_seed_with_state_that_outlives_the_call(seed, tmp_path):
 
 
 def test_features_appear_in_generated_programs():
-    text = "\n".join(fuzz.generate(s, fuzz.fuzz_features.ALL) for s in range(60))
+    text = "\n".join(fuzz.generate(s, fuzz.fuzz_features.ALL) for s in range(100))
     for snippet in ("fs.append(lambda q:", "fs.append(g", "cur.next = Node(", "cur = cur.next",
                     "d = dict(d)", "acc.append(", "acc.pop()", "raise ValueError(", "ys[",
                     "st.v", "st.n", "try:", "except ZeroDivisionError", " as e:",
                     "finally:", "with Logged(log,", "[3, 5, 7][", "CONST.copy()",
-                    "al = self.g"):
+                    "al = self.g", "pb0 = ", "+ pb0 * 0.5"):
         assert snippet in text, snippet
 
 
