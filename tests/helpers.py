@@ -80,10 +80,11 @@ def converted_module(source_file, directory, name: str, *, register: bool = Fals
     return module, text
 
 
-def outcome(fn, args, *, warnings_as: str | None = None):
+def outcome(fn, args, *, warnings_as: str | None = None, exact_type: bool = False):
     """("value", fn(*args)) or ("raised", type name, message): what a differential test
     compares. `warnings_as` "error" / "ignore": warnings are turned into exceptions (as
-    under `python -W error`) or hidden while it runs."""
+    under `python -W error`) or hidden while it runs. `exact_type`: the exception's class
+    instead of its name (two classes may share a name)."""
     import warnings
 
     with warnings.catch_warnings():
@@ -92,4 +93,4 @@ def outcome(fn, args, *, warnings_as: str | None = None):
         try:
             return "value", fn(*args)
         except Exception as e:  # noqa: BLE001 - compared as type and message
-            return "raised", type(e).__name__, str(e)
+            return "raised", type(e) if exact_type else type(e).__name__, str(e)

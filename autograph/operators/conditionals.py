@@ -33,6 +33,7 @@ from autograph.operators import containers, sole_holder
 from autograph.operators.partly_bound import as_partly_bound, needs_carrying
 from autograph.operators.branch_notes import note_branch_error
 from autograph.operators.variables import UNSET, Undefined, is_undefined
+from autograph.pyct import unbound
 from autograph.pyct.registry import CONVERTED_CODES
 from runtime.core import tracing
 from runtime.core.errors import where as user_line
@@ -350,6 +351,8 @@ def _check(a: tuple, b: list, labels, where, what, local_names=frozenset()) -> l
     function's own variables: `local_names`)."""
     partly = []
     for k, (label, x, y) in enumerate(zip(labels, a, b)):
+        if x is UNSET or y is UNSET:
+            continue  # (a branch that raises gives nothing: the other's value goes on)
         if label in local_names and needs_carrying(x, y):
             partly.append(k)
             continue
@@ -397,6 +400,7 @@ def raised_by_user(e: BaseException) -> tuple[str, int] | None:
 # errors a Python operation of the user's code raises on Python values fixed by the
 # trace (`60 // 0`, a list index, a dict key): every run that takes this path raises them
 REPLAYABLE = (KeyError, AttributeError, NameError, ZeroDivisionError, IndexError)
+_UNBOUND_FILE = unbound.__file__
 
 
 def python_error_at(e: BaseException) -> tuple[str, int] | None:
@@ -409,12 +413,44 @@ def python_error_at(e: BaseException) -> tuple[str, int] | None:
     tb = e.__traceback__
     if tb is None:
         return None
-    while tb.tb_next is not None:
+    frames = []
+    while tb is not None:
+        frames.append(tb)
         tb = tb.tb_next
+    # (a read of a variable no path to it bound: `ag__.ld` raised Python's error for it)
+    while len(frames) > 1 and frames[-1].tb_frame.f_code.co_filename == _UNBOUND_FILE:
+        frames.pop()
+    tb = frames[-1]
     code = tb.tb_frame.f_code
     if CONVERTED_CODES.get(id(code)) is not code:
         return None
     return code.co_filename, tb.tb_lineno
+
+
+def python_read_error(e: BaseException) -> BaseException:
+    """`e`, or Python's UnboundLocalError where `e` is the NameError that reading a
+    variable of the user's function raised in a function the compiler generated (a
+    branch or loop body, where the variable lives in a cell of the converted function):
+    the read is `ag__.ld(name)`, which the converter writes only for reads of the
+    function's own variables that may be unbound, where Python raises UnboundLocalError."""
+    if type(e) is not NameError or not getattr(e, "name", None) or e.__traceback__ is None:
+        return e
+    tb = e.__traceback__
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    code = tb.tb_frame.f_code
+    if CONVERTED_CODES.get(id(code)) is not code:
+        return e
+    previous = None
+    for instruction in dis.get_instructions(code):
+        if instruction.offset == tb.tb_lasti:
+            if instruction.opname == "LOAD_DEREF" and instruction.argval == e.name and \
+                    previous is not None and previous.argval == "ld" and \
+                    previous.opname in ("LOAD_METHOD", "LOAD_ATTR"):
+                return unbound.unbound_error(e.name).with_traceback(e.__traceback__)
+            return e
+        previous = instruction
+    return e
 
 
 def defer_raise(e: Exception) -> bool:
@@ -429,7 +465,8 @@ def defer_raise(e: Exception) -> bool:
         loc = python_error_at(e)
         if loc is None:
             return False
-        raise_(e, f"{loc[0]}:{loc[1]}")  # (as Python raises it if the path is taken)
+        # (as Python raises it if the path is taken)
+        raise_(python_read_error(e), f"{loc[0]}:{loc[1]}")
         return True
     if reraise(e):  # `raise e` / `raise X from e` of a `try` handler traced into a graph
         return True

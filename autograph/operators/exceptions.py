@@ -36,7 +36,8 @@ from autograph.operators.try_containers import carrying_items
 from autograph.operators.partly_bound import carriable, is_partly_bound
 from autograph.operators.variables import UNSET, Undefined
 from autograph.pyct.unbound import PartlyBound
-from autograph.operators.conditionals import defer_raise, is_symbolic, raised_by_user
+from autograph.operators.conditionals import (defer_raise, is_symbolic, python_read_error,
+                                              raised_by_user)
 from runtime.core import tracing
 from runtime.core.errors import GraphModeError, LeakedTensorError, StateArrayWrite
 from runtime.core.tensor import describing
@@ -127,7 +128,11 @@ class try_stmt:  # noqa: N801 - an operator, named like the other `ag__` calls
         if self.tracing_error is not None:  # (whatever the handlers made of it)
             error, self.tracing_error = self.tracing_error, None
             raise error.with_traceback(error.__traceback__)
-        if typ is None and graph is not None and self.end > self.start:
+        if graph is not None and self.end > self.start and (
+                typ is None or issubclass(typ, Exception) and not tracing_error(value)):
+            # (also when the statement ends in the user's error, raised while tracing
+            # after the body's operations: one of them may raise first what a handler
+            # catches, when the graph runs)
             _refuse_if_catchable(graph.nodes[self.start:self.end], self.handlers, self.where)
         return False
 
@@ -256,7 +261,7 @@ def _defer(error: BaseException) -> bool:
     if raised_by_user(error) is not None:
         return defer_raise(error)
     if isinstance(error, _REPLAYABLE) and not isinstance(error, ConversionError):
-        raise_(error)
+        raise_(python_read_error(error))
         return True
     return False
 
@@ -319,9 +324,10 @@ def _try_except(body, handlers, orelse, get_state, set_state, names, where) -> N
     before = get_state()
     try:
         unbound_after: list = []
+        going_on: list = []  # the node's paths that may finish (-1: the body)
         path, pending = try_except(body, kinds, get_state, set_state, names, _defer,
                                    _relevant, unbound_after=unbound_after,
-                                   compiler_error=refused)
+                                   compiler_error=refused, going_on=going_on)
     except BaseException as e:
         if isinstance(e, ConversionRefusal) or tracing_error(e):
             # the variables as before the `try` (not a handler's stand-ins for them):
@@ -338,10 +344,18 @@ def _try_except(body, handlers, orelse, get_state, set_state, names, where) -> N
         orelse()
         rebound.update(n for n, a, b in zip(names, before, get_state()) if a is not b)
 
+    ended: list = []  # the error recorded where the body's path always raises
     if pending is not None:
-        _hand_over(pending, path, kinds, get_state, set_state, rebound, names)
+        _hand_over(pending, path, kinds, get_state, set_state, rebound, names, ended)
     elif orelse is not None:
-        _on_body_path(path, tracked_orelse, get_state, set_state, names)
+        _on_body_path(path, tracked_orelse, get_state, set_state, names, ended)
+    if ended and going_on == [-1]:
+        # every path of the `try` raises when the graph runs: the code after it never
+        # runs, so it is not traced either (traced, it could read a variable no path
+        # bound and fail where Python raises). As after a symbolic `if` whose branches
+        # both raise, the error goes on as the user's `raise` seen while tracing: the
+        # construct around records it after this node, which raises first
+        raise ended[0]
     _unbound_after(unbound_after, rebound, get_state, set_state, names, where, path)
 
 
@@ -417,10 +431,11 @@ def _linear_algebra(node) -> bool:
 
 
 def _on_body_path(path, fn: Callable, get_state: Callable, set_state: Callable,
-                  names: tuple | None = None) -> None:
+                  names: tuple | None = None, ended: list | None = None) -> None:
     """Run `fn` (on the state) only where the body finished: `path` is -1. `names`: the
     state's variables (an array the `else` writes into is then the same array after it,
-    for its other names and the caller)."""
+    for its other names and the caller). `ended`: given a list, the error `fn` raised
+    (recorded as a graph-side raise on that path) is added to it."""
     if not isinstance(path, runtime.Tensor):
         if path == -1:
             fn()
@@ -433,6 +448,8 @@ def _on_body_path(path, fn: Callable, get_state: Callable, set_state: Callable,
         except BaseException as exc:  # (the user's `raise` in an `else`: a graph raise
             if not _defer(exc):       # where the body finished, not one while tracing)
                 raise
+            if ended is not None:
+                ended.append(exc)
         return get_state()
 
     set_state(runtime.cond(path == -1, run, lambda *state: state, get_state(),
@@ -440,7 +457,8 @@ def _on_body_path(path, fn: Callable, get_state: Callable, set_state: Callable,
 
 
 def _hand_over(error: BaseException, path, kinds: list, get_state, set_state,
-               rebound: set | None = None, names: tuple = ()) -> None:
+               rebound: set | None = None, names: tuple = (), ended: list | None = None
+               ) -> None:
     """The body raised `error` while tracing, after its operations (it is raised on
     every run that gets past them): its handler runs as in Python, where the body
     finished (`path` -1); with no handler for it, it is raised there. Only an error
@@ -466,6 +484,8 @@ def _hand_over(error: BaseException, path, kinds: list, get_state, set_state,
                             _raise_in_graph(error)
                         elif not reraise(exc) and not _defer(exc):
                             raise
+                        if ended is not None:
+                            ended.append(exc)
                     else:  # (the names it assigns: bound on the body's path after all)
                         if rebound is not None:
                             rebound.update(n for n, a, b in zip(names, before, get_state())
@@ -474,6 +494,8 @@ def _hand_over(error: BaseException, path, kinds: list, get_state, set_state,
     if not symbolic:
         raise error
     _on_body_path(path, lambda: _raise_in_graph(error), get_state, set_state)
+    if ended is not None:
+        ended.append(error)
 
 
 def _raise_in_graph(error: BaseException) -> None:

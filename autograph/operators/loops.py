@@ -46,7 +46,7 @@ from autograph.operators.partly_bound import keep_carried
 from autograph.operators.predicated_loops import predicated, predicated_count
 from autograph.operators.py_builtins import SymbolicIterable, symbolic_iterable
 from autograph.operators.range_loops import range_for, rollable_range
-from autograph.operators.variables import _unbound, is_undefined
+from autograph.operators.variables import unbound_error, is_undefined
 from runtime.control_flow.learn_types import UntypedLoopVariable
 from runtime.control_flow.lists import LoopCarryError
 from runtime.core import tracing
@@ -432,7 +432,7 @@ def _check_ran(count, first: list, where: str) -> None:
             f"assigned inside it; give '{name}' a value before the loop")
 
     def unbound():
-        raise_(_unbound(name), note)
+        raise_(unbound_error(name), note)
         return ()
 
     runtime.cond(count == 0, unbound, lambda: ())

@@ -24,7 +24,7 @@ import numpy as np
 
 import runtime
 from autograph.errors import Diagnostic, caller_location
-from autograph.pyct.unbound import PartlyBound, Undefined, _unbound
+from autograph.pyct.unbound import PartlyBound, Undefined, unbound_error
 from runtime.core.known_value import UNKNOWN, known_value
 from runtime.core.tensor import Tensor
 from runtime.state.effects import raise_
@@ -82,13 +82,13 @@ def read(value: PartlyBound):
     known = known_value(bound, Tensor) if isinstance(bound, Tensor) else bool(bound)
     if known is not UNKNOWN:
         if not known:
-            raise _unbound(value.name)
+            raise unbound_error(value.name)
         return value.value
     name = value.name
     file, line = caller_location(3)  # (the user's line reading it: read <- ld <- there)
 
     def unbound():
-        raise_(_unbound(name), f"{file}:{line}")
+        raise_(unbound_error(name), f"{file}:{line}")
         return ()
 
     runtime.cond(bound, lambda: (), unbound)

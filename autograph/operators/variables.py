@@ -34,7 +34,7 @@ from runtime.core import tracing
 from runtime.state import views
 from autograph.pyct.plain_operators import AUGMENTED
 from autograph.pyct.unbound import (  # noqa: F401  (re-exported: the operators' names)
-    UNSET, Undefined, _unbound, is_undefined, ld, ld_attr,
+    UNSET, Undefined, unbound_error, is_undefined, ld, ld_attr,
 )
 
 

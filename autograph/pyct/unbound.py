@@ -42,7 +42,7 @@ class Undefined:
     def _raise(self, *args):
         if self.error is not None:
             raise self.error.with_traceback(None)
-        raise _unbound(self.name)
+        raise unbound_error(self.name)
 
     def __getattr__(self, attr):
         if attr.startswith("__"):
@@ -82,7 +82,8 @@ class _Unset:
 UNSET = _Unset()
 
 
-def _unbound(name: str) -> UnboundLocalError:
+def unbound_error(name: str) -> UnboundLocalError:
+    """Python's error for reading the local variable `name` while it is unbound."""
     if sys.version_info >= (3, 11):
         e = UnboundLocalError(
             f"cannot access local variable '{name}' where it is not associated with a value")

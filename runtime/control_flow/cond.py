@@ -20,7 +20,7 @@ from runtime.control_flow.common import (
     finish_captures, is_python_scalar, is_weak, same_constant, trace_subgraph,
 )
 from runtime.control_flow import path_kinds
-from runtime.control_flow.learn_types import fill_placeholders, is_placeholder
+from runtime.control_flow.learn_types import fill_placeholders, is_placeholder, needs_value
 from runtime.control_flow.try_state import Unknown
 from runtime.core.registry import OpDef, add_node
 from runtime.core.naming import note_names
@@ -69,6 +69,13 @@ def cond(pred: Any, true_fn: Callable, false_fn: Callable, operands: Sequence = 
         t_out, f_out = unflatten(t_tree, t_leaves), unflatten(f_tree, f_leaves)
         t_leaves, t_tree = flatten(fill_placeholders(t_out, f_out))
         f_leaves, f_tree = flatten(fill_placeholders(f_out, t_out))
+        if len(t_leaves) == len(f_leaves):
+            # "no value yet" facing a placeholder that needs one (a branch that always
+            # raises, the other leaving a variable unbound): that one goes on, unbound
+            t_leaves = [b if _pure_placeholder(a) and needs_value(b) else a
+                        for a, b in zip(t_leaves, f_leaves)]
+            f_leaves = [a if _pure_placeholder(b) and needs_value(a) else b
+                        for a, b in zip(t_leaves, f_leaves)]
         for k, (mine, theirs) in enumerate(((t_out, f_out), (f_out, t_out))):
             marks = flatten(fill_placeholders(mine, theirs, _unread_marks))[0]
             unread[k] = {i for i, m in enumerate(marks) if m is _UNREAD}
@@ -189,6 +196,10 @@ def _output_labels(names, leaves, tree) -> list[str]:
 
 def _structure_text(tree, leaves) -> str:
     return repr(unflatten(tree, [describe(x) for x in leaves]))
+
+
+def _pure_placeholder(x) -> bool:
+    return is_placeholder(x) and not needs_value(x)
 
 
 _UNREAD = object()  # marks the leaves filled in for a placeholder

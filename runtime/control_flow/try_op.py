@@ -128,7 +128,7 @@ def _trace(name: str, parent: Graph, fn: Callable, get_state=None, trees=(), nam
 def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_state: Callable,
                names: Sequence[str], defer: Callable, relevant: Callable,
                errstate: tuple | None = None, unbound_after: list | None = None,
-               compiler_error: Callable | None = None) -> tuple:
+               compiler_error: Callable | None = None, going_on: list | None = None) -> tuple:
     """Trace `try: body() except kinds_i as e: handler_i(e)` on the state `get_state()`
     (a tuple of the variables' values; `set_state` writes them), and leave the state
     as Python would. Returns `(path, pending)`: `path` is -1 when the body finished, i
@@ -146,7 +146,9 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
     variable bound on some paths going on after the `try` only (`_partly_bound`).
     `compiler_error(exc)`: whether an error the body raised while traced is a refusal
     of the compiler's (a construct inside cannot be converted): raised as it is, before
-    the state it left behind (values of a construct it did not finish) is looked at."""
+    the state it left behind (values of a construct it did not finish) is looked at.
+    `going_on`: given a list, the path values (-1: the body) of the parts that may finish
+    (a handler that always raises gives none)."""
     graph = tracing.current_graph()
     init = get_state()
     init_leaves, tree = flatten(init)
@@ -160,6 +162,8 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
     if not g_body.nodes:  # nothing can fail when the graph runs: Python's `try`
         if error is not None:
             drop_foreign(graph, get_state, set_state, init_leaves, tree)
+        if going_on is not None:
+            going_on.append(-1)
         return -1, error
     if isinstance(error, ConversionRefusal) or \
             error is not None and compiler_error is not None and compiler_error(error):
@@ -237,6 +241,9 @@ def try_except(body: Callable, handlers: Sequence, get_state: Callable, set_stat
         h_leaves.append(leaves)
     g_body.pending = error is not None
     paths = [(g_body, body_leaves)] + [(g, lv) for (g, *_), lv in zip(g_handlers, h_leaves)]
+    if going_on is not None:
+        going_on.extend(code for code, (_, lv) in zip([-1] + [h[3] for h in g_handlers], paths)
+                        if lv is not None)
     drop_ended(paths, init_leaves, labels)
     out = _finish(graph, paths, init_leaves, g_handlers, labels, errstate, unbound_after)
     tracked.pass_through(written, [lv for _, lv in paths if lv is not None], out)

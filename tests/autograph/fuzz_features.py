@@ -31,8 +31,8 @@
 - "graph_try": `try` blocks, `with np.errstate(...)` regions and raising operations
   checked on the graph path against eager NumPy (fuzz_try.py).
 - "partly_bound": a variable `pb0` bound on some paths only - first under a condition
-  at the top, then in branches and loops - read by later statements and at every
-  return: Python raises UnboundLocalError where no path taken bound it, and the graph
+  at the top (in a quarter of the programs not at all), then in branches and loops -
+  read by later statements and at every return: Python raises UnboundLocalError where no path taken bound it, and the graph
   must raise it there too (the runner compares the exception), else give the value.
 - "random": draws from seeded generators (`random_*` below): NumPy's global one and a
   Generator made in the function, seeded from the arguments at its top, drawn from in
@@ -150,7 +150,11 @@ def setup(gen) -> list:
     if "try" in features:
         out.append("log = []")
     if "partly_bound" in features:
-        out += ["if x > y:", "    pb0 = x * 0.5"]
+        # (a quarter of the programs bind it under a condition Python decides, never
+        # true: unbound on every path until a statement binds it, a read in a symbolic
+        # branch raises when the graph takes that branch, as Python does)
+        test = "x > y" if gen.chance(0.75) else "len(xs) < 0"
+        out += [f"if {test}:", "    pb0 = x * 0.5"]
     return out + random_setup(features) + fuzz_try.setup(features)
 
 
