@@ -94,3 +94,13 @@ def outcome(fn, args, *, warnings_as: str | None = None, exact_type: bool = Fals
             return "value", fn(*args)
         except Exception as e:  # noqa: BLE001 - compared as type and message
             return "raised", type(e) if exact_type else type(e).__name__, str(e)
+
+
+def assert_same_outcome(got, want, context=None) -> None:
+    """Two `outcome`s agree: the same exception (type and message), or values equal by
+    `assert_same` (type, dtype, shape and value)."""
+    assert got[0] == want[0], (context, got, want)
+    if want[0] == "value":
+        assert_same(got[1], want[1])
+    else:
+        assert got[1:] == want[1:], (context, got, want)

@@ -115,14 +115,15 @@ def if_stmt(cond, body: Callable | None, orelse: Callable | None, state: Sequenc
         try:
             if type(cond) is not bool and symbolic_test(cond):
                 return _symbolic_if(cond, body, orelse, tuple(state), names,
-                                    caller_location())
+                                    caller_location(), local_names=_own_names(1))
             if cond:
                 return body(*state) if body is not None else _identity(tuple(state), names)
             return orelse(*state) if orelse is not None else _identity(tuple(state), names)
         finally:
             sole_holder.leave_state()
     if type(cond) is not bool and symbolic_test(cond):  # (a bool first: the common case)
-        return _symbolic_if(cond, body, orelse, tuple(state), names, caller_location())
+        return _symbolic_if(cond, body, orelse, tuple(state), names, caller_location(),
+                            local_names=_own_names(1))
     if cond:
         return body(*state) if body is not None else _identity(tuple(state), names)
     return orelse(*state) if orelse is not None else _identity(tuple(state), names)
@@ -135,7 +136,8 @@ def if_exp(cond, if_true: Callable, if_false: Callable, rebinds: tuple = ()):
         if rebinds:
             raise rebinding_operands_error(rebinds, "conditional expression")
         return _symbolic_if(cond, lambda: if_true(), lambda: if_false(), (), None,
-                            caller_location(), what="conditional expression")
+                            caller_location(), what="conditional expression",
+                            local_names=_own_names(1))
     return if_true() if cond else if_false()
 
 
@@ -152,7 +154,18 @@ def rebinding_operands_error(names: tuple, what: str) -> TypeError:
 
 
 # -- symbolic -----------------------------------------------------------------------------
-def _symbolic_if(cond, body, orelse, state, names, loc, what="`if`"):
+def _own_names(depth: int) -> frozenset:
+    """The variables of the converted function `depth` frames above the caller (the
+    one that called `if_stmt`): a variable of its own bound on one path only can be
+    carried as PartlyBound, a `global` one cannot."""
+    code = sys._getframe(depth + 1).f_code
+    return frozenset(code.co_varnames + code.co_cellvars + code.co_freevars)
+
+
+def _symbolic_if(cond, body, orelse, state, names, loc, what="`if`",
+                 local_names: frozenset = frozenset()):
+    """`local_names`: the calling function's own variables (`_own_names`); one of them
+    bound by one branch only is carried as PartlyBound, any other is the Diagnostic."""
     where = f"{loc[0]}:{loc[1]}"
     record: dict = {}
     labels = _labels(names)
@@ -164,10 +177,6 @@ def _symbolic_if(cond, body, orelse, state, names, loc, what="`if`"):
     arrays = views.checkpoint()  # (for a retrace: `record['new']`, `record['new_partly']`)
     cells = _cells(body, orelse)
     partly: set = set()  # outputs bound on one path only: carried as PartlyBound
-    # (of the function's own variables only: a `global` one bound on one path stays the
-    # Diagnostic; frame 2 is the converted code that called `if_stmt`)
-    code = sys._getframe(2).f_code
-    local_names = frozenset(code.co_varnames + code.co_cellvars + code.co_freevars)
     for _ in range(2 + _MAX_NEW_LOCATIONS):
         record.clear()
         record["snapshot"], record["carried"], record["new"] = snap, carried, []

@@ -135,7 +135,9 @@ class PartlyBound(tuple):
         return f"PartlyBound({self.name!r}, {self.value!r}, bound={self.bound!r})"
 
     def _misused(self, *args):
+        caller = sys._getframe(1)  # (the user's line: the operator called this slot)
         raise TypeError(
+            f"{caller.f_code.co_filename}:{caller.f_lineno}: "
             f"'{self.name}' is bound on some paths of a symbolic `if` or loop only, and is "
             "read here where autograph cannot check which path the graph took (e.g. in a "
             f"nested function or lambda). Give '{self.name}' a value before that `if` or "

@@ -38,11 +38,9 @@ import numpy as np
 from runtime.core.errors import user_stacklevel
 from runtime.core.tensor import Tensor
 from runtime.state.append_log import AppendLog, AppendLogRead, append_logs_in
-from runtime.state.state_kinds import contents_of, restore
+from runtime.state.state_kinds import contents_of, global_with_state, restore
 from runtime.state.state_walk import BUDGET, StateWalk, code_names, state_roots
 from runtime.state.views import resolve, same_array
-
-from types import ModuleType
 
 _ARRAY_BYTES = 256 << 20  # arrays of state copied per trace to see in-place changes
 
@@ -53,12 +51,6 @@ def _liftable(value, may_be_int: bool) -> bool:
     if isinstance(value, np.generic):
         return value.dtype.kind in "biufc"
     return type(value) is float or type(value) is complex or (type(value) is int and may_be_int)
-
-
-def _global_state(value) -> bool:
-    """Whether a module global is state to walk (not a module, not this package's)."""
-    return not isinstance(value, ModuleType) and \
-        not type(value).__module__.startswith(("runtime.", "autograph."))
 
 
 class StatePlan:
@@ -77,7 +69,7 @@ class StatePlan:
                     continue
                 for name in sorted(names):
                     expr = f"{key}[{name!r}]"
-                    if name in scope and expr not in walked and _global_state(scope[name]):
+                    if name in scope and expr not in walked and global_with_state(scope[name]):
                         roots.append((name, expr, scope[name]))
         self.walk = StateWalk(roots, env, static_names=code_names(fn)) if roots else None
         self.dynamic = dynamic      # the Function's learned places: expr -> may be int
@@ -295,7 +287,7 @@ class StatePlan:
             known.setdefault(key, (scope, set()))[1].update(names)
             for name in names:
                 value = scope[name]
-                if (key, name) not in named and _global_state(value):
+                if (key, name) not in named and global_with_state(value):
                     roots.append((name, f"{key}[{name!r}]", value))
         keep = frozenset(e for _, e, _, _ in self.lifted) | frozenset(self.unread)
         return StateWalk(roots, env, names=reads.names(), keep=keep)

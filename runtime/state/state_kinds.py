@@ -24,7 +24,6 @@ import sys
 import sysconfig
 import types
 
-_OWN = ("runtime.", "autograph.")
 _OWN_TOP = frozenset({"runtime", "autograph"})  # (the packages themselves too)
 
 # the standard library's mutable containers, walked as the builtins they extend: these
@@ -33,11 +32,17 @@ _DICTS = (dict, collections.defaultdict, collections.OrderedDict, collections.Co
 _BY_VALUE = (frozenset, bytearray)  # guarded by value (a bytearray against its bytes)
 
 def _own(obj) -> bool:
-    return type(obj).__module__.startswith(_OWN)
+    return _own_module(type(obj).__module__)
+
+
+def _own_module(name: str) -> bool:
+    """Whether the module `name` is this package's (`autograph`, `runtime.state`, ...)."""
+    return name.partition(".")[0] in _OWN_TOP
 
 
 # the standard library's classes (a logger's class holds every logger) and NumPy's
 _NOT_STATE = frozenset(sys.stdlib_module_names) | {"builtins", "numpy"}
+_OUTSIDE = _NOT_STATE | _OWN_TOP  # (module tops that never hold the program's state)
 _INSTALLED = tuple({sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib",
                                                         "platlib")})
 
@@ -48,8 +53,7 @@ def state_class(cls) -> bool:
     metaclass or ABCMeta (an Enum's members are fixed; other metaclasses may make
     attributes up)."""
     module = getattr(cls, "__module__", None) or "builtins"
-    return type(cls) in (type, abc.ABCMeta) and module.partition(".")[0] not in _NOT_STATE \
-        and not module.startswith(_OWN)
+    return type(cls) in (type, abc.ABCMeta) and module.partition(".")[0] not in _OUTSIDE
 
 
 def class_items(cls) -> list:
@@ -120,7 +124,7 @@ def module_with_state(module) -> bool:
     package or an installed library): its globals are state a traced function may write."""
     name = getattr(module, "__name__", None) or "builtins"
     path = getattr(module, "__file__", None) or ""
-    return name.partition(".")[0] not in _NOT_STATE | _OWN_TOP and bool(path) \
+    return name.partition(".")[0] not in _OUTSIDE and bool(path) \
         and not path.startswith(_INSTALLED)
 
 
@@ -130,7 +134,12 @@ def function_with_state(obj) -> bool:
     if type(obj) is not types.FunctionType:
         return False
     module = getattr(obj, "__module__", None) or "builtins"
-    return module.partition(".")[0] not in _NOT_STATE | _OWN_TOP
+    return module.partition(".")[0] not in _OUTSIDE
+
+
+def global_with_state(value) -> bool:
+    """Whether a module global is state to walk (not a module, not this package's)."""
+    return not isinstance(value, types.ModuleType) and not _own(value)
 
 
 def user_attributes(fn) -> dict:

@@ -13,7 +13,7 @@ import pytest
 
 import autograph as ag
 from autograph.errors import Diagnostic
-from tests.helpers import assert_same, converted_module
+from tests.helpers import assert_same_outcome, converted_module, outcome
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
@@ -156,21 +156,6 @@ CASES = [
 ]
 
 
-def _outcome(fn, args):
-    try:
-        return "value", fn(*args)
-    except Exception as e:  # noqa: BLE001 - the exception is what is compared
-        return "raised", type(e), str(e)
-
-
-def _assert_same_outcome(got, want):
-    assert got[0] == want[0], (got, want)
-    if want[0] == "value":
-        assert_same(got[1], want[1])
-    else:
-        assert got[1:] == want[1:]
-
-
 @pytest.fixture(scope="module")
 def converted(tmp_path_factory):
     return converted_module(__file__, tmp_path_factory.mktemp("converted"),
@@ -187,7 +172,8 @@ def test_same_as_python(fn, inputs, mode, converted):
     else:
         run = ag.function(fn, jit_compile=mode == "jit")
     for args in inputs + inputs[:1]:  # (the last call runs an existing trace again)
-        _assert_same_outcome(_outcome(run, args), _outcome(fn, args))
+        assert_same_outcome(outcome(run, args, exact_type=True),
+                            outcome(fn, args, exact_type=True), args)
 
 
 def test_the_error_names_the_line_that_reads_it():
@@ -205,7 +191,8 @@ def test_saved_and_loaded(tmp_path):
     ag.save(f, tmp_path / "f.agz")
     loaded = ag.load(tmp_path / "f.agz")
     for args in [(XS, F(1.5)), (XS, F(9.0))]:
-        _assert_same_outcome(_outcome(loaded, args), _outcome(first_above_or_default, args))
+        assert_same_outcome(outcome(loaded, args, exact_type=True),
+                            outcome(first_above_or_default, args, exact_type=True), args)
 
 
 def test_the_graph_checks_once_per_read():
@@ -231,9 +218,11 @@ def test_other_objects_stay_the_diagnostic():
         ag.function(sign_name)(F(1.0))
 
 
-def test_a_read_it_cannot_check_is_a_clear_error():
-    with pytest.raises(TypeError, match="'y' is bound on some paths"):
+def test_a_read_it_cannot_check_is_a_clear_error_at_the_users_line():
+    line = closure_reads_it.__code__.co_firstlineno + 4  # (`return read() + 1`)
+    with pytest.raises(TypeError, match="'y' is bound on some paths") as info:
         ag.function(closure_reads_it)(F(1.0))
+    assert f"{closure_reads_it.__code__.co_filename}:{line}: " in str(info.value)
 
 
 def test_gradients_flow_through_the_path_taken():

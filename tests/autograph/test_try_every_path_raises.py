@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import autograph as ag
-from tests.helpers import assert_same, converted_module, outcome
+from tests.helpers import assert_same_outcome, converted_module, outcome
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
@@ -124,12 +124,8 @@ def test_same_as_python(fn, inputs, mode, converted):
     else:
         run = ag.function(fn, jit_compile=mode == "jit")
     for args in inputs + inputs[:1]:  # (the last call runs an existing trace again)
-        got, want = outcome(run, args, exact_type=True), outcome(fn, args, exact_type=True)
-        assert got[0] == want[0], (args, got, want)
-        if want[0] == "value":
-            assert_same(got[1], want[1])
-        else:
-            assert got[1:] == want[1:], (args, got, want)
+        assert_same_outcome(outcome(run, args, exact_type=True),
+                            outcome(fn, args, exact_type=True), args)
 
 
 LOG: list = []
