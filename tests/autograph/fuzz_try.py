@@ -159,7 +159,10 @@ REFUSALS = ("which the `try` body assigns around operations that may fail",
             "is read after this `try`, which binds it on some paths only",
             # (a context manager of the program's own around graph operations: README)
             "__exit__ run once while the function is traced",
-            "in a way the graph cannot carry to each path") + \
+            "in a way the graph cannot carry to each path",
+            # (a string or other object bound on one path only, read after: docs/errors.md
+            # Diagnostic; the graph cannot carry it with whether it is bound)
+            "branch of this `if` but not in the") + \
     fuzz_try_labels.REFUSALS  # (try_arrays.py; the labels' strings)
 
 
@@ -176,7 +179,9 @@ def _outcome(fn, args):
     except _RAISED as e:
         if any(_TRACED_BRANCH in n for n in getattr(e, "__notes__", ())):
             return "refused", _TRACED_BRANCH, arrays
-        refusal = next((r for r in fuzz_try_labels.REFUSALS if r in str(e)), None)
+        documented = REFUSALS if type(e).__name__ == "Diagnostic" else \
+            fuzz_try_labels.REFUSALS
+        refusal = next((r for r in documented if r in str(e)), None)
         if refusal is not None:  # (a documented error the graph gives, never eager)
             return "refused", refusal, arrays
         return "raised", f"{type(e).__name__}: {e}", arrays
