@@ -42,11 +42,12 @@ from autograph.operators import containers, sole_holder
 from autograph.operators.branch_notes import traced_both_branches
 from autograph.operators.conditionals import (defer_raise, is_symbolic, pack,
                                               symbolic_test, unpack)
-from autograph.operators.partly_bound import keep_carried
+from autograph.operators.partly_bound import carriable, is_partly_bound, keep_carried
 from autograph.operators.predicated_loops import predicated, predicated_count
 from autograph.operators.py_builtins import SymbolicIterable, symbolic_iterable
 from autograph.operators.range_loops import range_for, rollable_range
 from autograph.operators.variables import unbound_error, is_undefined
+from autograph.pyct.unbound import PartlyBound
 from runtime.control_flow.learn_types import UntypedLoopVariable
 from runtime.control_flow.lists import LoopCarryError
 from runtime.core import tracing
@@ -329,8 +330,7 @@ def _loop(test, body, state, names, loc, opts, for_loop):
             if not first:
                 out = out[1:]
     if first:
-        _check_ran(out[0], first, where)
-        out = out[1:]
+        out = _first_assigned_after(out[0], list(out[1:]), names, first, where)
     _refuse_grown_caller_lists(state, out, names, where)
     out = [_write_back(a, b) for a, b in zip(state, out)]
     return pack(tuple(_as_python_number(a, b) for a, b in zip(state, out)), names)
@@ -422,6 +422,27 @@ def _first_assigned_errors(first: list, where: str):
             f"an array or a number. A symbolic loop "
             f"needs its variables defined before it: give '{name}' an initial value "
             f"before the loop, with the dtype and shape it has inside.") from None
+
+
+def _first_assigned_after(count, out: list, names, first: list, where: str) -> list:
+    """The loop's outputs, each variable first assigned inside it (`first`) unbound where
+    the loop ran zero times (`count`: the iterations run): an array or a number is
+    carried as PartlyBound (reading it after the loop raises UnboundLocalError there, as
+    in Python; a loop that only reads it in a later iteration raises nothing); for
+    another value the graph raises that error when the loop ran zero times."""
+    unchecked = []
+    for k, name in enumerate(names):
+        if name not in first:
+            continue
+        if is_partly_bound(out[k]):
+            continue  # (already carried: a body binding it on some paths only)
+        if carriable(out[k]):
+            out[k] = PartlyBound.of(name)(out[k], count > 0)
+        else:
+            unchecked.append(name)
+    if unchecked:
+        _check_ran(count, unchecked, where)
+    return out
 
 
 def _check_ran(count, first: list, where: str) -> None:

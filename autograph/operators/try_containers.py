@@ -1,16 +1,17 @@
-"""Python container items a `try` (or a `with np.errstate` region) traced into a graph
-leaves holding values of its own graph: carried out as extra state of the construct.
+"""Python container items and object attributes a `try` (or a `with np.errstate`
+region) traced into a graph changes through code the converter does not see as an
+assignment: carried out as extra state of the construct.
 
 The converter carries the variables a `try` assigns, and `obj.attr` written as such
-(`names`). A symbolic `if` or loop inside the body also carries the container items
-it replaces in place through code the converter does not see as an assignment (a
-method, or a context manager's `__enter__` / `__exit__`, writing `self.n`:
-`containers.py`), and stores into them values of the `try` body's graph. Those are no
-output of the `try` node, so after it they would be values of a graph that has ended
-(a LeakedTensorError when read). So the construct is traced once; if some item reachable
-from its functions then holds such a value, everything is put back as it was and the
-construct is traced again with those items as extra state variables (as symbolic loops
-do), so each is an output of the node, set on every path as Python would.
+(`names`). A method, or a context manager's `__enter__` / `__exit__`, writing `self.n`,
+and a symbolic `if` or loop inside the body replacing items in place (`containers.py`),
+change state the construct does not carry: a handler's change would stay done on every
+path (a method counting in a handler counted where the body finished, fuzz seed 2801 of
+graph_try,try_raises), and a value of the body's graph stored there would outlive its
+graph (a LeakedTensorError when read). So the construct is traced once; if some item
+reachable from its functions then changed, everything is put back as it was and the
+construct is traced again with those items as extra state variables (as symbolic `if`s
+and loops do), so each is an output of the node, set on every path as Python would.
 """
 from __future__ import annotations
 
@@ -18,10 +19,8 @@ from typing import Callable
 
 from autograph.errors import Diagnostic
 from autograph.operators import containers
-from runtime.control_flow.try_state import within
 from runtime.core import tracing
-from runtime.core.structure import flatten
-from runtime.core.tensor import Tensor
+from runtime.core.errors import LeakedTensorError
 from runtime.state import views
 
 _MAX_RETRACES = 2  # traces again to find every item the construct leaves behind
@@ -40,10 +39,17 @@ def carrying_items(run: Callable, fns: tuple, get_state: Callable, set_state: Ca
     arrays = views.checkpoint()
     carried: list = []
     for _ in range(1 + _MAX_RETRACES):
-        result = run(*_extended(get_state, set_state, names, carried))
+        try:
+            result = run(*_extended(get_state, set_state, names, carried))
+        except LeakedTensorError:
+            # (a handler read what the body's graph left there through a call: carried,
+            # the handler gets it as the state at the error instead)
+            found, _ = snap.changes()
+            if not containers.new_locations(found, carried):
+                raise
+            result = None
         found, _ = snap.changes()
-        new = [c for c in containers.new_locations(found, carried)
-               if _holds_inner(containers.get(c), graph)]
+        new = containers.new_locations(found, carried)
         if not new:
             return result
         del graph.nodes[start:]
@@ -70,12 +76,3 @@ def _extended(get_state: Callable, set_state: Callable, names: tuple, carried: l
             containers.put(location, value)
 
     return get, put, tuple(names) + tuple(containers.describe(c) for c in carried)
-
-
-def _holds_inner(value, graph) -> bool:
-    """Whether `value` holds a graph value of a graph inside `graph` (not readable in it)."""
-    try:
-        leaves = flatten(value)[0]
-    except Exception:  # noqa: BLE001 - a value the structure walk does not know
-        leaves = [value]
-    return any(isinstance(v, Tensor) and not within(graph, v.graph) for v in leaves)

@@ -70,6 +70,7 @@ class Unknown:
     __array_ufunc__ = __array_function__ = __array__ = _refuse
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _refuse
     __truediv__ = __rtruediv__ = __getitem__ = __bool__ = __float__ = __int__ = _refuse
+    __setitem__ = __delitem__ = __contains__ = __call__ = _refuse
     __matmul__ = __rmatmul__ = __neg__ = __lt__ = __gt__ = __le__ = __ge__ = _refuse
     __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = __pow__ = __rpow__ = _refuse
     __and__ = __rand__ = __or__ = __ror__ = __xor__ = __rxor__ = __invert__ = _refuse
