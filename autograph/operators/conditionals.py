@@ -308,12 +308,13 @@ def _own_containers(outs, state, names, record, side, labels, where, what) -> li
     """The branch's outputs before its containers are put back as they were: a state
     list / dict it returns as itself is `_Same` (the object stays the caller's), any
     other container is copied with the items it holds now."""
-    offset = 1 if _returns(names) else 0
     same = record.setdefault("same", {})
     for k, v in enumerate(outs):
-        i = k - offset
-        if names is not None and 0 <= i < len(state) and v is state[i] and \
-                type(v) in (list, dict):
+        # (by identity: the outputs are not the state's variables in its order - a
+        # branch's state holds only those it reads, `u, cells = if_stmt(.., (cells,), ..)`)
+        i = next((i for i, s in enumerate(state) if s is v), None) \
+            if names is not None and type(v) in (list, dict) else None
+        if i is not None:
             outs[k] = same.setdefault(i, _Same(i))
         else:
             outs[k] = containers.detached(v)
