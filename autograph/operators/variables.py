@@ -36,6 +36,12 @@ from autograph.pyct.plain_operators import AUGMENTED
 from autograph.pyct.unbound import (  # noqa: F401  (re-exported: the operators' names)
     UNSET, Undefined, unbound_error, is_undefined, ld, ld_attr,
 )
+from autograph.operators.partly_bound import read as _read_partly_bound
+from runtime.state.after_error import UNBOUND_READS
+
+# an UnboundLocalError these raise while tracing is Python's, at the user's read: after
+# graph operations it is raised in order, when the graph runs (after_error.py)
+UNBOUND_READS.update({ld.__code__, Undefined._raise.__code__, _read_partly_bound.__code__})
 
 
 def set_attr(obj, path: str, value) -> None:

@@ -91,6 +91,10 @@ _CONTROL_FLOW_DIR = os.sep + os.path.join("runtime", "control_flow") + os.sep
 # code of the control-flow functions that trace code every run takes up to its error (a
 # `try` body, try_op.py): an error raised under them is where Python raises it
 ALWAYS_TRACED: set = set()
+# code of the compiler's reads of a variable that may be unbound (`ag__.ld`, registered by
+# autograph/operators/variables.py): the UnboundLocalError raised there is Python's own,
+# at the user's read
+UNBOUND_READS: set = set()
 
 
 def raise_in_order(graph: Graph, error: BaseException) -> bool:
@@ -146,6 +150,8 @@ def raised_by_python_code(error: BaseException) -> bool:
     if any(_CONTROL_FLOW_DIR in os.path.abspath(c.co_filename) and c not in ALWAYS_TRACED
            for c in frames):
         return False
+    while frames and frames[-1] in UNBOUND_READS:
+        frames.pop()
     while frames and os.path.abspath(frames[-1].co_filename).startswith(_NUMPY_DIR):
         frames.pop()
     if frames and not is_library_code(frames[-1]):

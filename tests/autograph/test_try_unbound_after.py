@@ -169,3 +169,32 @@ def test_a_body_error_handed_to_python_counts_its_path(fn, mode):
             assert got[1:] == want[1:]
         else:
             assert repr(got[1]) == repr(want[1])
+
+
+def zero_division():
+    return 60 // (2 - 2)
+
+
+def handler_loop_raises_before_an_unbound_read(xs):
+    # (fuzz seed 6742 of graph_try,try_raises, on main too) the body's Python error is
+    # handed to the handler, whose loop raises when the graph runs; with a `finally`, the
+    # read after the `try` of a variable the body never bound raised UnboundLocalError
+    # while tracing, first
+    t = 0
+    try:
+        a = zero_division()
+        p = xs[0] + a
+    except ArithmeticError:
+        for _ in xs:
+            raise KeyError("from the loop")  # noqa: B904 - the program under test
+    finally:
+        t = t + 1
+    return p
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_the_loops_error_comes_before_the_unbound_read(jit):
+    run = ag.function(handler_loop_raises_before_an_unbound_read, jit_compile=jit)
+    for xs in (np.array([1.0, 2.0]), np.zeros(0), np.array([3.0])):
+        assert outcome(run, (xs,), exact_type=True) == \
+            outcome(handler_loop_raises_before_an_unbound_read, (xs,), exact_type=True)
