@@ -31,6 +31,7 @@ import contextlib
 import itertools
 import operator
 import re
+import sys
 from typing import Callable, Sequence
 
 import numpy as np
@@ -47,6 +48,7 @@ from autograph.operators.predicated_loops import predicated, predicated_count
 from autograph.operators.py_builtins import SymbolicIterable, symbolic_iterable
 from autograph.operators.range_loops import range_for, rollable_range
 from autograph.operators.variables import unbound_error, is_undefined
+from autograph.pyct.registry import CONVERTED_CODES
 from autograph.pyct.unbound import PartlyBound
 from runtime.control_flow.learn_types import UntypedLoopVariable
 from runtime.control_flow.lists import LoopCarryError
@@ -431,18 +433,32 @@ def _first_assigned_after(count, out: list, names, first: list, where: str) -> l
     in Python; a loop that only reads it in a later iteration raises nothing); for
     another value the graph raises that error when the loop ran zero times."""
     unchecked = []
+    own = _enclosing_locals()
     for k, name in enumerate(names):
         if name not in first:
             continue
         if is_partly_bound(out[k]):
             continue  # (already carried: a body binding it on some paths only)
-        if carriable(out[k]):
+        if carriable(out[k]) and name in own:
             out[k] = PartlyBound.of(name)(out[k], count > 0)
         else:
             unchecked.append(name)
     if unchecked:
         _check_ran(count, unchecked, where)
     return out
+
+
+def _enclosing_locals() -> frozenset:
+    """The variables the converted function running this loop statement holds itself
+    (not those a function the compiler generated shares with the function around it as
+    `nonlocal`, which it unbinds when they come back unbound: `ag__.defined`, which
+    refuses a PartlyBound)."""
+    frame = sys._getframe(2)
+    while frame is not None and CONVERTED_CODES.get(id(frame.f_code)) is not frame.f_code:
+        frame = frame.f_back
+    if frame is None:
+        return frozenset()
+    return frozenset(frame.f_code.co_varnames + frame.f_code.co_cellvars)
 
 
 def _check_ran(count, first: list, where: str) -> None:
