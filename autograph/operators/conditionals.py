@@ -410,7 +410,18 @@ def raised_by_user(e: BaseException) -> tuple[str, int] | None:
 # errors a Python operation of the user's code raises on Python values fixed by the
 # trace (`60 // 0`, a list index, a dict key): every run that takes this path raises them
 REPLAYABLE = (KeyError, AttributeError, NameError, ZeroDivisionError, IndexError)
+# the names each symbolic loop being traced assigns first (loops.py pushes and pops)
+FIRST_ASSIGNED_IN_LOOPS: list = []
 _UNBOUND_FILE = unbound.__file__
+
+
+def first_assigned_read(e: BaseException) -> bool:
+    """Whether `e` is the error of reading a variable that a symbolic loop being traced
+    assigns first: unbound on this first trace of its body only (the next holds a value
+    of its type), so the read cannot be replayed when the graph runs; the loop refuses
+    it (loops.py `_first_assigned_errors`)."""
+    return isinstance(e, NameError) and any(getattr(e, "name", None) in names
+                                            for names in FIRST_ASSIGNED_IN_LOOPS)
 
 
 def python_error_at(e: BaseException) -> tuple[str, int] | None:
@@ -419,6 +430,8 @@ def python_error_at(e: BaseException) -> tuple[str, int] | None:
     lacks may exist on the array), or None."""
     if not isinstance(e, REPLAYABLE) or isinstance(e, Diagnostic) or \
             isinstance(getattr(e, "obj", None), Tensor):
+        return None
+    if first_assigned_read(e):
         return None
     tb = e.__traceback__
     if tb is None:

@@ -36,8 +36,8 @@ from autograph.operators.try_containers import carrying_items
 from autograph.operators.partly_bound import carriable, is_partly_bound
 from autograph.operators.variables import UNSET, Undefined
 from autograph.pyct.unbound import PartlyBound
-from autograph.operators.conditionals import (defer_raise, is_symbolic, python_read_error,
-                                              raised_by_user)
+from autograph.operators.conditionals import (defer_raise, first_assigned_read, is_symbolic,
+                                              python_read_error, raised_by_user)
 from runtime.core import tracing
 from runtime.core.errors import GraphModeError, LeakedTensorError, StateArrayWrite
 from runtime.core.tensor import describing
@@ -260,7 +260,8 @@ _REPLAYABLE = (KeyError, AttributeError, NameError, ZeroDivisionError, IndexErro
 def _defer(error: BaseException) -> bool:
     if raised_by_user(error) is not None:
         return defer_raise(error)
-    if isinstance(error, _REPLAYABLE) and not isinstance(error, ConversionError):
+    if isinstance(error, _REPLAYABLE) and not isinstance(error, ConversionError) and \
+            not first_assigned_read(error):
         raise_(python_read_error(error))
         return True
     return False

@@ -41,8 +41,8 @@ from autograph.errors import caller_location
 from autograph.errors import Diagnostic
 from autograph.operators import containers, sole_holder
 from autograph.operators.branch_notes import traced_both_branches
-from autograph.operators.conditionals import (defer_raise, is_symbolic, pack,
-                                              symbolic_test, unpack)
+from autograph.operators.conditionals import (FIRST_ASSIGNED_IN_LOOPS, defer_raise,
+                                              is_symbolic, pack, symbolic_test, unpack)
 from autograph.operators.partly_bound import carriable, is_partly_bound, keep_carried
 from autograph.operators.predicated_loops import predicated, predicated_count
 from autograph.operators.py_builtins import SymbolicIterable, symbolic_iterable
@@ -411,6 +411,7 @@ def _first_assigned_errors(first: list, where: str):
     """The runtime's errors about a variable first assigned inside the loop (`first`),
     in the user's terms: the body reads it before assigning it, assigns it on some paths
     only, or gives it a value that is not an array or a number."""
+    FIRST_ASSIGNED_IN_LOOPS.append(frozenset(first))
     try:
         yield
     except (UntypedLoopVariable, UnboundLocalError, Diagnostic) as e:
@@ -424,6 +425,8 @@ def _first_assigned_errors(first: list, where: str):
             f"an array or a number. A symbolic loop "
             f"needs its variables defined before it: give '{name}' an initial value "
             f"before the loop, with the dtype and shape it has inside.") from None
+    finally:
+        FIRST_ASSIGNED_IN_LOOPS.pop()
 
 
 def _first_assigned_after(count, out: list, names, first: list, where: str) -> list:

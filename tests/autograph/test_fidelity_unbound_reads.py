@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import autograph as ag
+from autograph.errors import Diagnostic
 from tests.helpers import assert_same_outcome, converted_module, outcome
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
@@ -90,3 +91,28 @@ def test_a_nested_function_of_the_users_keeps_pythons_name_error():
     for x in (F(1.0), F(-1.0)):
         got = outcome(ag.function(outer), (x,), exact_type=True)
         assert got == outcome(outer, (x,), exact_type=True)
+
+
+def first_assigned_in_a_loop_read_on_another_path(n, x):
+    w = 0
+    u = 0.0
+    while w < n:
+        w += 1
+        if x == -4:
+            pb0 = x
+        else:
+            u = u + pb0 * 0.5
+    return u
+
+
+def test_a_loop_variable_read_before_any_path_binds_it_is_never_a_value():
+    # (fuzz seeds 347 and 818 of partly_bound) the loop traces its body again once it
+    # knows the variable's type, with zeros for it: a read replayed from the first trace
+    # was lost and the graph returned a value where Python raises. It is the loop's
+    # Diagnostic (as on the previous main), or Python's error
+    run = ag.function(first_assigned_in_a_loop_read_on_another_path)
+    args = (np.int64(2), F(1.0))
+    with pytest.raises(UnboundLocalError):
+        first_assigned_in_a_loop_read_on_another_path(*args)
+    with pytest.raises((UnboundLocalError, Diagnostic)):
+        run(*args)
