@@ -30,6 +30,7 @@ import numpy as np
 import runtime
 from autograph.errors import Diagnostic, caller_location
 from autograph.operators import containers, sole_holder
+from autograph.operators.first_assigned import first_assigned_read
 from autograph.operators.partly_bound import as_partly_bound, needs_carrying
 from autograph.operators.branch_notes import note_branch_error
 from autograph.operators.variables import UNSET, Undefined, is_undefined
@@ -410,18 +411,8 @@ def raised_by_user(e: BaseException) -> tuple[str, int] | None:
 # errors a Python operation of the user's code raises on Python values fixed by the
 # trace (`60 // 0`, a list index, a dict key): every run that takes this path raises them
 REPLAYABLE = (KeyError, AttributeError, NameError, ZeroDivisionError, IndexError)
-# the names each symbolic loop being traced assigns first (loops.py pushes and pops)
-FIRST_ASSIGNED_IN_LOOPS: list = []
+
 _UNBOUND_FILE = unbound.__file__
-
-
-def first_assigned_read(e: BaseException) -> bool:
-    """Whether `e` is the error of reading a variable that a symbolic loop being traced
-    assigns first: unbound on this first trace of its body only (the next holds a value
-    of its type), so the read cannot be replayed when the graph runs; the loop refuses
-    it (loops.py `_first_assigned_errors`)."""
-    return isinstance(e, NameError) and any(getattr(e, "name", None) in names
-                                            for names in FIRST_ASSIGNED_IN_LOOPS)
 
 
 def python_error_at(e: BaseException) -> tuple[str, int] | None:

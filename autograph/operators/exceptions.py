@@ -33,11 +33,11 @@ import runtime
 from autograph.errors import ConversionError, Diagnostic, caller_location
 from autograph.operators import sole_holder
 from autograph.operators.try_containers import carrying_items
-from autograph.operators.partly_bound import carriable, is_partly_bound
+from autograph.operators.partly_bound import unbound_after_try
 from autograph.operators.variables import UNSET, Undefined
-from autograph.pyct.unbound import PartlyBound
-from autograph.operators.conditionals import (defer_raise, first_assigned_read, is_symbolic,
-                                              python_read_error, raised_by_user)
+from autograph.operators.conditionals import (defer_raise, is_symbolic, python_read_error,
+                                              raised_by_user)
+from autograph.operators.first_assigned import first_assigned_read
 from runtime.core import tracing
 from runtime.core.errors import GraphModeError, LeakedTensorError, StateArrayWrite
 from runtime.core.tensor import describing
@@ -357,45 +357,7 @@ def _try_except(body, handlers, orelse, get_state, set_state, names, where) -> N
         # both raise, the error goes on as the user's `raise` seen while tracing: the
         # construct around records it after this node, which raises first
         raise ended[0]
-    _unbound_after(unbound_after, rebound, get_state, set_state, names, where, path)
-
-
-def _unbound_after(unbound: list, rebound: set, get_state: Callable, set_state: Callable,
-                   names: tuple, where, path) -> None:
-    """Each variable the `try` binds on some paths going on after it only (`unbound`,
-    try_op.py's `_partly_bound`: {path: bound there}); on the body's path the `else`, or
-    the handler a body's error raised while traced is handed to, may bind it too
-    (`rebound`: the names they assign). An array or a number is carried as PartlyBound,
-    bound where `path` (the path the graph took) is one that binds it: reading it raises
-    Python's UnboundLocalError when the graph runs where Python would. Another object is
-    unbound after the `try`, and reading it raises the ConversionError saying so at the
-    `try`; unread, nothing happens."""
-    if not unbound:
-        return
-    state = list(get_state())
-    for name, bound in unbound:
-        if name not in names:
-            continue
-        if -1 in bound and name in rebound:
-            bound[-1] = True
-        if all(bound.values()) or not any(bound.values()):
-            continue  # (bound everywhere, or nowhere: Python's error on every path)
-        k = names.index(name)
-        if carriable(state[k]) and not is_partly_bound(state[k]):
-            if not isinstance(path, runtime.Tensor):
-                flag = bound.get(path, True)
-            else:
-                flag = None
-                for p in (p for p, b in bound.items() if b):
-                    flag = path == p if flag is None else np.logical_or(flag, path == p)
-            state[k] = PartlyBound.of(name)(state[k], flag) if flag is not True else state[k]
-            continue
-        state[k] = Undefined(name, ConversionError(
-            f"'{name}' is read after this `try`, which binds it on some paths only "
-            "(not where a handler that does not assign it runs and the function goes "
-            "on), and holds an object the graph cannot carry with whether it is bound. "
-            f"Give '{name}' a value before the `try` or in every handler.", *where))
-    set_state(tuple(state))
+    unbound_after_try(unbound_after, rebound, get_state, set_state, names, where, path)
 
 
 def _relevant(kinds: tuple, nodes: list) -> bool:

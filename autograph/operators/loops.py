@@ -27,11 +27,9 @@ says in the user's terms what went wrong.
 """
 from __future__ import annotations
 
-import contextlib
 import itertools
 import operator
 import re
-import sys
 from typing import Callable, Sequence
 
 import numpy as np
@@ -41,22 +39,19 @@ from autograph.errors import caller_location
 from autograph.errors import Diagnostic
 from autograph.operators import containers, sole_holder
 from autograph.operators.branch_notes import traced_both_branches
-from autograph.operators.conditionals import (FIRST_ASSIGNED_IN_LOOPS, defer_raise,
-                                              is_symbolic, pack, symbolic_test, unpack)
-from autograph.operators.partly_bound import carriable, is_partly_bound, keep_carried
+from autograph.operators.conditionals import (defer_raise, is_symbolic, pack, symbolic_test,
+                                              unpack)
+from autograph.operators.first_assigned import first_assigned_after, first_assigned_errors
+from autograph.operators.partly_bound import keep_carried
 from autograph.operators.predicated_loops import predicated, predicated_count
 from autograph.operators.py_builtins import SymbolicIterable, symbolic_iterable
 from autograph.operators.range_loops import range_for, rollable_range
-from autograph.operators.variables import unbound_error, is_undefined
-from autograph.pyct.registry import CONVERTED_CODES
-from autograph.pyct.unbound import PartlyBound
-from runtime.control_flow.learn_types import UntypedLoopVariable
+from autograph.operators.variables import is_undefined
 from runtime.control_flow.lists import LoopCarryError
 from runtime.core import tracing
 from runtime.ops.ufuncs import python_number
 from runtime.control_flow.path_kinds import share_kinds
 from runtime.state import views
-from runtime.state.effects import raise_
 
 
 def python_iterable(iterable, flagged: bool) -> bool:
@@ -309,7 +304,7 @@ def _loop(test, body, state, names, loc, opts, for_loop):
     # (`UNSET`) are "no value yet" placeholders: runtime.while_loop gives them the type
     # the body gives them (as it does a Python number); here only the names and errors.
     first = [n for n, v in zip(names, init) if is_undefined(v)]
-    with _first_assigned_errors(first, where):
+    with first_assigned_errors(first, where):
         if for_loop is None:
             loop_test, loop_step, loop_names, loop_inv = test, step, names, invariants
             if first:  # count the iterations: the first-assigned values exist after one
@@ -332,7 +327,7 @@ def _loop(test, body, state, names, loc, opts, for_loop):
             if not first:
                 out = out[1:]
     if first:
-        out = _first_assigned_after(out[0], list(out[1:]), names, first, where)
+        out = first_assigned_after(out[0], list(out[1:]), names, first, where)
     _refuse_grown_caller_lists(state, out, names, where)
     out = [_write_back(a, b) for a, b in zip(state, out)]
     return pack(tuple(_as_python_number(a, b) for a, b in zip(state, out)), names)
@@ -404,78 +399,6 @@ def _for_step(seq, body, names):
     def step(i, *s):
         return (i + 1,) + _body_or_raise(body, (seq.get(i),) + s, s, names)
     return step
-
-
-@contextlib.contextmanager
-def _first_assigned_errors(first: list, where: str):
-    """The runtime's errors about a variable first assigned inside the loop (`first`),
-    in the user's terms: the body reads it before assigning it, assigns it on some paths
-    only, or gives it a value that is not an array or a number."""
-    FIRST_ASSIGNED_IN_LOOPS.append(frozenset(first))
-    try:
-        yield
-    except (UntypedLoopVariable, UnboundLocalError, Diagnostic) as e:
-        name = getattr(e, "label", None) or getattr(e, "name", None)
-        if name not in first:
-            raise
-        raise Diagnostic(
-            f"{where}: '{name}' is first assigned inside this symbolic loop and used "
-            f"after it (or in a later iteration), but the loop body reads it before "
-            f"assigning it, does not assign it on every path, or gives it a value that is not "
-            f"an array or a number. A symbolic loop "
-            f"needs its variables defined before it: give '{name}' an initial value "
-            f"before the loop, with the dtype and shape it has inside.") from None
-    finally:
-        FIRST_ASSIGNED_IN_LOOPS.pop()
-
-
-def _first_assigned_after(count, out: list, names, first: list, where: str) -> list:
-    """The loop's outputs, each variable first assigned inside it (`first`) unbound where
-    the loop ran zero times (`count`: the iterations run): an array or a number is
-    carried as PartlyBound (reading it after the loop raises UnboundLocalError there, as
-    in Python; a loop that only reads it in a later iteration raises nothing); for
-    another value the graph raises that error when the loop ran zero times."""
-    unchecked = []
-    own = _enclosing_locals()
-    for k, name in enumerate(names):
-        if name not in first:
-            continue
-        if is_partly_bound(out[k]):
-            continue  # (already carried: a body binding it on some paths only)
-        if carriable(out[k]) and name in own:
-            out[k] = PartlyBound.of(name)(out[k], count > 0)
-        else:
-            unchecked.append(name)
-    if unchecked:
-        _check_ran(count, unchecked, where)
-    return out
-
-
-def _enclosing_locals() -> frozenset:
-    """The variables the converted function running this loop statement holds itself
-    (not those a function the compiler generated shares with the function around it as
-    `nonlocal`, which it unbinds when they come back unbound: `ag__.defined`, which
-    refuses a PartlyBound)."""
-    frame = sys._getframe(2)
-    while frame is not None and CONVERTED_CODES.get(id(frame.f_code)) is not frame.f_code:
-        frame = frame.f_back
-    if frame is None:
-        return frozenset()
-    return frozenset(frame.f_code.co_varnames + frame.f_code.co_cellvars)
-
-
-def _check_ran(count, first: list, where: str) -> None:
-    """Raise, when the graph runs, Python's UnboundLocalError for the first variable
-    that only a loop's body assigns, if that loop ran zero times."""
-    name = first[0]
-    note = (f"{where}: the symbolic loop here ran zero times, and '{name}' is first "
-            f"assigned inside it; give '{name}' a value before the loop")
-
-    def unbound():
-        raise_(unbound_error(name), note)
-        return ()
-
-    runtime.cond(count == 0, unbound, lambda: ())
 
 
 def _checked(body, names):

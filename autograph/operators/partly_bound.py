@@ -17,13 +17,17 @@ then becomes a check when the graph runs:
 
 Only values the graph can carry (arrays and numbers) are carried this way; a variable
 holding another Python object on one path stays the clear error of conditionals.py.
+`unbound_after_try` does the same after a graph `try` (exceptions.py), and
+first_assigned.py after a symbolic loop that assigns a variable first.
 """
 from __future__ import annotations
+
+from typing import Callable
 
 import numpy as np
 
 import runtime
-from autograph.errors import Diagnostic, caller_location
+from autograph.errors import ConversionError, Diagnostic, caller_location
 from autograph.pyct.unbound import PartlyBound, Undefined, unbound_error
 from runtime.core.known_value import UNKNOWN, known_value
 from runtime.core.tensor import Tensor
@@ -108,3 +112,41 @@ def refuse_declared(value: PartlyBound):
 
 PartlyBound.reader = staticmethod(read)
 PartlyBound.refuse_declared = staticmethod(refuse_declared)
+
+
+def unbound_after_try(unbound: list, rebound: set, get_state: Callable, set_state: Callable,
+                   names: tuple, where, path) -> None:
+    """Each variable the `try` binds on some paths going on after it only (`unbound`,
+    try_op.py's `_partly_bound`: {path: bound there}); on the body's path the `else`, or
+    the handler a body's error raised while traced is handed to, may bind it too
+    (`rebound`: the names they assign). An array or a number is carried as PartlyBound,
+    bound where `path` (the path the graph took) is one that binds it: reading it raises
+    Python's UnboundLocalError when the graph runs where Python would. Another object is
+    unbound after the `try`, and reading it raises the ConversionError saying so at the
+    `try`; unread, nothing happens."""
+    if not unbound:
+        return
+    state = list(get_state())
+    for name, bound in unbound:
+        if name not in names:
+            continue
+        if -1 in bound and name in rebound:
+            bound[-1] = True
+        if all(bound.values()) or not any(bound.values()):
+            continue  # (bound everywhere, or nowhere: Python's error on every path)
+        k = names.index(name)
+        if carriable(state[k]) and not is_partly_bound(state[k]):
+            if not isinstance(path, runtime.Tensor):
+                flag = bound.get(path, True)
+            else:
+                flag = None
+                for p in (p for p, b in bound.items() if b):
+                    flag = path == p if flag is None else np.logical_or(flag, path == p)
+            state[k] = PartlyBound.of(name)(state[k], flag) if flag is not True else state[k]
+            continue
+        state[k] = Undefined(name, ConversionError(
+            f"'{name}' is read after this `try`, which binds it on some paths only "
+            "(not where a handler that does not assign it runs and the function goes "
+            "on), and holds an object the graph cannot carry with whether it is bound. "
+            f"Give '{name}' a value before the `try` or in every handler.", *where))
+    set_state(tuple(state))
