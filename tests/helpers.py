@@ -104,3 +104,20 @@ def assert_same_outcome(got, want, context=None) -> None:
         assert_same(got[1], want[1])
     else:
         assert got[1:] == want[1:], (context, got, want)
+
+
+MODES = ("function", "jit", "to_graph", "convert")
+
+
+def run_in_mode(fn, mode: str, converted=None):
+    """`fn` as one of the differential tests' four ways of running it: `ag.function`,
+    with `jit_compile=True`, `ag.to_graph`, or `ag.function` of the function of the same
+    name in `converted` (the test module as `autograph convert` writes it:
+    `converted_module`)."""
+    import autograph as ag
+
+    if mode == "convert":
+        return ag.function(getattr(converted, fn.__name__))
+    if mode == "to_graph":
+        return ag.to_graph(fn)
+    return ag.function(fn, jit_compile=mode == "jit")

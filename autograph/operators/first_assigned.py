@@ -22,7 +22,7 @@ import runtime
 from autograph.errors import Diagnostic
 from autograph.operators.partly_bound import carriable, is_partly_bound
 from autograph.pyct.registry import CONVERTED_CODES
-from autograph.pyct.unbound import PartlyBound, unbound_error
+from autograph.pyct.unbound import PartlyBound, is_undefined, unbound_error
 from runtime.control_flow.learn_types import UntypedLoopVariable
 from runtime.state.effects import raise_
 
@@ -81,8 +81,10 @@ def first_assigned_after(count, out: list, names, first: list, where: str) -> li
     for k, name in enumerate(names):
         if name not in first:
             continue
-        if is_partly_bound(out[k]):
-            continue  # (already carried: a body binding it on some paths only)
+        if is_partly_bound(out[k]) or is_undefined(out[k]):
+            # (already carried: a body binding it on some paths only; or unbound still:
+            # no path of the body assigns it, and a read after the loop raises, as in Python)
+            continue
         if carriable(out[k]) and name in own:
             out[k] = PartlyBound.of(name)(out[k], count > 0)
         else:

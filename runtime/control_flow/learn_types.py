@@ -8,7 +8,9 @@ values for messages):
   `cond` it takes the structure, dtype and shape of the other branch's value (it is
   never read there); as the initial value of a `while_loop` variable it takes what the
   body gives it. A type that also has `graph_placeholder_needs_value = True` must be
-  given an array or number by the body on every path, else `UntypedLoopVariable`.
+  given an array or number by the body on every path, else `UntypedLoopVariable`;
+  one the body gives back as a placeholder of its own type (no path of the traced body
+  assigns it: `unassigned`) is not carried, and stays as it was after the loop.
 - A Python number as a loop variable is weak (NEP 50): the body decides its dtype
   (`0.0 + float32` is float32); it stays a Python number while the body keeps it one.
 - An array the body widens as NumPy promotes (int32 -> int64, int -> float64) takes
@@ -51,6 +53,13 @@ def is_placeholder(x) -> bool:
 
 def needs_value(x) -> bool:
     return getattr(type(x), "graph_placeholder_needs_value", False) is True
+
+
+def unassigned(start, value) -> bool:
+    """Whether a loop body gives back placeholder `start` unassigned (a placeholder of its
+    type: no path of the body assigns the variable, e.g. its assignment is under a
+    Python condition that is false)."""
+    return is_placeholder(start) and is_placeholder(value) and type(value) is type(start)
 
 
 def _typed(x) -> bool:
@@ -345,8 +354,8 @@ def check_placeholders_given(leaves: list, tree, outputs, labels: list[str],
     """A loop variable without a value before the loop that must get one: the body must
     give it an array or a number (or a structure of those) on every path."""
     for p, value in _pairs(unflatten(tree, leaves), outputs):
-        if needs_value(p) and (is_placeholder(value) or
-                               not all(_typed(x) for x in flatten(value)[0])):
+        if needs_value(p) and not unassigned(p, value) and (
+                is_placeholder(value) or not all(_typed(x) for x in flatten(value)[0])):
             label = labels[next(i for i, x in enumerate(leaves) if x is p)]
             raise UntypedLoopVariable(
                 f"Loop variable {label} has no value before the loop{where_text}, and the "

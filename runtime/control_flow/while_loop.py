@@ -23,7 +23,7 @@ from runtime.control_flow.common import (
     is_python_scalar, same_constant, trace_subgraph, check_number_fits,
 )
 from runtime.control_flow.learn_types import (
-    LoopTypes, check_placeholders_given, is_carried, is_placeholder,
+    LoopTypes, check_placeholders_given, is_carried, is_placeholder, unassigned,
 )
 from runtime.control_flow.path_kinds import LoopKinds
 from runtime.control_flow.lists import LoopCarryError, is_list, list_new, save_state
@@ -124,7 +124,7 @@ def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_i
                                             types.avals, types.carried)
     for i, (a, b) in enumerate(zip(leaves, out_leaves)):
         if i not in avals:
-            if not same_constant(a, b):
+            if not same_constant(a, b) and not unassigned(a, b):
                 raise ValueError(f"{labels[i]} is {describe(a)} before the loop{at_user_line()} and "
                                  f"{describe(b)} after an iteration; a loop variable that is "
                                  "not a number or array must not change inside a symbolic loop.")
