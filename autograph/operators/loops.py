@@ -39,8 +39,8 @@ from autograph.errors import caller_location
 from autograph.errors import Diagnostic
 from autograph.operators import containers, sole_holder
 from autograph.operators.branch_notes import traced_both_branches
-from autograph.operators.conditionals import (defer_raise, is_symbolic, pack, symbolic_test,
-                                              unpack)
+from autograph.operators.conditionals import (defer_raise, is_symbolic, pack, python_read_error,
+                                              symbolic_test, unpack)
 from autograph.operators.first_assigned import first_assigned_after, first_assigned_errors
 from autograph.operators.partly_bound import keep_carried
 from autograph.operators.predicated_loops import predicated, predicated_count
@@ -94,6 +94,8 @@ def while_stmt(test: Callable, body: Callable, state: Sequence = (), names: Sequ
                 return pack(state, names)
             state = unpack(body(*state), names)
             cond = test(*state)
+    except NameError as e:
+        raise python_read_error(e) from None  # (the body is a function of its own)
     finally:
         if tracing_now:
             sole_holder.leave_state()
@@ -161,6 +163,8 @@ def for_stmt(iterable, body: Callable, state: Sequence = (), names: Sequence[str
                 break
             state = unpack(body(item, *state), names)
         return pack(state, names)
+    except NameError as e:
+        raise python_read_error(e) from None  # (the body is a function of its own)
     finally:
         if tracing_now:
             sole_holder.leave_state()

@@ -6,7 +6,10 @@ variable"), since the branch is a function of its own reading the variable's cel
 (fuzz feature `partly_bound`, whose programs now leave `pb0` unbound on every path in a
 quarter of the seeds: 27 of 300 seeds failed so on the previous main). A symbolic `if`
 one branch of which always raises, the other leaving a variable unbound, gives the
-variable unbound (it was a Diagnostic)."""
+variable unbound (it was a Diagnostic). The same read in a loop body that runs as Python
+(a `range` loop with `break` is walked through its body's function while tracing) is
+Python's UnboundLocalError too, where it was NameError (fuzz seed 561 of
+`partly_bound`)."""
 from __future__ import annotations
 
 import numpy as np
@@ -14,7 +17,7 @@ import pytest
 
 import autograph as ag
 from autograph.errors import Diagnostic
-from tests.helpers import assert_same_outcome, converted_module, outcome
+from tests.helpers import MODES, assert_same_outcome, converted_module, outcome, run_in_mode
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
@@ -50,11 +53,47 @@ def raising_branch_then_a_read(xs, s):
     return s
 
 
+def read_in_a_python_walked_loop(x, xs):
+    u = xs[0]
+    if len(xs) < 0:
+        never = x * 0.5
+    for _ in range(len(xs)):
+        u = u + never * 0.5
+        break
+    return u
+
+
+def read_in_a_rolled_range_loop(n, xs):
+    if len(xs) < 0:
+        never = 1.0
+    u = 0.0
+    for i in range(n):
+        u = u + never + i
+    return u
+
+
+def read_in_a_while_loop_on_one_path(n, xs):
+    if len(xs) < 0:
+        never = 1.0
+    u = 0.0
+    i = 0
+    while i < 2:
+        i += 1
+        if i > n:
+            u = u + never
+    return u
+
+
 CASES = [
     (read_before_binding, [(F(1.0),), (F(9.0),), (F(0.5),)]),
     (read_in_a_loop_before_binding, [(F(1.0),), (F(-1.0),), (F(0.5),)]),
     (raising_branch_then_a_read, [(np.arange(3.0), F(1.0)), (np.arange(3.0), F(-3.0)),
                                   (np.arange(3.0), F(0.0))]),
+    (read_in_a_python_walked_loop, [(F(1.0), np.arange(2.0)), (F(1.0), np.arange(0.0))]),
+    (read_in_a_rolled_range_loop, [(np.int64(0), np.arange(1.0)),
+                                   (np.int64(3), np.arange(1.0))]),
+    (read_in_a_while_loop_on_one_path, [(np.int64(3), np.arange(1.0)),
+                                        (np.int64(0), np.arange(1.0))]),
 ]
 
 
@@ -64,15 +103,10 @@ def converted(tmp_path_factory):
                             "converted_unbound_reads")[0]
 
 
-@pytest.mark.parametrize("mode", ["function", "jit", "to_graph", "convert"])
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("fn,inputs", CASES, ids=[f.__name__ for f, _ in CASES])
 def test_same_as_python(fn, inputs, mode, converted):
-    if mode == "convert":
-        run = ag.function(getattr(converted, fn.__name__))
-    elif mode == "to_graph":
-        run = ag.to_graph(fn)
-    else:
-        run = ag.function(fn, jit_compile=mode == "jit")
+    run = run_in_mode(fn, mode, converted)
     for args in inputs + inputs[:1]:
         assert_same_outcome(outcome(run, args, exact_type=True),
                             outcome(fn, args, exact_type=True), args)
