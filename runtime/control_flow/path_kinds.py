@@ -289,7 +289,10 @@ class LoopKinds:
     def __init__(self, types, flags=()):
         self.types, self.flags = types, set(flags)
         self.slots: dict = {}  # carried leaf index -> the number's dtype
-        self.rounds = 2  # each round traces the body again; a third would not settle more
+        # each round that finds a kind traces the body again; a kind found in one round
+        # can reach another variable in the next (`pb = v` where v's kind a path decides),
+        # so up to one round per variable (then what was found is kept)
+        self.rounds_used = 0
 
     def avals(self) -> list:
         out = []
@@ -312,7 +315,7 @@ class LoopKinds:
 
     def learn(self, out_leaves: list) -> bool:
         """Find the variables whose kind changes in an iteration; whether to trace again."""
-        if self.rounds == 0:
+        if self.rounds_used > len(self.types.carried):
             return False
         changed = False
         for i in self.types.carried:
@@ -323,7 +326,7 @@ class LoopKinds:
             if plan is not None and (i not in self.slots or self.slots[i] != plan[0]):  # (None == dtype('float64'))
                 self.slots[i] = plan[0]
                 changed = True
-        self.rounds -= changed
+        self.rounds_used += changed
         return changed
 
     def follow(self, moved: dict) -> None:

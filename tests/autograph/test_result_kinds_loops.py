@@ -18,6 +18,7 @@ import pytest
 import autograph as ag
 
 from tests.autograph.test_result_kinds_by_path import exactly
+from tests.helpers import assert_same_outcome, outcome
 
 
 def accumulate(x, n):
@@ -189,3 +190,31 @@ def test_gradients_flow_through_a_loop_that_carries_a_kind():
         return tape.gradient(y, w)
 
     np.testing.assert_allclose(grad(np.int64(2)), [3.0, -4.0, 0.0])
+
+
+def swapped_kinds_reach_a_first_assigned_variable(x, n):
+    # `last` has no value before the loop; it takes v's kind, which a path decides, and
+    # v's kind comes from y's: each is found in another trace of the body (fuzz seed 930
+    # of partly_bound: np.float64 where Python holds 1.5)
+    u = 1.5
+    v = 1.5
+    y = x[0] * 0.0
+    for e in x[:n]:
+        u, y = y, u
+        if -2 < u <= 0:
+            v, y = y, v
+        elif e > -10:
+            last = v
+    return y, u, last
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_a_kind_reaches_a_variable_first_assigned_in_the_loop(mode):
+    f = ag.function(swapped_kinds_reach_a_first_assigned_variable, **MODES[mode])
+    fn = swapped_kinds_reach_a_first_assigned_variable
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ag.JitFallbackWarning)
+        for n in COUNTS + [np.int64(4)]:
+            for x in (X, -X, X * 0.0 - 1.5):
+                assert_same_outcome(outcome(f, (x, n), exact_type=True),
+                                    outcome(fn, (x, n), exact_type=True), (x, n))

@@ -174,11 +174,23 @@ def test_placeholder_the_body_passes_on_stays_a_python_value():
     assert v is marker and i == 3
 
 
-@pytest.mark.parametrize("body_value", ["the marker", "a string"])
+def test_placeholder_that_needs_a_value_and_is_never_assigned_stays_as_it_is():
+    # (no path of the body assigns the variable: it is not carried, as in Python it
+    # stays unbound)
+    marker = MustAssign()
+
+    def fn(x, n):
+        return while_loop(lambda i, v: i < n, lambda i, v: (i + 1, MustAssign()),
+                          (np.int64(0), marker), names=["i", "last"])
+    i, v = runtime.function(fn)(np.ones(2), np.int64(3))
+    assert type(v) is MustAssign and i == 3
+
+
+@pytest.mark.parametrize("body_value", ["another object", "a string"])
 def test_placeholder_that_needs_a_value_and_gets_none_names_the_variable(body_value):
     def fn(x, n):
         def body(i, v):
-            return i + 1, v if body_value == "the marker" else "text"
+            return i + 1, NoValue() if body_value == "another object" else "text"
         return while_loop(lambda i, v: i < n, body, (np.int64(0), MustAssign()),
                           names=["i", "last"])
     with pytest.raises(UntypedLoopVariable) as info:
