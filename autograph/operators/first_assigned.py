@@ -6,9 +6,13 @@
     print(last)                  in Python
 
 - `first_assigned_errors`: the runtime's errors about such a variable, in the user's
-  terms (a `Diagnostic` naming it and the fix), and the names a read of which is not
-  replayed while the loop's body is traced (`first_assigned_read`: the body is traced
-  again with zeros for them, so a read raised in the first trace would be lost);
+  terms (a `Diagnostic` naming it and the fix);
+- a read of such a variable on a path the graph takes only when a symbolic condition
+  holds, before the body assigns it (`t = t + w` under `if i > 0`, `w = x` after it): in
+  the first trace of the body it is replayed as Python's error (`first_assigned_read`),
+  and the body's value for it is carried as PartlyBound from there on
+  (`carry_read_first`), so the next traces read it through the check of whether an
+  earlier iteration bound it, never as the zeros the loop starts it with;
 - `first_assigned_after`: the loop's outputs, each such variable carried with whether
   the loop ran where the function running the loop holds it, else checked at the loop.
 """
@@ -20,7 +24,7 @@ import threading
 
 import runtime
 from autograph.errors import Diagnostic
-from autograph.operators.partly_bound import carriable, is_partly_bound
+from autograph.operators.partly_bound import as_partly_bound, carriable, is_partly_bound
 from autograph.pyct.registry import CONVERTED_CODES
 from autograph.pyct.unbound import PartlyBound, is_undefined, unbound_error
 from runtime.control_flow.learn_types import UntypedLoopVariable
@@ -28,11 +32,13 @@ from runtime.state.effects import raise_
 
 
 class _FirstAssigned(threading.local):
-    """The names each symbolic loop being traced on this thread assigns first (loops.py
-    pushes and pops; per thread: two functions may be traced at once)."""
+    """Per symbolic loop being traced on this thread (loops.py pushes and pops; per
+    thread: two functions may be traced at once): the names it assigns first, and those
+    of them its body read before assigning (`first_assigned_read`)."""
 
     def __init__(self):
         self.names: list = []
+        self.read_first: list = []
 
 
 FIRST_ASSIGNED_IN_LOOPS = _FirstAssigned()
@@ -40,11 +46,44 @@ FIRST_ASSIGNED_IN_LOOPS = _FirstAssigned()
 
 def first_assigned_read(e: BaseException) -> bool:
     """Whether `e` is the error of reading a variable that a symbolic loop being traced
-    assigns first: unbound on this first trace of its body only (the next holds a value
-    of its type), so the read cannot be replayed when the graph runs; the loop refuses
-    it (loops.py `_first_assigned_errors`)."""
-    return isinstance(e, NameError) and any(getattr(e, "name", None) in names
-                                            for names in FIRST_ASSIGNED_IN_LOOPS.names)
+    assigns first, and the read cannot be replayed when the graph runs. It can on the
+    first trace of the body (the variable is unbound there: the loop then carries it as
+    PartlyBound, `carry_read_first`); on a later one the body holds a value of its type,
+    and a read raising there is refused (loops.py `_first_assigned_errors`)."""
+    name = getattr(e, "name", None)
+    if not isinstance(e, NameError) or not name:
+        return False
+    for names, read_first in zip(reversed(FIRST_ASSIGNED_IN_LOOPS.names),
+                                 reversed(FIRST_ASSIGNED_IN_LOOPS.read_first)):
+        if name in names:
+            if read_first is None:
+                return True
+            read_first.add(name)
+            return False
+    return False
+
+
+def carry_read_first(names, out: tuple) -> tuple:
+    """A loop body's new state (`out`, the variables `names`), each variable first
+    assigned in the loop that the body read before assigning carried as PartlyBound
+    (bound where the body assigns it); one the body gives a value the graph cannot carry
+    so is refused as a read before assigning (UnboundLocalError, which the loop turns
+    into its Diagnostic). The first trace of the body decides which (later traces read
+    the variable as PartlyBound: no read of it raises)."""
+    state = FIRST_ASSIGNED_IN_LOOPS
+    if not state.read_first:
+        return out
+    read_first = state.read_first[-1]
+    state.read_first[-1] = None  # (decided by this trace)
+    if not read_first:
+        return out
+    out = list(out)
+    for k, name in enumerate(names):
+        if name in read_first and not is_undefined(out[k]):  # (unassigned: not carried)
+            if not carriable(out[k]):
+                raise unbound_error(name)
+            out[k] = as_partly_bound(out[k], name)
+    return tuple(out)
 
 
 @contextlib.contextmanager
@@ -53,6 +92,7 @@ def first_assigned_errors(first: list, where: str):
     in the user's terms: the body reads it before assigning it, assigns it on some paths
     only, or gives it a value that is not an array or a number."""
     FIRST_ASSIGNED_IN_LOOPS.names.append(frozenset(first))
+    FIRST_ASSIGNED_IN_LOOPS.read_first.append(set() if first else None)
     try:
         yield
     except (UntypedLoopVariable, UnboundLocalError, Diagnostic) as e:
@@ -68,6 +108,7 @@ def first_assigned_errors(first: list, where: str):
             f"before the loop, with the dtype and shape it has inside.") from None
     finally:
         FIRST_ASSIGNED_IN_LOOPS.names.pop()
+        FIRST_ASSIGNED_IN_LOOPS.read_first.pop()
 
 
 def first_assigned_after(count, out: list, names, first: list, where: str) -> list:

@@ -41,7 +41,8 @@ from autograph.operators import containers, sole_holder
 from autograph.operators.branch_notes import traced_both_branches
 from autograph.operators.conditionals import (defer_raise, is_symbolic, pack, python_read_error,
                                               symbolic_test, unpack)
-from autograph.operators.first_assigned import first_assigned_after, first_assigned_errors
+from autograph.operators.first_assigned import (carry_read_first, first_assigned_after,
+                                                first_assigned_errors)
 from autograph.operators.partly_bound import keep_carried
 from autograph.operators.predicated_loops import predicated, predicated_count
 from autograph.operators.py_builtins import SymbolicIterable, symbolic_iterable
@@ -420,7 +421,7 @@ def _body_or_raise(body, args, state, names) -> tuple:
         if not defer_raise(e):
             raise
         return tuple(state)
-    return keep_carried(state, unpack(out, names))
+    return keep_carried(state, carry_read_first(names, unpack(out, names)))
 
 
 def _for_loop(for_loop, body, init, names, maximum_iterations, invariants, where):

@@ -289,6 +289,9 @@ class LoopKinds:
     def __init__(self, types, flags=()):
         self.types, self.flags = types, set(flags)
         self.slots: dict = {}  # carried leaf index -> the number's dtype
+        # first assigned in the loop (`types.yielding`) and given a NumPy value by the body:
+        # a later iteration reading it reads that kind (else its placeholder yields)
+        self.fixed: dict = {}
         # each round that finds a kind traces the body again; a kind found in one round
         # can reach another variable in the next (`pb = v` where v's kind a path decides),
         # so up to one round per variable (then what was found is kept)
@@ -306,7 +309,7 @@ class LoopKinds:
         is weak only so that its dtype yields to the value assigned)."""
         for i in self.types.yielding:
             if i not in self.slots and isinstance(values[i], Tensor):
-                kinds_of(values[i].graph)[values[i]] = (YIELDS, None)
+                kinds_of(values[i].graph)[values[i]] = self.fixed.get(i, (YIELDS, None))
         if not self.slots or not placeholders:
             return
         table = kinds_of(placeholders[0].graph)
@@ -319,10 +322,19 @@ class LoopKinds:
             return False
         changed = False
         for i in self.types.carried:
-            if len(self.types.avals[i][0]) != 0 or self.types.labels[i] in self.flags or \
-                    i in self.types.yielding:  # (its value before the loop is never read)
+            if len(self.types.avals[i][0]) != 0 or self.types.labels[i] in self.flags:
                 continue
-            plan = loop_kind_plan(self.types.leaves[i], out_leaves[i])
+            if i in self.types.yielding:  # (its value before the loop is never read; the
+                # one an iteration leaves is, by a later iteration reading it first)
+                side = side_of(out_leaves[i])
+                if type(side[0]) is int:
+                    if side[0] in (AS_COMPUTED, NUMPY_SCALAR) and i not in self.fixed:
+                        self.fixed[i] = (NUMPY_SCALAR, None)
+                        changed = True
+                    continue
+                plan = kind_plan([(YIELDS, None), side])
+            else:
+                plan = loop_kind_plan(self.types.leaves[i], out_leaves[i])
             if plan is not None and (i not in self.slots or self.slots[i] != plan[0]):  # (None == dtype('float64'))
                 self.slots[i] = plan[0]
                 changed = True
@@ -332,12 +344,15 @@ class LoopKinds:
     def follow(self, moved: dict) -> None:
         """Keep the slots of leaves the loop variables' structure moved (new -> old index)."""
         self.slots = {k: self.slots[i] for k, i in moved.items() if i in self.slots}
+        self.fixed = {k: self.fixed[i] for k, i in moved.items() if i in self.fixed}
 
     def finish(self, out_leaves: list) -> None:
         """Fix each slot's code and number on both sides, from the last trace."""
         self.plans = {}
         for i in self.slots:
-            plan = _number_plan([side_of(self.types.leaves[i]), side_of(out_leaves[i])])
+            before = (AS_COMPUTED, None) if i in self.types.yielding else \
+                side_of(self.types.leaves[i])  # (first assigned: never read before)
+            plan = _number_plan([before, side_of(out_leaves[i])])
             self.plans[i] = plan[1] if plan is not None else [(AS_COMPUTED, 0)] * 2
 
     def values(self, graph, side: int) -> list:

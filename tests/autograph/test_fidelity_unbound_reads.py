@@ -16,7 +16,6 @@ import numpy as np
 import pytest
 
 import autograph as ag
-from autograph.errors import Diagnostic
 from tests.helpers import MODES, assert_same_outcome, converted_module, outcome, run_in_mode
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
@@ -142,11 +141,57 @@ def first_assigned_in_a_loop_read_on_another_path(n, x):
 def test_a_loop_variable_read_before_any_path_binds_it_is_never_a_value():
     # (fuzz seeds 347 and 818 of partly_bound) the loop traces its body again once it
     # knows the variable's type, with zeros for it: a read replayed from the first trace
-    # was lost and the graph returned a value where Python raises. It is the loop's
-    # Diagnostic (as on the previous main), or Python's error
-    run = ag.function(first_assigned_in_a_loop_read_on_another_path)
-    args = (np.int64(2), F(1.0))
-    with pytest.raises(UnboundLocalError):
-        first_assigned_in_a_loop_read_on_another_path(*args)
-    with pytest.raises((UnboundLocalError, Diagnostic)):
-        run(*args)
+    # was lost and the graph returned a value where Python raises. The loop now carries
+    # it as PartlyBound from that trace on: Python's error, on the path that reads it
+    fn = first_assigned_in_a_loop_read_on_another_path
+    run = ag.function(fn)
+    for args in [(np.int64(2), F(1.0)), (np.int64(0), F(1.0)), (np.int64(3), F(-4.0))]:
+        assert_same_outcome(outcome(run, args, exact_type=True),
+                            outcome(fn, args, exact_type=True), args)
+
+
+def read_in_a_later_iteration(x, n):
+    t = 0.0
+    i = 0
+    while i < n:
+        if i > 0:
+            t = t + w  # noqa: F821 - bound by the iteration before, on purpose
+        w = x[i]  # noqa: F841 - read by the next iteration
+        i += 1
+    return t
+
+
+def read_in_a_later_iteration_and_after(x, n):
+    t = 0.0
+    for i in range(n):
+        if i > 0:
+            t = t + w * 2  # noqa: F821 - bound by the iteration before, on purpose
+        w = x[i]  # noqa: F841 - read by the next iteration
+    return t, w
+
+
+def read_in_the_first_iteration_on_one_path(x, n):
+    t = 0.0
+    for i in range(n):
+        if x[i] < 0:
+            t = t + w  # noqa: F821 - bound by an iteration before, if any
+        w = x[i]  # noqa: F841 - read by the next iteration
+    return t
+
+
+X4 = np.array([1.0, 2.0, -3.0, 4.0])
+LATER = [(X4, np.int64(k)) for k in (0, 1, 3, 4)] + [(-X4, np.int64(2))]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("fn", [read_in_a_later_iteration, read_in_a_later_iteration_and_after,
+                                read_in_the_first_iteration_on_one_path],
+                         ids=lambda f: f.__name__)
+def test_a_symbolic_loop_reads_what_an_earlier_iteration_bound(fn, mode, converted):
+    # a variable first assigned in the loop, read before the body assigns it: Python
+    # reads the earlier iteration's value, or raises where none bound it (the loop's
+    # Diagnostic before: "first assigned inside this symbolic loop ... reads it before")
+    run = run_in_mode(fn, mode, converted)
+    for args in LATER:
+        assert_same_outcome(outcome(run, args, exact_type=True),
+                            outcome(fn, args, exact_type=True), args)
