@@ -30,7 +30,7 @@ import numpy as np
 import runtime
 from autograph.errors import Diagnostic, caller_location
 from autograph.operators import containers, sole_holder
-from autograph.operators.first_assigned import first_assigned_read
+from autograph.operators.first_assigned import note_first_assigned_read
 from autograph.operators.partly_bound import as_partly_bound, needs_carrying
 from autograph.operators.branch_notes import note_branch_error
 from autograph.operators.variables import UNSET, Undefined, is_undefined
@@ -422,8 +422,6 @@ def python_error_at(e: BaseException) -> tuple[str, int] | None:
     if not isinstance(e, REPLAYABLE) or isinstance(e, Diagnostic) or \
             isinstance(getattr(e, "obj", None), Tensor):
         return None
-    if first_assigned_read(e):
-        return None
     tb = e.__traceback__
     if tb is None:
         return None
@@ -480,6 +478,7 @@ def defer_raise(e: Exception) -> bool:
         if loc is None:
             return False
         # (as Python raises it if the path is taken)
+        note_first_assigned_read(e)
         raise_(python_read_error(e), f"{loc[0]}:{loc[1]}")
         return True
     if reraise(e):  # `raise e` / `raise X from e` of a `try` handler traced into a graph

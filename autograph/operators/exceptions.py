@@ -37,7 +37,7 @@ from autograph.operators.partly_bound import unbound_after_try
 from autograph.operators.variables import UNSET, Undefined
 from autograph.operators.conditionals import (defer_raise, is_symbolic, python_read_error,
                                               raised_by_user)
-from autograph.operators.first_assigned import first_assigned_read
+from autograph.operators.first_assigned import note_first_assigned_read
 from runtime.core import tracing
 from runtime.core.errors import GraphModeError, LeakedTensorError, StateArrayWrite
 from runtime.core.tensor import describing
@@ -260,8 +260,8 @@ _REPLAYABLE = (KeyError, AttributeError, NameError, ZeroDivisionError, IndexErro
 def _defer(error: BaseException) -> bool:
     if raised_by_user(error) is not None:
         return defer_raise(error)
-    if isinstance(error, _REPLAYABLE) and not isinstance(error, ConversionError) and \
-            not first_assigned_read(error):
+    if isinstance(error, _REPLAYABLE) and not isinstance(error, ConversionError):
+        note_first_assigned_read(error)
         raise_(python_read_error(error))
         return True
     return False

@@ -9,10 +9,10 @@
   terms (a `Diagnostic` naming it and the fix);
 - a read of such a variable on a path the graph takes only when a symbolic condition
   holds, before the body assigns it (`t = t + w` under `if i > 0`, `w = x` after it): in
-  the first trace of the body it is replayed as Python's error (`first_assigned_read`),
-  and the body's value for it is carried as PartlyBound from there on
-  (`carry_read_first`), so the next traces read it through the check of whether an
-  earlier iteration bound it, never as the zeros the loop starts it with;
+  a trace of the body where it is unbound it is replayed as Python's error
+  (`note_first_assigned_read`), and the body's value for it is carried as PartlyBound
+  from there on (`carry_read_first`), so the next traces read it through the check of
+  whether an earlier iteration bound it, never as the zeros the loop starts it with;
 - `first_assigned_after`: the loop's outputs, each such variable carried with whether
   the loop ran where the function running the loop holds it, else checked at the loop.
 """
@@ -34,7 +34,7 @@ from runtime.state.effects import raise_
 class _FirstAssigned(threading.local):
     """Per symbolic loop being traced on this thread (loops.py pushes and pops; per
     thread: two functions may be traced at once): the names it assigns first, and those
-    of them its body read before assigning (`first_assigned_read`)."""
+    of them its body read before assigning (`note_first_assigned_read`)."""
 
     def __init__(self):
         self.names: list = []
@@ -44,23 +44,21 @@ class _FirstAssigned(threading.local):
 FIRST_ASSIGNED_IN_LOOPS = _FirstAssigned()
 
 
-def first_assigned_read(e: BaseException) -> bool:
-    """Whether `e` is the error of reading a variable that a symbolic loop being traced
-    assigns first, and the read cannot be replayed when the graph runs. It can on the
-    first trace of the body (the variable is unbound there: the loop then carries it as
-    PartlyBound, `carry_read_first`); on a later one the body holds a value of its type,
-    and a read raising there is refused (loops.py `_first_assigned_errors`)."""
+def note_first_assigned_read(e: BaseException) -> None:
+    """Record a read of a variable that a symbolic loop being traced assigns first, which
+    raised (`e`, Python's error: the variable is unbound in this trace of the body). It
+    is replayed when the graph runs, where the path reaching it is taken; the loop
+    carries the variable as PartlyBound from this trace on (`carry_read_first`), so a
+    later trace with a value of its type reads it through the check of whether an
+    earlier iteration bound it, never as the zeros the loop starts it with."""
     name = getattr(e, "name", None)
     if not isinstance(e, NameError) or not name:
-        return False
+        return
     for names, read_first in zip(reversed(FIRST_ASSIGNED_IN_LOOPS.names),
                                  reversed(FIRST_ASSIGNED_IN_LOOPS.read_first)):
         if name in names:
-            if read_first is None:
-                return True
             read_first.add(name)
-            return False
-    return False
+            return
 
 
 def carry_read_first(names, out: tuple) -> tuple:
@@ -68,18 +66,15 @@ def carry_read_first(names, out: tuple) -> tuple:
     assigned in the loop that the body read before assigning carried as PartlyBound
     (bound where the body assigns it); one the body gives a value the graph cannot carry
     so is refused as a read before assigning (UnboundLocalError, which the loop turns
-    into its Diagnostic). The first trace of the body decides which (later traces read
-    the variable as PartlyBound: no read of it raises)."""
+    into its Diagnostic). One the body leaves unbound on every path stays unbound (not
+    carried: each read of it raises, as in Python)."""
     state = FIRST_ASSIGNED_IN_LOOPS
-    if not state.read_first:
-        return out
-    read_first = state.read_first[-1]
-    state.read_first[-1] = None  # (decided by this trace)
+    read_first = state.read_first[-1] if state.read_first else None
     if not read_first:
         return out
     out = list(out)
     for k, name in enumerate(names):
-        if name in read_first and not is_undefined(out[k]):  # (unassigned: not carried)
+        if name in read_first and not is_undefined(out[k]):
             if not carriable(out[k]):
                 raise unbound_error(name)
             out[k] = as_partly_bound(out[k], name)
@@ -92,7 +87,7 @@ def first_assigned_errors(first: list, where: str):
     in the user's terms: the body reads it before assigning it, assigns it on some paths
     only, or gives it a value that is not an array or a number."""
     FIRST_ASSIGNED_IN_LOOPS.names.append(frozenset(first))
-    FIRST_ASSIGNED_IN_LOOPS.read_first.append(set() if first else None)
+    FIRST_ASSIGNED_IN_LOOPS.read_first.append(set())
     try:
         yield
     except (UntypedLoopVariable, UnboundLocalError, Diagnostic) as e:

@@ -179,13 +179,26 @@ def read_in_the_first_iteration_on_one_path(x, n):
     return t
 
 
+def read_then_assigned_on_the_same_path(x, n):
+    # only the path that reads `w` assigns it, after the read: no iteration binds it
+    # (fuzz seed 767 of partly_bound: the loop's Diagnostic, once it traced its body again)
+    t = 0.0
+    for i in range(n):
+        if x[i] < 0:
+            t = t + w  # noqa: F821 - never bound before, on purpose
+            w = x[i]  # noqa: F841 - after the read, on purpose
+        t = t + 1
+    return t
+
+
 X4 = np.array([1.0, 2.0, -3.0, 4.0])
 LATER = [(X4, np.int64(k)) for k in (0, 1, 3, 4)] + [(-X4, np.int64(2))]
 
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("fn", [read_in_a_later_iteration, read_in_a_later_iteration_and_after,
-                                read_in_the_first_iteration_on_one_path],
+                                read_in_the_first_iteration_on_one_path,
+                                read_then_assigned_on_the_same_path],
                          ids=lambda f: f.__name__)
 def test_a_symbolic_loop_reads_what_an_earlier_iteration_bound(fn, mode, converted):
     # a variable first assigned in the loop, read before the body assigns it: Python
