@@ -162,3 +162,17 @@ def test_generator_is_deterministic_and_varied():
                       ast.BoolOp, ast.Return):
         assert any(isinstance(n, construct) for n in ast.walk(ast.parse(text))), construct
     assert "elif" in text and "for e" in text and "in range(n)" in text
+
+
+# seeds of `partly_bound` (variables bound on some paths only, or none) whose failures
+# were fixed: 347 and 818 were silently different (a read replayed from a loop body's
+# first trace, lost when it traced again with zeros); 561 NameError for Python's
+# UnboundLocalError; 930 np.float64 for a Python float; 209, 625, 664, 767, 802 and 837
+# the loop's Diagnostic where Python reads an earlier iteration's value or raises
+@pytest.mark.parametrize("seed", [209, 347, 561, 625, 664, 767, 802, 818, 837, 930])
+def test_fuzz_seed_with_partly_bound_variables(seed, tmp_path):
+    """ag.function, jit_compile=True and ag.to_graph give eager NumPy's outcome (more
+    seeds: `python -m tests.autograph.fuzz 0 1000 --features=partly_bound --graph`)."""
+    features = frozenset({"partly_bound"})
+    problem = fuzz.check(seed, tmp_path, graph=True, features=features, jit=seed % 2 == 1)
+    assert problem is None, f"seed {seed}:\n{fuzz.generate(seed, features)}\n{problem}"
