@@ -273,6 +273,23 @@ def with_kind(x):
     return x
 
 
+def _reads(placeholder) -> bool:
+    """Whether the body (or a branch or loop inside it) reads a loop body's placeholder."""
+    if not isinstance(placeholder, Tensor):
+        return False
+    stack = [placeholder.graph]
+    while stack:
+        g = stack.pop()
+        for node in g.nodes:
+            if any(x is placeholder for x in node.inputs):
+                return True
+            for sub in node.subgraphs():
+                if any(k is placeholder for k in sub.captures):
+                    return True
+                stack.append(sub)
+    return False
+
+
 class LoopKinds:
     """The kinds a symbolic loop carries beside its 0-d variables whose value before the
     loop and after an iteration differ in kind, as two more loop states each (a code and a
@@ -292,6 +309,7 @@ class LoopKinds:
         # first assigned in the loop (`types.yielding`) and given a NumPy value by the body:
         # a later iteration reading it reads that kind (else its placeholder yields)
         self.fixed: dict = {}
+        self.entered: list = []  # the values the body was traced with last
         # each round that finds a kind traces the body again; a kind found in one round
         # can reach another variable in the next (`pb = v` where v's kind a path decides),
         # so up to one round per variable (then what was found is kept)
@@ -307,6 +325,7 @@ class LoopKinds:
         """Give the body's placeholders of the carried variables their code and number.
         A variable first assigned in the loop is what the body made it (its placeholder
         is weak only so that its dtype yields to the value assigned)."""
+        self.entered = values
         for i in self.types.yielding:
             if i not in self.slots and isinstance(values[i], Tensor):
                 kinds_of(values[i].graph)[values[i]] = self.fixed.get(i, (YIELDS, None))
@@ -328,7 +347,8 @@ class LoopKinds:
                 # one an iteration leaves is, by a later iteration reading it first)
                 side = side_of(out_leaves[i])
                 if type(side[0]) is int:
-                    if side[0] in (AS_COMPUTED, NUMPY_SCALAR) and i not in self.fixed:
+                    if side[0] in (AS_COMPUTED, NUMPY_SCALAR) and i not in self.fixed and \
+                            _reads(self.entered[i]):  # (else nothing to trace again for)
                         self.fixed[i] = (NUMPY_SCALAR, None)
                         changed = True
                     continue
