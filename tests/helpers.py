@@ -121,3 +121,12 @@ def run_in_mode(fn, mode: str, converted=None):
     if mode == "to_graph":
         return ag.to_graph(fn)
     return ag.function(fn, jit_compile=mode == "jit")
+
+
+def assert_same_in_mode(fn, inputs: list, mode: str, converted=None) -> None:
+    """`fn` run one of the four ways (`run_in_mode`) gives Python's outcome on each of
+    `inputs`, the first again last (an existing trace run again)."""
+    run = run_in_mode(fn, mode, converted)
+    for args in inputs + inputs[:1]:
+        assert_same_outcome(outcome(run, args, exact_type=True),
+                            outcome(fn, args, exact_type=True), args)

@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 import autograph as ag
-from tests.helpers import MODES, assert_same_outcome, converted_module, outcome, run_in_mode
+from tests.helpers import (MODES, assert_same_in_mode, assert_same_outcome, converted_module,
+                           outcome)
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
@@ -105,10 +106,7 @@ def converted(tmp_path_factory):
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("fn,inputs", CASES, ids=[f.__name__ for f, _ in CASES])
 def test_same_as_python(fn, inputs, mode, converted):
-    run = run_in_mode(fn, mode, converted)
-    for args in inputs + inputs[:1]:
-        assert_same_outcome(outcome(run, args, exact_type=True),
-                            outcome(fn, args, exact_type=True), args)
+    assert_same_in_mode(fn, inputs, mode, converted)
 
 
 def test_a_nested_function_of_the_users_keeps_pythons_name_error():
@@ -204,7 +202,4 @@ def test_a_symbolic_loop_reads_what_an_earlier_iteration_bound(fn, mode, convert
     # a variable first assigned in the loop, read before the body assigns it: Python
     # reads the earlier iteration's value, or raises where none bound it (the loop's
     # Diagnostic before: "first assigned inside this symbolic loop ... reads it before")
-    run = run_in_mode(fn, mode, converted)
-    for args in LATER:
-        assert_same_outcome(outcome(run, args, exact_type=True),
-                            outcome(fn, args, exact_type=True), args)
+    assert_same_in_mode(fn, LATER, mode, converted)
