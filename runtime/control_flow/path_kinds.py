@@ -273,20 +273,18 @@ def with_kind(x):
     return x
 
 
-def _reads(placeholder) -> bool:
-    """Whether the body (or a branch or loop inside it) reads a loop body's placeholder."""
-    if not isinstance(placeholder, Tensor):
+def _reads(value, depth: int = 0) -> bool:
+    """Whether an operation of the body (or of a branch or loop inside it, through its
+    capture) reads a loop body's placeholder `value`; passing it to a branch or loop
+    (which may only give it back) is not reading it."""
+    if not isinstance(value, Tensor) or depth > 8:
         return False
-    stack = [placeholder.graph]
-    while stack:
-        g = stack.pop()
-        for node in g.nodes:
-            if any(x is placeholder for x in node.inputs):
-                return True
-            for sub in node.subgraphs():
-                if any(k is placeholder for k in sub.captures):
-                    return True
-                stack.append(sub)
+    for node in value.graph.nodes:
+        inners = [sub.captures.get(value) for sub in node.subgraphs()]
+        if any(inner is not None and _reads(inner, depth + 1) for inner in inners):
+            return True
+        if not inners and any(x is value for x in node.inputs):
+            return True  # (an operation's operand; a branch's or loop's operand is passed)
     return False
 
 
