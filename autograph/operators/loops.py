@@ -96,7 +96,8 @@ def while_stmt(test: Callable, body: Callable, state: Sequence = (), names: Sequ
             state = unpack(body(*state), names)
             cond = test(*state)
     except NameError as e:
-        raise python_read_error(e) from None  # (the body is a function of its own)
+        _raise_python_read_error(e)
+        raise
     finally:
         if tracing_now:
             sole_holder.leave_state()
@@ -165,10 +166,20 @@ def for_stmt(iterable, body: Callable, state: Sequence = (), names: Sequence[str
             state = unpack(body(item, *state), names)
         return pack(state, names)
     except NameError as e:
-        raise python_read_error(e) from None  # (the body is a function of its own)
+        _raise_python_read_error(e)
+        raise
     finally:
         if tracing_now:
             sole_holder.leave_state()
+
+
+def _raise_python_read_error(e: NameError) -> None:
+    """Python's UnboundLocalError where `e` is the NameError of a body (a function of its
+    own) reading a variable of the user's function no path bound; else nothing (`e` is
+    raised as it is, its cause and context kept)."""
+    error = python_read_error(e)
+    if error is not e:
+        raise error from None
 
 
 def _python_for(it, body: Callable, state: tuple, names: tuple):

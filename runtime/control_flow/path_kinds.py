@@ -306,7 +306,7 @@ class LoopKinds:
         self.slots: dict = {}  # carried leaf index -> the number's dtype
         # first assigned in the loop (`types.yielding`) and given a NumPy value by the body:
         # a later iteration reading it reads that kind (else its placeholder yields)
-        self.fixed: dict = {}
+        self.numpy_first: set = set()
         self.entered: list = []  # the values the body was traced with last
         # each round that finds a kind traces the body again; a kind found in one round
         # can reach another variable in the next (`pb = v` where v's kind a path decides),
@@ -326,7 +326,8 @@ class LoopKinds:
         self.entered = values
         for i in self.types.yielding:
             if i not in self.slots and isinstance(values[i], Tensor):
-                kinds_of(values[i].graph)[values[i]] = self.fixed.get(i, (YIELDS, None))
+                kinds_of(values[i].graph)[values[i]] = \
+                    (NUMPY_SCALAR, None) if i in self.numpy_first else (YIELDS, None)
         if not self.slots or not placeholders:
             return
         table = kinds_of(placeholders[0].graph)
@@ -345,9 +346,9 @@ class LoopKinds:
                 # one an iteration leaves is, by a later iteration reading it first)
                 side = side_of(out_leaves[i])
                 if type(side[0]) is int:
-                    if side[0] in (AS_COMPUTED, NUMPY_SCALAR) and i not in self.fixed and \
-                            _reads(self.entered[i]):  # (else nothing to trace again for)
-                        self.fixed[i] = (NUMPY_SCALAR, None)
+                    if side[0] in (AS_COMPUTED, NUMPY_SCALAR) and i not in self.numpy_first \
+                            and _reads(self.entered[i]):  # (else nothing to trace again for)
+                        self.numpy_first.add(i)
                         changed = True
                     continue
                 plan = kind_plan([(YIELDS, None), side])
@@ -362,7 +363,7 @@ class LoopKinds:
     def follow(self, moved: dict) -> None:
         """Keep the slots of leaves the loop variables' structure moved (new -> old index)."""
         self.slots = {k: self.slots[i] for k, i in moved.items() if i in self.slots}
-        self.fixed = {k: self.fixed[i] for k, i in moved.items() if i in self.fixed}
+        self.numpy_first = {k for k, i in moved.items() if i in self.numpy_first}
 
     def finish(self, out_leaves: list) -> None:
         """Fix each slot's code and number on both sides, from the last trace."""

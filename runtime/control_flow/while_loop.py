@@ -100,10 +100,11 @@ def _graph_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, shape_i
             tried_lists = e
             kinds is not None and kinds.follow(types.moved)
             continue  # e.g. a symbolic `if` appends to a Python list: carry it as a graph list
-        # (the kinds first: they read which placeholders yielded in this trace)
+        # a variable whose kind changes: its placeholder carries it (the kinds are learned
+        # first: they read which placeholders yielded in this trace)
         learned = kinds is not None and out_tree == types.tree and kinds.learn(out_leaves)
         if out_tree == types.tree and types.learn(out_leaves):
-            learned = True  # (a variable whose kind changes: its placeholder carries it)
+            learned = True
         outputs = unflatten(out_tree, out_leaves)
         if out_tree != types.tree and types.grow_lists(outputs):
             kinds is not None and kinds.follow(types.moved)
